@@ -1,0 +1,94 @@
+# cgroup-feedback — top-level build.
+#
+#   make              build build/cgroup-feedback
+#   make deps         install missing Debian 12 packages (as root) or print the command
+#   make check        build and run every test (unit, integration, real kernel under qemu)
+#   make check SANITIZE=1   the same with ASan + UBSan
+#   make bench        benchmarks (not part of check)
+#   make install PREFIX=/usr DESTDIR=...
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+DATADIR    ?= $(PREFIX)/share/cgroup-feedback
+MANDIR     ?= $(PREFIX)/share/man
+DESTDIR    ?=
+VERSION    := 0.1.0
+
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+BUILD      ?= build
+
+CLIENT_PKGS := json-c libcrypto
+TEST_PKGS   := cmocka
+
+WARN    := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
+           -Wmissing-prototypes -Wvla -Wno-unused-parameter
+ifneq ($(WERROR),0)
+WARN    += -Werror
+endif
+OPT     ?= -O2 -g
+CFLAGS  ?=
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Ilib -Iclient -I$(BUILD) \
+            -DCGFB_VERSION='"$(VERSION)"' -DCGFB_DATADIR='"$(DATADIR)"'
+ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) $(CFLAGS) \
+             $(shell $(PKG_CONFIG) --cflags $(CLIENT_PKGS))
+LIBS       = $(shell $(PKG_CONFIG) --libs $(CLIENT_PKGS))
+
+ifeq ($(SANITIZE),1)
+BUILD      := build-san
+OPT        := -O1 -g -fno-omit-frame-pointer
+ALL_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS    += -fsanitize=address,undefined
+endif
+
+LIB_SRC    := $(wildcard lib/*.c)
+CLIENT_SRC := $(filter-out client/main.c,$(wildcard client/*.c))
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o
+CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps check check-unit check-integration check-qemu bench install clean
+all: $(BUILD)/cgroup-feedback
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# The catalog is data; the binary carries a copy so that it works uninstalled.
+$(BUILD)/catalog_blob.c: data/catalog.json tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh cgfb_catalog_json $< > $@
+
+$(BUILD)/catalog_blob.o: $(BUILD)/catalog_blob.c
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libcgfb.a: $(LIB_OBJ) $(CLIENT_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/cgroup-feedback: $(BUILD)/client/main.o $(BUILD)/libcgfb.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libcgfb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) \
+	  $< -o $@ $(LDFLAGS) $(BUILD)/libcgfb.a $(LIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
+
+deps:
+	sh tools/deps.sh
+
+check: $(BUILD)/cgroup-feedback $(UNIT_BIN)
+	BUILD=$(BUILD) SANITIZE=$(SANITIZE) sh tests/run.sh
+
+bench: $(BUILD)/cgroup-feedback
+	BUILD=$(BUILD) sh bench/run.sh
+
+install: $(BUILD)/cgroup-feedback
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
+	install -m 0755 $(BUILD)/cgroup-feedback $(DESTDIR)$(BINDIR)/cgroup-feedback
+	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,322 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "journal_export.h"
+#include "scan.h"
+
+/* Streams are read in chunks of this size; a line longer than the largest
+ * buffer is split (the kernel never prints one: records are < 1 KiB). */
+#define CHUNK     (1u << 20)
+#define CHUNK_MAX (16u << 20)
+
+struct scanner {
+	const struct cgfb_catalog *cat;
+	struct cgfb_detector *det;
+	struct cgfb_scan_stats *st;
+	bool fmt_known;
+	/* Catalog needles plus the WARN block marker: the only places where
+	 * a text-format log needs to be parsed. */
+	struct cgfb_mscan anchors;
+	const char *lits[CGFB_MSCAN_MAX];
+	char text[CGFB_RECORD_TEXT_MAX];
+};
+
+static size_t count_newlines(const char *p, const char *end)
+{
+	size_t n = 0;
+
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+
+	for (; end - p >= 16; p += 16) {
+		const __m128i v = _mm_loadu_si128((const __m128i *)p);
+
+		n += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)));
+	}
+#endif
+	for (; p < end; p++)
+		n += *p == '\n';
+	return n;
+}
+
+static void count_detection(const struct cgfb_detection *d, void *arg)
+{
+	(void)d;
+	(void)arg;
+}
+
+struct relay {
+	cgfb_detect_fn fn;
+	void *arg;
+	struct cgfb_scan_stats *st;
+};
+
+static void relay_detection(const struct cgfb_detection *d, void *arg)
+{
+	struct relay *r = arg;
+
+	r->st->detections++;
+	r->fn(d, r->arg);
+}
+
+static int scanner_init(struct scanner *s, const struct cgfb_catalog *cat, struct relay *r)
+{
+	size_t n = 0;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->cat = cat;
+	s->st = r->st;
+	for (; n < cat->n_needles && n < CGFB_MSCAN_MAX - 1; n++)
+		s->lits[n] = cat->needles[n];
+	s->lits[n++] = "[ cut here ]";
+	rc = cgfb_mscan_init(&s->anchors, s->lits, n);
+	if (rc < 0)
+		return rc;
+	return cgfb_detector_new(cat, relay_detection, r, &s->det);
+}
+
+static void one_line(struct scanner *s, const char *line, size_t len, unsigned long lineno)
+{
+	struct cgfb_record rec;
+	const int rc = cgfb_logfmt_parse_line(s->st->fmt, line, len, s->text, sizeof(s->text),
+					      &rec);
+
+	if (rc < 0) {
+		s->st->malformed++;
+		return;
+	}
+	if (rc == 0)
+		return;
+	rec.line = lineno;
+	cgfb_detector_feed(s->det, &rec);
+}
+
+static void journal_record(const struct cgfb_record *rec, void *arg)
+{
+	struct scanner *s = arg;
+
+	cgfb_detector_feed(s->det, rec);
+}
+
+/* Every line parsed: formats where records carry state (kmsg sequence
+ * numbers, fragments) and the inside of WARN blocks. Returns the new p. */
+static const char *line_mode(struct scanner *s, const char *p, const char *end, bool eof,
+			     bool just_one)
+{
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+
+		if (!nl && !eof)
+			break;
+		s->st->lines++;
+		one_line(s, p, (size_t)(e - p), s->st->lines);
+		p = nl ? nl + 1 : end;
+		if (just_one)
+			break;
+	}
+	return p;
+}
+
+/* Text formats: jump from one needle to the next, parse only the lines that
+ * hold one, count the lines in between. */
+static const char *skip_mode(struct scanner *s, const char *p, const char *end, bool eof)
+{
+	const char *limit = end;
+
+	if (!eof) {
+		const char *last = memrchr(p, '\n', (size_t)(end - p));
+
+		limit = last ? last + 1 : p;
+	}
+	while (p < limit) {
+		if (cgfb_detector_in_block(s->det)) {
+			p = line_mode(s, p, limit, true, true);
+			continue;
+		}
+		const char *hit = cgfb_mscan_find(&s->anchors, p, limit, NULL);
+
+		if (!hit) {
+			s->st->lines += count_newlines(p, limit);
+			if (eof && limit > p && limit[-1] != '\n')
+				s->st->lines++;
+			return limit;
+		}
+		const char *ls = memrchr(p, '\n', (size_t)(hit - p));
+
+		ls = ls ? ls + 1 : p;
+		s->st->lines += count_newlines(p, ls);
+		p = line_mode(s, ls, limit, true, true);
+	}
+	return p;
+}
+
+/* Returns the bytes consumed from buf. */
+static size_t scanner_feed(struct scanner *s, const char *buf, size_t len, bool eof)
+{
+	const char *end = buf + len;
+
+	if (!s->fmt_known) {
+		s->st->fmt = cgfb_logfmt_detect(buf, len);
+		s->fmt_known = true;
+	}
+	switch (s->st->fmt) {
+	case CGFB_FMT_JOURNAL_EXPORT: {
+		const long n = cgfb_journal_export_parse(buf, len, eof, &s->st->lines,
+							 journal_record, s);
+		if (n < 0) {
+			s->st->truncated = true;
+			return len;
+		}
+		return (size_t)n;
+	}
+	case CGFB_FMT_KMSG:
+		return (size_t)(line_mode(s, buf, end, eof, false) - buf);
+	case CGFB_FMT_DMESG:
+	case CGFB_FMT_SYSLOG:
+		break;
+	}
+	return (size_t)(skip_mode(s, buf, end, eof) - buf);
+}
+
+static int scan_with(const struct cgfb_catalog *cat, cgfb_detect_fn fn, void *arg,
+		     struct cgfb_scan_stats *st,
+		     int (*body)(struct scanner *s, void *ctx), void *ctx)
+{
+	struct relay r = { fn ? fn : count_detection, arg, st };
+	struct scanner *s = malloc(sizeof(*s));
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (!s)
+		return -ENOMEM;
+	rc = scanner_init(s, cat, &r);
+	if (rc == 0) {
+		rc = body(s, ctx);
+		cgfb_detector_finish(s->det);
+	}
+	cgfb_detector_free(s->det);
+	free(s);
+	return rc;
+}
+
+struct membuf {
+	const char *buf;
+	size_t len;
+};
+
+static int body_buffer(struct scanner *s, void *ctx)
+{
+	const struct membuf *m = ctx;
+
+	scanner_feed(s, m->buf, m->len, true);
+	return 0;
+}
+
+int cgfb_scan_buffer(const char *buf, size_t len, const struct cgfb_catalog *cat,
+		     cgfb_detect_fn fn, void *arg, struct cgfb_scan_stats *st)
+{
+	struct membuf m = { buf, len };
+
+	return scan_with(cat, fn, arg, st, body_buffer, &m);
+}
+
+static ssize_t read_some(int fd, char *buf, size_t len)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, buf, len);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+/* A buffer full of one line: pass the head on as a line of its own. */
+static size_t split_long_line(struct scanner *s, const char *buf, size_t len)
+{
+	s->st->long_lines++;
+	s->st->lines++;
+	one_line(s, buf, len, s->st->lines);
+	/* The rest of the line must not count as a new line. */
+	s->st->lines--;
+	return len;
+}
+
+static int body_stream(struct scanner *s, void *ctx)
+{
+	const int fd = *(const int *)ctx;
+	size_t cap = CHUNK, have = 0;
+	char *buf = malloc(cap);
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		const ssize_t r = have < cap ? read_some(fd, buf + have, cap - have) : 0;
+		const bool eof = r == 0 && have < cap;
+
+		if (r < 0) {
+			rc = (int)r;
+			scanner_feed(s, buf, have, true);
+			break;
+		}
+		have += (size_t)r;
+		size_t used = scanner_feed(s, buf, have, eof);
+
+		if (eof)
+			break;
+		if (used == 0 && have == cap) {
+			char *bigger = cap < CHUNK_MAX ? realloc(buf, cap * 2) : NULL;
+
+			if (bigger) {
+				buf = bigger;
+				cap *= 2;
+				continue;
+			}
+			used = s->st->fmt == CGFB_FMT_JOURNAL_EXPORT ? have
+					   : split_long_line(s, buf, have);
+		}
+		memmove(buf, buf + used, have - used);
+		have -= used;
+	}
+	free(buf);
+	return rc;
+}
+
+static int body_mapped(struct scanner *s, void *ctx)
+{
+	const struct membuf *m = ctx;
+
+	madvise((void *)m->buf, m->len, MADV_SEQUENTIAL);
+	scanner_feed(s, m->buf, m->len, true);
+	return 0;
+}
+
+int cgfb_scan_fd(int fd, const struct cgfb_catalog *cat, cgfb_detect_fn fn, void *arg,
+		 struct cgfb_scan_stats *st)
+{
+	struct stat sb;
+	struct membuf m;
+	int rc;
+
+	if (fstat(fd, &sb) < 0)
+		return -errno;
+	/* /proc and /sys files claim a size of 0 or 4096: read those. */
+	if (!S_ISREG(sb.st_mode) || sb.st_size <= 0)
+		return scan_with(cat, fn, arg, st, body_stream, &fd);
+	m.len = (size_t)sb.st_size;
+	m.buf = mmap(NULL, m.len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m.buf == MAP_FAILED)
+		return scan_with(cat, fn, arg, st, body_stream, &fd);
+	rc = scan_with(cat, fn, arg, st, body_mapped, &m);
+	munmap((void *)m.buf, m.len);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* What the watcher remembers between runs: the boot it was watching, how
+ * far it read, and what it already reported in that boot. */
+#ifndef CGFB_STATE_H
+#define CGFB_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CGFB_STATE_FILE     "watch.state"
+#define CGFB_STATE_MAX_IDS  64
+#define CGFB_BOOT_ID_PATH   "/proc/sys/kernel/random/boot_id"
+
+struct cgfb_state {
+	char boot_id[40];
+	bool has_pos;
+	uint64_t pos;              /* next kmsg sequence number to read (or usec for klogctl) */
+	unsigned long lost;        /* records overwritten before they were read */
+	unsigned n_ids;
+	struct {
+		char id[16];
+		unsigned count;
+	} ids[CGFB_STATE_MAX_IDS];
+};
+
+int cgfb_read_boot_id(const char *path, char *buf, size_t bufsz);
+
+/* Load dir/watch.state. A missing file gives an empty state and 0; a corrupt
+ * one is renamed to watch.state.corrupt, and -EBADMSG tells the caller. */
+int cgfb_state_load(const char *dir, struct cgfb_state *st);
+int cgfb_state_save(const char *dir, const struct cgfb_state *st);
+
+unsigned cgfb_state_count(const struct cgfb_state *st, const char *id);
+int cgfb_state_set_count(struct cgfb_state *st, const char *id, unsigned count);
+
+#endif

@@ -1,0 +1,21 @@
+/* cgroup-feedback watch: follow the live kernel log, remember progress. */
+#ifndef CGFB_WATCH_H
+#define CGFB_WATCH_H
+
+#include <stdbool.h>
+
+#include "cgfb/catalog.h"
+
+struct cgfb_watch_opts {
+	const struct cgfb_catalog *cat;
+	const char *state_dir;
+	const char *kmsg_path;     /* NULL: /dev/kmsg */
+	const char *boot_id_path;  /* NULL: /proc/sys/kernel/random/boot_id */
+	bool json;
+	bool once;                 /* stop when the backlog is read */
+};
+
+/* Returns the process exit status: 0, or 2 after an error it reported. */
+int cgfb_watch(const struct cgfb_watch_opts *o);
+
+#endif

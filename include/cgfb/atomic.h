@@ -1,0 +1,18 @@
+/* Crash-safe file replacement: a reader sees the old bytes or the new ones,
+ * never a mix, even after kill -9 or power loss. */
+#ifndef CGFB_ATOMIC_H
+#define CGFB_ATOMIC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Write data to dir/name through a temporary file in dir: write, fsync,
+ * rename over name, fsync dir. Returns 0 or a negative errno (ENOSPC on a
+ * full disk); on failure the old file is untouched and no temporary is left. */
+int cgfb_atomic_write(const char *dir, const char *name, const void *data, size_t len,
+		      mode_t mode);
+
+/* mkdir -p with mode for the last component; an existing directory is fine. */
+int cgfb_mkdir_p(const char *path, mode_t mode);
+
+#endif

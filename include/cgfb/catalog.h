@@ -1,0 +1,71 @@
+/* The catalog of kernel messages: loaded from JSON data, matched against
+ * one log record's text at a time. */
+#ifndef CGFB_CATALOG_H
+#define CGFB_CATALOG_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cgfb/fields.h"
+#include "cgfb/mscan.h"
+
+#define CGFB_CATALOG_MAX_NEEDLES 4
+#define CGFB_CATALOG_MAX_CAPS    6
+/* Longest record text tried against the regexes; kernel records are at most
+ * about 1 KiB (PRINTK_MESSAGE_MAX), so nothing real is longer. */
+#define CGFB_MATCH_TEXT_MAX 4096
+
+struct cgfb_capture {
+	char name[CGFB_FIELD_NAME_MAX];
+	int group;
+};
+
+struct cgfb_entry {
+	char *id;
+	char *title;
+	char *contact;                 /* NULL: the message names nobody */
+	char *kernels;
+	char *trigger;
+	char *controller;              /* NULL when not tied to one */
+	char *knob;
+	char *second_site;             /* id for a second identical record in one boot */
+	int level;                     /* printk level, -1 any */
+	bool warn_block;               /* printed inside a WARN block */
+	bool generic;                  /* tried only when no specific entry matched */
+	bool has_regex;
+	regex_t re;
+	size_t n_needles;
+	char *needles[CGFB_CATALOG_MAX_NEEDLES];
+	size_t n_caps;
+	struct cgfb_capture caps[CGFB_CATALOG_MAX_CAPS];
+};
+
+struct cgfb_catalog {
+	size_t n;
+	struct cgfb_entry *entries;
+	/* Every needle of every entry, deduplicated, for the prefilter. */
+	size_t n_needles;
+	const char *needles[CGFB_MSCAN_MAX];
+	struct cgfb_mscan scan;
+};
+
+/* Parse catalog JSON. On failure returns a negative errno and, if err is not
+ * NULL, a message naming the entry and the field at fault. */
+int cgfb_catalog_load_buffer(struct cgfb_catalog **out, const char *json, size_t len,
+			     char *err, size_t errsz);
+int cgfb_catalog_load_file(struct cgfb_catalog **out, const char *path, char *err, size_t errsz);
+/* The copy compiled into the binary. */
+int cgfb_catalog_load_builtin(struct cgfb_catalog **out, char *err, size_t errsz);
+void cgfb_catalog_free(struct cgfb_catalog *cat);
+
+const struct cgfb_entry *cgfb_catalog_find(const struct cgfb_catalog *cat, const char *id);
+
+/* True when text holds at least one needle: a record without one can't match. */
+bool cgfb_catalog_candidate(const struct cgfb_catalog *cat, const char *text, size_t len);
+/* The entry whose regex matches text (specific entries first, then generic
+ * ones), or NULL. Captured fields are stored into fields (may be NULL). */
+const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, const char *text,
+					    size_t len, struct cgfb_fields *fields);
+
+#endif

@@ -1,0 +1,14 @@
+/* UTF-8 validation and repair for bytes that came from the kernel log. */
+#ifndef CGFB_UTF8_H
+#define CGFB_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+bool cgfb_utf8_valid(const char *s, size_t len);
+/* Copy src to dst (NUL-terminated, at most dstsz-1 bytes), replacing every
+ * byte that is not part of a valid UTF-8 sequence, and every C0 control but
+ * tab, by U+FFFD. Never splits a sequence. Returns the length written. */
+size_t cgfb_utf8_sanitize(char *dst, size_t dstsz, const char *src, size_t len);
+
+#endif

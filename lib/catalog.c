@@ -1,0 +1,374 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cgfb/catalog.h"
+
+/* Needles shorter than this make the prefilter skip too little. */
+#define NEEDLE_MIN 10
+/* Catalog files are a few tens of KiB; refuse anything absurd. */
+#define CATALOG_FILE_MAX (4u << 20)
+
+extern const char cgfb_catalog_json[];
+extern const size_t cgfb_catalog_json_len;
+
+static int fail(char *err, size_t errsz, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errsz, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errsz) {
+		va_start(ap, fmt);
+		vsnprintf(err, errsz, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* Optional string member: absent or null gives NULL; other types are errors. */
+static int get_str(json_object *o, const char *key, char **out)
+{
+	json_object *v;
+
+	*out = NULL;
+	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	*out = strdup(json_object_get_string(v));
+	return *out ? 0 : -ENOMEM;
+}
+
+static bool get_bool(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static void entry_free(struct cgfb_entry *e)
+{
+	free(e->id);
+	free(e->title);
+	free(e->contact);
+	free(e->kernels);
+	free(e->trigger);
+	free(e->controller);
+	free(e->knob);
+	free(e->second_site);
+	for (size_t i = 0; i < e->n_needles; i++)
+		free(e->needles[i]);
+	if (e->has_regex)
+		regfree(&e->re);
+}
+
+static int load_strings(struct cgfb_entry *e, json_object *o)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "title", offsetof(struct cgfb_entry, title) },
+		{ "contact", offsetof(struct cgfb_entry, contact) },
+		{ "kernels", offsetof(struct cgfb_entry, kernels) },
+		{ "trigger", offsetof(struct cgfb_entry, trigger) },
+		{ "controller", offsetof(struct cgfb_entry, controller) },
+		{ "knob", offsetof(struct cgfb_entry, knob) },
+		{ "second_site", offsetof(struct cgfb_entry, second_site) },
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const int rc = get_str(o, keys[i].key, (char **)((char *)e + keys[i].off));
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int load_needles(struct cgfb_entry *e, json_object *o, char *err, size_t errsz)
+{
+	json_object *arr;
+
+	if (!json_object_object_get_ex(o, "needles", &arr) ||
+	    !json_object_is_type(arr, json_type_array))
+		return fail(err, errsz, -EINVAL, "entry %s: 'needles' must be an array", e->id);
+	const size_t n = json_object_array_length(arr);
+
+	if (n > CGFB_CATALOG_MAX_NEEDLES)
+		return fail(err, errsz, -E2BIG, "entry %s: more than %d needles", e->id,
+			    CGFB_CATALOG_MAX_NEEDLES);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
+
+		if (!s || strlen(s) < NEEDLE_MIN)
+			return fail(err, errsz, -EINVAL, "entry %s: needle %zu shorter than %d bytes",
+				    e->id, i, NEEDLE_MIN);
+		e->needles[i] = strdup(s);
+		if (!e->needles[i])
+			return -ENOMEM;
+		e->n_needles = i + 1;
+	}
+	return 0;
+}
+
+static int load_regex(struct cgfb_entry *e, json_object *o, char *err, size_t errsz)
+{
+	json_object *v, *fields;
+	char msg[128];
+	int rc;
+
+	if (!json_object_object_get_ex(o, "regex", &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (e->n_needles == 0)
+		return fail(err, errsz, -EINVAL, "entry %s: a regex needs at least one needle", e->id);
+	rc = regcomp(&e->re, json_object_get_string(v), REG_EXTENDED);
+	if (rc != 0) {
+		regerror(rc, &e->re, msg, sizeof(msg));
+		return fail(err, errsz, -EINVAL, "entry %s: bad regex: %s", e->id, msg);
+	}
+	e->has_regex = true;
+	if (!json_object_object_get_ex(o, "fields", &fields))
+		return 0;
+	json_object_object_foreach(fields, name, group) {
+		const int g = json_object_get_int(group);
+
+		if (e->n_caps >= CGFB_CATALOG_MAX_CAPS || strlen(name) >= CGFB_FIELD_NAME_MAX ||
+		    g < 1 || (size_t)g > e->re.re_nsub)
+			return fail(err, errsz, -EINVAL, "entry %s: bad field '%s'", e->id, name);
+		snprintf(e->caps[e->n_caps].name, CGFB_FIELD_NAME_MAX, "%s", name);
+		e->caps[e->n_caps++].group = g;
+	}
+	return 0;
+}
+
+static int load_entry(struct cgfb_entry *e, json_object *o, size_t idx, char *err, size_t errsz)
+{
+	json_object *lvl;
+	int rc;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, errsz, -EINVAL, "entry #%zu is not an object", idx);
+	rc = get_str(o, "id", &e->id);
+	if (rc < 0 || !e->id || !*e->id)
+		return fail(err, errsz, rc < 0 ? rc : -EINVAL, "entry #%zu: missing 'id'", idx);
+	rc = load_strings(e, o);
+	if (rc < 0)
+		return fail(err, errsz, rc, "entry %s: a text member is not a string", e->id);
+	if (!e->title)
+		return fail(err, errsz, -EINVAL, "entry %s: missing 'title'", e->id);
+	e->level = json_object_object_get_ex(o, "level", &lvl) ? json_object_get_int(lvl) : -1;
+	e->warn_block = get_bool(o, "warn_block");
+	e->generic = get_bool(o, "generic");
+	rc = load_needles(e, o, err, errsz);
+	if (rc < 0)
+		return rc;
+	return load_regex(e, o, err, errsz);
+}
+
+static int collect_needles(struct cgfb_catalog *cat, char *err, size_t errsz)
+{
+	for (size_t i = 0; i < cat->n; i++) {
+		const struct cgfb_entry *e = &cat->entries[i];
+
+		for (size_t j = 0; j < e->n_needles; j++) {
+			size_t k = 0;
+
+			while (k < cat->n_needles && strcmp(cat->needles[k], e->needles[j]) != 0)
+				k++;
+			if (k < cat->n_needles)
+				continue;
+			if (cat->n_needles >= CGFB_MSCAN_MAX)
+				return fail(err, errsz, -E2BIG, "more than %d distinct needles",
+					    CGFB_MSCAN_MAX);
+			cat->needles[cat->n_needles++] = e->needles[j];
+		}
+	}
+	if (cat->n_needles == 0)
+		return fail(err, errsz, -EINVAL, "no entry has a needle");
+	return cgfb_mscan_init(&cat->scan, cat->needles, cat->n_needles);
+}
+
+static int check_references(const struct cgfb_catalog *cat, char *err, size_t errsz)
+{
+	for (size_t i = 0; i < cat->n; i++) {
+		const struct cgfb_entry *e = &cat->entries[i];
+
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(cat->entries[j].id, e->id) == 0)
+				return fail(err, errsz, -EINVAL, "duplicate id %s", e->id);
+		if (e->second_site && !cgfb_catalog_find(cat, e->second_site))
+			return fail(err, errsz, -EINVAL, "entry %s: second_site %s is not in the catalog",
+				    e->id, e->second_site);
+	}
+	return 0;
+}
+
+int cgfb_catalog_load_buffer(struct cgfb_catalog **out, const char *json, size_t len,
+			     char *err, size_t errsz)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct cgfb_catalog *cat = calloc(1, sizeof(*cat));
+	json_object *root = NULL, *entries;
+	int rc = -ENOMEM;
+
+	if (!tok || !cat)
+		goto out;
+	root = json_tokener_parse_ex(tok, json, (int)len);
+	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+		rc = fail(err, errsz, -EINVAL, "not valid JSON: %s",
+			  json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto out;
+	}
+	if (!json_object_object_get_ex(root, "entries", &entries) ||
+	    !json_object_is_type(entries, json_type_array)) {
+		rc = fail(err, errsz, -EINVAL, "no 'entries' array");
+		goto out;
+	}
+	cat->n = json_object_array_length(entries);
+	cat->entries = calloc(cat->n ? cat->n : 1, sizeof(*cat->entries));
+	if (!cat->entries)
+		goto out;
+	for (size_t i = 0; i < cat->n; i++) {
+		rc = load_entry(&cat->entries[i], json_object_array_get_idx(entries, i), i, err, errsz);
+		if (rc < 0)
+			goto out;
+	}
+	rc = check_references(cat, err, errsz);
+	if (rc == 0)
+		rc = collect_needles(cat, err, errsz);
+out:
+	json_object_put(root);
+	if (tok)
+		json_tokener_free(tok);
+	if (rc < 0) {
+		cgfb_catalog_free(cat);
+		return rc;
+	}
+	*out = cat;
+	return 0;
+}
+
+int cgfb_catalog_load_file(struct cgfb_catalog **out, const char *path, char *err, size_t errsz)
+{
+	char *buf = NULL;
+	struct stat st;
+	ssize_t got = 0;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errsz, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || st.st_size > CATALOG_FILE_MAX) {
+		rc = fail(err, errsz, -EFBIG, "%s: not a catalog file of at most %u bytes", path,
+			  CATALOG_FILE_MAX);
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	rc = -ENOMEM;
+	if (!buf)
+		goto out;
+	while (got < st.st_size) {
+		const ssize_t r = read(fd, buf + got, (size_t)(st.st_size - got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = fail(err, errsz, r < 0 ? -errno : -EIO, "%s: read failed", path);
+			goto out;
+		}
+		got += r;
+	}
+	rc = cgfb_catalog_load_buffer(out, buf, (size_t)got, err, errsz);
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+int cgfb_catalog_load_builtin(struct cgfb_catalog **out, char *err, size_t errsz)
+{
+	return cgfb_catalog_load_buffer(out, cgfb_catalog_json, cgfb_catalog_json_len, err, errsz);
+}
+
+void cgfb_catalog_free(struct cgfb_catalog *cat)
+{
+	if (!cat)
+		return;
+	for (size_t i = 0; cat->entries && i < cat->n; i++)
+		entry_free(&cat->entries[i]);
+	free(cat->entries);
+	free(cat);
+}
+
+const struct cgfb_entry *cgfb_catalog_find(const struct cgfb_catalog *cat, const char *id)
+{
+	for (size_t i = 0; i < cat->n; i++)
+		if (strcmp(cat->entries[i].id, id) == 0)
+			return &cat->entries[i];
+	return NULL;
+}
+
+bool cgfb_catalog_candidate(const struct cgfb_catalog *cat, const char *text, size_t len)
+{
+	return cgfb_mscan_find(&cat->scan, text, text + len, NULL) != NULL;
+}
+
+static bool has_needle(const struct cgfb_entry *e, const char *text, size_t len)
+{
+	for (size_t i = 0; i < e->n_needles; i++)
+		if (memmem(text, len, e->needles[i], strlen(e->needles[i])))
+			return true;
+	return false;
+}
+
+static bool try_entry(const struct cgfb_entry *e, const char *cstr, size_t len,
+		      struct cgfb_fields *fields)
+{
+	regmatch_t m[10];
+
+	if (!e->has_regex || !has_needle(e, cstr, len))
+		return false;
+	if (regexec(&e->re, cstr, 10, m, 0) != 0)
+		return false;
+	for (size_t i = 0; fields && i < e->n_caps; i++) {
+		const regmatch_t *g = &m[e->caps[i].group];
+
+		if (e->caps[i].group < 10 && g->rm_so >= 0 && g->rm_eo > g->rm_so)
+			cgfb_fields_set(fields, e->caps[i].name, cstr + g->rm_so,
+					(size_t)(g->rm_eo - g->rm_so));
+	}
+	return true;
+}
+
+const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, const char *text,
+					    size_t len, struct cgfb_fields *fields)
+{
+	char buf[CGFB_MATCH_TEXT_MAX + 1];
+
+	if (len > CGFB_MATCH_TEXT_MAX)
+		len = CGFB_MATCH_TEXT_MAX;
+	/* A NUL inside a record would end regexec early; kmsg escapes them,
+	 * and a text file with one is junk either way. */
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return NULL;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < cat->n; i++) {
+			const struct cgfb_entry *e = &cat->entries[i];
+
+			if (e->generic == (pass == 1) && try_entry(e, buf, len, fields))
+				return e;
+		}
+	return NULL;
+}

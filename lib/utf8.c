@@ -1,0 +1,82 @@
+#include <string.h>
+
+#include "cgfb/utf8.h"
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one.
+ * Rejects overlongs, surrogates and code points above U+10FFFF (RFC 3629). */
+static size_t seq_len(const unsigned char *s, size_t avail)
+{
+	const unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (avail < n)
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+bool cgfb_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		const size_t n = seq_len(p + i, len - i);
+
+		if (n == 0)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+size_t cgfb_utf8_sanitize(char *dst, size_t dstsz, const char *src, size_t len)
+{
+	static const char repl[] = "\xef\xbf\xbd";
+	const unsigned char *p = (const unsigned char *)src;
+	size_t i = 0, o = 0;
+
+	if (dstsz == 0)
+		return 0;
+	while (i < len) {
+		size_t n = seq_len(p + i, len - i);
+		const char *from = src + i;
+		size_t step = n;
+
+		if (n == 0 || (n == 1 && p[i] < 0x20 && p[i] != '\t')) {
+			from = repl;
+			n = 3;
+			step = 1;
+		}
+		if (o + n >= dstsz)
+			break;
+		memcpy(dst + o, from, n);
+		o += n;
+		i += step;
+	}
+	dst[o] = '\0';
+	return o;
+}

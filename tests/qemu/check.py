@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Check the serial console log of a tests/qemu guest run (see run.sh, guest-init.sh).
+
+usage: check.py CONSOLE_LOG INJECT_TXT
+Prints one PASS/FAIL line per check; exits 0 only if every check passed.
+"""
+import json
+import re
+import sys
+
+# What the guest kernel (Debian 6.1) prints, by catalog id: the fixed start of each text,
+# enough to tell it from the other ids. C4 may carry a "cgroup: " prefix.
+REAL = {
+    "M9b": "The swapaccount=0 commandline option is deprecated in favor of configuring swap control via cgroupfs.",
+    "M8": "Non-hierarchical mode is deprecated.",
+    "M1b": "kmem.limit_in_bytes is deprecated and will be removed. Writing any value to this file has no effect.",
+    "M7": "Cgroup memory moving (move_charge_at_immigrate) is deprecated.",
+    "C4": "option changes via remount are deprecated (pid=",
+}
+# Ids whose texts exist in the guest only as userspace copies (inject.txt).
+INJECTED_ONLY = ("S1", "P1", "M3")
+KEYS = ("id", "title", "text", "source", "level", "fields")
+# busybox `dmesg -r`: "<prio>[ seconds] text"; prio = facility << 3 | level.
+DMESG_RE = re.compile(r"^<(\d+)>\[ *\d+\.\d+\] ?(.*)$")
+# A kernel console message that landed between our marker lines (loglevel=4 lets
+# only err and worse through, but they can interleave with the detector's output).
+KCONSOLE_RE = re.compile(r"^\[ *\d+\.\d+\] ")
+
+failures = 0
+
+
+def check(ok, what, why=""):
+    """Print one PASS/FAIL line; WHY explains a failure."""
+    global failures
+    if not ok:
+        failures += 1
+    print("%s: %s%s" % ("PASS" if ok else "FAIL", what, (" -- " + why) if why and not ok else ""))
+    return ok
+
+
+def section(lines, begin, end_re):
+    """Lines between the last BEGIN marker and the END marker after it, and the END match."""
+    starts = [i for i, line in enumerate(lines) if line == begin]
+    if not starts:
+        return None, None
+    for i in range(starts[-1] + 1, len(lines)):
+        m = re.fullmatch(end_re, lines[i])
+        if m:
+            return lines[starts[-1] + 1:i], m
+    return lines[starts[-1] + 1:], None
+
+
+def main():
+    log_path, inject_path = sys.argv[1], sys.argv[2]
+    with open(log_path, "rb") as f:
+        # The serial line turns \n into \r\n; kernel texts are ASCII.
+        lines = [line.rstrip("\r") for line in f.read().decode("utf-8", "replace").split("\n")]
+    with open(inject_path, encoding="utf-8") as f:
+        injected = [line.rstrip("\n") for line in f if line.strip() and not line.startswith("#")]
+
+    for line in lines:
+        if line.startswith("@@STEP ") or line.startswith("@@GUEST-START"):
+            print("guest: " + line.strip("@"))
+
+    out, end = section(lines, "@@CGFB-BEGIN@@", r"@@CGFB-END rc=(\d+)@@")
+    if not check(end is not None, "guest ran the detector to the end",
+                 "no @@CGFB-END@@ marker in the console log"):
+        tail = "\n".join(lines[-40:])
+        print("---- last console lines ----\n%s\n----" % tail)
+        return
+    err, _ = section(lines, "@@CGFB-STDERR-BEGIN@@", r"@@CGFB-STDERR-END@@")
+    dmesg, _ = section(lines, "@@DMESG-BEGIN@@", r"@@DMESG-END@@")
+    records = []  # (facility, level, text)
+    for line in dmesg or []:
+        m = DMESG_RE.match(line)
+        if m:
+            prio = int(m.group(1))
+            records.append((prio >> 3, prio & 7, m.group(2)))
+    kernel = [text for fac, _, text in records if fac == 0]
+    user = [text for fac, _, text in records if fac == 1]
+
+    rc = int(end.group(1))
+    if not check(rc == 0, "detector exit status 0 (something found)", "status %d" % rc):
+        print("---- detector stderr ----\n%s\n----" % "\n".join(err or []))
+
+    detections, bad = [], []
+    for line in out:
+        if not line.strip() or KCONSOLE_RE.match(line):
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            bad.append(line)
+            continue
+        if isinstance(obj, dict) and all(k in obj for k in KEYS):
+            detections.append(obj)
+        else:
+            bad.append(line)
+    check(not bad, "detector output is one JSON object per line with keys " + ",".join(KEYS),
+          "bad lines: %r" % bad[:5])
+    print("detections: %s" % " ".join(str(d.get("id")) for d in detections))
+
+    # The negative checks are only meaningful if the copies really reached the log as
+    # single userspace records.
+    missing = [t for t in injected if t not in user]
+    check(not missing, "%d injected lines are in the kernel log as userspace (facility 1) records"
+          % len(injected), "missing or split: %r" % missing[:3])
+
+    # "kernel printed" failing means the guest trigger broke, not the detector.
+    for cid, start in REAL.items():
+        seen = [t for t in kernel if start in t]
+        check(len(seen) == 1, "kernel printed %s once%s" % (cid, ": " + seen[0] if seen else ""),
+              "%d facility-0 records containing %r: %r" % (len(seen), start, seen))
+        got = [d for d in detections if d["id"] == cid]
+        check(len(got) == 1, "detector reported %s exactly once" % cid,
+              "%d detections: %r" % (len(got), [d.get("text") for d in got]))
+
+    for cid in INJECTED_ONLY:
+        got = [d for d in detections if d["id"] == cid]
+        check(not got, "detector ignored the injected %s copy" % cid,
+              "reported %d times: %r" % (len(got), [d.get("text") for d in got]))
+
+
+if __name__ == "__main__":
+    main()
+    print("FAIL: %d check(s) failed" % failures if failures else "PASS: all checks passed")
+    sys.exit(1 if failures else 0)

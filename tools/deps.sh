@@ -1,0 +1,28 @@
+#!/bin/sh
+# Install the Debian 12 packages cgroup-feedback needs to build and test.
+# As root: installs what is missing with apt-get. Otherwise: prints the command.
+set -eu
+PKGS="build-essential pkg-config libjson-c-dev libssl-dev libcurl4-openssl-dev
+libudev-dev libmicrohttpd-dev libsqlite3-dev libcmocka-dev
+python3 python3-jsonschema qemu-system-x86 cpio"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "deps: all build and test packages are installed"
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing:$missing" >&2
+	echo "deps: run as root:  apt-get update && apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing
