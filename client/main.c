@@ -140,8 +140,9 @@ static int scan_live(const struct cgfb_catalog *cat, const struct cli *c, struct
 	}
 	so->name = NULL;
 	rc = cgfb_detector_new(cat, print_detection, so, &det);
-	while (rc == 0 && (rc = cgfb_klog_next(&k, &rec)) == 1)
-		cgfb_detector_feed(det, &rec);
+	if (rc == 0)
+		while ((rc = cgfb_klog_next(&k, &rec)) == 1)
+			cgfb_detector_feed(det, &rec);
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "reading %s: %s", k.path, strerror(-rc));
 	if (k.lost)

@@ -1,0 +1,152 @@
+#!/bin/sh
+# watch: backlog, follow, restart in the middle of a log, new boots, bad state.
+# The kernel log is stood in for by a file of real /dev/kmsg records
+# (--kmsg), the boot id by a file (--boot-id-file).
+. tests/lib.sh
+
+M8='Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
+M7='Cgroup memory moving (move_charge_at_immigrate) is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
+M1B='kmem.limit_in_bytes is deprecated and will be removed. Writing any value to this file has no effect. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
+S1='Creating hierarchies with use_hierarchy==0 (flat hierarchy) is considered deprecated. If you believe that your setup is correct, we kindly ask you to contact linux-mm@kvack.org and let us know'
+
+KMSG=$T_TMP/kmsg
+STATE=$T_TMP/state
+BOOT=$T_TMP/boot_id
+echo 11111111-2222-3333-4444-555555555555 > "$BOOT"
+seq=0
+# rec PRIO TEXT: append one kmsg record with the next sequence number.
+rec() {
+	printf '%s,%d,%d,-;%s\n' "$1" "$seq" "$((seq * 1000 + 17))" "$2" >> "$KMSG"
+	seq=$((seq + 1))
+}
+noise() {
+	i=0
+	while [ $i -lt "$1" ]; do
+		rec 6 "eth0: link up, 1000 Mbps, full duplex ($seq)"
+		printf ' SUBSYSTEM=net\n DEVICE=n2\n' >> "$KMSG"
+		i=$((i + 1))
+	done
+}
+watch_once() {
+	"$CGFB" watch --once --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+		>"$T_TMP/out" 2>"$T_TMP/err"
+}
+ids() { sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$T_TMP/out" | tr '\n' ' '; }
+expect_ids() {
+	got=$(ids)
+	if [ "$got" = "$2" ]; then ok "$1"; else not_ok "$1: got '$got', want '$2'"; cat "$T_TMP/err"; fi
+}
+
+# Part 1 of the boot: noise, M8, an injected userspace copy of M7, M7.
+noise 20
+rec 4 "$M8"
+rec 12 "$M7"
+noise 5
+rec 4 "$M7"
+noise 5
+watch_once
+check "first run exits 0" [ $? -eq 0 ]
+expect_ids "first run reports M8 and M7 (userspace copy ignored)" "M8 M7 "
+check "state file written" [ -s "$STATE/watch.state" ]
+check "state dir is private" [ "$(stat -c %a "$STATE")" = 700 ]
+
+# The ring buffer still holds part 1 when part 2 arrives: a repeat of M8,
+# then M1b and an S1 inside a WARN block.
+noise 3
+rec 4 "$M8"
+rec 4 '------------[ cut here ]------------'
+rec 4 'WARNING: CPU: 0 PID: 4242 at mm/memcontrol.c:5007 mem_cgroup_css_alloc+0x3ac/0x510'
+rec 4 "$S1"
+rec 4 'CPU: 0 PID: 4242 Comm: libvirtd Not tainted 6.1.0-13-amd64 #1'
+rec 4 '---[ end trace 0000000000000000 ]---'
+rec 4 "$M1B"
+watch_once
+expect_ids "restart reports only what is new" "S1 M1b "
+check "S1 carries the comm from its WARN block" grep -q '"comm":"libvirtd"' "$T_TMP/out"
+check "repeat of M8 is counted in the state" grep -q '"M8": *2' "$STATE/watch.state"
+
+watch_once
+expect_ids "third run over the same log reports nothing" ""
+
+# kill -9 while following, in the middle of the log.
+rm -f "$KMSG" "$STATE/watch.state"
+seq=0
+noise 10
+rec 4 "$M8"
+"$CGFB" watch --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+	>"$T_TMP/follow" 2>"$T_TMP/follow.err" &
+pid=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q '"id":"M8"' "$T_TMP/follow"; do sleep 0.1; i=$((i + 1)); done
+check "follow mode reports the backlog" grep -q '"id":"M8"' "$T_TMP/follow"
+# New records while it follows (it polls a regular file every 2 s).
+rec 4 "$M7"
+i=0
+while [ $i -lt 100 ] && ! grep -q '"id":"M7"' "$T_TMP/follow"; do sleep 0.1; i=$((i + 1)); done
+check "follow mode reports new records" grep -q '"id":"M7"' "$T_TMP/follow"
+kill -9 $pid
+wait $pid 2>/dev/null
+noise 2
+rec 4 "$M1B"
+rec 4 "$M7"
+watch_once
+expect_ids "after kill -9 nothing repeated, nothing missed" "M1b "
+
+# SIGTERM saves the state and exits 0.
+"$CGFB" watch --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid
+check "SIGTERM exits 0" [ $? -eq 0 ]
+
+# A new boot: the kernel prints its once-per-boot messages again.
+echo 99999999-2222-3333-4444-555555555555 > "$BOOT"
+watch_once
+expect_ids "a new boot reports again" "M8 M7 M1b "
+
+# Records overwritten while nobody watched (the state points past a gap).
+printf '{"boot_id":"%s","next":1,"reported":{}}' "$(cat "$BOOT")" > "$STATE/watch.state"
+sed -i '1,30d' "$KMSG"
+watch_once
+check "a gap in sequence numbers is reported" grep -q 'overwritten while nobody watched' "$T_TMP/err"
+
+# A corrupt state file is moved aside; the watcher goes on.
+printf '{"boot_id": 12' > "$STATE/watch.state"
+watch_once
+rc=$?
+check "corrupt state: exit 0" [ $rc -eq 0 ]
+check "corrupt state: warned" grep -q 'corrupt: moved aside' "$T_TMP/err"
+check "corrupt state: kept aside" [ -f "$STATE/watch.state.corrupt" ]
+
+# Clear errors for what an administrator gets wrong.
+"$CGFB" watch --once --kmsg /nonexistent/kmsg --state-dir "$STATE" --boot-id-file "$BOOT" \
+	>/dev/null 2>"$T_TMP/err"
+check "missing kernel log: exit 2" [ $? -eq 2 ]
+check "missing kernel log: names it" grep -q '/nonexistent/kmsg' "$T_TMP/err"
+"$CGFB" watch --once --kmsg "$KMSG" --state-dir /proc/nope --boot-id-file "$BOOT" \
+	>/dev/null 2>"$T_TMP/err"
+check "unusable state dir: exit 2" [ $? -eq 2 ]
+check "unusable state dir: names it" grep -q '/proc/nope' "$T_TMP/err"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ -r /dev/kmsg ]; then
+	# dmesg_restrict=1 makes /dev/kmsg need CAP_SYSLOG; the message says so.
+	old=$(cat /proc/sys/kernel/dmesg_restrict)
+	if echo 1 > /proc/sys/kernel/dmesg_restrict 2>/dev/null; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+			"$CGFB" scan >/dev/null 2>"$T_TMP/err"
+		rc=$?
+		echo "$old" > /proc/sys/kernel/dmesg_restrict
+		check "no CAP_SYSLOG: exit 2" [ $rc -eq 2 ]
+		check "no CAP_SYSLOG: says which capability" grep -q CAP_SYSLOG "$T_TMP/err"
+	else
+		skip "no CAP_SYSLOG" "cannot set kernel.dmesg_restrict here"
+	fi
+else
+	skip "no CAP_SYSLOG" "needs root, setpriv and a readable /dev/kmsg"
+fi
+
+# scan of the live log reads the same records.
+"$CGFB" scan --json --kmsg "$KMSG" > "$T_TMP/out"
+check "scan --kmsg exit 0" [ $? -eq 0 ]
+expect_ids "scan --kmsg reports every occurrence" "M8 M7 M1b M7 "
+finish

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Run every test: cmocka unit tests, integration scripts, the real-kernel test.
+# Every test reports TAP lines ("ok N - name" / "not ok N - name"); this
+# script counts them and ends with one line: "N passed, N failed[, N skipped]".
+set -u
+BUILD=${BUILD:-build}
+export BUILD
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP" || exit 2
+LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-tests.XXXXXX")
+passed=0 failed=0 skipped=0 failures=""
+
+# Count the TAP lines of one test program; a program that dies without
+# reporting (crash, sanitizer abort) counts as one failure of its own.
+account() {
+	name=$1 status=$2 log=$3
+	p=$(grep -c '^ok ' "$log")
+	f=$(grep -c '^not ok ' "$log")
+	s=$(grep -c '^ok .*# *[Ss][Kk][Ii][Pp]' "$log")
+	p=$((p - s))
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	if [ "$f" -gt 0 ]; then
+		failures="$failures $name"
+		grep '^not ok ' "$log" | sed "s|^|  $name: |"
+	fi
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		failed=$((failed + 1)); failures="$failures $name(exit=$status)"
+		echo "  $name: exited with status $status without a failing test; last lines:"
+		tail -n 15 "$log" | sed 's/^/    /'
+	fi
+	printf '%-40s %3d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+}
+
+run() {
+	name=$1; shift
+	log="$LOGDIR/$(echo "$name" | tr '/' '_').log"
+	"$@" >"$log" 2>&1
+	account "$name" $? "$log"
+}
+
+echo "== unit tests ($BUILD)"
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	CMOCKA_MESSAGE_OUTPUT=TAP run "unit/$(basename "$t")" "$t"
+done
+
+echo "== integration tests"
+for t in tests/integration/*.sh; do
+	[ -f "$t" ] || continue
+	run "integration/$(basename "$t" .sh)" sh "$t"
+done
+
+echo "== real kernel under qemu"
+if [ "${CGFB_SKIP_QEMU:-0}" = 1 ]; then
+	echo "ok 1 - qemu # SKIP CGFB_SKIP_QEMU=1" > "$LOGDIR/qemu.log"
+	account qemu 0 "$LOGDIR/qemu.log"
+elif [ -x tests/qemu/run.sh ] || [ -f tests/qemu/run.sh ]; then
+	run qemu sh tests/qemu/run.sh "$BUILD/cgroup-feedback"
+fi
+
+echo "logs: $LOGDIR"
+[ -n "$failures" ] && echo "failed:$failures"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

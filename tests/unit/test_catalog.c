@@ -1,0 +1,113 @@
+#include "testutil.h"
+
+#include <errno.h>
+
+static void builtin_loads(void **state)
+{
+	struct cgfb_catalog *cat = test_catalog();
+	static const char *const ids[] = {
+		"S1", "S2", "C1", "C2", "C3", "C4", "M1a", "M1b", "M2", "M3", "M4", "M5", "M6",
+		"M7", "M8", "M9a", "M9b", "M10", "V1", "V2", "V3", "V4", "G1",
+	};
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (!cgfb_catalog_find(cat, ids[i]))
+			fail_msg("catalog lacks %s", ids[i]);
+	assert_null(cgfb_catalog_find(cat, "nope"));
+	cgfb_catalog_free(cat);
+}
+
+static void match_and_fields(void **state)
+{
+	struct cgfb_catalog *cat = test_catalog();
+	struct cgfb_fields f = { 0 };
+	const struct cgfb_entry *e;
+	static const char c1[] = "cgroup: cgroup: docker-runc (4918) created nested cgroup for "
+				 "controller \"memory\" which has incomplete hierarchy support. "
+				 "Nested cgroups may change behavior in the future.";
+	static const char g1[] = "some new knob is going away, mail cgroups@vger.kernel.org";
+
+	e = cgfb_catalog_match(cat, S(c1), &f);
+	assert_non_null(e);
+	assert_string_equal(e->id, "C1");
+	assert_string_equal(cgfb_fields_get(&f, "comm"), "docker-runc");
+	assert_string_equal(cgfb_fields_get(&f, "pid"), "4918");
+	assert_string_equal(cgfb_fields_get(&f, "controller"), "memory");
+	memset(&f, 0, sizeof(f));
+	e = cgfb_catalog_match(cat, S(g1), &f);
+	assert_non_null(e);
+	assert_string_equal(e->id, "G1");
+	assert_string_equal(cgfb_fields_get(&f, "address"), "cgroups@vger.kernel.org");
+	/* The specific entry wins over the generic net. */
+	e = cgfb_catalog_match(cat, S("Non-hierarchical mode is deprecated. Please report your "
+				      "usecase to linux-mm@kvack.org if you depend on this "
+				      "functionality."), NULL);
+	assert_string_equal(e->id, "M8");
+	/* Anchored: quoting the text inside another message is not the message. */
+	assert_string_equal(cgfb_catalog_match(cat, S("audit: comm=\"Non-hierarchical mode is "
+						       "deprecated. Please report your usecase to "
+						       "linux-mm@kvack.org if you depend on this "
+						       "functionality.\""), NULL)->id, "G1");
+	assert_null(cgfb_catalog_match(cat, S("kmem.limit_in_bytes is deprecated"), NULL));
+	/* A NUL inside a record is junk, not a match. */
+	assert_null(cgfb_catalog_match(cat, S("oom_control is deprecated\0 linux-mm@kvack.org"), NULL));
+	cgfb_catalog_free(cat);
+}
+
+static void expect_error(const char *json, const char *want)
+{
+	struct cgfb_catalog *cat = NULL;
+	char err[256] = "";
+	const int rc = cgfb_catalog_load_buffer(&cat, json, strlen(json), err, sizeof(err));
+
+	if (rc >= 0 || !strstr(err, want))
+		fail_msg("catalog %s: rc %d, error '%s', want '%s'", json, rc, err, want);
+	assert_null(cat);
+}
+
+static void rejects_bad_catalogs(void **state)
+{
+	expect_error("{", "not valid JSON");
+	expect_error("{\"entries\": 3}", "entries");
+	expect_error("{\"entries\": [{\"title\": \"t\", \"needles\": []}]}", "missing 'id'");
+	expect_error("{\"entries\": [{\"id\": \"A\", \"needles\": []}]}", "A: missing 'title'");
+	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": [\"short\"], "
+		     "\"regex\": \"x\"}]}", "A: needle 0 shorter");
+	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+		     "[\"long enough needle\"], \"regex\": \"(\"}]}", "A: bad regex");
+	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+		     "[\"long enough needle\"], \"regex\": \"(x)\", \"fields\": {\"comm\": 2}}]}",
+		     "A: bad field 'comm'");
+	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+		     "[\"long enough needle\"]}, {\"id\": \"A\", \"title\": \"t\", \"needles\": "
+		     "[]}]}", "duplicate id A");
+	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"second_site\": \"B\", "
+		     "\"needles\": [\"long enough needle\"]}]}", "second_site B");
+	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": 5, \"needles\": []}]}",
+		     "not a string");
+}
+
+static void loads_file(void **state)
+{
+	struct cgfb_catalog *cat = NULL;
+	char err[256];
+
+	assert_int_equal(cgfb_catalog_load_file(&cat, "data/catalog.json", err, sizeof(err)), 0);
+	assert_non_null(cgfb_catalog_find(cat, "M8"));
+	cgfb_catalog_free(cat);
+	assert_int_equal(cgfb_catalog_load_file(&cat, "/nonexistent/catalog.json", err,
+						sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/catalog.json"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(builtin_loads),
+		cmocka_unit_test(match_and_fields),
+		cmocka_unit_test(rejects_bad_catalogs),
+		cmocka_unit_test(loads_file),
+	};
+
+	return cmocka_run_group_tests_name("catalog", tests, NULL, NULL);
+}

@@ -1,0 +1,203 @@
+#include "testutil.h"
+
+#include <stdio.h>
+
+#include "detect.h"
+
+#define MAXD 16
+
+struct sink {
+	unsigned n;
+	struct cgfb_detection d[MAXD];
+};
+
+static void collect(const struct cgfb_detection *d, void *arg)
+{
+	struct sink *s = arg;
+
+	if (s->n < MAXD)
+		s->d[s->n] = *d;
+	s->n++;
+}
+
+static struct cgfb_catalog *cat;
+
+static int setup(void **state)
+{
+	cat = test_catalog();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	cgfb_catalog_free(cat);
+	return 0;
+}
+
+static void feed(struct cgfb_detector *d, const char *text, int facility)
+{
+	struct cgfb_record r = { .text = text, .len = strlen(text), .level = 4,
+				 .facility = facility };
+
+	cgfb_detector_feed(d, &r);
+}
+
+static const char M8[] = "Non-hierarchical mode is deprecated. Please report your usecase to "
+			 "linux-mm@kvack.org if you depend on this functionality.";
+static const char M4[] = "oom_control is deprecated and will be removed. Please report your "
+			 "usecase to linux-mm-@kvack.org if you depend on this functionality. ";
+static const char S1[] = "Creating hierarchies with use_hierarchy==0 (flat hierarchy) is "
+			 "considered deprecated. If you believe that your setup is correct, we "
+			 "kindly ask you to contact linux-mm@kvack.org and let us know";
+
+static void counts_repeats_per_boot(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, M8, 0);
+	feed(d, M8, 0);
+	feed(d, "Linux version 6.1.0", 0);
+	feed(d, M8, 0);
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.d[0].entry->id, "M8");
+	assert_int_equal(s.d[0].occurrence, 1);
+	assert_int_equal(s.d[1].occurrence, 2);
+	assert_int_equal(s.d[2].occurrence, 1);
+	assert_int_equal(cgfb_detector_count(d, "M8"), 1);
+	cgfb_detector_free(d);
+}
+
+static void second_call_site(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, M4, 0);
+	feed(d, M4, 0);
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.d[0].entry->id, "M4");
+	assert_string_equal(s.d[1].entry->id, "M5");
+	assert_int_equal(s.d[1].occurrence, 1);
+	/* A restarted watcher that already saw M4 calls the next one M5. */
+	s.n = 0;
+	cgfb_detector_free(d);
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	cgfb_detector_set_count(d, "M4", 1);
+	feed(d, M4, 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.d[0].entry->id, "M5");
+	cgfb_detector_free(d);
+}
+
+static void ignores_userspace(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, M8, 1);
+	feed(d, M8, 3);
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 0);
+	feed(d, M8, -1);
+	assert_int_equal(s.n, 1);
+	cgfb_detector_free(d);
+}
+
+static void warn_block_context(void **state)
+{
+	static const char *const block[] = {
+		"------------[ cut here ]------------",
+		"WARNING: at mm/memcontrol.c:5007 mem_cgroup_create+0x3ac/0x510()",
+		"Hardware name: X",
+		S1,
+		"Modules linked in: a b",
+		"Pid: 4242, comm: libvirtd Not tainted 3.0.42-0.7-default #1",
+		"Call Trace:",
+		NULL,
+	};
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	for (const char *const *l = block; *l; l++)
+		feed(d, *l, 0);
+	/* Held until the block ends: the comm comes after the message. */
+	assert_int_equal(s.n, 0);
+	assert_true(cgfb_detector_in_block(d));
+	feed(d, "---[ end trace a6c54db610fd5bb5 ]---", 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.d[0].entry->id, "S1");
+	assert_true(s.d[0].in_warn_block);
+	assert_string_equal(cgfb_fields_get(&s.d[0].fields, "comm"), "libvirtd");
+	assert_string_equal(cgfb_fields_get(&s.d[0].fields, "pid"), "4242");
+	assert_string_equal(cgfb_fields_get(&s.d[0].fields, "function"), "mem_cgroup_create");
+	assert_string_equal(cgfb_fields_get(&s.d[0].fields, "knob"), "memory.use_hierarchy");
+	cgfb_detector_free(d);
+}
+
+static void unterminated_block_is_flushed(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+	char line[64];
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, "------------[ cut here ]------------", 0);
+	feed(d, S1, 0);
+	/* No end marker: a truncated log. The detection is not lost... */
+	for (int i = 0; i <= CGFB_WARN_MAX_RECORDS; i++) {
+		snprintf(line, sizeof(line), "line %d", i);
+		feed(d, line, 0);
+	}
+	assert_int_equal(s.n, 1);
+	assert_false(cgfb_detector_in_block(d));
+	/* ...and neither is one at the very end of the input. */
+	feed(d, "------------[ cut here ]------------", 0);
+	feed(d, M8, 0);
+	assert_int_equal(s.n, 1);
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 2);
+	cgfb_detector_free(d);
+}
+
+static void joins_fragments(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+	struct cgfb_record a = { .text = "Non-hierarchical mode is deprecated. ", .level = 4,
+				 .fragment = true, .frag_start = true };
+	struct cgfb_record b = { .text = "Please report your usecase to linux-mm@kvack.org if "
+					 "you depend on this functionality.",
+				 .level = 4, .fragment = true };
+
+	a.len = strlen(a.text);
+	b.len = strlen(b.text);
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	cgfb_detector_feed(d, &a);
+	cgfb_detector_feed(d, &b);
+	assert_int_equal(s.n, 0);
+	feed(d, "next line", 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.d[0].entry->id, "M8");
+	cgfb_detector_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(counts_repeats_per_boot),
+		cmocka_unit_test(second_call_site),
+		cmocka_unit_test(ignores_userspace),
+		cmocka_unit_test(warn_block_context),
+		cmocka_unit_test(unterminated_block_is_flushed),
+		cmocka_unit_test(joins_fragments),
+	};
+
+	return cmocka_run_group_tests_name("detect", tests, setup, teardown);
+}

@@ -1,0 +1,118 @@
+#include "testutil.h"
+
+#include "logfmt.h"
+
+static int parse(enum cgfb_logfmt fmt, const char *line, struct cgfb_record *r, char *buf,
+		 size_t bufsz)
+{
+	return cgfb_logfmt_parse_line(fmt, line, strlen(line), buf, bufsz, r);
+}
+
+static void expect_text(enum cgfb_logfmt fmt, const char *line, const char *text)
+{
+	struct cgfb_record r;
+	char buf[256];
+
+	if (parse(fmt, line, &r, buf, sizeof(buf)) != 1)
+		fail_msg("%s: not a record: '%s'", cgfb_logfmt_name(fmt), line);
+	if (r.len != strlen(text) || memcmp(r.text, text, r.len) != 0)
+		fail_msg("%s: '%s' gave '%.*s', want '%s'", cgfb_logfmt_name(fmt), line,
+			 (int)r.len, r.text, text);
+}
+
+static void dmesg_variants(void **state)
+{
+	expect_text(CGFB_FMT_DMESG, "[    3.018562] kmem is deprecated", "kmem is deprecated");
+	expect_text(CGFB_FMT_DMESG, "[Tue Feb  3 13:45:33 2026] /proc/cgroups lists", "/proc/cgroups lists");
+	expect_text(CGFB_FMT_DMESG, "[  +0,000000] The swapaccount=", "The swapaccount=");
+	expect_text(CGFB_FMT_DMESG, "[Feb 3 13:45] x y", "x y");
+	expect_text(CGFB_FMT_DMESG, "[Feb 3 13:45] [  +0.000123] x", "x");
+	expect_text(CGFB_FMT_DMESG, "soft_limit_in_bytes is deprecated", "soft_limit_in_bytes is deprecated");
+	expect_text(CGFB_FMT_DMESG, "[drm] Initialized", "[drm] Initialized");
+	expect_text(CGFB_FMT_DMESG, "[    1.000000] [  T123] hello", "hello");
+	expect_text(CGFB_FMT_DMESG, "text\r", "text");
+}
+
+static void dmesg_priorities(void **state)
+{
+	struct cgfb_record r;
+	char buf[64];
+
+	assert_int_equal(parse(CGFB_FMT_DMESG, "<4>[   51.943842] text", &r, buf, sizeof(buf)), 1);
+	assert_int_equal(r.level, 4);
+	assert_int_equal(r.facility, 0);
+	assert_true(r.has_usec);
+	assert_int_equal(r.usec, 51943842);
+	assert_memory_equal(r.text, "text", 4);
+	assert_int_equal(parse(CGFB_FMT_DMESG, "<14>[   51.943842] text", &r, buf, sizeof(buf)), 1);
+	assert_int_equal(r.facility, 1);
+	assert_false(cgfb_record_from_kernel(&r));
+	assert_int_equal(parse(CGFB_FMT_DMESG, "kern  :warn  : [    3.018562] text", &r, buf,
+			       sizeof(buf)), 1);
+	assert_int_equal(r.facility, 0);
+	assert_int_equal(r.level, 4);
+	assert_memory_equal(r.text, "text", 4);
+	assert_int_equal(parse(CGFB_FMT_DMESG, "user  :notice: hello", &r, buf, sizeof(buf)), 1);
+	assert_int_equal(r.facility, 1);
+	assert_int_equal(parse(CGFB_FMT_DMESG, "plain", &r, buf, sizeof(buf)), 1);
+	assert_int_equal(r.facility, -1);
+	assert_true(cgfb_record_from_kernel(&r));
+}
+
+static void syslog_variants(void **state)
+{
+	struct cgfb_record r;
+	char buf[64];
+
+	expect_text(CGFB_FMT_SYSLOG, "Aug 10 18:00:07 host kernel: [  721.581397] cgroup: x", "cgroup: x");
+	expect_text(CGFB_FMT_SYSLOG, "Aug  1 18:00:07 host kernel: msg", "msg");
+	expect_text(CGFB_FMT_SYSLOG, "Dec 03 01:50:51.123456 host kernel: msg", "msg");
+	expect_text(CGFB_FMT_SYSLOG, "2026-12-03T01:50:51.123456+00:00 host kernel: msg", "msg");
+	expect_text(CGFB_FMT_SYSLOG, "2026-12-03T01:50:51+0000 host kernel: msg", "msg");
+	expect_text(CGFB_FMT_SYSLOG, "[    3.018562] host kernel: msg", "msg");
+	/* Other programs are skipped, whatever they say. */
+	assert_int_equal(parse(CGFB_FMT_SYSLOG, "Aug 10 18:00:07 host myapp[12]: kernel: x", &r,
+			       buf, sizeof(buf)), 0);
+	assert_int_equal(parse(CGFB_FMT_SYSLOG, "Aug 10 18:00:07 host kernel[12]: x", &r, buf,
+			       sizeof(buf)), 0);
+	assert_true(parse(CGFB_FMT_SYSLOG, "-- Boot 1234 --", &r, buf, sizeof(buf)) < 0);
+}
+
+static void kmsg_lines(void **state)
+{
+	struct cgfb_record r;
+	char buf[64];
+
+	assert_int_equal(parse(CGFB_FMT_KMSG, "4,1,2,-;x", &r, buf, sizeof(buf)), 1);
+	assert_int_equal(parse(CGFB_FMT_KMSG, " SUBSYSTEM=acpi", &r, buf, sizeof(buf)), 0);
+	assert_true(parse(CGFB_FMT_KMSG, "garbage", &r, buf, sizeof(buf)) < 0);
+}
+
+static void detects_formats(void **state)
+{
+	static const char kmsg[] = "6,1,0,-;Linux version 6.1\n SUBSYSTEM=x\n4,2,5,-;y\n";
+	static const char sys[] = "Aug 10 18:00:07 h kernel: a\nAug 10 18:00:08 h sshd[1]: b\n";
+	static const char exp[] = "__CURSOR=s=1\n__REALTIME_TIMESTAMP=1\nMESSAGE=x\n\n";
+	static const char dm[] = "[    0.000000] Linux version\n[    0.1] x\n";
+	static const char plain[] = "Linux version 6.1\nfoo\n";
+
+	assert_int_equal(cgfb_logfmt_detect(S(kmsg)), CGFB_FMT_KMSG);
+	assert_int_equal(cgfb_logfmt_detect(S(sys)), CGFB_FMT_SYSLOG);
+	assert_int_equal(cgfb_logfmt_detect(S(exp)), CGFB_FMT_JOURNAL_EXPORT);
+	assert_int_equal(cgfb_logfmt_detect(S(dm)), CGFB_FMT_DMESG);
+	assert_int_equal(cgfb_logfmt_detect(S(plain)), CGFB_FMT_DMESG);
+	assert_int_equal(cgfb_logfmt_detect("", 0), CGFB_FMT_DMESG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dmesg_variants),
+		cmocka_unit_test(dmesg_priorities),
+		cmocka_unit_test(syslog_variants),
+		cmocka_unit_test(kmsg_lines),
+		cmocka_unit_test(detects_formats),
+	};
+
+	return cmocka_run_group_tests_name("logfmt", tests, NULL, NULL);
+}

@@ -1,0 +1,164 @@
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgfb/atomic.h"
+#include "state.h"
+
+static char dir[64];
+
+static int mkdir_tmp(void **state)
+{
+	snprintf(dir, sizeof(dir), "/tmp/cgfb-state.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int rm_tmp(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void slurp(const char *path, char *buf, size_t sz)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sz - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+static void round_trip(void **state)
+{
+	struct cgfb_state a = { 0 }, b;
+	char path[128];
+	struct stat st;
+
+	snprintf(a.boot_id, sizeof(a.boot_id), "0f4e5b6a-1111-2222-3333-444455556666");
+	a.has_pos = true;
+	a.pos = 18446744073709551000ull;
+	a.lost = 7;
+	assert_int_equal(cgfb_state_set_count(&a, "M8", 1), 0);
+	assert_int_equal(cgfb_state_set_count(&a, "M4", 3), 0);
+	assert_int_equal(cgfb_state_set_count(&a, "M4", 4), 0);
+	assert_int_equal(cgfb_state_save(dir, &a), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, CGFB_STATE_FILE);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(cgfb_state_load(dir, &b), 0);
+	assert_string_equal(b.boot_id, a.boot_id);
+	assert_true(b.has_pos);
+	assert_true(b.pos == a.pos);
+	assert_int_equal(b.lost, 7);
+	assert_int_equal(cgfb_state_count(&b, "M8"), 1);
+	assert_int_equal(cgfb_state_count(&b, "M4"), 4);
+	assert_int_equal(cgfb_state_count(&b, "S1"), 0);
+}
+
+static void missing_and_corrupt(void **state)
+{
+	struct cgfb_state s;
+	char path[128], bad[160], buf[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, CGFB_STATE_FILE);
+	unlink(path);
+	assert_int_equal(cgfb_state_load(dir, &s), 0);
+	assert_false(s.has_pos);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"boot_id\": \"x\", \"next\": \"not a number\"", f);
+	fclose(f);
+	assert_int_equal(cgfb_state_load(dir, &s), -EBADMSG);
+	assert_false(s.has_pos);
+	/* Moved aside, not deleted: the evidence is kept. */
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(bad, sizeof(bad), "%s.corrupt", path);
+	slurp(bad, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "not a number"));
+}
+
+static void boot_id(void **state)
+{
+	char path[128], id[40];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/boot_id", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("5f3c0000-aaaa-bbbb-cccc-000000000001\n", f);
+	fclose(f);
+	assert_int_equal(cgfb_read_boot_id(path, id, sizeof(id)), 0);
+	assert_string_equal(id, "5f3c0000-aaaa-bbbb-cccc-000000000001");
+	assert_int_equal(cgfb_read_boot_id("/nonexistent", id, sizeof(id)), -ENOENT);
+}
+
+/* A real full file system: a 64 KiB tmpfs (needs root; skipped otherwise).
+ * The write must fail with ENOSPC, leave the old file intact and leave no
+ * temporary file behind. */
+static void full_disk(void **state)
+{
+	char mnt[96], path[160], buf[64], big[8192];
+	int rc;
+
+	snprintf(mnt, sizeof(mnt), "%s/full", dir);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") < 0) {
+		rmdir(mnt);
+		skip();
+	}
+	assert_int_equal(cgfb_atomic_write(mnt, "state", "old", 3, 0600), 0);
+	memset(big, 'x', sizeof(big));
+	/* Fill the file system up with a file of its own. */
+	snprintf(path, sizeof(path), "%s/filler", mnt);
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+
+	assert_true(fd >= 0);
+	while (write(fd, big, sizeof(big)) > 0)
+		;
+	close(fd);
+	rc = cgfb_atomic_write(mnt, "state", big, sizeof(big), 0600);
+	assert_int_equal(rc, -ENOSPC);
+	snprintf(path, sizeof(path), "%s/state", mnt);
+	slurp(path, buf, sizeof(buf));
+	assert_string_equal(buf, "old");
+	snprintf(path, sizeof(path), "%s/.state.tmp.%ld", mnt, (long)getpid());
+	assert_int_equal(access(path, F_OK), -1);
+	umount(mnt);
+	rmdir(mnt);
+}
+
+static void mkdir_p(void **state)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	assert_int_equal(cgfb_mkdir_p(path, 0700), 0);
+	assert_int_equal(cgfb_mkdir_p(path, 0700), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(missing_and_corrupt),
+		cmocka_unit_test(boot_id),
+		cmocka_unit_test(full_disk),
+		cmocka_unit_test(mkdir_p),
+	};
+
+	return cmocka_run_group_tests_name("state", tests, mkdir_tmp, rm_tmp);
+}

@@ -1,0 +1,37 @@
+#include "testutil.h"
+
+#include "cgfb/utf8.h"
+
+static void validates(void **state)
+{
+	assert_true(cgfb_utf8_valid(S("plain ascii")));
+	assert_true(cgfb_utf8_valid(S("gr\xc3\xbc\xc3\x9f \xe2\x82\xac \xf0\x9f\x98\x80")));
+	assert_false(cgfb_utf8_valid(S("\xc0\xaf")));          /* overlong '/' */
+	assert_false(cgfb_utf8_valid(S("\xed\xa0\x80")));      /* surrogate */
+	assert_false(cgfb_utf8_valid(S("\xf4\x90\x80\x80")));  /* > U+10FFFF */
+	assert_false(cgfb_utf8_valid(S("\xe2\x82")));          /* truncated */
+	assert_false(cgfb_utf8_valid(S("\xff")));
+}
+
+static void sanitizes(void **state)
+{
+	char out[64];
+
+	cgfb_utf8_sanitize(out, sizeof(out), S("a\xff" "b\x01" "c\td \xc3\xbc"));
+	assert_string_equal(out, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\td \xc3\xbc");
+	assert_true(cgfb_utf8_valid(out, strlen(out)));
+	/* Never cut a sequence in half at the end of the buffer. */
+	assert_int_equal(cgfb_utf8_sanitize(out, 3, S("\xc3\xbc\xc3\xbc")), 2);
+	assert_int_equal(cgfb_utf8_sanitize(out, 2, S("\xc3\xbc")), 0);
+	assert_string_equal(out, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(validates),
+		cmocka_unit_test(sanitizes),
+	};
+
+	return cmocka_run_group_tests_name("utf8", tests, NULL, NULL);
+}
