@@ -13,6 +13,7 @@ DATADIR    ?= $(PREFIX)/share/cgroup-feedback
 MANDIR     ?= $(PREFIX)/share/man
 DESTDIR    ?=
 VERSION    := 0.1.0
+VALGRIND   ?= 1
 
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
@@ -48,7 +49,7 @@ CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check check-unit check-integration check-qemu bench install clean
+.PHONY: all deps tests check check-quick run bench install clean
 all: $(BUILD)/cgroup-feedback
 
 $(BUILD)/%.o: %.c
@@ -77,8 +78,25 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libcgfb.a
 deps:
 	sh tools/deps.sh
 
-check: $(BUILD)/cgroup-feedback $(UNIT_BIN)
-	BUILD=$(BUILD) SANITIZE=$(SANITIZE) sh tests/run.sh
+tests: $(BUILD)/cgroup-feedback $(UNIT_BIN)
+
+# The whole suite runs twice: on the normal build (unit tests under
+# valgrind too) and on the ASan+UBSan build. SANITIZE=1 runs only the latter.
+ifeq ($(SANITIZE),1)
+check: tests
+	BUILDS="$(BUILD)" sh tests/run.sh
+else
+check: tests
+	$(MAKE) --no-print-directory SANITIZE=1 tests
+	BUILDS="$(BUILD) build-san" VALGRIND=$(VALGRIND) sh tests/run.sh
+endif
+
+# One build, no valgrind, no qemu: for the edit-compile-test loop.
+check-quick: tests
+	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 sh tests/run.sh
+
+run: $(BUILD)/cgroup-feedback
+	BUILD=$(BUILD) sh tools/run-local.sh
 
 bench: $(BUILD)/cgroup-feedback
 	BUILD=$(BUILD) sh bench/run.sh

@@ -3,8 +3,8 @@
 # Every test reports TAP lines ("ok N - name" / "not ok N - name"); this
 # script counts them and ends with one line: "N passed, N failed[, N skipped]".
 set -u
-BUILD=${BUILD:-build}
-export BUILD
+BUILDS=${BUILDS:-${BUILD:-build}}
+VALGRIND=${VALGRIND:-0}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 2
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-tests.XXXXXX")
@@ -38,25 +38,34 @@ run() {
 	account "$name" $? "$log"
 }
 
-echo "== unit tests ($BUILD)"
-for t in "$BUILD"/tests/test_*; do
-	[ -x "$t" ] || continue
-	CMOCKA_MESSAGE_OUTPUT=TAP run "unit/$(basename "$t")" "$t"
-done
+for BUILD in $BUILDS; do
+	export BUILD
+	echo "== unit tests ($BUILD)"
+	for t in "$BUILD"/tests/test_*; do
+		[ -x "$t" ] || continue
+		CMOCKA_MESSAGE_OUTPUT=TAP run "$BUILD/unit/$(basename "$t")" "$t"
+		# valgrind sees what ASan cannot (uninitialised reads) and the
+		# reverse; it is pointless on the ASan build itself.
+		case $BUILD in *san*) continue ;; esac
+		[ "$VALGRIND" = 1 ] || continue
+		CMOCKA_MESSAGE_OUTPUT=TAP run "$BUILD/valgrind/$(basename "$t")" \
+			valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$t"
+	done
 
-echo "== integration tests"
-for t in tests/integration/*.sh; do
-	[ -f "$t" ] || continue
-	run "integration/$(basename "$t" .sh)" sh "$t"
-done
+	echo "== integration tests ($BUILD)"
+	for t in tests/integration/*.sh; do
+		[ -f "$t" ] || continue
+		run "$BUILD/integration/$(basename "$t" .sh)" sh "$t"
+	done
 
-echo "== real kernel under qemu"
-if [ "${CGFB_SKIP_QEMU:-0}" = 1 ]; then
-	echo "ok 1 - qemu # SKIP CGFB_SKIP_QEMU=1" > "$LOGDIR/qemu.log"
-	account qemu 0 "$LOGDIR/qemu.log"
-elif [ -x tests/qemu/run.sh ] || [ -f tests/qemu/run.sh ]; then
-	run qemu sh tests/qemu/run.sh "$BUILD/cgroup-feedback"
-fi
+	echo "== real kernel under qemu ($BUILD)"
+	if [ "${CGFB_SKIP_QEMU:-0}" = 1 ]; then
+		echo "ok 1 - qemu # SKIP CGFB_SKIP_QEMU=1" > "$LOGDIR/qemu.log"
+		account "$BUILD/qemu" 0 "$LOGDIR/qemu.log"
+	elif [ -f tests/qemu/run.sh ]; then
+		run "$BUILD/qemu" sh tests/qemu/run.sh "$BUILD/cgroup-feedback"
+	fi
+done
 
 echo "logs: $LOGDIR"
 [ -n "$failures" ] && echo "failed:$failures"
