@@ -2,14 +2,17 @@
 """Check the serial console log of a tests/qemu guest run (see run.sh, guest-init.sh).
 
 usage: check.py CONSOLE_LOG INJECT_TXT
-Prints one PASS/FAIL line per check; exits 0 only if every check passed.
+Prints one line per check in TAP form, which tests/run.sh counts:
+"ok N - PASS: ..." or "not ok N - FAIL: ... -- why"; other output is "# " comments.
+Exits 0 only if every check passed.
 """
 import json
 import re
 import sys
 
 # What the guest kernel (Debian 6.1) prints, by catalog id: the fixed start of each text,
-# enough to tell it from the other ids. C4 may carry a "cgroup: " prefix.
+# enough to tell it from the other ids. "in" rather than startswith: other kernels put
+# "cgroup: " before C4.
 REAL = {
     "M9b": "The swapaccount=0 commandline option is deprecated in favor of configuring swap control via cgroupfs.",
     "M8": "Non-hierarchical mode is deprecated.",
@@ -26,16 +29,25 @@ DMESG_RE = re.compile(r"^<(\d+)>\[ *\d+\.\d+\] ?(.*)$")
 # only err and worse through, but they can interleave with the detector's output).
 KCONSOLE_RE = re.compile(r"^\[ *\d+\.\d+\] ")
 
+checks = 0
 failures = 0
 
 
 def check(ok, what, why=""):
-    """Print one PASS/FAIL line; WHY explains a failure."""
-    global failures
-    if not ok:
+    """Print one TAP line; WHY explains a failure."""
+    global checks, failures
+    checks += 1
+    if ok:
+        print("ok %d - PASS: %s" % (checks, what))
+    else:
         failures += 1
-    print("%s: %s%s" % ("PASS" if ok else "FAIL", what, (" -- " + why) if why and not ok else ""))
+        print("not ok %d - FAIL: %s%s" % (checks, what, " -- " + why if why else ""))
     return ok
+
+
+def comment(text):
+    for line in text.split("\n"):
+        print("# " + line)
 
 
 def section(lines, begin, end_re):
@@ -60,13 +72,12 @@ def main():
 
     for line in lines:
         if line.startswith("@@STEP ") or line.startswith("@@GUEST-START"):
-            print("guest: " + line.strip("@"))
+            comment("guest: " + line.strip("@"))
 
     out, end = section(lines, "@@CGFB-BEGIN@@", r"@@CGFB-END rc=(\d+)@@")
     if not check(end is not None, "guest ran the detector to the end",
                  "no @@CGFB-END@@ marker in the console log"):
-        tail = "\n".join(lines[-40:])
-        print("---- last console lines ----\n%s\n----" % tail)
+        comment("last console lines:\n" + "\n".join(lines[-40:]))
         return
     err, _ = section(lines, "@@CGFB-STDERR-BEGIN@@", r"@@CGFB-STDERR-END@@")
     dmesg, _ = section(lines, "@@DMESG-BEGIN@@", r"@@DMESG-END@@")
@@ -81,7 +92,7 @@ def main():
 
     rc = int(end.group(1))
     if not check(rc == 0, "detector exit status 0 (something found)", "status %d" % rc):
-        print("---- detector stderr ----\n%s\n----" % "\n".join(err or []))
+        comment("detector stderr:\n" + "\n".join(err or []))
 
     detections, bad = [], []
     for line in out:
@@ -98,7 +109,7 @@ def main():
             bad.append(line)
     check(not bad, "detector output is one JSON object per line with keys " + ",".join(KEYS),
           "bad lines: %r" % bad[:5])
-    print("detections: %s" % " ".join(str(d.get("id")) for d in detections))
+    comment("detections: " + " ".join(str(d.get("id")) for d in detections))
 
     # The negative checks are only meaningful if the copies really reached the log as
     # single userspace records.
@@ -123,5 +134,7 @@ def main():
 
 if __name__ == "__main__":
     main()
-    print("FAIL: %d check(s) failed" % failures if failures else "PASS: all checks passed")
+    print("1..%d" % checks)
+    comment("FAIL: %d of %d checks failed" % (failures, checks) if failures
+            else "PASS: all %d checks passed" % checks)
     sys.exit(1 if failures else 0)

@@ -48,8 +48,9 @@ kmsg_inject() {
 
 echo "@@GUEST-START $(uname -r)@@"
 
-# Fakes first: the real M8, M7, C4, M1b records come after their copies, so a detector
-# that accepted userspace records would report those ids twice.
+# Fakes first: the real M8, M1b, M7 and C4 records come after their copies (M9b, printed
+# at boot, before its copy), so a detector that accepted userspace records would report
+# those ids twice.
 step inject kmsg_inject
 
 CG=/sys/fs/cgroup

@@ -8,11 +8,13 @@
 # warning was reported once and no userspace copy was reported.
 #
 # usage: tests/qemu/run.sh [DETECTOR]        DETECTOR defaults to build/cgroup-feedback
+# output: TAP on stdout, one "ok N - PASS: ..." / "not ok N - FAIL: ..." line per check
 # exit:  0 all checks passed; 1 a check failed or the test could not run;
 #        77 skipped (no qemu, or the kernel/busybox packages cannot be downloaded)
 # env:   CGFB_QEMU_CACHE  download cache (default /var/cache/cgroup-feedback-test); kept
 #                         outside the repo so that every clone on the machine reuses it
-#        CGFB_QEMU_ACCEL  qemu accelerator (default tcg, which works everywhere; kvm is faster)
+#        CGFB_QEMU_ACCEL  qemu accelerator (default tcg: works everywhere and boots in a few
+#                         seconds; a half-working /dev/kvm can hang the guest instead)
 #        CGFB_QEMU_KEEP=1 keep the work directory (console log, initramfs) even on success
 #
 # Only `apt-get download` and `dpkg -x` touch packages: nothing is installed on the host.
@@ -29,13 +31,16 @@ kernel_meta=linux-image-cloud-amd64
 cmdline="console=ttyS0 printk.devkmsg=on swapaccount=0 panic=-1 quiet loglevel=4"
 boot_timeout=120
 
-say() { printf 'qemu-test: %s\n' "$*" >&2; }
+say() { printf '# qemu-test: %s\n' "$*" >&2; }
+# Outcomes before check.py runs are reported as a single TAP test.
 skip() {
 	say "SKIP: $*"
+	printf 'ok 1 - real-kernel test # SKIP %s\n1..1\n' "$*"
 	exit 77
 }
 die() {
 	say "ERROR: $*"
+	printf 'not ok 1 - FAIL: real-kernel test -- %s\n1..1\n' "$*"
 	exit 1
 }
 
@@ -46,10 +51,13 @@ command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to check the console log (make deps)"
 [ -x "$detector" ] || die "detector binary $detector not found or not executable (run make)"
 
+# A warm cache may be read-only (filled by root, used by anyone); it only has to be
+# writable when something is missing, see install_cache.
 cache=${CGFB_QEMU_CACHE:-/var/cache/cgroup-feedback-test}
-if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
-	# Only the default may be replaced: an explicit CGFB_QEMU_CACHE is a promise.
-	[ -z "${CGFB_QEMU_CACHE:-}" ] || die "cache directory $cache is not writable"
+if ! mkdir -p "$cache" 2>/dev/null; then
+	# Only the default gives way (users cannot create it under /var/cache); an explicit
+	# CGFB_QEMU_CACHE is meant.
+	[ -z "${CGFB_QEMU_CACHE:-}" ] || die "cannot create cache directory $cache"
 	cache=${XDG_CACHE_HOME:-$HOME/.cache}/cgroup-feedback-test
 	mkdir -p "$cache" || die "cannot create cache directory $cache"
 fi
@@ -82,7 +90,7 @@ apt_refresh() {
 	fi
 	say "running apt-get update (package lists stale or missing)"
 	if ! timeout 300 apt-get update -qq >"$work/apt-update.log" 2>&1; then
-		cat "$work/apt-update.log" >&2
+		sed 's/^/#   /' "$work/apt-update.log" >&2
 		return 1
 	fi
 }
@@ -99,7 +107,7 @@ fetch() {
 	# A subshell keeps the cwd; apt-get download saves into it.
 	if ! (cd "$dl" && timeout 300 apt-get download "$1") >"$dl.log" 2>&1; then
 		if ! apt_refresh || ! (cd "$dl" && timeout 300 apt-get download "$1") >"$dl.log" 2>&1; then
-			cat "$dl.log" >&2
+			sed 's/^/#   /' "$dl.log" >&2
 			return 1
 		fi
 	fi
@@ -110,7 +118,8 @@ fetch() {
 # atomic, so a concurrent run sees either nothing or a complete entry; if it won the
 # race, keep its copy.
 install_cache() {
-	tmp=$(mktemp -d "$cache/.new.XXXXXX")
+	tmp=$(mktemp -d "$cache/.new.XXXXXX" 2>/dev/null) ||
+		die "cache directory $cache is not writable (set CGFB_QEMU_CACHE)"
 	cp -R "$2"/. "$tmp"/
 	chmod 755 "$tmp"
 	mv -T "$tmp" "$cache/$1" 2>/dev/null || rm -rf "$tmp"
@@ -177,9 +186,9 @@ done
 # The guest has no libc of its own: copy each library ldd resolves, and the dynamic
 # loader, to the same path (the loader path is baked into the binary).
 cp "$detector" "$root/usr/bin/cgroup-feedback"
-ldd_out=$(ldd "$detector" 2>&1) || true
+ldd_out=$(timeout 30 ldd "$detector" 2>&1) || true # fails for static binaries
 if printf '%s\n' "$ldd_out" | grep -q 'not found'; then
-	printf '%s\n' "$ldd_out" >&2
+	printf '%s\n' "$ldd_out" | sed 's/^/#   /' >&2
 	die "ldd cannot resolve every library of $detector"
 fi
 libdirs=
@@ -219,8 +228,8 @@ boot_rc=0
 boot "$log" || boot_rc=$?
 if ! grep -q '@@CGFB-END rc=' "$log"; then
 	say "guest did not finish (qemu exit $boot_rc); retrying once. Last console lines:"
-	tail -n 20 "$log" | tr -d '\r' >&2
-	cat "$log.qemu-stderr" >&2
+	tail -n 20 "$log" | tr -d '\r' | sed 's/^/#   /' >&2
+	sed 's/^/#   /' "$log.qemu-stderr" >&2
 	mv "$log" "$work/console-1.log"
 	boot_rc=0
 	boot "$log" || boot_rc=$?
