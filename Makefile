@@ -44,7 +44,7 @@ endif
 
 LIB_SRC    := $(wildcard lib/*.c)
 CLIENT_SRC := $(filter-out client/main.c,$(wildcard client/*.c))
-LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o $(BUILD)/schema_blob.o
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -61,7 +61,11 @@ $(BUILD)/catalog_blob.c: data/catalog.json tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh cgfb_catalog_json $< > $@
 
-$(BUILD)/catalog_blob.o: $(BUILD)/catalog_blob.c
+$(BUILD)/schema_blob.c: docs/report.schema.json tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh cgfb_report_schema_json $< > $@
+
+$(BUILD)/%_blob.o: $(BUILD)/%_blob.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libcgfb.a: $(LIB_OBJ) $(CLIENT_OBJ)
@@ -105,6 +109,7 @@ install: $(BUILD)/cgroup-feedback
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
 	install -m 0755 $(BUILD)/cgroup-feedback $(DESTDIR)$(BINDIR)/cgroup-feedback
 	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
+	install -m 0644 docs/report.schema.json $(DESTDIR)$(DATADIR)/report.schema.json
 
 clean:
 	rm -rf build build-san

@@ -1,0 +1,232 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "cgfb/canon.h"
+#include "cgfb/utf8.h"
+
+void cgfb_buf_free(struct cgfb_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+struct out {
+	struct cgfb_buf *b;
+	size_t max;
+	int rc;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if (o->rc)
+		return;
+	if (o->b->len + n + 1 > o->max + 1) {
+		o->rc = -E2BIG;
+		return;
+	}
+	if (o->b->len + n + 1 > o->b->cap) {
+		size_t cap = o->b->cap ? o->b->cap : 4096;
+		char *d;
+
+		while (cap < o->b->len + n + 1)
+			cap *= 2;
+		d = realloc(o->b->data, cap);
+		if (!d) {
+			o->rc = -ENOMEM;
+			return;
+		}
+		o->b->data = d;
+		o->b->cap = cap;
+	}
+	memcpy(o->b->data + o->b->len, s, n);
+	o->b->len += n;
+	o->b->data[o->b->len] = '\0';
+}
+
+static void put_string(struct out *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t run = 0;
+
+	if (!cgfb_utf8_valid(s, n)) {
+		o->rc = o->rc ? o->rc : -EINVAL;
+		return;
+	}
+	put(o, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char c = (unsigned char)s[i];
+		char esc[6] = { '\\', 0 };
+		size_t en = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		put(o, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '"': esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			en = 6;
+		}
+		put(o, esc, en);
+	}
+	put(o, s + run, n - run);
+	put(o, "\"", 1);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void put_value(struct out *o, json_object *v);
+
+static void put_object(struct out *o, json_object *v)
+{
+	const size_t n = (size_t)json_object_object_length(v);
+	const char **keys = calloc(n ? n : 1, sizeof(*keys));
+	size_t i = 0;
+
+	if (!keys) {
+		o->rc = -ENOMEM;
+		return;
+	}
+	json_object_object_foreach(v, k, val) {
+		(void)val;
+		keys[i++] = k;
+	}
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	put(o, "{", 1);
+	for (i = 0; i < n; i++) {
+		if (i)
+			put(o, ",", 1);
+		put_string(o, keys[i], strlen(keys[i]));
+		put(o, ":", 1);
+		put_value(o, json_object_object_get(v, keys[i]));
+	}
+	put(o, "}", 1);
+	free(keys);
+}
+
+static void put_value(struct out *o, json_object *v)
+{
+	char num[32];
+
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		put(o, "null", 4);
+		break;
+	case json_type_boolean:
+		if (json_object_get_boolean(v))
+			put(o, "true", 4);
+		else
+			put(o, "false", 5);
+		break;
+	case json_type_int:
+		snprintf(num, sizeof(num), "%" PRId64, json_object_get_int64(v));
+		put(o, num, strlen(num));
+		break;
+	case json_type_string:
+		put_string(o, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+		break;
+	case json_type_array:
+		put(o, "[", 1);
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			if (i)
+				put(o, ",", 1);
+			put_value(o, json_object_array_get_idx(v, i));
+		}
+		put(o, "]", 1);
+		break;
+	case json_type_object:
+		put_object(o, v);
+		break;
+	case json_type_double:
+		/* Reports carry no fractions: floats would make "canonical"
+		 * depend on a number formatter. */
+		o->rc = o->rc ? o->rc : -EINVAL;
+		break;
+	}
+}
+
+int cgfb_canon_serialize(json_object *obj, size_t max_bytes, struct cgfb_buf *b)
+{
+	struct out o = { b, max_bytes, 0 };
+
+	b->len = 0;
+	put_value(&o, obj);
+	return o.rc;
+}
+
+int cgfb_canon_parse(const char *data, size_t len, int max_depth, json_object **out,
+		     char *err, size_t errsz)
+{
+	struct json_tokener *tok = json_tokener_new_ex(max_depth);
+	struct cgfb_buf b = { 0 };
+	json_object *obj = NULL;
+	enum json_tokener_error jerr;
+	int rc = -EINVAL;
+
+	*out = NULL;
+	if (!tok)
+		return -ENOMEM;
+	if (len > INT32_MAX) {
+		snprintf(err, errsz, "too large");
+		rc = -E2BIG;
+		goto out;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	obj = json_tokener_parse_ex(tok, data, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (!obj || jerr != json_tokener_success || json_tokener_get_parse_end(tok) != len) {
+		snprintf(err, errsz, "not valid JSON: %s",
+			 jerr == json_tokener_success ? "trailing bytes" : json_tokener_error_desc(jerr));
+		goto out;
+	}
+	rc = cgfb_canon_serialize(obj, len, &b);
+	if (rc == -EINVAL) {
+		snprintf(err, errsz, "not canonical: numbers must be integers");
+		goto out;
+	}
+	if (rc < 0 || b.len != len || memcmp(b.data, data, len) != 0) {
+		/* Duplicate keys, unsorted keys, white space, escapes. */
+		snprintf(err, errsz, "not canonical JSON (sorted keys, no white space, no duplicate keys)");
+		rc = -EINVAL;
+		goto out;
+	}
+	*out = obj;
+	obj = NULL;
+	rc = 0;
+out:
+	json_object_put(obj);
+	cgfb_buf_free(&b);
+	json_tokener_free(tok);
+	return rc;
+}
+
+void cgfb_sha256_hex(const void *data, size_t len, char hex[65])
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char md[32];
+	unsigned int n = 0;
+
+	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
+	for (unsigned i = 0; i < 32; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[64] = '\0';
+}

@@ -1,0 +1,106 @@
+#include "testutil.h"
+
+#include <errno.h>
+
+#include "cgfb/schema.h"
+
+static const char SCHEMA[] =
+	"{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"id\",\"n\"],"
+	"\"properties\":{"
+	"\"id\":{\"$ref\":\"#/$defs/id\"},"
+	"\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3},"
+	"\"s\":{\"type\":\"string\",\"maxLength\":3},"
+	"\"e\":{\"enum\":[\"a\",\"b\"]},"
+	"\"c\":{\"const\":true},"
+	"\"o\":{\"anyOf\":[{\"type\":\"null\"},{\"type\":\"object\",\"maxProperties\":1,"
+	"  \"propertyNames\":{\"pattern\":\"^[a-z]+$\"},\"additionalProperties\":{\"type\":\"integer\"}}]},"
+	"\"l\":{\"type\":\"array\",\"maxItems\":2,\"items\":{\"type\":\"boolean\"}}},"
+	"\"$defs\":{\"id\":{\"type\":\"string\",\"pattern\":\"^h:[0-9a-f]{4}$\"}}}";
+
+static struct cgfb_schema *schema;
+
+static int setup(void **state)
+{
+	char err[200];
+
+	return cgfb_schema_load_buffer(&schema, SCHEMA, strlen(SCHEMA), err, sizeof(err));
+}
+
+static int teardown(void **state)
+{
+	cgfb_schema_free(schema);
+	return 0;
+}
+
+static void expect(const char *doc, const char *want_err)
+{
+	json_object *o = json_tokener_parse(doc);
+	char err[256] = "";
+	int rc;
+
+	if (!o)
+		fail_msg("test document does not parse: %s", doc);
+	rc = cgfb_schema_validate(schema, o, err, sizeof(err));
+	json_object_put(o);
+	if (!want_err && rc != 0)
+		fail_msg("%s: rejected: %s", doc, err);
+	if (want_err && (rc != -EINVAL || strcmp(err, want_err) != 0))
+		fail_msg("%s: got '%s', want '%s'", doc, err, want_err);
+}
+
+static void accepts_and_names_fields(void **state)
+{
+	expect("{\"id\":\"h:00ff\",\"n\":2}", NULL);
+	expect("{\"id\":\"h:00ff\",\"n\":2,\"s\":\"\xc3\xbc\xc3\xbc\xc3\xbc\",\"e\":\"b\",\"c\":true,"
+	       "\"o\":{\"x\":1},\"l\":[true,false]}", NULL);
+	expect("{\"id\":\"h:00ff\",\"n\":2,\"o\":null}", NULL);
+	expect("{\"n\":2}", "/id: is required");
+	expect("{\"id\":\"h:00fg\",\"n\":2}", "/id: does not match ^h:[0-9a-f]{4}$");
+	expect("{\"id\":\"h:00ff\",\"n\":4}", "/n: above the maximum 3");
+	expect("{\"id\":\"h:00ff\",\"n\":0}", "/n: below the minimum 1");
+	expect("{\"id\":\"h:00ff\",\"n\":\"2\"}", "/n: must be of type integer, not string");
+	expect("{\"id\":\"h:00ff\",\"n\":1.5}", "/n: must be of type integer, not number");
+	expect("{\"id\":\"h:00ff\",\"n\":1,\"s\":\"abcd\"}", "/s: longer than 3 characters");
+	expect("{\"id\":\"h:00ff\",\"n\":1,\"e\":\"c\"}", "/e: must be one of [\"a\",\"b\"]");
+	expect("{\"id\":\"h:00ff\",\"n\":1,\"c\":false}", "/c: must be true");
+	expect("{\"id\":\"h:00ff\",\"n\":1,\"x\":1}", "/x: is not allowed here");
+	expect("{\"id\":\"h:00ff\",\"n\":1,\"o\":{\"A\":1}}", "/o/A: does not match ^[a-z]+$");
+	expect("{\"id\":\"h:00ff\",\"n\":1,\"o\":{\"a\":1,\"b\":2}}", "/o: more than 1 members");
+	expect("{\"id\":\"h:00ff\",\"n\":1,\"o\":{\"a\":\"x\"}}", "/o/a: must be of type integer, not string");
+	expect("{\"id\":\"h:00ff\",\"n\":1,\"l\":[true,1]}", "/l/1: must be of type boolean, not integer");
+	expect("{\"id\":\"h:00ff\",\"n\":1,\"l\":[true,true,true]}", "/l: more than 2 items");
+	expect("[]", "/: must be of type object, not array");
+}
+
+static void refuses_unknown_keywords(void **state)
+{
+	static const char bad[] = "{\"type\":\"object\",\"if\":{}}";
+	static const char badre[] = "{\"type\":\"string\",\"pattern\":\"(\"}";
+	struct cgfb_schema *s = NULL;
+	char err[200];
+
+	assert_int_equal(cgfb_schema_load_buffer(&s, S(bad), err, sizeof(err)), -ENOTSUP);
+	assert_non_null(strstr(err, "'if'"));
+	assert_int_equal(cgfb_schema_load_buffer(&s, S(badre), err, sizeof(err)), -EINVAL);
+}
+
+static void builtin_report_schema_loads(void **state)
+{
+	struct cgfb_schema *s = NULL;
+	char err[200];
+
+	assert_int_equal(cgfb_schema_load_builtin(&s, err, sizeof(err)), 0);
+	assert_int_equal(strlen(cgfb_schema_sha256(s)), 64);
+	cgfb_schema_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(accepts_and_names_fields),
+		cmocka_unit_test(refuses_unknown_keywords),
+		cmocka_unit_test(builtin_report_schema_loads),
+	};
+
+	return cmocka_run_group_tests_name("schema", tests, setup, teardown);
+}
