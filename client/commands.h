@@ -1,0 +1,32 @@
+/* Subcommands. main.c parses the global options and dispatches; each
+ * command parses its own options from argv (argv[0] is the command name). */
+#ifndef CGFB_COMMANDS_H
+#define CGFB_COMMANDS_H
+
+#include "cgfb/catalog.h"
+
+#define CGFB_EXIT_OK      0
+#define CGFB_EXIT_NONE    1   /* scan: nothing found */
+#define CGFB_EXIT_TROUBLE 2
+
+#define CGFB_DEFAULT_STATE_DIR "/var/lib/cgroup-feedback"
+
+struct cgfb_globals {
+	const char *catalog_path;  /* --catalog, or NULL */
+};
+
+struct cgfb_command {
+	const char *name;
+	const char *summary;       /* one line for --help */
+	int (*run)(const struct cgfb_globals *g, int argc, char **argv);
+};
+
+/* The installed catalog, the compiled-in one as a fallback, or --catalog.
+ * Reports the error itself. */
+int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat);
+
+int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv);
+
+#endif
