@@ -13,6 +13,8 @@ struct cgfb_detector {
 	void *arg;
 	unsigned *counts;                /* per catalog entry, this boot */
 	struct cgfb_warn warn;
+	const struct cgfb_entry *prev;   /* entry the previous record matched */
+	unsigned long prev_line;         /* its line in a file; scans skip lines */
 	size_t n_pending;
 	struct cgfb_detection pending[PENDING_MAX];
 	/* Fragments of a continued line ('c' / '+' records), joined. */
@@ -123,6 +125,8 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	const struct cgfb_entry *e = cgfb_catalog_match(d->cat, rec->text, rec->len, &fields);
 	struct cgfb_detection *det, tmp;
 
+	d->prev = e;
+	d->prev_line = rec->line;
 	if (!e)
 		return;
 	e = resolve_site(d, e);
@@ -174,6 +178,12 @@ static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 		if (d->warn.records > CGFB_WARN_MAX_RECORDS)
 			end_block(d);
 	}
+	if (d->prev && (!rec->line || rec->line == d->prev_line + 1) &&
+	    cgfb_catalog_continues(d->prev, rec->text, rec->len)) {
+		d->prev = NULL;
+		return;
+	}
+	d->prev = NULL;
 	if (cgfb_catalog_candidate(d->cat, rec->text, rec->len))
 		detect(d, rec);
 }

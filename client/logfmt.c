@@ -188,16 +188,22 @@ static void monotonic_time(const char *p, const char *end, struct cgfb_record *r
 
 static int parse_dmesg(const char *line, size_t len, struct cgfb_record *rec)
 {
-	const char *p = line, *end = line + len;
+	const char *p = line, *end = line + len, *q;
 
 	p = parse_prio(p, end, rec);
 	if (p == line)
 		p = parse_decoded_prio(p, end, rec);
 	monotonic_time(p, end, rec);
 	p = skip_timestamp(p, end);
-	/* dmesg -H prints "[Feb 3 13:45] " before the first "[  +0.000123]". */
-	p = skip_timestamp(p, end);
-	p = parse_caller(p, end, rec);
+	/* "[  T123]" after the time stamp is the caller, which would also pass
+	 * for a time stamp; dmesg -H prints "[Feb 3 13:45] " before the first
+	 * "[  +0.000123]". */
+	q = parse_caller(p, end, rec);
+	if (q == p) {
+		p = skip_timestamp(p, end);
+		q = parse_caller(p, end, rec);
+	}
+	p = q;
 	finish(rec, p, end);
 	return 1;
 }
@@ -248,6 +254,8 @@ static int parse_syslog(const char *line, size_t len, struct cgfb_record *rec)
 {
 	const char *p = line, *end = line + len, *tag;
 
+	const bool monotonic = p < end && *p == '[';
+
 	p = skip_syslog_time(p, end);
 	if (!p)
 		return -EBADMSG;
@@ -258,7 +266,9 @@ static int parse_syslog(const char *line, size_t len, struct cgfb_record *rec)
 	if (p == tag || p[-1] != ':')
 		return -EBADMSG;
 	if ((size_t)(p - tag) != 7 || memcmp(tag, "kernel:", 7) != 0)
-		return 0;
+		/* "[ 1.2] usb 2-1: ..." is dmesg, not journalctl -o
+		 * short-monotonic, which with -k only ever shows "kernel:". */
+		return monotonic ? -EBADMSG : 0;
 	p = skip_spaces(p, end);
 	rec->facility = 0;
 	p = skip_timestamp(p, end);

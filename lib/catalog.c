@@ -69,6 +69,8 @@ static void entry_free(struct cgfb_entry *e)
 		free(e->needles[i]);
 	if (e->has_regex)
 		regfree(&e->re);
+	if (e->has_continuation)
+		regfree(&e->continuation);
 }
 
 static int load_strings(struct cgfb_entry *e, json_object *o)
@@ -137,6 +139,15 @@ static int load_regex(struct cgfb_entry *e, json_object *o, char *err, size_t er
 		return fail(err, errsz, -EINVAL, "entry %s: bad regex: %s", e->id, msg);
 	}
 	e->has_regex = true;
+	if (json_object_object_get_ex(o, "continuation", &v) &&
+	    !json_object_is_type(v, json_type_null)) {
+		rc = regcomp(&e->continuation, json_object_get_string(v), REG_EXTENDED | REG_NOSUB);
+		if (rc != 0) {
+			regerror(rc, &e->continuation, msg, sizeof(msg));
+			return fail(err, errsz, -EINVAL, "entry %s: bad continuation: %s", e->id, msg);
+		}
+		e->has_continuation = true;
+	}
 	if (!json_object_object_get_ex(o, "fields", &fields))
 		return 0;
 	json_object_object_foreach(fields, name, group) {
@@ -350,18 +361,31 @@ static bool try_entry(const struct cgfb_entry *e, const char *cstr, size_t len,
 	return true;
 }
 
+/* regexec wants a C string. A NUL inside a record would end it early;
+ * kmsg escapes NULs, so a text file with one is junk either way. */
+static bool to_cstr(char buf[CGFB_MATCH_TEXT_MAX + 1], const char *text, size_t *len)
+{
+	if (*len > CGFB_MATCH_TEXT_MAX)
+		*len = CGFB_MATCH_TEXT_MAX;
+	memcpy(buf, text, *len);
+	buf[*len] = '\0';
+	return strlen(buf) == *len;
+}
+
+bool cgfb_catalog_continues(const struct cgfb_entry *e, const char *text, size_t len)
+{
+	char buf[CGFB_MATCH_TEXT_MAX + 1];
+
+	return e->has_continuation && to_cstr(buf, text, &len) &&
+	       regexec(&e->continuation, buf, 0, NULL, 0) == 0;
+}
+
 const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, const char *text,
 					    size_t len, struct cgfb_fields *fields)
 {
 	char buf[CGFB_MATCH_TEXT_MAX + 1];
 
-	if (len > CGFB_MATCH_TEXT_MAX)
-		len = CGFB_MATCH_TEXT_MAX;
-	/* A NUL inside a record would end regexec early; kmsg escapes them,
-	 * and a text file with one is junk either way. */
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	if (strlen(buf) != len)
+	if (!to_cstr(buf, text, &len))
 		return NULL;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < cat->n; i++) {

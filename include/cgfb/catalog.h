@@ -35,6 +35,10 @@ struct cgfb_entry {
 	bool generic;                  /* tried only when no specific entry matched */
 	bool has_regex;
 	regex_t re;
+	/* A printk with an embedded newline (P2) shows up in text logs as two
+	 * lines; this matches the second so that it is not a detection too. */
+	bool has_continuation;
+	regex_t continuation;
 	size_t n_needles;
 	char *needles[CGFB_CATALOG_MAX_NEEDLES];
 	size_t n_caps;
@@ -63,6 +67,8 @@ const struct cgfb_entry *cgfb_catalog_find(const struct cgfb_catalog *cat, const
 
 /* True when text holds at least one needle: a record without one can't match. */
 bool cgfb_catalog_candidate(const struct cgfb_catalog *cat, const char *text, size_t len);
+/* True when text is the second line of e's message (see has_continuation). */
+bool cgfb_catalog_continues(const struct cgfb_entry *e, const char *text, size_t len);
 /* The entry whose regex matches text (specific entries first, then generic
  * ones), or NULL. Captured fields are stored into fields (may be NULL). */
 const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, const char *text,
