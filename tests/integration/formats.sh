@@ -534,8 +534,9 @@ for fmt in FORMATS:
         check(fmt, case, path, exp, by_src.get(path, []), pr.returncode)
 
 # ---------------------------------------------------------------- whole logs
-# LOG.expect: one line per detection, in order: "id comm [line=N] [field=value]..."
-# ("-" for no comm). A comment line "# TODO ..." names a known detector bug;
+# LOG.expect: one line per detection, in order: "id comm [line=N] [key=value]..."
+# ("-" for no comm; key is a top-level JSON key such as seq or occurrence, or
+# else a field). A comment line "# TODO ..." names a known detector bug;
 # the test still fails while the bug is there, and says why.
 logdir = os.path.join(DATA, "logs")
 for ex in sorted(os.listdir(logdir)):
@@ -562,7 +563,12 @@ for ex in sorted(os.listdir(logdir)):
     else:
         for (w, extra), o in zip(want, got):
             for k, v in extra.items():
-                have = o["source"].rsplit(":", 1)[1] if k == "line" else o["fields"].get(k)
+                if k == "line":
+                    have = o["source"].rsplit(":", 1)[1]
+                elif k in o and k != "fields":
+                    have = str(o[k])
+                else:
+                    have = o["fields"].get(k)
                 if have != v:
                     diag.append("%s: %s: want %r, got %r" % (w, k, v, have))
     if pr.returncode != (0 if want else 1):
