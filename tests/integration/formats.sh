@@ -10,9 +10,10 @@
 # (RFC 3164 and RFC 3339), journalctl -k short / short-precise / short-iso /
 # short-iso-precise / short-monotonic and journalctl -o export. WARN_ONCE
 # messages are also wrapped in a WARN block of every kernel era (2.6.32 and
-# RHEL 6, SUSE 3.0 and 3.4, 3.10, 5.x, 6.13+ with UID:, 6.19). One TAP line
-# per (variant x era x format) compares ids, fields, level, seq/usec, line
-# numbers and text with the expectation.
+# RHEL 6, SUSE 3.0 and 3.4, 3.10 (message after the banner), 5.x, 6.13+ with
+# UID:, arm64 and 6.19 (message before the banner, as __warn_printk prints
+# it). One TAP line per (variant x era x format) compares ids, fields, level,
+# seq/usec, line numbers and text with the expectation.
 #
 # Then the hand-written whole logs in tests/data/logs/*: each LOG has a
 # LOG.expect listing "id comm" per detection in order ("-" for no comm).
@@ -177,12 +178,20 @@ def warn_block(era, v):
              W(" [<ffffffff811f14ac>] %s+0x3ac/0x510" % func),
              W("---[ end trace 7cbd8ab4e3c8a1f0 ]---")]
         exp.update(kernel_file=kfile, kernel_line="5018", release=release, taint="none", cpu="3")
-    elif era in ("5.x", "6.13-uid", "6.19", "6.19-nofile"):
+    elif era in ("5.x", "6.13-uid", "6.19", "6.19-nofile", "arm64-6.12"):
+        # Since 4.19 the architectures with __WARN_FLAGS (x86, arm64, ...)
+        # print WARN(fmt) via __warn_printk(): "cut here", then the message,
+        # then the banner of __warn() -- the message comes first.
         if era == "5.x":
             banner = "WARNING: CPU: 3 PID: %s at %s:5018 %s+0x3ac/0x510" % (pid, kfile, func)
             release, cpuline = "5.10.0-28-amd64", "CPU: 3 PID: %s Comm: %s Tainted: G        W         %s #1 Debian 5.10.209-2"
             exp.update(taint="GW")
             end = "---[ end trace 5e1c37e4b0d6a7f2 ]---"
+        elif era == "arm64-6.12":
+            banner = "WARNING: CPU: 3 PID: %s at %s:5018 %s+0x3ac/0x510" % (pid, kfile, func)
+            release, cpuline = "6.12.12-arm64", "CPU: 3 UID: 0 PID: %s Comm: %s Not tainted %s #1  Debian 6.12.12-1"
+            exp.update(taint="none")
+            end = "---[ end trace 0000000000000000 ]---"
         else:
             release = "6.14.0-rc1" if era == "6.13-uid" else "6.19.0-rc1"
             cpuline = "CPU: 3 UID: 0 PID: %s Comm: %s Not tainted %s #1 PREEMPT(voluntary)"
@@ -194,26 +203,39 @@ def warn_block(era, v):
                 banner = "WARNING: %s:5018 at %s+0x3ac/0x510, CPU#3: %s/%s" % (kfile, func, comm, pid)
             else:
                 banner = "WARNING: at %s+0x3ac/0x510, CPU#3: %s/%s" % (func, comm, pid)
-        r = [cut, W(banner)] + msg + [
-             W(MODULES),
-             W(cpuline % (pid, comm, release)),
-             W("Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014"),
-             W("RIP: 0010:%s+0x3ac/0x510" % func),
-             W("Code: 48 8b 45 00 48 85 c0 74 0e 48 c7 c7 10 2f 6a 82 e8 aa bb cc dd <0f> 0b 31 c0 5b 5d c3"),
-             W("RSP: 0018:ffffc90000d3fd98 EFLAGS: 00010286"),
-             W("RAX: 0000000000000000 RBX: ffff888104a3c000 RCX: 0000000000000027"),
-             W("Call Trace:"), W(" <TASK>"),
-             W(" ? __warn+0x81/0x130"),
-             W(" ? %s+0x3ac/0x510" % func),
-             W(" cgroup_mkdir+0x2a5/0x4f0"),
-             W(" kernfs_iop_mkdir+0x5b/0x90"),
-             W(" vfs_mkdir+0x19a/0x230"),
-             W(" do_mkdirat+0x10c/0x160"),
-             W(" __x64_sys_mkdir+0x4b/0x70"),
-             W(" do_syscall_64+0x82/0x170"),
-             W(" entry_SYSCALL_64_after_hwframe+0x76/0x7e"),
-             W(" </TASK>"),
-             W(end)]
+        if era == "arm64-6.12":
+            regs = [W("Hardware name: Raspberry Pi 4 Model B Rev 1.4 (DT)"),
+                    W("pstate: 60400005 (nZCv daif +PAN -UAO -TCO -DIT -SSBS BTYPE=--)"),
+                    W("pc : %s+0x3ac/0x510" % func),
+                    W("lr : %s+0x3a8/0x510" % func),
+                    W("sp : ffff800082f3bc60"),
+                    W("x29: ffff800082f3bc60 x28: ffff0000c2a1c000 x27: 0000000000000000"),
+                    W("x2 : 0000000000000000 x1 : 0000000000000000 x0 : 0000000000000000"),
+                    W("Call trace:"),
+                    W(" %s+0x3ac/0x510" % func),
+                    W(" cgroup_mkdir+0x2a5/0x4f0"),
+                    W(" kernfs_iop_mkdir+0x5c/0x90"),
+                    W(" vfs_mkdir+0x1a0/0x250"),
+                    W(" __arm64_sys_mkdirat+0x4c/0x70"),
+                    W(" el0t_64_sync+0x190/0x198")]
+        else:
+            regs = [W("Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014"),
+                    W("RIP: 0010:%s+0x3ac/0x510" % func),
+                    W("Code: 48 8b 45 00 48 85 c0 74 0e 48 c7 c7 10 2f 6a 82 e8 aa bb cc dd <0f> 0b 31 c0 5b 5d c3"),
+                    W("RSP: 0018:ffffc90000d3fd98 EFLAGS: 00010286"),
+                    W("RAX: 0000000000000000 RBX: ffff888104a3c000 RCX: 0000000000000027"),
+                    W("Call Trace:"), W(" <TASK>"),
+                    W(" ? __warn+0x81/0x130"),
+                    W(" ? %s+0x3ac/0x510" % func),
+                    W(" cgroup_mkdir+0x2a5/0x4f0"),
+                    W(" kernfs_iop_mkdir+0x5b/0x90"),
+                    W(" vfs_mkdir+0x19a/0x230"),
+                    W(" do_mkdirat+0x10c/0x160"),
+                    W(" __x64_sys_mkdir+0x4b/0x70"),
+                    W(" do_syscall_64+0x82/0x170"),
+                    W(" entry_SYSCALL_64_after_hwframe+0x76/0x7e"),
+                    W(" </TASK>")]
+        r = [cut] + msg + [W(banner), W(MODULES), W(cpuline % (pid, comm, release))] + regs + [W(end)]
         exp.update(release=release, cpu="3")
         if era != "6.19-nofile":
             exp.update(kernel_file=kfile, kernel_line="5018")
@@ -223,7 +245,7 @@ def warn_block(era, v):
 
 
 ERAS = ["bare", "2.6.32", "rhel6", "sles11-3.0", "opensuse-3.4", "3.10", "5.x", "6.13-uid",
-        "6.19", "6.19-nofile"]
+        "arm64-6.12", "6.19", "6.19-nofile"]
 
 
 def cases():
