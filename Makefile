@@ -19,7 +19,7 @@ CC         ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD      ?= build
 
-CLIENT_PKGS := json-c libcrypto
+CLIENT_PKGS := json-c libcrypto libcurl
 TEST_PKGS   := cmocka
 
 WARN    := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \

@@ -287,6 +287,9 @@ int cgfb_logfmt_parse_line(enum cgfb_logfmt fmt, const char *line, size_t len, c
 		/* Continuation lines (" KEY=value") are device properties, not text. */
 		if (len == 0 || line[0] == ' ')
 			return 0;
+		/* A saved copy that went through a Windows share. */
+		while (len && line[len - 1] == '\r')
+			len--;
 		rc = cgfb_kmsg_parse(line, len, buf, bufsz, rec);
 		return rc < 0 ? rc : 1;
 	case CGFB_FMT_SYSLOG:

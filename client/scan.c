@@ -174,9 +174,12 @@ static int scanner_init(struct scanner *s, const struct cgfb_catalog *cat, struc
 	memset(s, 0, sizeof(*s));
 	s->cat = cat;
 	s->st = r->st;
-	for (; n < cat->n_needles && n < CGFB_MSCAN_MAX - 1; n++)
+	for (; n < cat->n_needles && n < CGFB_MSCAN_MAX - 2; n++)
 		s->lits[n] = cat->needles[n];
 	s->lits[n++] = "[ cut here ]";
+	/* A new boot in a saved log resets the kernel's once-per-boot flags,
+	 * so the detector must see these lines too. */
+	s->lits[n++] = "Linux version ";
 	rc = cgfb_mscan_init(&s->anchors, s->lits, n);
 	if (rc < 0)
 		return rc;

@@ -9,6 +9,9 @@
 
 #include <json-c/json.h>
 
+/* Nesting of the deepest report member, with room to spare. */
+#define CGFB_REPORT_DEPTH_MAX 20
+
 struct cgfb_buf {
 	char *data;
 	size_t len;

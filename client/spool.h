@@ -1,0 +1,69 @@
+/* The report spool: <state-dir>/reports/<id>.json holds the canonical report
+ * (written by watch), <id>.state what happened to it since:
+ *
+ *   pending --> declined
+ *      |  \--> consented --> sent --> withdrawn
+ *      \-----------------------------^ (withdraw of an unsent report)
+ *
+ * Every change replaces a file atomically. A corrupt or foreign file is moved
+ * to reports/quarantine/ with a logged reason and never blocks the others. */
+#ifndef CGFB_SPOOL_H
+#define CGFB_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cgfb/canon.h"
+
+#define CGFB_REPORT_ID_LEN 36
+
+enum cgfb_rstate {
+	CGFB_R_PENDING,
+	CGFB_R_DECLINED,
+	CGFB_R_CONSENTED,
+	CGFB_R_SENT,
+	CGFB_R_WITHDRAWN,
+};
+
+struct cgfb_spool_entry {
+	char id[CGFB_REPORT_ID_LEN + 1];
+	enum cgfb_rstate state;
+	char catalog_id[16];
+	long long created;          /* epoch seconds */
+	long long updated;
+	int attempts;               /* delivery attempts so far */
+	long long next_attempt;     /* epoch seconds; 0 = now */
+	char last_error[256];
+	char deletion_token[65];    /* secret: only its SHA-256 goes into the report */
+	char endpoint[512];         /* where consent said it may go */
+	char sha256[65];            /* of the report bytes consented to */
+	char receipt_id[80];
+	char receipt_sha256[65];
+	char receipt_time[40];
+};
+
+struct cgfb_spool {
+	char dir[4096];             /* <state-dir>/reports */
+};
+
+const char *cgfb_rstate_name(enum cgfb_rstate s);
+bool cgfb_report_id_valid(const char *id);
+
+/* Create the directory (0700) if needed. */
+int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir);
+
+/* Every valid report, oldest first; bad files are quarantined on the way.
+ * *out is malloc'ed. */
+int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n);
+
+/* One report's state (a report without a .state file is pending) and, if
+ * bytes is not NULL, its exact bytes. -ENOENT for an unknown id. */
+int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_entry *e,
+		    struct cgfb_buf *bytes);
+int cgfb_spool_save_state(struct cgfb_spool *sp, struct cgfb_spool_entry *e);
+int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *bytes, size_t len);
+
+/* Move a file aside, saying why in the log. */
+void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why);
+
+#endif

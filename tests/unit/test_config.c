@@ -1,0 +1,126 @@
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "submit.h"
+
+static char path[64];
+
+static void write_conf(const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/cgfb-conf.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(path);
+	return 0;
+}
+
+static void loads(void **state)
+{
+	struct cgfb_config c;
+	char err[256];
+
+	cgfb_config_defaults(&c);
+	write_conf("# comment\n\nendpoint = https://collector.example/api/v1/reports\n"
+		   "  timeout=30  \nconsent = never\nnotify = log, motd\nmail-to = x@y.example\n");
+	assert_int_equal(cgfb_config_load(&c, path, true, err, sizeof(err)), 0);
+	assert_string_equal(c.endpoint, "https://collector.example/api/v1/reports");
+	assert_int_equal(c.timeout, 30);
+	assert_int_equal(c.consent, CGFB_CONSENT_NEVER);
+	assert_int_equal(c.notify, CGFB_NOTIFY_LOG | CGFB_NOTIFY_MOTD);
+	assert_string_equal(c.mail_to, "x@y.example");
+	assert_int_equal(c.connect_timeout, 10);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+	struct cgfb_config c;
+	char err[256] = "";
+
+	cgfb_config_defaults(&c);
+	write_conf(text);
+	assert_int_equal(cgfb_config_load(&c, path, true, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, want))
+		fail_msg("error '%s' lacks '%s'", err, want);
+}
+
+static void errors_name_the_line(void **state)
+{
+	struct cgfb_config c;
+	char err[256];
+
+	expect_error("timeout = 30\nbogus = 1\n", ":2: unknown setting 'bogus'");
+	expect_error("timeout = soon\n", ":1: timeout: 'soon' is not a whole number");
+	expect_error("no equals sign\n", ":1: expected 'key = value'");
+	expect_error("consent = maybe\n", "consent: 'maybe' is not ask, never or auto");
+	expect_error("consent = auto\n", "consent = auto needs use-case-file");
+	expect_error("notify = log, pigeon\n", "unknown channel 'pigeon'");
+	cgfb_config_defaults(&c);
+	assert_int_equal(cgfb_config_load(&c, "/nonexistent/x.conf", false, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_config_load(&c, "/nonexistent/x.conf", true, err, sizeof(err)), -ENOENT);
+}
+
+static void endpoints(void **state)
+{
+	char err[256];
+
+	assert_int_equal(cgfb_submit_init(), 0);
+	assert_int_equal(cgfb_endpoint_check("https://collector.example/api", err, sizeof(err)), 0);
+	assert_int_equal(cgfb_endpoint_check("http://127.0.0.1:8080/api", err, sizeof(err)), 0);
+	assert_int_equal(cgfb_endpoint_check("http://127.9.9.9/api", err, sizeof(err)), 0);
+	assert_int_equal(cgfb_endpoint_check("http://localhost:1/", err, sizeof(err)), 0);
+	assert_int_equal(cgfb_endpoint_check("http://[::1]:8080/", err, sizeof(err)), 0);
+	assert_int_equal(cgfb_endpoint_check("http://collector.example/api", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cgfb_endpoint_check("http://10.0.0.1/api", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cgfb_endpoint_check("ftp://127.0.0.1/", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cgfb_endpoint_check("not a url", err, sizeof(err)), -EINVAL);
+	cgfb_submit_cleanup();
+}
+
+static void backoff(void **state)
+{
+	/* 1 min doubling, half of it jittered, capped at 6 h. */
+	assert_int_equal(cgfb_backoff_delay(1, -1, 0), 30);
+	assert_int_equal(cgfb_backoff_delay(1, -1, 30), 60);
+	assert_int_equal(cgfb_backoff_delay(2, -1, 0), 60);
+	assert_int_equal(cgfb_backoff_delay(3, -1, 0), 120);
+	assert_int_equal(cgfb_backoff_delay(50, -1, 0), 3 * 3600);
+	assert_true(cgfb_backoff_delay(50, -1, 123456789) <= 6 * 3600);
+	/* Retry-After wins when it asks for longer. */
+	assert_int_equal(cgfb_backoff_delay(1, 7200, 0), 7200);
+	assert_int_equal(cgfb_backoff_delay(5, 1, 0), 480);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(loads),
+		cmocka_unit_test(errors_name_the_line),
+		cmocka_unit_test(endpoints),
+		cmocka_unit_test(backoff),
+	};
+
+	return cmocka_run_group_tests_name("config", tests, setup, teardown);
+}
