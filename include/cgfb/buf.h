@@ -1,0 +1,16 @@
+/* Appending to a growable byte buffer (struct cgfb_buf, declared with the
+ * canonical serialiser that introduced it). The content is always
+ * NUL-terminated so it can be used as a C string. */
+#ifndef CGFB_BUF_H
+#define CGFB_BUF_H
+
+#include <stddef.h>
+
+#include "cgfb/canon.h"
+
+/* 0 or -ENOMEM; on failure the buffer keeps its old content. */
+int cgfb_buf_add(struct cgfb_buf *b, const void *data, size_t len);
+int cgfb_buf_adds(struct cgfb_buf *b, const char *s);
+int cgfb_buf_printf(struct cgfb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

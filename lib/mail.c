@@ -1,0 +1,453 @@
+/* Writing the e-mail form of a report (see cgfb/mail.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgfb/buf.h"
+#include "cgfb/mail.h"
+
+#define MIME_HEADERS \
+	"MIME-Version: 1.0\n" \
+	"Content-Type: text/plain; charset=utf-8\n" \
+	"Content-Transfer-Encoding: 8bit\n"
+
+/* Accumulates the first error so the writers below can stay linear. */
+struct mail {
+	struct cgfb_buf *b;
+	int rc;
+};
+
+static void add(struct mail *m, const char *s, size_t n)
+{
+	if (!m->rc)
+		m->rc = cgfb_buf_add(m->b, s, n);
+}
+
+static void addf(struct mail *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void addf(struct mail *m, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	add(m, line, (size_t)n);
+}
+
+static json_object *get(json_object *o, const char *path)
+{
+	char key[64];
+
+	while (o && *path) {
+		const char *dot = strchr(path, '.');
+		const size_t n = dot ? (size_t)(dot - path) : strlen(path);
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		if (!json_object_object_get_ex(o, key, &o))
+			return NULL;
+		path += n + (dot ? 1 : 0);
+	}
+	return o;
+}
+
+static const char *str(json_object *o, const char *path)
+{
+	json_object *v = get(o, path);
+
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static const char *str_or(json_object *o, const char *path, const char *dflt)
+{
+	const char *s = str(o, path);
+
+	return s ? s : dflt;
+}
+
+/* Bytes of the UTF-8 sequence starting with c (1 for stray bytes). */
+static size_t u8len(unsigned char c)
+{
+	if (c >= 0xf0)
+		return 4;
+	if (c >= 0xe0)
+		return 3;
+	if (c >= 0xc0)
+		return 2;
+	return 1;
+}
+
+/* Write one paragraph (no newlines) word-wrapped at CGFB_MAIL_WIDTH columns,
+ * every line starting with indent. Control characters become spaces: the
+ * text is the administrator's or the kernel's, and must neither end the
+ * header nor hide anything from the reader. Because every line is indented,
+ * no line of free text can look like a marker or an mbox "From " line. */
+static void wrap_para(struct mail *m, const char *indent, const char *s, size_t n)
+{
+	const size_t width = CGFB_MAIL_WIDTH - strlen(indent);
+	size_t i = 0;
+
+	while (i < n) {
+		size_t cols = 0, j = i, brk = 0;
+
+		while (j < n && cols < width) {
+			if (s[j] == ' ')
+				brk = j;
+			j += u8len((unsigned char)s[j]);
+			cols++;
+		}
+		if (j > n)
+			j = n;
+		if (j < n && brk > i && s[j] != ' ')
+			j = brk;
+		add(m, indent, strlen(indent));
+		for (size_t k = i; k < j; k++) {
+			const char c = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? ' ' : s[k];
+
+			add(m, &c, 1);
+		}
+		add(m, "\n", 1);
+		i = j;
+		while (i < n && s[i] == ' ')
+			i++;
+	}
+}
+
+static void wrap_text(struct mail *m, const char *indent, const char *s)
+{
+	const char *end = s + strlen(s);
+
+	while (s <= end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *stop = nl ? nl : end;
+		size_t n = (size_t)(stop - s);
+
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (n == 0)
+			add(m, "\n", 1);
+		else
+			wrap_para(m, indent, s, n);
+		if (!nl)
+			break;
+		s = nl + 1;
+	}
+}
+
+/* A header value from report text: printable ASCII as is (folded at spaces
+ * to keep lines short), anything else as RFC 2047 base64 encoded-words that
+ * never split a UTF-8 sequence. */
+static bool needs_encoding(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return true;
+	return strstr(s, "=?") != NULL;
+}
+
+static void add_encoded_word(struct mail *m, const unsigned char *s, size_t n)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char out[4];
+
+	add(m, "=?utf-8?B?", 10);
+	for (size_t i = 0; i < n; i += 3) {
+		const uint32_t v = (uint32_t)s[i] << 16 | (i + 1 < n ? (uint32_t)s[i + 1] << 8 : 0) |
+				   (i + 2 < n ? s[i + 2] : 0);
+
+		out[0] = b64[v >> 18 & 63];
+		out[1] = b64[v >> 12 & 63];
+		out[2] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+		out[3] = i + 2 < n ? b64[v & 63] : '=';
+		add(m, out, 4);
+	}
+	add(m, "?=", 2);
+}
+
+/* Like u8len, but never past a NUL: header values from options are not
+ * checked UTF-8. */
+static size_t step(const unsigned char *s)
+{
+	size_t n = 1;
+
+	while (n < u8len(*s) && s[n])
+		n++;
+	return n;
+}
+
+static void add_header_text(struct mail *m, const char *name, const char *value)
+{
+	const unsigned char *s = (const unsigned char *)value;
+	size_t col = strlen(name) + 2;
+
+	addf(m, "%s: ", name);
+	if (!needs_encoding(value)) {
+		while (*s) {
+			const char *sp = strchr((const char *)s + 1, ' ');
+			const size_t w = sp ? (size_t)(sp - (const char *)s) : strlen((const char *)s);
+
+			if (col + w > CGFB_MAIL_WIDTH && col > strlen(name) + 2 && *s == ' ') {
+				add(m, "\n", 1);
+				col = 0;
+			}
+			add(m, (const char *)s, w);
+			col += w;
+			s += w;
+		}
+		add(m, "\n", 1);
+		return;
+	}
+	/* 45 bytes encode to 60 characters: one word per folded line. */
+	for (bool first = true; *s; first = false) {
+		size_t n = 0;
+
+		while (s[n] && n + step(s + n) <= 45)
+			n += step(s + n);
+		if (n == 0)
+			n = step(s);
+		if (!first)
+			add(m, "\n ", 2);
+		add_encoded_word(m, s, n);
+		s += n;
+	}
+	add(m, "\n", 1);
+}
+
+static void add_date(struct mail *m, const char *created)
+{
+	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	struct tm tm = { 0 };
+	time_t t;
+
+	if (!created || !strptime(created, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		t = 0;
+	else
+		t = timegm(&tm);
+	gmtime_r(&t, &tm);
+	/* By hand: strftime's %a and %b follow the locale, RFC 5322 does not. */
+	addf(m, "Date: %s, %02d %s %04d %02d:%02d:%02d +0000\n", days[tm.tm_wday], tm.tm_mday,
+	     months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+static void add_headers(struct mail *m, json_object *r, const struct cgfb_mail_opts *o,
+			const char *sha)
+{
+	const char *id = str_or(r, "report_id", "unknown");
+	const char *to = o && o->to ? o->to : str_or(r, "detection.contact", "linux-mm@kvack.org");
+	char subject[512];
+
+	snprintf(subject, sizeof(subject), "[cgroup-feedback] %s (%s)",
+		 str_or(r, "detection.title", "report"), str_or(r, "system.kernel.release", "?"));
+	add_header_text(m, "From", o && o->from ? o->from :
+			"cgroup-feedback <cgroup-feedback@localhost>");
+	add_header_text(m, "To", to);
+	add_header_text(m, "Subject", subject);
+	add_date(m, str(r, "created"));
+	addf(m, "Message-ID: <%s@cgroup-feedback.invalid>\n", id);
+	add(m, MIME_HEADERS, sizeof(MIME_HEADERS) - 1);
+	/* Folded: the hash alone fills 64 columns. */
+	addf(m, "%s: %s\n%s:\n %s\n\n", CGFB_MAIL_HDR_ID, id, CGFB_MAIL_HDR_SHA256, sha);
+}
+
+/* A formatted line of report data, wrapped like free text. */
+static void addw(struct mail *m, const char *indent, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void addw(struct mail *m, const char *indent, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	wrap_text(m, indent, line);
+}
+
+static void add_detection(struct mail *m, json_object *r)
+{
+	static const char *const fields[] = { "comm", "controller", "knob", "function" };
+	const int64_t count = json_object_get_int64(get(r, "detection.count"));
+
+	add(m, "What was detected\n", 18);
+	addw(m, "  ", "%s: %s", str_or(r, "detection.catalog_id", "?"),
+	     str_or(r, "detection.title", ""));
+	addw(m, "  ", "The kernel said (%" PRId64 " time%s):", count, count == 1 ? "" : "s");
+	wrap_text(m, "    ", str_or(r, "detection.message", ""));
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		char path[64];
+		const char *v;
+
+		snprintf(path, sizeof(path), "detection.fields.%s", fields[i]);
+		v = str(r, path);
+		if (v)
+			addw(m, "  ", "%s: %s", fields[i], v);
+	}
+	add(m, "\n", 1);
+}
+
+static void add_system(struct mail *m, json_object *r)
+{
+	add(m, "System\n", 7);
+	addw(m, "  ", "kernel %s (series %s, %s), %s %s", str_or(r, "system.kernel.release", "?"),
+	     str_or(r, "system.kernel.series", "?"), str_or(r, "system.kernel.arch", "?"),
+	     str_or(r, "system.distribution.id", "?"),
+	     str_or(r, "system.distribution.version_id", ""));
+	addw(m, "  ", "cgroup mode %s, init %s, virtualization %s, %s CPUs, memory %s",
+	     str_or(r, "system.cgroup_mode", "?"), str_or(r, "system.init", "?"),
+	     str_or(r, "system.virtualization", "?"), str_or(r, "system.cpus", "?"),
+	     str_or(r, "system.memory", "?"));
+	add(m, "\n", 1);
+}
+
+static void add_subtree(struct mail *m, json_object *st)
+{
+	json_object *reasons = get(st, "reasons");
+	json_object *reorg = get(st, "reorganisation");
+	char why[512] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(reasons) && n < sizeof(why); i++)
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%s", i ? ", " : " (",
+				      json_object_get_string(json_object_array_get_idx(reasons, i)));
+	addw(m, "  ", "- hierarchy %" PRId64 ", node %" PRId64 ", %zu flat children: %s%s%s",
+	     json_object_get_int64(get(st, "hierarchy")), json_object_get_int64(get(st, "node")),
+	     json_object_array_length(get(st, "children")), str_or(st, "verdict", "?"), why,
+	     why[0] ? ")" : "");
+	if (json_object_is_type(reorg, json_type_object))
+		addw(m, "    ", "proposed: a new parent with use_hierarchy=1 above %zu groups",
+		     json_object_array_length(get(reorg, "move_under_new_parent")));
+}
+
+static void add_analysis(struct mail *m, json_object *r)
+{
+	json_object *flat = get(r, "analysis.flat_subtrees");
+	json_object *knobs = get(r, "analysis.knob_users");
+
+	add(m, "Analysis\n", 9);
+	if (!json_object_array_length(flat) && !json_object_array_length(knobs))
+		add(m, "  no flat subtrees and no users of deprecated knobs found\n", 58);
+	for (size_t i = 0; i < json_object_array_length(flat); i++)
+		add_subtree(m, json_object_array_get_idx(flat, i));
+	for (size_t i = 0; i < json_object_array_length(knobs); i++) {
+		json_object *k = json_object_array_get_idx(knobs, i);
+
+		addw(m, "  ", "- %s on hierarchy %" PRId64 ": %" PRId64 " groups set it",
+		     str_or(k, "knob", "?"), json_object_get_int64(get(k, "hierarchy")),
+		     json_object_get_int64(get(k, "count")));
+		if (str(k, "replacement")) {
+			add(m, "    replacement:\n", 17);
+			wrap_text(m, "      ", str(k, "replacement"));
+		}
+	}
+	add(m, "\n", 1);
+}
+
+static void add_use_case(struct mail *m, json_object *r)
+{
+	json_object *uc = get(r, "use_case");
+	json_object *answers = get(uc, "answers");
+
+	add(m, "Use case\n", 9);
+	if (!json_object_is_type(uc, json_type_object)) {
+		add(m, "  (none given)\n\n", 16);
+		return;
+	}
+	wrap_text(m, "  ", str_or(uc, "text", ""));
+	json_object_object_foreach(answers, key, val)
+		addw(m, "  ", "%s: %s", key, json_object_get_string(val));
+	add(m, "\n", 1);
+}
+
+/* A line may not begin with what a transport or reader would change or
+ * misread: "From " (mbox), '>' (mboxrd quoting), '.' (SMTP), '-' (a marker)
+ * or white space; nor end in white space (stripped by some transports). */
+static bool bad_start(const char *s, size_t n)
+{
+	return n && (*s == '>' || *s == '.' || *s == '-' || *s == ' ' || *s == '\t' ||
+		     (n >= 5 && memcmp(s, "From ", 5) == 0));
+}
+
+static size_t json_line_len(const char *s, size_t n)
+{
+	size_t cut;
+
+	if (n <= CGFB_MAIL_WIDTH)
+		return n;
+	/* Canonical JSON has no newlines, so line lengths are free to vary:
+	 * step back from the full width until the cut is harmless. */
+	for (cut = CGFB_MAIL_WIDTH; cut > CGFB_MAIL_WIDTH / 2; cut--) {
+		if (((unsigned char)s[cut] & 0xc0) == 0x80)
+			continue;
+		if (s[cut - 1] == ' ' || s[cut - 1] == '\t' || bad_start(s + cut, n - cut))
+			continue;
+		return cut;
+	}
+	for (cut = CGFB_MAIL_WIDTH; ((unsigned char)s[cut] & 0xc0) == 0x80; cut--)
+		;
+	return cut;
+}
+
+static void add_json(struct mail *m, const char *s, size_t n)
+{
+	static const char intro[] =
+		"The report as sent: canonical JSON wrapped at 76 columns. Joined without\n"
+		"line breaks, its SHA-256 is the " CGFB_MAIL_HDR_SHA256 " header.\n";
+
+	add(m, intro, sizeof(intro) - 1);
+	add(m, CGFB_MAIL_BEGIN "\n", sizeof(CGFB_MAIL_BEGIN));
+	while (n) {
+		const size_t l = json_line_len(s, n);
+
+		add(m, s, l);
+		add(m, "\n", 1);
+		s += l;
+		n -= l;
+	}
+	add(m, CGFB_MAIL_END "\n", sizeof(CGFB_MAIL_END));
+}
+
+int cgfb_mail_format(const char *report, size_t len, const struct cgfb_mail_opts *o,
+		     struct cgfb_buf *out)
+{
+	struct mail m = { out, 0 };
+	json_object *r = NULL;
+	char sha[65], err[128];
+	int rc;
+
+	rc = cgfb_canon_parse(report, len, 64, &r, err, sizeof(err));
+	if (rc < 0 || !json_object_is_type(r, json_type_object) || !str(r, "report_id")) {
+		rc = -EINVAL;
+		goto out;
+	}
+	out->len = 0;
+	cgfb_sha256_hex(report, len, sha);
+	add_headers(&m, r, o, sha);
+	addf(&m, "cgroup-feedback report %s\ncreated %s\n\n", str(r, "report_id"),
+	     str_or(r, "created", "?"));
+	add_detection(&m, r);
+	add_system(&m, r);
+	add_analysis(&m, r);
+	add_use_case(&m, r);
+	add_json(&m, report, len);
+	rc = m.rc;
+out:
+	json_object_put(r);
+	return rc;
+}

@@ -1,0 +1,284 @@
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cgfb/buf.h"
+#include "cgfb/canon.h"
+#include "cgfb/mail.h"
+#include "cgfb/schema.h"
+
+/* A schema-valid report; use_case text and title are filled in per test. */
+static const char report_fmt[] =
+	"{\"schema\":\"cgroup-feedback/report\",\"schema_version\":1,"
+	"\"report_id\":\"0b7a3c1e-5f2d-4a8b-9c6d-1e2f3a4b5c6d\",\"created\":\"2025-03-04T05:06:07Z\","
+	"\"client\":{\"name\":\"cgroup-feedback\",\"version\":\"0.1.0\"},"
+	"\"detection\":{\"catalog_id\":\"M8\",\"title\":%s,\"contact\":\"linux-mm@kvack.org\","
+	"\"message\":\"Non-hierarchical mode is deprecated. Please report your usecase to "
+	"linux-mm@kvack.org if you depend on this functionality.\",\"level\":4,\"count\":2,"
+	"\"source\":\"kmsg\",\"warn_block\":false,\"fields\":{\"comm\":\"libvirtd\"}},"
+	"\"system\":{\"kernel\":{\"release\":\"6.1.0-13-amd64\",\"series\":\"6.1\",\"arch\":\"x86_64\"},"
+	"\"distribution\":{\"id\":\"debian\",\"version_id\":\"12\"},\"cpus\":\"2-3\",\"numa_nodes\":1,"
+	"\"memory\":\"8G\",\"virtualization\":\"kvm\",\"cgroup_mode\":\"legacy\",\"init\":\"systemd\","
+	"\"cmdline\":{}},"
+	"\"topology\":{\"max_nodes\":100,\"max_bytes\":65536,\"hierarchies\":[]},"
+	"\"analysis\":{\"flat_subtrees\":[{\"hierarchy\":4,\"node\":0,\"children\":[1,2],"
+	"\"verdict\":\"affected\",\"reasons\":[\"parent_has_tasks\"],\"reorganisation\":null}],"
+	"\"knob_users\":[]},"
+	"\"use_case\":{\"text\":%s,\"answers\":{\"reorganisation_works\":\"yes\"}},"
+	"\"consent\":null,\"deletion\":null}";
+
+/* The canonical bytes of the report with these JSON string literals. */
+static void make_report(struct cgfb_buf *out, const char *title, const char *text)
+{
+	struct cgfb_schema *s = NULL;
+	char *src = NULL, err[256] = "";
+	json_object *o;
+
+	assert_true(asprintf(&src, report_fmt, title, text) > 0);
+	o = json_tokener_parse(src);
+	assert_non_null(o);
+	assert_int_equal(cgfb_schema_load_builtin(&s, err, sizeof(err)), 0);
+	if (cgfb_schema_validate(s, o, err, sizeof(err)) < 0)
+		fail_msg("test report invalid: %s", err);
+	assert_int_equal(cgfb_canon_serialize(o, 1 << 20, out), 0);
+	cgfb_schema_free(s);
+	json_object_put(o);
+	free(src);
+}
+
+static void format_report(struct cgfb_buf *report, struct cgfb_buf *mail, const char *title,
+			  const char *text)
+{
+	make_report(report, title, text);
+	assert_int_equal(cgfb_mail_format(report->data, report->len, NULL, mail), 0);
+}
+
+static void expect_extract(const char *msg, size_t len, const struct cgfb_buf *want)
+{
+	struct cgfb_buf got = { 0 };
+	char err[256] = "";
+	const int rc = cgfb_mail_extract(msg, len, &got, err, sizeof(err));
+
+	if (rc != 0)
+		fail_msg("extract: %d %s", rc, err);
+	assert_int_equal(got.len, want->len);
+	assert_memory_equal(got.data, want->data, want->len);
+	cgfb_buf_free(&got);
+}
+
+/* True when the header part has exactly this line. */
+static bool has_header_line(const char *mail, const char *line)
+{
+	const char *end = strstr(mail, "\n\n");
+	const size_t n = strlen(line);
+
+	for (const char *p = mail; p && p < end; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (strncmp(p, line, n) == 0 && p[n] == '\n')
+			return true;
+	return false;
+}
+
+static void round_trip(void **state)
+{
+	struct cgfb_buf r = { 0 }, m = { 0 };
+	char sha[65], hdr[128];
+
+	format_report(&r, &m, "\"Non-hierarchical mode is deprecated\"",
+		      "\"VMs under libvirt: Gr\\u00fc\xc3\x9f" "e, \\\"quoted\\\"\\nsecond line\"");
+	cgfb_sha256_hex(r.data, r.len, sha);
+	snprintf(hdr, sizeof(hdr), CGFB_MAIL_HDR_SHA256 ":\n %s", sha);
+	assert_true(has_header_line(m.data, hdr));
+	assert_true(has_header_line(m.data, CGFB_MAIL_HDR_ID
+				    ": 0b7a3c1e-5f2d-4a8b-9c6d-1e2f3a4b5c6d"));
+	assert_true(has_header_line(m.data, "Date: Tue, 04 Mar 2025 05:06:07 +0000"));
+	assert_true(has_header_line(m.data, "To: linux-mm@kvack.org"));
+	assert_true(has_header_line(m.data, "Content-Type: text/plain; charset=utf-8"));
+	assert_true(has_header_line(m.data, "Content-Transfer-Encoding: 8bit"));
+	assert_true(has_header_line(m.data, "Message-ID: "
+				    "<0b7a3c1e-5f2d-4a8b-9c6d-1e2f3a4b5c6d@cgroup-feedback.invalid>"));
+	assert_non_null(strstr(m.data, "\n    Non-hierarchical mode is deprecated."));
+	assert_non_null(strstr(m.data, "\n  VMs under libvirt"));
+	assert_non_null(strstr(m.data, "\n" CGFB_MAIL_BEGIN "\n"));
+	expect_extract(m.data, m.len, &r);
+	cgfb_buf_free(&r);
+	cgfb_buf_free(&m);
+}
+
+static void line_limits(void **state)
+{
+	struct cgfb_buf r = { 0 }, m = { 0 };
+	char text[3000] = "\"";
+	size_t n = 1;
+
+	/* "From " and marker-like text at every offset modulo the width, and
+	 * a long word with multi-byte characters. */
+	for (int i = 0; i < 20; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%.*sFrom -.>x ", i, "zzzzzzzzzzzzzzzzzzzz");
+	for (int i = 0; i < 100; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "\xc3\xa9");
+	snprintf(text + n, sizeof(text) - n, "\\n" CGFB_MAIL_END "\"");
+	format_report(&r, &m, "\"t\"", text);
+	for (char *p = m.data, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		assert_non_null(nl);
+		/* Columns, not bytes: the text has two-byte characters. */
+		size_t cols = 0;
+
+		for (char *q = p; q < nl; q++)
+			cols += ((unsigned char)*q & 0xc0) != 0x80;
+		if (cols > 78)
+			fail_msg("line of %zu columns: %.*s", cols, (int)(nl - p), p);
+		if (strncmp(p, "From ", 5) == 0 || *p == '>')
+			fail_msg("line starts badly: %.*s", (int)(nl - p), p);
+		if (nl > p && nl[-1] == ' ')
+			fail_msg("line ends in a space: %.*s", (int)(nl - p), p);
+	}
+	/* The marker-like use case line is indented, so only the real markers count. */
+	assert_int_equal(strstr(m.data, "\n" CGFB_MAIL_END "\n") - m.data,
+			 (long)m.len - (long)strlen(CGFB_MAIL_END) - 2);
+	expect_extract(m.data, m.len, &r);
+	cgfb_buf_free(&r);
+	cgfb_buf_free(&m);
+}
+
+static void crlf_and_qp(void **state)
+{
+	struct cgfb_buf r = { 0 }, m = { 0 }, crlf = { 0 }, qp = { 0 };
+	size_t col = 0;
+	bool body = false;
+
+	format_report(&r, &m, "\"t\"", "\"caf\xc3\xa9 = ok\"");
+	for (size_t i = 0; i < m.len; i++) {
+		if (m.data[i] == '\n')
+			cgfb_buf_add(&crlf, "\r", 1);
+		cgfb_buf_add(&crlf, m.data + i, 1);
+	}
+	expect_extract(crlf.data, crlf.len, &r);
+
+	/* Quoted-printable, as another mail path might re-encode it, with
+	 * soft line breaks every 60 characters. */
+	for (size_t i = 0; i < m.len; i++) {
+		const unsigned char c = (unsigned char)m.data[i];
+
+		if (!body && i && m.data[i - 1] == '\n' && c == '\n')
+			body = true;
+		if (!body && strncmp(m.data + i, "Content-Transfer-Encoding: 8bit",
+				     strlen("Content-Transfer-Encoding: 8bit")) == 0) {
+			cgfb_buf_adds(&qp, "Content-Transfer-Encoding: quoted-printable");
+			i += strlen("Content-Transfer-Encoding: 8bit") - 1;
+			continue;
+		}
+		if (c == '\n') {
+			cgfb_buf_add(&qp, "\n", 1);
+			col = 0;
+			continue;
+		}
+		if (body && col >= 60) {
+			cgfb_buf_adds(&qp, "=\n");
+			col = 0;
+		}
+		if (body && (c >= 0x80 || c == '=')) {
+			cgfb_buf_printf(&qp, "=%02X", c);
+			col += 3;
+		} else {
+			cgfb_buf_add(&qp, &c, 1);
+			col++;
+		}
+	}
+	expect_extract(qp.data, qp.len, &r);
+	cgfb_buf_free(&r);
+	cgfb_buf_free(&m);
+	cgfb_buf_free(&crlf);
+	cgfb_buf_free(&qp);
+}
+
+static void mbox_split(void **state)
+{
+	struct cgfb_buf r[3] = { 0 }, m = { 0 }, box = { 0 };
+	const char *texts[3] = { "\"one\"", "\"From the start\\nFrom here\"",
+				 "\"three >From x\"" };
+	const char *msg;
+	size_t pos = 0, len, k = 0;
+
+	for (int i = 0; i < 3; i++) {
+		format_report(&r[i], &m, "\"t\"", texts[i]);
+		assert_int_equal(cgfb_mbox_append(&box, m.data, m.len, 1700000000), 0);
+	}
+	assert_int_equal(strncmp(box.data, "From cgroup-feedback@localhost Tue Nov 14 22:13:20 2023\n",
+				 56), 0);
+	while (cgfb_mbox_next(box.data, box.len, &pos, &msg, &len) == 1) {
+		assert_true(k < 3);
+		expect_extract(msg, len, &r[k]);
+		k++;
+	}
+	assert_int_equal(k, 3);
+	/* A file that does not start with "From " is one message. */
+	pos = 0;
+	assert_int_equal(cgfb_mbox_next(m.data, m.len, &pos, &msg, &len), 1);
+	assert_int_equal(len, m.len);
+	assert_int_equal(cgfb_mbox_next(m.data, m.len, &pos, &msg, &len), 0);
+	for (int i = 0; i < 3; i++)
+		cgfb_buf_free(&r[i]);
+	cgfb_buf_free(&m);
+	cgfb_buf_free(&box);
+}
+
+static void damaged(void **state)
+{
+	struct cgfb_buf r = { 0 }, m = { 0 }, got = { 0 };
+	char err[256];
+	char *p;
+
+	format_report(&r, &m, "\"t\"", "\"x\"");
+	p = strstr(m.data, "\"schema_version\":1");
+	assert_non_null(p);
+	p[17] = '2';
+	assert_int_equal(cgfb_mail_extract(m.data, m.len, &got, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "SHA-256"));
+	p[17] = '1';
+	p = strstr(m.data, "\n" CGFB_MAIL_END);
+	assert_int_equal(cgfb_mail_extract(m.data, (size_t)(p - m.data), &got, err, sizeof(err)),
+			 -EBADMSG);
+	p = strstr(m.data, CGFB_MAIL_HDR_SHA256);
+	p[2] = 'Y';
+	assert_int_equal(cgfb_mail_extract(m.data, m.len, &got, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(cgfb_mail_extract(S("Subject: hi\n\nno report here\n"), &got, err,
+					   sizeof(err)), -ENOENT);
+	assert_int_equal(cgfb_mail_format(S("{\"a\":1}"), NULL, &m), -EINVAL);
+	assert_int_equal(cgfb_mail_format(S("{ \"report_id\": \"x\" }"), NULL, &m), -EINVAL);
+	cgfb_buf_free(&r);
+	cgfb_buf_free(&m);
+	cgfb_buf_free(&got);
+}
+
+static void header_injection(void **state)
+{
+	struct cgfb_buf r = { 0 }, m = { 0 };
+	const struct cgfb_mail_opts o = { "Admin <root@example.org>", "list@example.org" };
+
+	make_report(&r, "\"evil\\nBcc: victim@example.org \xc3\xa9\"", "\"x\"");
+	assert_int_equal(cgfb_mail_format(r.data, r.len, &o, &m), 0);
+	assert_null(strstr(m.data, "\nBcc:"));
+	assert_true(has_header_line(m.data, "From: Admin <root@example.org>"));
+	assert_true(has_header_line(m.data, "To: list@example.org"));
+	assert_non_null(strstr(m.data, "Subject: =?utf-8?B?"));
+	expect_extract(m.data, m.len, &r);
+	cgfb_buf_free(&r);
+	cgfb_buf_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(line_limits),
+		cmocka_unit_test(crlf_and_qp),
+		cmocka_unit_test(mbox_split),
+		cmocka_unit_test(damaged),
+		cmocka_unit_test(header_injection),
+	};
+
+	return cmocka_run_group_tests_name("mail", tests, NULL, NULL);
+}
