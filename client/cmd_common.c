@@ -3,6 +3,7 @@
 
 #include "cgfb/log.h"
 #include "commands.h"
+#include "config.h"
 
 int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat)
 {
@@ -25,5 +26,18 @@ int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat)
 	rc = cgfb_catalog_load_builtin(cat, err, sizeof(err));
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "built-in catalog: %s", err);
+	return rc;
+}
+
+int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c)
+{
+	char err[600];
+	int rc;
+
+	cgfb_config_defaults(c);
+	rc = cgfb_config_load(c, g->config_path ? g->config_path : CGFB_DEFAULT_CONFIG,
+			      g->config_path != NULL, err, sizeof(err));
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "%s", err);
 	return rc;
 }

@@ -13,6 +13,7 @@
 
 struct cgfb_globals {
 	const char *catalog_path;  /* --catalog, or NULL */
+	const char *config_path;   /* --config, or NULL for the default (may be missing) */
 };
 
 struct cgfb_command {
@@ -25,6 +26,19 @@ struct cgfb_command {
  * Reports the error itself. */
 int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat);
 
+struct cgfb_config;
+/* The configuration file over the defaults. Reports the error itself. */
+int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c);
+
+int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv);

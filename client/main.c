@@ -13,6 +13,17 @@ static const struct cgfb_command commands[] = {
 	{ "watch", "[--json] [--state-dir DIR] [--once]  follow the live kernel log",
 	  cgfb_cmd_watch },
 	{ "catalog", "[--json]  list the messages this version recognises", cgfb_cmd_catalog },
+	{ "review", "[ID]  look at a report, answer its questions, decide what happens",
+	  cgfb_cmd_review },
+	{ "list", "[--json]  the reports and their states", cgfb_cmd_list },
+	{ "show", "ID  exactly the bytes that would be sent", cgfb_cmd_show },
+	{ "status", "  what is pending, due or failing", cgfb_cmd_status },
+	{ "submit", "ID --yes [--use-case-file F] [--answer K=V]...  consent and send",
+	  cgfb_cmd_submit },
+	{ "decline", "ID  never send this report", cgfb_cmd_decline },
+	{ "withdraw", "ID  delete a sent report from the collector", cgfb_cmd_withdraw },
+	{ "flush", "  send the consented reports that are due", cgfb_cmd_flush },
+	{ "export", "ID [--output FILE]  the report as an e-mail for linux-mm", cgfb_cmd_export },
 };
 
 static void usage(FILE *out)
@@ -24,10 +35,11 @@ static void usage(FILE *out)
 	      "\n"
 	      "Commands:\n", out);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n"
 	      "Global options:\n"
 	      "  --catalog FILE   use this catalog instead of the installed one\n"
+	      "  --config FILE    configuration (default " "/etc/cgroup-feedback/cgroup-feedback.conf" ")\n"
 	      "  -h, --help       show this help (COMMAND --help for a command's options)\n"
 	      "  -V, --version    show the version\n", out);
 }
@@ -36,6 +48,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "catalog", required_argument, NULL, 'c' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -49,6 +62,9 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'c':
 			g.catalog_path = optarg;
+			break;
+		case 'C':
+			g.config_path = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -194,8 +194,10 @@ int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_ent
 
 	if (!cgfb_report_id_valid(id))
 		return -EINVAL;
-	memset(e, 0, sizeof(*e));
-	snprintf(e->id, sizeof(e->id), "%s", id);
+	/* id may be e->id itself. */
+	memmove(e->id, id, CGFB_REPORT_ID_LEN + 1);
+	memset((char *)e + sizeof(e->id), 0, sizeof(*e) - sizeof(e->id));
+	id = e->id;
 	snprintf(path, sizeof(path), "%s/%s.json", sp->dir, id);
 	rc = read_file(path, REPORT_MAX, &report);
 	if (rc < 0)

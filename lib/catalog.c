@@ -186,6 +186,70 @@ static int load_entry(struct cgfb_entry *e, json_object *o, size_t idx, char *er
 	return load_regex(e, o, err, errsz);
 }
 
+static int load_question_set(struct cgfb_question_set *qs, const char *name, json_object *arr,
+			     char *err, size_t errsz)
+{
+	qs->name = strdup(name);
+	if (!qs->name)
+		return -ENOMEM;
+	if (!json_object_is_type(arr, json_type_array) ||
+	    json_object_array_length(arr) > CGFB_QUESTIONS_MAX)
+		return fail(err, errsz, -EINVAL, "question set %s: not an array of at most %d",
+			    name, CGFB_QUESTIONS_MAX);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *q = json_object_array_get_idx(arr, i);
+		char *key = NULL, *text = NULL;
+
+		if (get_str(q, "key", &key) < 0 || get_str(q, "text", &text) < 0 || !key || !text) {
+			free(key);
+			free(text);
+			return fail(err, errsz, -EINVAL, "question set %s: question %zu needs key and text",
+				    name, i);
+		}
+		qs->q[qs->n].key = key;
+		qs->q[qs->n++].text = text;
+	}
+	return 0;
+}
+
+static int load_question_sets(struct cgfb_catalog *cat, json_object *root, char *err, size_t errsz)
+{
+	json_object *sets;
+	int rc;
+
+	if (!json_object_object_get_ex(root, "question_sets", &sets) ||
+	    !json_object_is_type(sets, json_type_object))
+		return fail(err, errsz, -EINVAL, "no 'question_sets' object");
+	cat->sets = calloc((size_t)json_object_object_length(sets) + 1, sizeof(*cat->sets));
+	if (!cat->sets)
+		return -ENOMEM;
+	json_object_object_foreach(sets, name, arr) {
+		rc = load_question_set(&cat->sets[cat->n_sets++], name, arr, err, errsz);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Each entry names its question set; "generic" is the fallback. */
+static int link_questions(struct cgfb_catalog *cat, json_object *entries, char *err, size_t errsz)
+{
+	for (size_t i = 0; i < cat->n; i++) {
+		json_object *v;
+		const char *want = "generic";
+
+		if (json_object_object_get_ex(json_object_array_get_idx(entries, i), "questions", &v))
+			want = json_object_get_string(v);
+		for (size_t k = 0; k < cat->n_sets; k++)
+			if (strcmp(cat->sets[k].name, want) == 0)
+				cat->entries[i].questions = &cat->sets[k];
+		if (!cat->entries[i].questions)
+			return fail(err, errsz, -EINVAL, "entry %s: no question set '%s'",
+				    cat->entries[i].id, want);
+	}
+	return 0;
+}
+
 static int collect_needles(struct cgfb_catalog *cat, char *err, size_t errsz)
 {
 	for (size_t i = 0; i < cat->n; i++) {
@@ -254,7 +318,11 @@ int cgfb_catalog_load_buffer(struct cgfb_catalog **out, const char *json, size_t
 		if (rc < 0)
 			goto out;
 	}
-	rc = check_references(cat, err, errsz);
+	rc = load_question_sets(cat, root, err, errsz);
+	if (rc == 0)
+		rc = link_questions(cat, entries, err, errsz);
+	if (rc == 0)
+		rc = check_references(cat, err, errsz);
 	if (rc == 0)
 		rc = collect_needles(cat, err, errsz);
 out:
@@ -318,6 +386,14 @@ void cgfb_catalog_free(struct cgfb_catalog *cat)
 	for (size_t i = 0; cat->entries && i < cat->n; i++)
 		entry_free(&cat->entries[i]);
 	free(cat->entries);
+	for (size_t i = 0; cat->sets && i < cat->n_sets; i++) {
+		free(cat->sets[i].name);
+		for (size_t k = 0; k < cat->sets[i].n; k++) {
+			free(cat->sets[i].q[k].key);
+			free(cat->sets[i].q[k].text);
+		}
+	}
+	free(cat->sets);
 	free(cat);
 }
 

@@ -21,6 +21,20 @@ struct cgfb_capture {
 	int group;
 };
 
+#define CGFB_QUESTIONS_MAX 8
+
+/* What the review asks about a use case, per kind of message. */
+struct cgfb_question {
+	char *key;                     /* answers[key] in the report */
+	char *text;
+};
+
+struct cgfb_question_set {
+	char *name;
+	size_t n;
+	struct cgfb_question q[CGFB_QUESTIONS_MAX];
+};
+
 struct cgfb_entry {
 	char *id;
 	char *title;
@@ -30,6 +44,7 @@ struct cgfb_entry {
 	char *controller;              /* NULL when not tied to one */
 	char *knob;
 	char *second_site;             /* id for a second identical record in one boot */
+	const struct cgfb_question_set *questions;   /* never NULL after loading */
 	int level;                     /* printk level, -1 any */
 	bool warn_block;               /* printed inside a WARN block */
 	bool generic;                  /* tried only when no specific entry matched */
@@ -48,6 +63,8 @@ struct cgfb_entry {
 struct cgfb_catalog {
 	size_t n;
 	struct cgfb_entry *entries;
+	size_t n_sets;
+	struct cgfb_question_set *sets;
 	/* Every needle of every entry, deduplicated, for the prefilter. */
 	size_t n_needles;
 	const char *needles[CGFB_MSCAN_MAX];

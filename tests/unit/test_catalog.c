@@ -54,6 +54,17 @@ static void match_and_fields(void **state)
 	cgfb_catalog_free(cat);
 }
 
+static void questions(void **state)
+{
+	struct cgfb_catalog *cat = test_catalog();
+
+	assert_string_equal(cgfb_catalog_find(cat, "S1")->questions->name, "flat");
+	assert_string_equal(cgfb_catalog_find(cat, "M3")->questions->name, "knob");
+	assert_string_equal(cgfb_catalog_find(cat, "G1")->questions->name, "generic");
+	assert_string_equal(cgfb_catalog_find(cat, "M8")->questions->q[2].key, "reorganisation");
+	cgfb_catalog_free(cat);
+}
+
 static void expect_error(const char *json, const char *want)
 {
 	struct cgfb_catalog *cat = NULL;
@@ -68,22 +79,26 @@ static void expect_error(const char *json, const char *want)
 static void rejects_bad_catalogs(void **state)
 {
 	expect_error("{", "not valid JSON");
-	expect_error("{\"entries\": 3}", "entries");
-	expect_error("{\"entries\": [{\"title\": \"t\", \"needles\": []}]}", "missing 'id'");
-	expect_error("{\"entries\": [{\"id\": \"A\", \"needles\": []}]}", "A: missing 'title'");
-	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": [\"short\"], "
+	expect_error("{\"entries\": []}", "no 'question_sets'");
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", "
+		     "\"title\": \"t\", \"questions\": \"nope\", \"needles\": []}]}",
+		     "A: no question set 'nope'");
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": 3}", "entries");
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"title\": \"t\", \"needles\": []}]}", "missing 'id'");
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"needles\": []}]}", "A: missing 'title'");
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": [\"short\"], "
 		     "\"regex\": \"x\"}]}", "A: needle 0 shorter");
-	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
 		     "[\"long enough needle\"], \"regex\": \"(\"}]}", "A: bad regex");
-	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
 		     "[\"long enough needle\"], \"regex\": \"(x)\", \"fields\": {\"comm\": 2}}]}",
 		     "A: bad field 'comm'");
-	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
 		     "[\"long enough needle\"]}, {\"id\": \"A\", \"title\": \"t\", \"needles\": "
 		     "[]}]}", "duplicate id A");
-	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": \"t\", \"second_site\": \"B\", "
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"second_site\": \"B\", "
 		     "\"needles\": [\"long enough needle\"]}]}", "second_site B");
-	expect_error("{\"entries\": [{\"id\": \"A\", \"title\": 5, \"needles\": []}]}",
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": 5, \"needles\": []}]}",
 		     "not a string");
 }
 
@@ -106,6 +121,7 @@ int main(void)
 		cmocka_unit_test(builtin_loads),
 		cmocka_unit_test(match_and_fields),
 		cmocka_unit_test(rejects_bad_catalogs),
+		cmocka_unit_test(questions),
 		cmocka_unit_test(loads_file),
 	};
 

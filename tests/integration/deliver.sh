@@ -1,0 +1,253 @@
+#!/bin/sh
+# Consent and delivery: submit, show, withdraw, flush, export, decline,
+# against a collector double that misbehaves on purpose, over real HTTP and
+# HTTPS on loopback. Nothing may leave without --yes, and what leaves must be
+# exactly what `show` printed.
+. tests/lib.sh
+
+ST=$T_TMP/state
+CONF=$T_TMP/conf
+PY=/usr/bin/python3
+mkdir -p "$ST"
+printf 'motd-path = %s/motd/cgroup-feedback.motd\nnotify = log\ntimeout = 3\nconnect-timeout = 2\n' \
+	"$T_TMP" > "$CONF"
+cfb() { "$CGFB" --config "$CONF" "$@"; }
+new_report() { $PY tests/client/pending_report.py "$ST" "${1:-M8}" "${2:-$$}"; }
+state_of() { sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' "$ST/reports/$1.state" 2>/dev/null | head -1; }
+field() { $PY -c "import json,sys; print(json.load(open('$ST/reports/$1.state'))['$2'])"; }
+
+DPID=
+start_double() {  # start_double SCRIPT [tls]
+	stop_double
+	D=$T_TMP/double.$$.$(date +%s%N)
+	mkdir -p "$D"
+	if [ "${2:-}" = tls ]; then
+		$PY tests/client/collector_double.py --port-file "$D/port" --dir "$D" --script "$1" \
+			--lifetime 60 --tls "$T_TMP/pki/server.crt" "$T_TMP/pki/server.key" &
+	else
+		$PY tests/client/collector_double.py --port-file "$D/port" --dir "$D" --script "$1" \
+			--lifetime 60 &
+	fi
+	DPID=$!
+	i=0
+	while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	PORT=$(cat "$D/port")
+	URL=http://127.0.0.1:$PORT/api/v1/reports
+}
+stop_double() { [ -n "$DPID" ] && kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=; }
+requests() { [ -f "$D/requests.log" ] && wc -l < "$D/requests.log" || echo 0; }
+trap 'stop_double; rm -rf "$T_TMP"' EXIT
+echo "We run one KVM guest per cgroup under libvirt; siblings must stay isolated." > "$T_TMP/uc"
+
+# --- nothing without --yes -------------------------------------------------
+start_double ok
+id=$(new_report M8 1)
+cfb submit --state-dir "$ST" --endpoint "$URL" "$id" 2>"$T_TMP/err"
+check "submit without --yes fails" [ $? -eq 2 ]
+check "submit without --yes says why" grep -q -- '--yes' "$T_TMP/err"
+check "submit without --yes sends nothing" [ "$(requests)" -eq 0 ]
+check "report still pending" [ ! -f "$ST/reports/$id.state" ]
+cfb status --state-dir "$ST" > "$T_TMP/out"
+check "status names the pending report" grep -q "waiting for review.*$id" "$T_TMP/out"
+
+# --- the happy path ----------------------------------------------------------
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes --use-case-file "$T_TMP/uc" \
+	--answer software=libvirt --answer reorganisation=no "$id" > "$T_TMP/out" 2>"$T_TMP/err"
+check "submit --yes exits 0" [ $? -eq 0 ]
+check "one POST reached the collector" [ "$(requests)" -eq 1 ]
+check "state is sent" [ "$(state_of "$id")" = sent ]
+cfb show --state-dir "$ST" "$id" > "$T_TMP/shown"
+check "show prints exactly the bytes that were sent" cmp -s "$T_TMP/shown" "$D/last-body"
+check "receipt hash kept" [ "$(field "$id" receipt | grep -o "$(sha256sum < "$D/last-body" | cut -c1-64)")" != "" ]
+check "sent report validates against the schema" $PY -c "
+import json, jsonschema
+s = json.load(open('docs/report.schema.json'))
+r = json.load(open('$D/last-body'))
+jsonschema.Draft202012Validator(s).validate(r)
+assert r['use_case']['answers'] == {'software': 'libvirt', 'reorganisation': 'no'}, r['use_case']
+assert r['consent']['endpoint'] == '$URL'
+"
+check "POST is JSON with our User-Agent" grep -q '"Content-Type": "application/json".*"User-Agent": "cgroup-feedback/\|"User-Agent": "cgroup-feedback/.*"Content-Type": "application/json"' "$D/requests.log"
+check "the deletion token never leaves with the report" sh -c "! grep -q '$(field "$id" deletion_token)' '$D/last-body'"
+
+# --- withdraw ----------------------------------------------------------------
+cfb withdraw --state-dir "$ST" "$id" > "$T_TMP/out" 2>&1
+check "withdraw exits 0" [ $? -eq 0 ]
+check "withdraw sent a DELETE for the report" grep -q "^DELETE /api/v1/reports/$id " "$D/requests.log"
+check "the DELETE carries the token whose hash is in the report" $PY -c "
+import hashlib, json
+tok = json.load(open('$ST/reports/$id.state'))['deletion_token']
+rep = json.load(open('$D/last-body'))
+assert hashlib.sha256(tok.encode()).hexdigest() == rep['deletion']['token_sha256']
+line = [l for l in open('$D/requests.log') if l.startswith('DELETE')][-1]
+hdr = json.loads(line.split(' ', 3)[3])
+assert hdr['Authorization'] == 'Bearer ' + tok, hdr
+"
+check "state is withdrawn" [ "$(state_of "$id")" = withdrawn ]
+
+# --- failures: retried with backoff, kept across restarts -----------------------
+start_double fail500,ok
+id=$(new_report M8 2)
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
+check "500: submit reports failure" [ $? -eq 2 ]
+check "500: the server's error is shown" grep -q 'HTTP 500: database is on fire' "$T_TMP/err"
+check "500: consented, one attempt, retry scheduled" $PY -c "
+import json, time
+s = json.load(open('$ST/reports/$id.state'))
+assert s['state'] == 'consented' and s['attempts'] == 1, s
+assert time.time() + 20 < s['next_attempt'] < time.time() + 70, s
+"
+cfb flush --state-dir "$ST" > "$T_TMP/out"
+check "flush before the retry time sends nothing" [ "$(requests)" -eq 1 ]
+# Time passes (the state file is what a restarted flush reads).
+$PY -c "
+import json; p = '$ST/reports/$id.state'; s = json.load(open(p)); s['next_attempt'] = 0
+json.dump(s, open(p, 'w'))"
+cfb flush --state-dir "$ST" > "$T_TMP/out"
+check "flush after the retry time sends it" [ "$(state_of "$id")" = sent ]
+check "flush says so" grep -q 'flush: 1 sent, 0 failed' "$T_TMP/out"
+check "attempts kept across runs" [ "$(field "$id" attempts)" = 2 ]
+
+start_double busy429
+id=$(new_report M8 3)
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>/dev/null
+check "429: Retry-After is honoured" $PY -c "
+import json, time
+s = json.load(open('$ST/reports/$id.state'))
+assert s['next_attempt'] >= time.time() + 3500, s
+"
+
+for mode in badhash conflict redirect; do
+	start_double $mode
+	id=$(new_report M8 "1$mode")
+	cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
+	rc=$?
+	check "$mode: submit fails" [ $rc -eq 2 ]
+	check "$mode: not marked sent" [ "$(state_of "$id")" = consented ]
+	check "$mode: not retried automatically" [ "$(field "$id" next_attempt)" = -1 ]
+	check "$mode: exactly one request" [ "$(requests)" -eq 1 ]
+done
+start_double huge
+id=$(new_report M8 4)
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
+check "huge answer: refused" grep -q 'too large' "$T_TMP/err"
+start_double hang
+id=$(new_report M8 5)
+t0=$(date +%s)
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
+check "hung server: gives up after the timeout" [ $(($(date +%s) - t0)) -lt 10 ]
+check "hung server: retry scheduled" [ "$(field "$id" next_attempt)" -gt 0 ]
+stop_double
+id=$(new_report M8 6)
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
+check "dead server: connection refused is reported" grep -qi 'connect' "$T_TMP/err"
+check "dead server: retry scheduled" [ "$(field "$id" next_attempt)" -gt 0 ]
+
+# --- where reports may go ------------------------------------------------------
+id=$(new_report M8 7)
+cfb submit --state-dir "$ST" --endpoint http://192.0.2.1/api/v1/reports --yes "$id" 2>"$T_TMP/err"
+check "plain http off loopback: refused" grep -q 'only https' "$T_TMP/err"
+check "plain http off loopback: still pending" [ ! -f "$ST/reports/$id.state" ]
+
+mkdir -p "$T_TMP/pki"
+(cd "$T_TMP/pki" &&
+ openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca 2>/dev/null &&
+ openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 2>/dev/null &&
+ printf 'subjectAltName=IP:127.0.0.1\n' > ext &&
+ openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile ext 2>/dev/null &&
+ openssl x509 -in server.crt -pubkey -noout > server.pub &&
+ openssl req -newkey rsa:2048 -nodes -keyout other.key -out other.csr -subj /CN=other 2>/dev/null &&
+ openssl pkey -in other.key -pubout -out other.pub 2>/dev/null)
+start_double ok tls
+TURL=https://127.0.0.1:$PORT/api/v1/reports
+id=$(new_report M8 8)
+cfb submit --state-dir "$ST" --endpoint "$TURL" --yes "$id" 2>"$T_TMP/err"
+check "https with an unknown CA: refused" [ "$(state_of "$id")" = consented ]
+check "https with an unknown CA: says why" grep -qi 'certificate' "$T_TMP/err"
+printf 'ca-file = %s/pki/ca.crt\npinned-public-key = %s/pki/other.pub\n' "$T_TMP" "$T_TMP" >> "$CONF"
+$PY -c "
+import json; p = '$ST/reports/$id.state'; s = json.load(open(p)); s['next_attempt'] = 0
+json.dump(s, open(p, 'w'))"
+cfb flush --state-dir "$ST" > /dev/null 2>"$T_TMP/err"
+check "https with a wrong pinned key: refused" [ "$(state_of "$id")" = consented ]
+sed -i "s|other.pub|server.pub|" "$CONF"
+$PY -c "
+import json; p = '$ST/reports/$id.state'; s = json.load(open(p)); s['next_attempt'] = 0
+json.dump(s, open(p, 'w'))"
+cfb flush --state-dir "$ST" > /dev/null 2>"$T_TMP/err"
+check "https with our CA and the right pin: sent" [ "$(state_of "$id")" = sent ]
+sed -i '/^ca-file\|^pinned/d' "$CONF"
+
+# --- what the administrator wrote --------------------------------------------------
+start_double ok
+id=$(new_report M8 9)
+printf 'Contact ops@acme-corp.example or ssh to 10.20.30.40 for details.\n' > "$T_TMP/uc2"
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes --use-case-file "$T_TMP/uc2" "$id" 2>"$T_TMP/err"
+check "secrets in an unattended use case: refused" [ $? -eq 2 ]
+check "secrets: each one named" sh -c "grep -q 'e-mail address' '$T_TMP/err' && grep -q 'IPv4 address' '$T_TMP/err'"
+check "secrets: nothing sent" [ "$(requests)" -eq 0 ]
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes --redact --use-case-file "$T_TMP/uc2" "$id" 2>"$T_TMP/err"
+check "--redact: sent" [ "$(state_of "$id")" = sent ]
+check "--redact: the secrets are not in the bytes" sh -c "! grep -q -e 'ops@acme' -e '10.20.30.40' '$D/last-body'"
+check "--redact: replaced by markers" grep -q 'redacted e-mail address' "$D/last-body"
+
+# --- only what was agreed to leaves ---------------------------------------------------
+start_double fail500,ok
+id=$(new_report M8 10)
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>/dev/null
+sed -i 's/"cpus":"2-3"/"cpus":"4-7"/' "$ST/reports/$id.json"
+$PY -c "
+import json; p = '$ST/reports/$id.state'; s = json.load(open(p)); s['next_attempt'] = 0
+json.dump(s, open(p, 'w'))"
+cfb flush --state-dir "$ST" > /dev/null 2>&1
+check "bytes changed after consent: not sent" [ "$(requests)" -eq 1 ]
+check "bytes changed after consent: asks again" [ "$(state_of "$id")" = pending ]
+
+# --- decline, consent = never, consent = auto ------------------------------------------
+id=$(new_report M3 11)
+cfb decline --state-dir "$ST" "$id"
+check "decline: state declined" [ "$(state_of "$id")" = declined ]
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
+check "a declined report cannot be submitted" grep -q 'is declined' "$T_TMP/err"
+cp "$CONF" "$T_TMP/conf.never"
+echo 'consent = never' >> "$T_TMP/conf.never"
+id=$(new_report M8 12)
+"$CGFB" --config "$T_TMP/conf.never" submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
+check "consent = never: submit refused" grep -q 'consent = never' "$T_TMP/err"
+start_double ok
+cp "$CONF" "$T_TMP/conf.auto"
+printf 'consent = auto\nuse-case-file = %s/uc\nendpoint = %s\n' "$T_TMP" "$URL" >> "$T_TMP/conf.auto"
+"$CGFB" --config "$T_TMP/conf.auto" flush --state-dir "$ST" > "$T_TMP/out" 2>&1
+check "consent = auto: flush consents and sends pending reports" [ "$(state_of "$id")" = sent ]
+check "consent = auto: with the configured use case" grep -q 'siblings must stay isolated' "$D/last-body"
+
+# --- export for machines without network -------------------------------------------
+id=$(new_report M8 13)
+cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" > /dev/null
+check "export writes an e-mail" grep -q '^To: linux-mm@kvack.org' "$T_TMP/r.eml"
+check "export: the JSON in the mail is the report, byte for byte" $PY -c "
+import hashlib, re
+m = open('$T_TMP/r.eml', encoding='utf-8').read()
+body = m.split('-----BEGIN CGROUP-FEEDBACK REPORT-----\n')[1].split('\n-----END CGROUP-FEEDBACK REPORT-----')[0]
+j = body.replace('\n', '').encode()
+assert j == open('$ST/reports/$id.json', 'rb').read()
+import email
+h = ''.join(email.message_from_string(m)['X-Cgroup-Feedback-SHA256'].split())
+assert h == hashlib.sha256(j).hexdigest(), h
+assert max(len(l) for l in m.split('\n')) <= 998
+"
+check "export: consent says mailto" grep -q '"endpoint":"mailto:linux-mm@kvack.org"' "$ST/reports/$id.json"
+check "export: not sent by flush" sh -c "'$CGFB' --config '$CONF' flush --state-dir '$ST' | grep -q '0 sent'"
+
+# --- a spool with damage ------------------------------------------------------------------
+printf 'garbage' > "$ST/reports/00000000-0000-4000-8000-000000000000.json"
+echo hi > "$ST/reports/notes.txt"
+cfb list --state-dir "$ST" > "$T_TMP/out" 2>"$T_TMP/err"
+check "damaged spool: list still works" [ $? -eq 0 ]
+check "damaged spool: corrupt report moved aside" [ -f "$ST/reports/quarantine/00000000-0000-4000-8000-000000000000.json" ]
+check "damaged spool: foreign file moved aside" [ -f "$ST/reports/quarantine/notes.txt" ]
+check "damaged spool: the reason is logged" grep -q 'corrupt report' "$T_TMP/err"
+check "damaged spool: the good reports are all listed" [ "$(grep -c -- '-4' "$T_TMP/out")" -ge 12 ]
+cfb show --state-dir "$ST" ../../etc/passwd 2>"$T_TMP/err"
+check "show refuses a path for an id" grep -q 'is not a report id' "$T_TMP/err"
+finish
