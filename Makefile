@@ -6,6 +6,7 @@
 #   make check SANITIZE=1   the same with ASan + UBSan
 #   make bench        benchmarks (not part of check)
 #   make install PREFIX=/usr DESTDIR=...
+#   make dist | deb | rpm   source tarball, Debian / RPM packages (packaging/packaging.mk)
 
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
@@ -110,6 +111,8 @@ install: $(BUILD)/cgroup-feedback
 	install -m 0755 $(BUILD)/cgroup-feedback $(DESTDIR)$(BINDIR)/cgroup-feedback
 	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
 	install -m 0644 docs/report.schema.json $(DESTDIR)$(DATADIR)/report.schema.json
+
+include packaging/packaging.mk
 
 clean:
 	rm -rf build build-san
