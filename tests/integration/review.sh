@@ -1,0 +1,109 @@
+#!/bin/sh
+# The interactive review, on a real pseudo-terminal: questions, use case,
+# redaction of private data, the exact bytes, and the [y/N] that defaults to no.
+. tests/lib.sh
+
+ST=$T_TMP/state
+CONF=$T_TMP/conf
+PY=/usr/bin/python3
+mkdir -p "$ST"
+$PY tests/client/collector_double.py --port-file "$T_TMP/port" --dir "$T_TMP" --script ok \
+	--lifetime 60 &
+DPID=$!
+trap 'kill $DPID 2>/dev/null; [ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT
+i=0
+while [ ! -s "$T_TMP/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+URL=http://127.0.0.1:$(cat "$T_TMP/port")/api/v1/reports
+printf 'endpoint = %s\nmotd-path = %s/motd/cgroup-feedback.motd\nnotify = log, motd\n' \
+	"$URL" "$T_TMP" > "$CONF"
+new_report() { $PY tests/client/pending_report.py "$ST" "${1:-M8}" "$2"; }
+state_of() { sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' "$ST/reports/$1.state" 2>/dev/null | head -1; }
+drive() {  # drive NAME ID < script
+	$PY tests/client/drive_review.py "$T_TMP/$1.log" -- \
+		"$CGFB" --config "$CONF" review --state-dir "$ST" --output "$T_TMP/$1.eml" $2
+}
+HOST=$(hostname)
+
+# 1: answer everything, leak secrets, accept the redaction, say yes.
+id=$(new_report M8 r1)
+TAB=$(printf '\t')
+drive send "$id" <<EOS
+Which software creates${TAB}libvirt via our own tool
+Why must these sibling${TAB}each VM gets its own budget
+Would the reorganisation${TAB}no: the parent holds the qemu helpers
+Describe your use case${TAB}Ask ops@acme-corp.example or log in to 10.1.2.3 as admin.
+10.1.2.3 as admin${TAB}
+Replace these with${TAB}
+Send this report to http${TAB}y
+EOS
+check "review: exit 0" [ $? -eq 0 ]
+check "review: the message and its meaning are shown" sh -c "grep -q 'Non-hierarchical mode is deprecated' '$T_TMP/send.log' && grep -q 'behaviour WOULD change' '$T_TMP/send.log' && grep -q 'Suggested reorganisation' '$T_TMP/send.log'"
+check "review: sent" [ "$(state_of "$id")" = sent ]
+check "review: the e-mail address was named" grep -q 'e-mail address: ops@acme-corp.example' "$T_TMP/send.log"
+check "review: neither secret left the machine" sh -c "! grep -q -e 'ops@acme' -e '10.1.2.3' '$T_TMP/last-body'"
+check "review: the redaction markers did" grep -q '\[redacted e-mail address\]' "$T_TMP/last-body"
+check "review: the answers went with it" $PY -c "
+import json
+r = json.load(open('$T_TMP/last-body'))
+a = r['use_case']['answers']
+assert a == {'software': 'libvirt via our own tool', 'why_flat': 'each VM gets its own budget',
+             'reorganisation': 'no: the parent holds the qemu helpers'}, a
+"
+check "review: the bytes shown are the bytes sent" $PY -c "
+log = open('$T_TMP/send.log', 'rb').read().replace(b'\r\n', b'\n')
+assert open('$T_TMP/last-body', 'rb').read() in log
+"
+check "review: the receipt is shown" grep -q 'Sent. The collector stored it' "$T_TMP/send.log"
+
+# 2: Enter at the [y/N] means no; then keep for later.
+id=$(new_report M3 r2)
+drive keep "$id" <<EOS
+What do you use this setting for${TAB}reserving memory for the database
+Which software${TAB}
+Would the cgroup v2${TAB}
+Describe your use case${TAB}
+Send this report to${TAB}
+Then: \\[e\\]xport${TAB}
+EOS
+check "Enter at [y/N]: nothing sent" [ "$(grep -c "$id" "$T_TMP/requests.log")" -eq 0 ]
+check "keep: still pending" [ ! -f "$ST/reports/$id.state" ]
+check "keep: the login banner lists it" grep -q 'M3' "$T_TMP/motd/cgroup-feedback.motd"
+
+# 3: export as e-mail from the review.
+drive export "$id" <<EOS
+What do you use${TAB}
+Which software${TAB}
+Would the cgroup v2${TAB}
+Describe your use case${TAB}
+Send this report to${TAB}n
+Then: \\[e\\]xport${TAB}e
+Wrote${TAB}
+EOS
+check "export from review: the e-mail is written" grep -q '^X-Cgroup-Feedback-Report-Id: '"$id" "$T_TMP/export.eml"
+check "export from review: nothing sent over HTTP" [ "$(grep -c "$id" "$T_TMP/requests.log")" -eq 0 ]
+
+# 4: never ask about M8 again.
+id=$(new_report M8 r4)
+drive never "$id" <<EOS
+Which software${TAB}
+Why must${TAB}
+Would the reorg${TAB}
+Describe your use case${TAB}
+Send this report to${TAB}n
+Then: \\[e\\]xport${TAB}n
+EOS
+check "never: declined" [ "$(state_of "$id")" = declined ]
+check "never: M8 silenced for good" grep -qx M8 "$ST/silenced"
+check "nothing pending: the banner is gone" [ ! -f "$T_TMP/motd/cgroup-feedback.motd" ]
+
+# 5: the terminal goes away in the middle: nothing is sent, nothing breaks.
+id=$(new_report M8 r5)
+drive eof "$id" <<EOS
+Which software${TAB}<EOF>
+EOS
+check "EOF mid-review: nothing sent" [ "$(grep -c "$id" "$T_TMP/requests.log")" -eq 0 ]
+check "EOF mid-review: still pending" [ ! -f "$ST/reports/$id.state" ]
+
+"$CGFB" --config "$CONF" review --state-dir "$ST" < /dev/null 2>"$T_TMP/err"
+check "review without a terminal points to submit --yes" grep -q 'submit ID --yes' "$T_TMP/err"
+finish
