@@ -1,0 +1,202 @@
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <utmpx.h>
+
+#include "notify.h"
+
+static char dir[64];
+static struct cgfb_catalog *cat;
+
+static int setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "/tmp/cgfb-notify.XXXXXX");
+	cat = test_catalog();
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	cgfb_catalog_free(cat);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void config(struct cgfb_config *c, unsigned channels)
+{
+	cgfb_config_defaults(c);
+	c->notify = channels;
+	snprintf(c->motd_path, sizeof(c->motd_path), "%s/motd.d/cgroup-feedback.motd", dir);
+	snprintf(c->admin_group, sizeof(c->admin_group), "root");
+}
+
+static void add_login(const char *utmp, const char *user, const char *line)
+{
+	struct utmpx u;
+
+	memset(&u, 0, sizeof(u));
+	u.ut_type = USER_PROCESS;
+	u.ut_pid = getpid();
+	snprintf(u.ut_user, sizeof(u.ut_user), "%s", user);
+	snprintf(u.ut_line, sizeof(u.ut_line), "%s", line);
+	/* ut_id is not a C string: up to 4 bytes, unterminated. */
+	strncpy(u.ut_id, line + strlen(line) - 1, sizeof(u.ut_id));
+	assert_int_equal(utmpxname(utmp), 0);
+	setutxent();
+	assert_non_null(pututxline(&u));
+	endutxent();
+}
+
+static size_t drain(int fd, char *buf, size_t sz)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t n = 0;
+
+	while (n + 1 < sz && poll(&p, 1, 200) > 0) {
+		const ssize_t r = read(fd, buf + n, sz - 1 - n);
+
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+/* wall to a real pseudo-terminal named in a utmp file: the admin's terminal
+ * gets the message, another user's does not. */
+static void walls_admin_terminals(void **state)
+{
+	struct cgfb_config c;
+	struct cgfb_notify_paths p = { 0 };
+	char utmp[96], admin_name[64], other_name[64], buf[2048];
+	int am, as, om, os;
+
+	assert_int_equal(openpty(&am, &as, admin_name, NULL, NULL), 0);
+	assert_int_equal(openpty(&om, &os, other_name, NULL, NULL), 0);
+	snprintf(utmp, sizeof(utmp), "%s/utmp", dir);
+	close(open(utmp, O_CREAT | O_WRONLY, 0644));
+	/* ut_line is relative to /dev, as login(1) writes it. */
+	add_login(utmp, "root", admin_name + 5);
+	add_login(utmp, "nobody", other_name + 5);
+	config(&c, CGFB_NOTIFY_WALL);
+	p.utmp = utmp;
+	cgfb_notify_new_report(&c, &p, cat, dir, "4f0c9a55-0000-4000-8000-000000000001", "M8");
+	drain(am, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "the kernel asked for your use case"));
+	assert_non_null(strstr(buf, "M8: Non-hierarchical memory cgroup mode is deprecated"));
+	assert_non_null(strstr(buf, "review 4f0c9a55-0000-4000-8000-000000000001"));
+	assert_int_equal(drain(om, buf, sizeof(buf)), 0);
+	close(am);
+	close(as);
+	close(om);
+	close(os);
+}
+
+static void write_report(const char *id, const char *catalog_id)
+{
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/reports", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/reports/%s.json", dir, id);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"detection\":{\"catalog_id\":\"%s\"}}", catalog_id);
+	fclose(f);
+}
+
+static void motd_follows_the_spool(void **state)
+{
+	struct cgfb_config c;
+	char path[160], buf[512];
+	FILE *f;
+	size_t n;
+
+	config(&c, CGFB_NOTIFY_MOTD);
+	assert_int_equal(cgfb_notify_refresh_motd(&c, dir), 0);
+	assert_int_equal(access(c.motd_path, F_OK), -1);
+	write_report("4f0c9a55-0000-4000-8000-000000000002", "M7");
+	cgfb_notify_new_report(&c, NULL, cat, dir, "4f0c9a55-0000-4000-8000-000000000002", "M7");
+	f = fopen(c.motd_path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(buf, "1 time: M7"));
+	assert_non_null(strstr(buf, "sudo cgroup-feedback review"));
+	snprintf(path, sizeof(path), "%s/reports/4f0c9a55-0000-4000-8000-000000000002.json", dir);
+	unlink(path);
+	assert_int_equal(cgfb_notify_refresh_motd(&c, dir), 0);
+	assert_int_equal(access(c.motd_path, F_OK), -1);
+}
+
+static void runs_the_command(void **state)
+{
+	struct cgfb_config c;
+	char out[128], buf[256];
+	FILE *f = NULL;
+	size_t n = 0;
+
+	config(&c, CGFB_NOTIFY_COMMAND);
+	snprintf(out, sizeof(out), "%s/hook.out", dir);
+	snprintf(c.notify_command, sizeof(c.notify_command),
+		 "printf '%%s %%s %%s' \"$CGFB_REPORT_ID\" \"$CGFB_CATALOG_ID\" \"${HOME:-nohome}\" > %s.tmp && mv %s.tmp %s",
+		 out, out, out);
+	cgfb_notify_new_report(&c, NULL, cat, dir, "4f0c9a55-0000-4000-8000-000000000003", "M1b");
+	for (int i = 0; i < 100 && !(f = fopen(out, "r")); i++)
+		usleep(20000);
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	/* The hook gets the ids and nothing of our environment. */
+	assert_string_equal(buf, "4f0c9a55-0000-4000-8000-000000000003 M1b nohome");
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static void silenced_ids_stay_quiet(void **state)
+{
+	struct cgfb_config c;
+	char out[128], path[160];
+
+	config(&c, CGFB_NOTIFY_COMMAND | CGFB_NOTIFY_MOTD);
+	snprintf(out, sizeof(out), "%s/silenced.out", dir);
+	snprintf(c.notify_command, sizeof(c.notify_command), "touch %s", out);
+	assert_false(cgfb_silenced(dir, "V3"));
+	assert_int_equal(cgfb_silence_add(dir, "V3"), 0);
+	assert_int_equal(cgfb_silence_add(dir, "V3"), 0);
+	assert_int_equal(cgfb_silence_add(dir, "M2"), 0);
+	assert_true(cgfb_silenced(dir, "V3"));
+	assert_true(cgfb_silenced(dir, "M2"));
+	assert_false(cgfb_silenced(dir, "V"));
+	cgfb_notify_new_report(&c, NULL, cat, dir, "4f0c9a55-0000-4000-8000-000000000004", "V3");
+	usleep(200000);
+	assert_int_equal(access(out, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/silenced", dir);
+	assert_int_equal(access(path, F_OK), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(walls_admin_terminals),
+		cmocka_unit_test(motd_follows_the_spool),
+		cmocka_unit_test(runs_the_command),
+		cmocka_unit_test(silenced_ids_stay_quiet),
+	};
+
+	return cmocka_run_group_tests_name("notify", tests, setup, teardown);
+}
