@@ -358,7 +358,8 @@ int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t
 			count++;
 	}
 	closedir(d);
-	qsort(v, count, sizeof(*v), by_created);
+	if (count)
+		qsort(v, count, sizeof(*v), by_created);
 	*out = v;
 	*n = count;
 	return 0;
