@@ -22,6 +22,7 @@ BUILD      ?= build
 
 CLIENT_PKGS := json-c libcrypto libcurl
 TEST_PKGS   := cmocka
+SERVER_PKGS := libmicrohttpd sqlite3 json-c libcrypto libssl
 
 WARN    := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wno-unused-parameter
@@ -49,9 +50,13 @@ LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o $(BUILD)/schem
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+SERVER_SRC := $(wildcard server-stub/*.c)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
+              $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o
+SERVER     := $(BUILD)/cgroup-feedback-server
 
 .PHONY: all deps tests check check-quick run bench install clean
-all: $(BUILD)/cgroup-feedback
+all: $(BUILD)/cgroup-feedback $(SERVER)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -66,6 +71,17 @@ $(BUILD)/schema_blob.c: docs/report.schema.json tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh cgfb_report_schema_json $< > $@
 
+# The collector's dashboard: page, script and style, served from memory.
+$(BUILD)/dash_html_blob.c: server-stub/dashboard/index.html tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh cgfb_dash_html $< > $@
+$(BUILD)/dash_js_blob.c: server-stub/dashboard/app.js tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh cgfb_dash_js $< > $@
+$(BUILD)/dash_css_blob.c: server-stub/dashboard/app.css tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh cgfb_dash_css $< > $@
+
 $(BUILD)/%_blob.o: $(BUILD)/%_blob.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
@@ -75,6 +91,10 @@ $(BUILD)/libcgfb.a: $(LIB_OBJ) $(CLIENT_OBJ)
 $(BUILD)/cgroup-feedback: $(BUILD)/client/main.o $(BUILD)/libcgfb.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+$(SERVER_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
+$(SERVER): $(SERVER_OBJ) $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lpthread -lm
+
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libcgfb.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) \
@@ -83,7 +103,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libcgfb.a
 deps:
 	sh tools/deps.sh
 
-tests: $(BUILD)/cgroup-feedback $(UNIT_BIN)
+tests: $(BUILD)/cgroup-feedback $(SERVER) $(UNIT_BIN)
 
 # The whole suite runs twice: on the normal build (unit tests under
 # valgrind too) and on the ASan+UBSan build. SANITIZE=1 runs only the latter.
@@ -117,4 +137,4 @@ include packaging/packaging.mk
 clean:
 	rm -rf build build-san
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

@@ -9,7 +9,9 @@
 #include <time.h>
 
 #include "cgfb/buf.h"
+#include "cgfb/jsonget.h"
 #include "cgfb/mail.h"
+#include "cgfb/wrap.h"
 
 #define MIME_HEADERS \
 	"MIME-Version: 1.0\n" \
@@ -46,35 +48,9 @@ static void addf(struct mail *m, const char *fmt, ...)
 	add(m, line, (size_t)n);
 }
 
-static json_object *get(json_object *o, const char *path)
-{
-	char key[64];
-
-	while (o && *path) {
-		const char *dot = strchr(path, '.');
-		const size_t n = dot ? (size_t)(dot - path) : strlen(path);
-
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		if (!json_object_object_get_ex(o, key, &o))
-			return NULL;
-		path += n + (dot ? 1 : 0);
-	}
-	return o;
-}
-
-static const char *str(json_object *o, const char *path)
-{
-	json_object *v = get(o, path);
-
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 static const char *str_or(json_object *o, const char *path, const char *dflt)
 {
-	const char *s = str(o, path);
+	const char *s = cgfb_json_str(o, path);
 
 	return s ? s : dflt;
 }
@@ -91,61 +67,12 @@ static size_t u8len(unsigned char c)
 	return 1;
 }
 
-/* Write one paragraph (no newlines) word-wrapped at CGFB_MAIL_WIDTH columns,
- * every line starting with indent. Control characters become spaces: the
- * text is the administrator's or the kernel's, and must neither end the
- * header nor hide anything from the reader. Because every line is indented,
- * no line of free text can look like a marker or an mbox "From " line. */
-static void wrap_para(struct mail *m, const char *indent, const char *s, size_t n)
-{
-	const size_t width = CGFB_MAIL_WIDTH - strlen(indent);
-	size_t i = 0;
-
-	while (i < n) {
-		size_t cols = 0, j = i, brk = 0;
-
-		while (j < n && cols < width) {
-			if (s[j] == ' ')
-				brk = j;
-			j += u8len((unsigned char)s[j]);
-			cols++;
-		}
-		if (j > n)
-			j = n;
-		if (j < n && brk > i && s[j] != ' ')
-			j = brk;
-		add(m, indent, strlen(indent));
-		for (size_t k = i; k < j; k++) {
-			const char c = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? ' ' : s[k];
-
-			add(m, &c, 1);
-		}
-		add(m, "\n", 1);
-		i = j;
-		while (i < n && s[i] == ' ')
-			i++;
-	}
-}
-
+/* Free text is always indented, so no line of it can look like a marker
+ * or an mbox "From " line. */
 static void wrap_text(struct mail *m, const char *indent, const char *s)
 {
-	const char *end = s + strlen(s);
-
-	while (s <= end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *stop = nl ? nl : end;
-		size_t n = (size_t)(stop - s);
-
-		if (n && s[n - 1] == '\r')
-			n--;
-		if (n == 0)
-			add(m, "\n", 1);
-		else
-			wrap_para(m, indent, s, n);
-		if (!nl)
-			break;
-		s = nl + 1;
-	}
+	if (!m->rc)
+		m->rc = cgfb_wrap(m->b, indent, s, CGFB_MAIL_WIDTH);
 }
 
 /* A header value from report text: printable ASCII as is (folded at spaces
@@ -258,7 +185,7 @@ static void add_headers(struct mail *m, json_object *r, const struct cgfb_mail_o
 			"cgroup-feedback <cgroup-feedback@localhost>");
 	add_header_text(m, "To", to);
 	add_header_text(m, "Subject", subject);
-	add_date(m, str(r, "created"));
+	add_date(m, cgfb_json_str(r, "created"));
 	addf(m, "Message-ID: <%s@cgroup-feedback.invalid>\n", id);
 	add(m, MIME_HEADERS, sizeof(MIME_HEADERS) - 1);
 	/* Folded: the hash alone fills 64 columns. */
@@ -283,7 +210,7 @@ static void addw(struct mail *m, const char *indent, const char *fmt, ...)
 static void add_detection(struct mail *m, json_object *r)
 {
 	static const char *const fields[] = { "comm", "controller", "knob", "function" };
-	const int64_t count = json_object_get_int64(get(r, "detection.count"));
+	const int64_t count = json_object_get_int64(cgfb_json_get(r, "detection.count"));
 
 	add(m, "What was detected\n", 18);
 	addw(m, "  ", "%s: %s", str_or(r, "detection.catalog_id", "?"),
@@ -295,7 +222,7 @@ static void add_detection(struct mail *m, json_object *r)
 		const char *v;
 
 		snprintf(path, sizeof(path), "detection.fields.%s", fields[i]);
-		v = str(r, path);
+		v = cgfb_json_str(r, path);
 		if (v)
 			addw(m, "  ", "%s: %s", fields[i], v);
 	}
@@ -318,8 +245,8 @@ static void add_system(struct mail *m, json_object *r)
 
 static void add_subtree(struct mail *m, json_object *st)
 {
-	json_object *reasons = get(st, "reasons");
-	json_object *reorg = get(st, "reorganisation");
+	json_object *reasons = cgfb_json_get(st, "reasons");
+	json_object *reorg = cgfb_json_get(st, "reorganisation");
 	char why[512] = "";
 	size_t n = 0;
 
@@ -327,18 +254,18 @@ static void add_subtree(struct mail *m, json_object *st)
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%s", i ? ", " : " (",
 				      json_object_get_string(json_object_array_get_idx(reasons, i)));
 	addw(m, "  ", "- hierarchy %" PRId64 ", node %" PRId64 ", %zu flat children: %s%s%s",
-	     json_object_get_int64(get(st, "hierarchy")), json_object_get_int64(get(st, "node")),
-	     json_object_array_length(get(st, "children")), str_or(st, "verdict", "?"), why,
+	     json_object_get_int64(cgfb_json_get(st, "hierarchy")), json_object_get_int64(cgfb_json_get(st, "node")),
+	     json_object_array_length(cgfb_json_get(st, "children")), str_or(st, "verdict", "?"), why,
 	     why[0] ? ")" : "");
 	if (json_object_is_type(reorg, json_type_object))
 		addw(m, "    ", "proposed: a new parent with use_hierarchy=1 above %zu groups",
-		     json_object_array_length(get(reorg, "move_under_new_parent")));
+		     json_object_array_length(cgfb_json_get(reorg, "move_under_new_parent")));
 }
 
 static void add_analysis(struct mail *m, json_object *r)
 {
-	json_object *flat = get(r, "analysis.flat_subtrees");
-	json_object *knobs = get(r, "analysis.knob_users");
+	json_object *flat = cgfb_json_get(r, "analysis.flat_subtrees");
+	json_object *knobs = cgfb_json_get(r, "analysis.knob_users");
 
 	add(m, "Analysis\n", 9);
 	if (!json_object_array_length(flat) && !json_object_array_length(knobs))
@@ -349,11 +276,11 @@ static void add_analysis(struct mail *m, json_object *r)
 		json_object *k = json_object_array_get_idx(knobs, i);
 
 		addw(m, "  ", "- %s on hierarchy %" PRId64 ": %" PRId64 " groups set it",
-		     str_or(k, "knob", "?"), json_object_get_int64(get(k, "hierarchy")),
-		     json_object_get_int64(get(k, "count")));
-		if (str(k, "replacement")) {
+		     str_or(k, "knob", "?"), json_object_get_int64(cgfb_json_get(k, "hierarchy")),
+		     json_object_get_int64(cgfb_json_get(k, "count")));
+		if (cgfb_json_str(k, "replacement")) {
 			add(m, "    replacement:\n", 17);
-			wrap_text(m, "      ", str(k, "replacement"));
+			wrap_text(m, "      ", cgfb_json_str(k, "replacement"));
 		}
 	}
 	add(m, "\n", 1);
@@ -361,8 +288,8 @@ static void add_analysis(struct mail *m, json_object *r)
 
 static void add_use_case(struct mail *m, json_object *r)
 {
-	json_object *uc = get(r, "use_case");
-	json_object *answers = get(uc, "answers");
+	json_object *uc = cgfb_json_get(r, "use_case");
+	json_object *answers = cgfb_json_get(uc, "answers");
 
 	add(m, "Use case\n", 9);
 	if (!json_object_is_type(uc, json_type_object)) {
@@ -432,14 +359,14 @@ int cgfb_mail_format(const char *report, size_t len, const struct cgfb_mail_opts
 	int rc;
 
 	rc = cgfb_canon_parse(report, len, 64, &r, err, sizeof(err));
-	if (rc < 0 || !json_object_is_type(r, json_type_object) || !str(r, "report_id")) {
+	if (rc < 0 || !json_object_is_type(r, json_type_object) || !cgfb_json_str(r, "report_id")) {
 		rc = -EINVAL;
 		goto out;
 	}
 	out->len = 0;
 	cgfb_sha256_hex(report, len, sha);
 	add_headers(&m, r, o, sha);
-	addf(&m, "cgroup-feedback report %s\ncreated %s\n\n", str(r, "report_id"),
+	addf(&m, "cgroup-feedback report %s\ncreated %s\n\n", cgfb_json_str(r, "report_id"),
 	     str_or(r, "created", "?"));
 	add_detection(&m, r);
 	add_system(&m, r);

@@ -1,0 +1,207 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api.h"
+#include "cgfb/buf.h"
+#include "cgfb/log.h"
+#include "ingest.h"
+
+#define REPORTS "/api/v1/reports"
+
+void api_error(struct http_reply *rp, unsigned status, const char *error, const char *message)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "error", json_object_new_string(error));
+	json_object_object_add(o, "message", json_object_new_string(message));
+	api_json(rp, status, o);
+}
+
+void api_json(struct http_reply *rp, unsigned status, json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	rp->status = status;
+	rp->content_type = "application/json";
+	rp->body.len = 0;
+	if (cgfb_buf_adds(&rp->body, s) < 0 || cgfb_buf_add(&rp->body, "\n", 1) < 0)
+		rp->status = 500;
+	json_object_put(o);
+}
+
+struct store *api_reader(struct api *a, struct http_reply *rp)
+{
+	struct store *s = NULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&a->lock);
+	if (a->n_readers)
+		s = a->readers[--a->n_readers];
+	pthread_mutex_unlock(&a->lock);
+	if (!s)
+		rc = store_open(&s, a->o->db_path, true);
+	if (rc < 0) {
+		api_error(rp, 503, "unavailable", "the database cannot be read right now");
+		return NULL;
+	}
+	return s;
+}
+
+void api_reader_put(struct api *a, struct store *s)
+{
+	pthread_mutex_lock(&a->lock);
+	if (a->n_readers < API_READERS) {
+		a->readers[a->n_readers++] = s;
+		s = NULL;
+	}
+	pthread_mutex_unlock(&a->lock);
+	store_close(s);
+}
+
+bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *rp)
+{
+	if (!a->auth.admin_enabled) {
+		api_error(rp, 403, "forbidden", "the admin API is disabled on this server");
+		return false;
+	}
+	if (!auth_is_admin(&a->auth, rq)) {
+		api_error(rp, 401, "unauthorized", "this needs the admin token");
+		rp->www_authenticate = true;
+		return false;
+	}
+	return true;
+}
+
+/* Report ids are UUIDs in lower-case hex; anything else is no report. */
+static bool valid_id(const char *id)
+{
+	if (strlen(id) != CGFB_ID_LEN)
+		return false;
+	for (int i = 0; i < CGFB_ID_LEN; i++) {
+		const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? id[i] != '-' : !strchr("0123456789abcdef", id[i]) || !id[i])
+			return false;
+	}
+	return true;
+}
+
+/* application/json, optionally with charset=utf-8; nothing else. */
+static bool json_content_type(const char *ct)
+{
+	const size_t n = strlen("application/json");
+	const char *p;
+
+	if (!ct || strncasecmp(ct, "application/json", n) != 0)
+		return false;
+	p = ct + n;
+	while (*p == ' ')
+		p++;
+	if (*p == '\0')
+		return true;
+	if (*p++ != ';')
+		return false;
+	while (*p == ' ')
+		p++;
+	return strcasecmp(p, "charset=utf-8") == 0 || strcasecmp(p, "charset=\"utf-8\"") == 0;
+}
+
+static bool is_write(const struct http_request *rq)
+{
+	return (strcmp(rq->method, "POST") == 0 && strcmp(rq->path, REPORTS) == 0) ||
+	       (strcmp(rq->method, "DELETE") == 0 &&
+		strncmp(rq->path, REPORTS "/", strlen(REPORTS) + 1) == 0);
+}
+
+bool api_precheck(void *ud, const struct http_request *rq, struct http_reply *rp)
+{
+	struct api *a = ud;
+	const char *len;
+	unsigned wait;
+
+	if (!is_write(rq))
+		return false;
+	wait = ratelimit_take(a->rl, rq->client);
+	if (wait) {
+		api_error(rp, 429, "rate_limited", "too many reports from this address; retry later");
+		rp->retry_after = wait;
+		return true;
+	}
+	if (strcmp(rq->method, "POST") != 0)
+		return false;
+	if (!json_content_type(http_header(rq, "Content-Type"))) {
+		api_error(rp, 415, "unsupported_media_type", "send Content-Type: application/json");
+		return true;
+	}
+	len = http_header(rq, "Content-Length");
+	if (len && strtoull(len, NULL, 10) > CGFB_REPORT_MAX) {
+		api_error(rp, 413, "too_large", "a report is at most 262144 bytes");
+		return true;
+	}
+	return false;
+}
+
+static void method_not_allowed(struct http_reply *rp, const char *allow)
+{
+	api_error(rp, 405, "method_not_allowed", "this resource does not take that method");
+	rp->allow = allow;
+}
+
+static void route_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
+			 const char *id)
+{
+	if (!valid_id(id))
+		api_error(rp, 404, "not_found", "no such report");
+	else if (strcmp(rq->method, "DELETE") == 0)
+		api_delete_report(a, rq, rp, id);
+	else if (strcmp(rq->method, "GET") == 0)
+		api_get_report(a, rq, rp, id);
+	else
+		method_not_allowed(rp, "GET, DELETE");
+}
+
+/* GET-only resources: path and handler. */
+static const struct {
+	const char *path;
+	void (*fn)(struct api *a, const struct http_request *rq, struct http_reply *rp);
+} get_routes[] = {
+	{ "/api/v1/summary", api_summary },
+	{ "/api/v1/digest", api_digest },
+	{ "/api/v1/export.mbox", api_export_mbox },
+};
+
+void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
+{
+	struct api *a = ud;
+	const bool get = strcmp(rq->method, "GET") == 0;
+
+	if (strcmp(rq->path, REPORTS) == 0) {
+		if (strcmp(rq->method, "POST") == 0)
+			api_post_report(a, rq, rp);
+		else if (get)
+			api_list_reports(a, rq, rp);
+		else
+			method_not_allowed(rp, "GET, POST");
+		return;
+	}
+	if (strncmp(rq->path, REPORTS "/", strlen(REPORTS) + 1) == 0) {
+		route_report(a, rq, rp, rq->path + strlen(REPORTS) + 1);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(get_routes) / sizeof(get_routes[0]); i++) {
+		if (strcmp(rq->path, get_routes[i].path) != 0)
+			continue;
+		if (get)
+			get_routes[i].fn(a, rq, rp);
+		else
+			method_not_allowed(rp, "GET");
+		return;
+	}
+	if (get && dashboard_serve(rq->path, rp))
+		return;
+	api_error(rp, 404, "not_found", "no such resource");
+}

@@ -1,0 +1,146 @@
+// The dashboard: the public summary as SVG charts with the numbers beside
+// them, and, with the admin token, the latest use cases. Everything is
+// built with DOM calls and textContent: report text is never parsed as HTML.
+'use strict';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const DIMS = ['catalog_id', 'kernel_series', 'distribution', 'cgroup_mode', 'software',
+	'verdict', 'reorganisation'];
+
+function el(tag, attrs, text) {
+	const e = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs || {}))
+		e.setAttribute(k, v);
+	if (text !== undefined)
+		e.textContent = text;
+	return e;
+}
+
+function svg(tag, attrs, text) {
+	const e = document.createElementNS(SVG, tag);
+	for (const [k, v] of Object.entries(attrs || {}))
+		e.setAttribute(k, v);
+	if (text !== undefined)
+		e.textContent = text;
+	return e;
+}
+
+// Horizontal bars: one row per group, label left, count right.
+function barChart(groups) {
+	const row = 24, label = 170, width = 520;
+	const max = Math.max(1, ...groups.map(g => g.reports));
+	const s = svg('svg', { viewBox: `0 0 ${width} ${Math.max(1, groups.length) * row}`,
+		role: 'img' });
+	groups.forEach((g, i) => {
+		const w = Math.max(2, (width - label - 50) * g.reports / max);
+		s.append(svg('text', { x: 0, y: i * row + 16 }, g.key));
+		s.append(svg('rect', { class: 'bar', x: label, y: i * row + 4, width: w, height: row - 8 }));
+		s.append(svg('text', { x: label + w + 6, y: i * row + 16 }, String(g.reports)));
+	});
+	return s;
+}
+
+// Vertical bars for the months.
+function columnChart(groups) {
+	const height = 160, col = 46, base = height - 22;
+	const max = Math.max(1, ...groups.map(g => g.reports));
+	const s = svg('svg', { viewBox: `0 0 ${Math.max(1, groups.length) * col + 10} ${height}`,
+		role: 'img' });
+	groups.forEach((g, i) => {
+		const h = Math.max(2, (base - 18) * g.reports / max);
+		s.append(svg('rect', { class: 'bar', x: i * col + 8, y: base - h, width: col - 16, height: h }));
+		s.append(svg('text', { x: i * col + 8, y: base - h - 4 }, String(g.reports)));
+		s.append(svg('text', { x: i * col + 4, y: height - 6 }, g.key));
+	});
+	return s;
+}
+
+function table(dim, groups) {
+	const t = el('table');
+	const head = el('tr');
+	for (const h of ['', 'reports', 'installs'])
+		head.append(el('th', {}, h));
+	t.append(head);
+	for (const g of groups) {
+		const tr = el('tr', { 'data-dim': dim, 'data-key': g.key });
+		tr.append(el('td', {}, g.key));
+		tr.append(el('td', { class: 'n reports' }, String(g.reports)));
+		tr.append(el('td', { class: 'n installs' }, String(g.installs)));
+		t.append(tr);
+	}
+	return t;
+}
+
+function renderDim(name, d, chart) {
+	const box = document.getElementById('chart-' + name);
+	box.replaceChildren();
+	if (d.groups.length)
+		box.append(chart(d.groups), table(name, d.groups));
+	else
+		box.append(el('p', { class: 'note' }, 'No group large enough to show yet.'));
+	if (d.suppressed_groups)
+		box.append(el('p', { class: 'note', 'data-suppressed': String(d.suppressed_groups) },
+			`${d.suppressed_groups} smaller group(s) not shown`));
+}
+
+function render(sum) {
+	const set = (id, v) => {
+		const e = document.getElementById(id);
+		e.textContent = String(v);
+		e.setAttribute('data-value', String(v));
+	};
+	set('total-reports', sum.total.suppressed ? 'fewer than ' + sum.min_installs : sum.total.reports);
+	set('total-installs', sum.total.suppressed ? '–' : sum.total.installs);
+	set('min-installs', sum.min_installs);
+	for (const name of DIMS)
+		renderDim(name, sum.dimensions[name], barChart);
+	renderDim('month', sum.dimensions.month, columnChart);
+}
+
+async function loadSummary() {
+	const status = document.getElementById('status');
+	try {
+		const r = await fetch('/api/v1/summary', { cache: 'no-store' });
+		if (!r.ok)
+			throw new Error('HTTP ' + r.status);
+		render(await r.json());
+		status.textContent = 'Summary as of ' + new Date().toISOString();
+		status.setAttribute('data-state', 'ready');
+	} catch (e) {
+		status.textContent = 'Could not load the summary: ' + e.message;
+		status.setAttribute('data-state', 'error');
+	}
+}
+
+async function loadUseCases(token) {
+	const status = document.getElementById('admin-status');
+	const list = document.getElementById('use-cases');
+	const r = await fetch('/api/v1/reports?limit=20', {
+		headers: { Authorization: 'Bearer ' + token }, cache: 'no-store' });
+	if (!r.ok) {
+		status.textContent = r.status === 401 ? 'Wrong token.' : 'HTTP ' + r.status;
+		return;
+	}
+	const body = await r.json();
+	list.replaceChildren();
+	for (const rep of body.reports.filter(x => x.use_case !== null)) {
+		const li = el('li', { 'data-id': rep.id });
+		li.append(el('strong', {}, `${rep.catalog_id} · ${rep.kernel_series} · ${rep.distribution}` +
+			` · reorganisation: ${rep.reorganisation}`));
+		li.append(el('div', {}, rep.use_case));
+		list.append(li);
+	}
+	status.textContent = `${list.children.length} use case(s) among the latest ${body.reports.length} reports`;
+	sessionStorage.setItem('cgfb-admin', token);
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+	loadSummary();
+	document.getElementById('admin-form').addEventListener('submit', ev => {
+		ev.preventDefault();
+		loadUseCases(document.getElementById('admin-token').value);
+	});
+	const saved = sessionStorage.getItem('cgfb-admin');
+	if (saved)
+		loadUseCases(saved);
+});

@@ -1,0 +1,429 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+#include <openssl/ssl.h>
+
+#include "cgfb/atomic.h"
+#include "cgfb/buf.h"
+#include "cgfb/log.h"
+#include "http.h"
+#include "ingest.h"
+
+/* Headers and security policy of the dashboard: everything from this
+ * origin, nothing inline, nothing from anywhere else. */
+#define PAGE_CSP "default-src 'none'; script-src 'self'; style-src 'self'; " \
+	"connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; " \
+	"frame-ancestors 'none'"
+
+struct http_server {
+	struct MHD_Daemon *d;
+	struct http_app app;
+	const struct server_opts *o;
+	atomic_int active;           /* requests between first header and completion */
+	atomic_bool closing;
+	char *cert, *key;            /* PEM text, kept for the daemon's lifetime */
+};
+
+struct req {
+	struct http_request rq;
+	struct http_server *h;
+	struct timespec start;
+	char method[16];
+	char path[256];
+	char client[INET6_ADDRSTRLEN];
+	unsigned status;
+	size_t bytes;
+	bool replied;
+	bool too_big;
+};
+
+const char *http_header(const struct http_request *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_query(const struct http_request *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static double elapsed_ms(const struct req *r)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - r->start.tv_sec) * 1e3 +
+	       (double)(now.tv_nsec - r->start.tv_nsec) / 1e6;
+}
+
+static void peer_address(struct MHD_Connection *c, char *out, size_t outsz)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	const socklen_t len = sa && sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+		sizeof(struct sockaddr_in);
+
+	if (!sa || getnameinfo(sa, len, out, (socklen_t)outsz, NULL, 0, NI_NUMERICHOST) != 0)
+		snprintf(out, outsz, "unknown");
+}
+
+static struct req *req_new(struct http_server *h, struct MHD_Connection *c, const char *url,
+			   const char *method)
+{
+	struct req *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &r->start);
+	snprintf(r->method, sizeof(r->method), "%s", method);
+	snprintf(r->path, sizeof(r->path), "%s", url);
+	peer_address(c, r->client, sizeof(r->client));
+	r->h = h;
+	r->rq.method = r->method;
+	r->rq.path = url;
+	r->rq.client = r->client;
+	r->rq.conn = c;
+	atomic_fetch_add(&h->active, 1);
+	return r;
+}
+
+static void add_headers(struct http_server *h, struct MHD_Response *resp,
+			const struct http_reply *rp)
+{
+	char num[16];
+
+	MHD_add_response_header(resp, "Content-Type",
+				rp->content_type ? rp->content_type : "application/json");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	if (rp->page) {
+		MHD_add_response_header(resp, "Content-Security-Policy", PAGE_CSP);
+		MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	}
+	if (rp->retry_after) {
+		snprintf(num, sizeof(num), "%u", rp->retry_after);
+		MHD_add_response_header(resp, "Retry-After", num);
+	}
+	if (rp->allow)
+		MHD_add_response_header(resp, "Allow", rp->allow);
+	if (rp->www_authenticate)
+		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"cgroup-feedback\"");
+	if (rp->location[0])
+		MHD_add_response_header(resp, "Location", rp->location);
+	if (rp->etag[0])
+		MHD_add_response_header(resp, "ETag", rp->etag);
+	/* Shutting down: no keep-alive, so nobody starts another request. */
+	if (atomic_load(&h->closing))
+		MHD_add_response_header(resp, "Connection", "close");
+}
+
+static enum MHD_Result reply(struct req *r, struct http_reply *rp)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(rp->body.len, rp->body.data,
+					       MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		cgfb_buf_free(&rp->body);
+		return MHD_NO;
+	}
+	rp->body.data = NULL;
+	add_headers(r->h, resp, rp);
+	ret = MHD_queue_response(r->rq.conn, rp->status, resp);
+	MHD_destroy_response(resp);
+	r->replied = true;
+	r->status = rp->status;
+	r->bytes = rp->body.len;
+	return ret;
+}
+
+static enum MHD_Result reply_error(struct req *r, unsigned status, const char *error,
+				   const char *message)
+{
+	struct http_reply rp = { .status = status };
+
+	cgfb_buf_printf(&rp.body, "{\"error\":\"%s\",\"message\":\"%s\"}\n", error, message);
+	return reply(r, &rp);
+}
+
+static enum MHD_Result take_body(struct req *r, const char *data, size_t *size)
+{
+	const struct server_opts *o = r->h->o;
+
+	if (elapsed_ms(r) > o->request_timeout * 1e3) {
+		/* Dropping the connection is the answer to a body that
+		 * trickles in: it frees the thread for someone else. */
+		r->status = 408;
+		return MHD_NO;
+	}
+	if (!r->too_big && r->rq.body.len + *size > CGFB_REPORT_MAX) {
+		r->too_big = true;
+		cgfb_buf_free(&r->rq.body);
+	}
+	if (!r->too_big && cgfb_buf_add(&r->rq.body, data, *size) < 0)
+		return MHD_NO;
+	*size = 0;
+	return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct http_server *h = cls;
+	struct req *r = *con_cls;
+	struct http_reply rp = { 0 };
+
+	if (!r) {
+		r = req_new(h, c, url, method);
+		if (!r)
+			return MHD_NO;
+		*con_cls = r;
+		if (h->app.precheck(h->app.ud, &r->rq, &rp))
+			return reply(r, &rp);
+		return MHD_YES;
+	}
+	if (*upload_size && r->replied) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (*upload_size)
+		return take_body(r, upload, upload_size);
+	if (r->replied)
+		return MHD_YES;
+	if (r->too_big)
+		return reply_error(r, 413, "too_large", "a report is at most 262144 bytes");
+	h->app.handle(h->app.ud, &r->rq, &rp);
+	return reply(r, &rp);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *h = cls;
+	struct req *r = *con_cls;
+
+	if (!r)
+		return;
+	if (!h->o->quiet) {
+		/* One write per line, whatever other threads log meanwhile. */
+		flockfile(stderr);
+		cgfb_log(LOG_INFO, "%s %s %u %zu %.1fms%s", r->method, r->path, r->status,
+			 r->bytes, elapsed_ms(r),
+			 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+		funlockfile(stderr);
+	}
+	cgfb_buf_free(&r->rq.body);
+	free(r);
+	*con_cls = NULL;
+	atomic_fetch_sub(&h->active, 1);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	cgfb_log(LOG_WARNING, "http: %s", msg);
+}
+
+/* ADDR:PORT or [ADDR6]:PORT, numeric only. */
+static int parse_listen(const char *spec, struct sockaddr_storage *ss)
+{
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *colon = strrchr(spec, ':');
+	char *end;
+	long port;
+	size_t n;
+
+	if (!colon || (n = (size_t)(colon - spec)) == 0 || n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, spec, n);
+	host[n] = '\0';
+	port = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end || port < 0 || port > 65535)
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	if (host[0] == '[' && host[n - 1] == ']') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		host[n - 1] = '\0';
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		return inet_pton(AF_INET6, host + 1, &s6->sin6_addr) == 1 ? 0 : -EINVAL;
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+/* Certificate or key text, NUL-terminated as libmicrohttpd wants it. */
+static int read_file(const char *path, char **out)
+{
+	struct cgfb_buf b = { 0 };
+	const int rc = cgfb_buf_read_file(&b, path, 1 << 20);
+
+	if (rc < 0 || !b.data) {
+		cgfb_buf_free(&b);
+		return rc < 0 ? rc : -ENODATA;
+	}
+	*out = b.data;
+	return 0;
+}
+
+/* libmicrohttpd's TLS errors say little; OpenSSL tells which file is wrong
+ * and whether the key belongs to the certificate, before we start. */
+static int check_tls(const struct server_opts *o)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	int rc = -EINVAL;
+
+	if (!ctx)
+		return -ENOMEM;
+	if (SSL_CTX_use_certificate_chain_file(ctx, o->tls_cert) != 1)
+		cgfb_log(LOG_ERR, "%s: not a PEM certificate", o->tls_cert);
+	else if (SSL_CTX_use_PrivateKey_file(ctx, o->tls_key, SSL_FILETYPE_PEM) != 1)
+		cgfb_log(LOG_ERR, "%s: not a PEM private key", o->tls_key);
+	else if (SSL_CTX_check_private_key(ctx) != 1)
+		cgfb_log(LOG_ERR, "%s does not belong to %s", o->tls_key, o->tls_cert);
+	else
+		rc = 0;
+	SSL_CTX_free(ctx);
+	return rc;
+}
+
+static int load_tls(struct http_server *h)
+{
+	const struct server_opts *o = h->o;
+	int rc;
+
+	if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+		cgfb_log(LOG_ERR, "this libmicrohttpd has no TLS support");
+		return -ENOTSUP;
+	}
+	rc = check_tls(o);
+	if (rc < 0)
+		return rc;
+	rc = read_file(o->tls_cert, &h->cert);
+	if (rc == 0)
+		rc = read_file(o->tls_key, &h->key);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "TLS files: %s", strerror(-rc));
+	return rc;
+}
+
+static int write_port(const char *path, unsigned port)
+{
+	char d[PATH_MAX], b[PATH_MAX], text[16];
+	const int n = snprintf(text, sizeof(text), "%u\n", port);
+
+	snprintf(d, sizeof(d), "%s", path);
+	snprintf(b, sizeof(b), "%s", path);
+	return cgfb_atomic_write(dirname(d), basename(b), text, (size_t)n, 0644);
+}
+
+static struct MHD_Daemon *start_daemon(struct http_server *h, const struct sockaddr_storage *ss)
+{
+	const struct server_opts *o = h->o;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+
+	if (ss->ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (h->cert)
+		flags |= MHD_USE_TLS;
+	return MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, h,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+		MHD_OPTION_SOCK_ADDR, ss,
+		MHD_OPTION_CONNECTION_LIMIT, o->max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_per_ip,
+		MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1,
+		h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->cert,
+		MHD_OPTION_HTTPS_MEM_KEY, h->key,
+		MHD_OPTION_END);
+}
+
+int http_start(struct http_server **out, const struct server_opts *o,
+	       const struct http_app *app)
+{
+	struct http_server *h = calloc(1, sizeof(*h));
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *di;
+	int rc;
+
+	if (!h)
+		return -ENOMEM;
+	h->app = *app;
+	h->o = o;
+	rc = parse_listen(o->listen, &ss);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "--listen %s: want ADDR:PORT or [ADDR6]:PORT", o->listen);
+		goto fail;
+	}
+	rc = o->tls_cert ? load_tls(h) : 0;
+	if (rc < 0)
+		goto fail;
+	h->d = start_daemon(h, &ss);
+	if (!h->d) {
+		cgfb_log(LOG_ERR, "cannot listen on %s", o->listen);
+		rc = -EADDRNOTAVAIL;
+		goto fail;
+	}
+	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	cgfb_log(LOG_INFO, "listening on %s://%s (port %u)", h->cert ? "https" : "http", o->listen,
+		 di ? di->port : 0);
+	if (o->port_file && di && (rc = write_port(o->port_file, di->port)) < 0) {
+		cgfb_log(LOG_ERR, "%s: %s", o->port_file, strerror(-rc));
+		goto fail;
+	}
+	*out = h;
+	return 0;
+fail:
+	http_stop(h, 0);
+	return rc;
+}
+
+void http_stop(struct http_server *h, unsigned grace_ms)
+{
+	MHD_socket fd;
+
+	if (!h)
+		return;
+	if (h->d) {
+		atomic_store(&h->closing, true);
+		fd = MHD_quiesce_daemon(h->d);
+		if (fd != MHD_INVALID_SOCKET)
+			close(fd);
+		for (unsigned t = 0; t < grace_ms && atomic_load(&h->active) > 0; t += 10)
+			usleep(10000);
+		if (atomic_load(&h->active) > 0)
+			cgfb_log(LOG_WARNING, "%d requests still running at shutdown",
+				 atomic_load(&h->active));
+		MHD_stop_daemon(h->d);
+	}
+	free(h->cert);
+	free(h->key);
+	free(h);
+}

@@ -1,0 +1,55 @@
+/* HTTP glue on libmicrohttpd: one thread per connection (a request may wait
+ * for its group commit without holding up anybody else), limits on
+ * connections, idle time, body size and body time, one log line per
+ * request, and a shutdown that lets requests in flight finish. The API
+ * sees plain structs, never libmicrohttpd. */
+#ifndef CGFB_SERVER_HTTP_H
+#define CGFB_SERVER_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cgfb/canon.h"
+#include "options.h"
+
+struct http_request {
+	const char *method;
+	const char *path;
+	const char *client;          /* the peer's address, text */
+	struct cgfb_buf body;
+	void *conn;                  /* for http_header/http_query */
+};
+
+struct http_reply {
+	unsigned status;
+	const char *content_type;    /* NULL: application/json */
+	struct cgfb_buf body;
+	unsigned retry_after;        /* seconds; 0: no Retry-After */
+	const char *allow;           /* Allow header for 405 */
+	bool www_authenticate;       /* 401: Bearer challenge */
+	bool page;                   /* HTML/JS/CSS: Content-Security-Policy */
+	char location[96];
+	char etag[72];
+};
+
+const char *http_header(const struct http_request *rq, const char *name);
+const char *http_query(const struct http_request *rq, const char *name);
+
+/* The application's side. precheck runs when the headers are in, before
+ * any body is read; it may fill in a reply (and return true) to refuse the
+ * request early. handle runs with the whole body. */
+struct http_app {
+	bool (*precheck)(void *ud, const struct http_request *rq, struct http_reply *rp);
+	void (*handle)(void *ud, const struct http_request *rq, struct http_reply *rp);
+	void *ud;
+};
+
+struct http_server;
+
+/* Returns 0 or a negative errno after logging why. */
+int http_start(struct http_server **out, const struct server_opts *o,
+	       const struct http_app *app);
+/* Stop accepting, wait up to grace_ms for requests in flight, then stop. */
+void http_stop(struct http_server *h, unsigned grace_ms);
+
+#endif

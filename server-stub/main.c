@@ -1,0 +1,143 @@
+/* cgroup-feedback-server: the collector. main() dispatches to serve (the
+ * default) or import and owns the service's lifecycle: start the writer,
+ * then HTTP; on SIGTERM or SIGINT stop accepting, let requests in flight
+ * finish, commit what is queued, close the database. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api.h"
+#include "cgfb/log.h"
+#include "http.h"
+#include "import.h"
+#include "options.h"
+
+/* How long requests in flight may take to finish at shutdown. */
+#define GRACE_MS 10000
+
+static void api_free(struct api *a)
+{
+	for (unsigned i = 0; i < a->n_readers; i++)
+		store_close(a->readers[i]);
+	ratelimit_free(a->rl);
+	cgfb_catalog_free(a->catalog);
+	pthread_mutex_destroy(&a->lock);
+}
+
+static int api_init(struct api *a, const struct server_opts *o, struct cgfb_schema *schema)
+{
+	struct store *s = NULL;
+	char err[256];
+	int rc;
+
+	pthread_mutex_init(&a->lock, NULL);
+	a->o = o;
+	a->schema = schema;
+	rc = auth_load(&a->auth, o->admin_token_file);
+	if (rc == 0 && (rc = cgfb_catalog_load_builtin(&a->catalog, err, sizeof(err))) < 0)
+		cgfb_log(LOG_ERR, "built-in catalog: %s", err);
+	if (rc == 0)
+		rc = ratelimit_new(&a->rl, o->rate, o->burst);
+	/* Opening read-write creates and migrates the file before any reader. */
+	if (rc == 0 && (rc = store_open(&s, o->db_path, false)) < 0)
+		cgfb_log(LOG_ERR, "%s: cannot open the database", o->db_path);
+	if (rc == 0 && o->no_store) {
+		cgfb_log(LOG_WARNING, "CGFB_SERVER_BENCH_NO_STORE is set: reports are "
+			 "validated and answered but NOT stored (benchmark only)");
+		store_close(s);
+	} else if (rc == 0) {
+		rc = writer_start(&a->writer, s);
+	}
+	return rc;
+}
+
+static int wait_for_signal(void)
+{
+	sigset_t set;
+	int sig = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigwait(&set, &sig);
+	return sig;
+}
+
+static int serve(struct cgfb_schema *schema, int argc, char **argv)
+{
+	struct server_opts o;
+	struct http_server *h = NULL;
+	struct api a = { 0 };
+	const struct http_app app = { api_precheck, api_handle, &a };
+	sigset_t set;
+	int rc = options_parse(&o, argc, argv);
+
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	/* Every thread started from here on inherits the blocked signals, so
+	 * only sigwait() below sees them. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	rc = api_init(&a, &o, schema);
+	if (rc == 0)
+		rc = http_start(&h, &o, &app);
+	if (rc == 0) {
+		const int sig = wait_for_signal();
+
+		cgfb_log(LOG_INFO, "%s: finishing requests in flight", strsignal(sig));
+		http_stop(h, GRACE_MS);
+	}
+	writer_stop(a.writer);
+	api_free(&a);
+	if (rc == 0)
+		cgfb_log(LOG_INFO, "stopped; database closed");
+	return rc == 0 ? 0 : 2;
+}
+
+/* "import" may follow --database (as in the man page's synopsis): move
+ * it first so that import parses the options around it. Returns 1 when
+ * argv is an import command. */
+static int find_import(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--database") == 0 || strcmp(argv[i], "--db") == 0) {
+			i++;
+			continue;
+		}
+		if (strcmp(argv[i], "import") != 0)
+			continue;
+		for (; i > 1; i--) {
+			char *t = argv[i];
+
+			argv[i] = argv[i - 1];
+			argv[i - 1] = t;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cgfb_schema *schema = NULL;
+	char err[256];
+	int rc;
+
+	cgfb_log_init("cgroup-feedback-server");
+	signal(SIGPIPE, SIG_IGN);
+	if (cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0) {
+		cgfb_log(LOG_ERR, "built-in report schema: %s", err);
+		return 2;
+	}
+	if (find_import(argc, argv))
+		rc = server_import(schema, argc - 1, argv + 1);
+	else if (argc > 1 && strcmp(argv[1], "serve") == 0)
+		rc = serve(schema, argc - 1, argv + 1);
+	else
+		rc = serve(schema, argc, argv);
+	cgfb_schema_free(schema);
+	return rc;
+}

@@ -1,0 +1,27 @@
+/* Command-line options of the collector. */
+#ifndef CGFB_SERVER_OPTIONS_H
+#define CGFB_SERVER_OPTIONS_H
+
+#include <stdbool.h>
+
+struct server_opts {
+	const char *listen;          /* ADDR:PORT, [ADDR6]:PORT; port 0 picks one */
+	const char *db_path;
+	const char *tls_cert, *tls_key;
+	const char *admin_token_file;
+	const char *port_file;       /* the bound port is written here */
+	unsigned max_connections;
+	unsigned max_per_ip;
+	unsigned idle_timeout;       /* seconds without a byte before a connection is dropped */
+	unsigned request_timeout;    /* seconds for a whole request body */
+	double rate;                 /* writes per second per client address, 0 = no limit */
+	unsigned burst;
+	bool quiet;                  /* no per-request log lines */
+	bool no_store;               /* benchmark only: validate, answer 201, store nothing */
+};
+
+/* Parse serve options (argv[0] is the command name). Returns 0, 1 when
+ * --help was printed, or -EINVAL after reporting the problem. */
+int options_parse(struct server_opts *o, int argc, char **argv);
+
+#endif

@@ -1,0 +1,16 @@
+/* Per-client token buckets keyed by peer address: a client may write
+ * `burst` reports at once and `rate` per second after that. The table is
+ * fixed in size; when it is full the least recently seen address is
+ * forgotten (a forgotten client starts again with a full bucket). */
+#ifndef CGFB_SERVER_RATELIMIT_H
+#define CGFB_SERVER_RATELIMIT_H
+
+struct ratelimit;
+
+/* rate 0 disables limiting (ratelimit_take always allows). */
+int ratelimit_new(struct ratelimit **out, double rate, unsigned burst);
+void ratelimit_free(struct ratelimit *rl);
+/* 0 when client may go ahead (one token taken), else the seconds to wait. */
+unsigned ratelimit_take(struct ratelimit *rl, const char *client);
+
+#endif

@@ -1,0 +1,92 @@
+/* The collector's storage: one SQLite file in WAL mode, prepared statements
+ * only, its schema versioned with PRAGMA user_version. A connection is used
+ * by one thread at a time; the writer thread owns the only writing one. */
+#ifndef CGFB_SERVER_STORE_H
+#define CGFB_SERVER_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgfb/canon.h"
+#include "ingest.h"
+
+struct store;
+
+struct receipt {
+	char id[CGFB_ID_LEN + 1];
+	char sha256[65];
+	char received_at[32];
+};
+
+/* Outcome of store_put, besides negative errnos. */
+enum store_put_result {
+	STORE_CREATED,     /* new report stored */
+	STORE_SAME,        /* this id with these bytes is already there */
+	STORE_CONFLICT,    /* this id with other bytes is already there */
+	STORE_WITHDRAWN,   /* this id was deleted by its owner; not stored again */
+};
+
+/* Open (and create or migrate) the database. Returns -EPROTO for a database
+ * written by a newer version; the reason goes to the log. */
+int store_open(struct store **out, const char *path, bool readonly);
+void store_close(struct store *s);
+
+int store_begin(struct store *s);
+int store_commit(struct store *s);
+void store_rollback(struct store *s);
+
+/* Inside a transaction. received_at is used only for a new report; r gets
+ * the stored receipt for STORE_CREATED and STORE_SAME. */
+int store_put(struct store *s, const struct report_meta *m, const char *body, size_t len,
+	      const char *received_at, const char *via, struct receipt *r);
+/* Delete report id if token's SHA-256 matches the stored one (constant-time
+ * compare). Returns 0, -ENOENT, -EACCES (wrong token) or -EPERM (the report
+ * carries no deletion token). The id is remembered as withdrawn. */
+int store_delete(struct store *s, const char *id, const char *token, const char *when);
+
+/* The stored bytes and receipt of one report; -ENOENT if absent. */
+int store_get(struct store *s, const char *id, struct cgfb_buf *body, struct receipt *r);
+
+struct store_filter {
+	const char *catalog_id, *kernel_series, *distribution, *cgroup_mode, *verdict;
+	const char *since, *until;   /* received_at bounds, inclusive / exclusive */
+	int64_t before;              /* seq cursor: only older rows; 0 none */
+	unsigned limit;
+};
+
+struct store_row {
+	int64_t seq;
+	const char *id, *sha256, *received_at, *via, *catalog_id, *kernel_series;
+	const char *distribution, *cgroup_mode, *software, *verdict, *reorganisation, *use_case;
+	const char *body;
+	size_t body_len;
+};
+
+/* Call fn for each matching row, newest first; stops early when fn returns
+ * non-zero and returns that value. Row strings live only during the call. */
+int store_list(struct store *s, const struct store_filter *f,
+	       int (*fn)(const struct store_row *row, void *ud), void *ud);
+
+/* Aggregation: for each value of one dimension, the number of reports and
+ * of distinct installs (see ingest.h), counting reports received at or
+ * after since (NULL: all). */
+enum store_dim {
+	DIM_CATALOG_ID,
+	DIM_KERNEL_SERIES,
+	DIM_DISTRIBUTION,
+	DIM_CGROUP_MODE,
+	DIM_SOFTWARE,
+	DIM_VERDICT,
+	DIM_REORGANISATION,
+	DIM_MONTH,
+	DIM_ALL,               /* one group, key "all" */
+	DIM_COUNT
+};
+
+const char *store_dim_name(enum store_dim d);
+int store_groups(struct store *s, enum store_dim d, const char *since,
+		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
+		 void *ud);
+
+#endif

@@ -1,0 +1,165 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cgfb/log.h"
+#include "writer.h"
+
+/* A batch this large is already one fsync per many milliseconds of work;
+ * bigger ones only make the first requester wait longer. */
+#define BATCH_MAX 512
+
+struct writer {
+	struct store *store;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t work;     /* the queue became non-empty, or stop */
+	pthread_cond_t done;     /* a batch finished */
+	struct job *head, *tail;
+	bool stopping;
+};
+
+void writer_now(char buf[32])
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, 32 - n, ".%03dZ", (int)(ts.tv_nsec / 1000000));
+}
+
+static void run_job(struct writer *w, struct job *j, const char *now)
+{
+	if (j->kind == JOB_PUT)
+		j->result = store_put(w->store, j->meta, j->body, j->len, now, j->via,
+				      &j->receipt);
+	else
+		j->result = store_delete(w->store, j->id, j->token, now);
+}
+
+/* One transaction for the whole batch. A job that failed on its own (a
+ * wrong token, say) does not spoil the others; a failed commit fails all. */
+static void run_batch(struct writer *w, struct job *batch)
+{
+	char now[32];
+	int rc;
+
+	writer_now(now);
+	rc = store_begin(w->store);
+	for (struct job *j = batch; j && rc == 0; j = j->next)
+		run_job(w, j, now);
+	if (rc == 0)
+		rc = store_commit(w->store);
+	if (rc < 0) {
+		store_rollback(w->store);
+		for (struct job *j = batch; j; j = j->next)
+			j->result = rc;
+	}
+}
+
+static struct job *take_batch(struct writer *w)
+{
+	struct job *batch = w->head, *last = w->head;
+	unsigned n = 1;
+
+	while (last->next && n < BATCH_MAX) {
+		last = last->next;
+		n++;
+	}
+	w->head = last->next;
+	if (!w->head)
+		w->tail = NULL;
+	last->next = NULL;
+	return batch;
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct job *batch;
+
+		while (!w->head && !w->stopping)
+			pthread_cond_wait(&w->work, &w->lock);
+		if (!w->head)
+			break;
+		batch = take_batch(w);
+		pthread_mutex_unlock(&w->lock);
+		run_batch(w, batch);
+		pthread_mutex_lock(&w->lock);
+		for (struct job *j = batch, *next; j; j = next) {
+			next = j->next;
+			j->done = true;
+		}
+		pthread_cond_broadcast(&w->done);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int writer_start(struct writer **out, struct store *s)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (!w) {
+		store_close(s);
+		return -ENOMEM;
+	}
+	w->store = s;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->done, NULL);
+	rc = pthread_create(&w->thread, NULL, writer_main, w);
+	if (rc) {
+		store_close(s);
+		free(w);
+		return -rc;
+	}
+	*out = w;
+	return 0;
+}
+
+int writer_submit(struct writer *w, struct job *j)
+{
+	j->done = false;
+	j->next = NULL;
+	pthread_mutex_lock(&w->lock);
+	if (w->stopping) {
+		pthread_mutex_unlock(&w->lock);
+		return j->result = -ESHUTDOWN;
+	}
+	if (w->tail)
+		w->tail->next = j;
+	else
+		w->head = j;
+	w->tail = j;
+	pthread_cond_signal(&w->work);
+	while (!j->done)
+		pthread_cond_wait(&w->done, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	return j->result;
+}
+
+void writer_stop(struct writer *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	store_close(w->store);
+	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->done);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}

@@ -1,0 +1,47 @@
+/* Group commit: one thread owns the writing database connection and runs
+ * whatever requests are waiting as one transaction with one fsync, then
+ * wakes each requester with its own outcome. Under load a batch grows to
+ * the number of waiting requests, so the fsyncs per second stay few while
+ * every answer still waits for its own durable commit. */
+#ifndef CGFB_SERVER_WRITER_H
+#define CGFB_SERVER_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store.h"
+
+struct writer;
+
+enum job_kind { JOB_PUT, JOB_DELETE };
+
+struct job {
+	enum job_kind kind;
+	/* JOB_PUT */
+	const struct report_meta *meta;
+	const char *body;
+	size_t len;
+	const char *via;
+	/* JOB_DELETE */
+	const char *id;
+	const char *token;
+	/* out: an enum store_put_result, 0 for a delete, or a negative errno */
+	int result;
+	struct receipt receipt;
+	/* private */
+	bool done;
+	struct job *next;
+};
+
+/* Takes ownership of s. */
+int writer_start(struct writer **out, struct store *s);
+/* Queue j and wait until its batch has committed (or failed). Returns
+ * j->result; -ESHUTDOWN once the writer is stopping. */
+int writer_submit(struct writer *w, struct job *j);
+/* Finish the queued jobs, stop the thread, close the database. */
+void writer_stop(struct writer *w);
+
+/* Current time as the collector stores it: RFC 3339 UTC, milliseconds. */
+void writer_now(char buf[32]);
+
+#endif
