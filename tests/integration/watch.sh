@@ -145,6 +145,15 @@ else
 	skip "no CAP_SYSLOG" "needs root, setpriv and a readable /dev/kmsg"
 fi
 
+# The watcher never opens a network socket (only submit, flush and withdraw do).
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=socket -o "$T_TMP/strace" "$CGFB" watch --once --kmsg "$KMSG" \
+		--state-dir "$STATE" --boot-id-file "$BOOT" >/dev/null 2>&1
+	check "watch opens no network socket" sh -c "! grep -E 'AF_INET|AF_INET6|AF_PACKET|AF_NETLINK' '$T_TMP/strace'"
+else
+	skip "watch opens no network socket" "strace is not installed"
+fi
+
 # scan of the live log reads the same records.
 "$CGFB" scan --json --kmsg "$KMSG" > "$T_TMP/out"
 check "scan --kmsg exit 0" [ $? -eq 0 ]
