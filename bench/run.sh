@@ -1,0 +1,193 @@
+#!/bin/sh
+# Benchmark: `cgroup-feedback scan` against `grep -c -F` on big saved logs.
+#
+#   make bench                    (BUILD=build sh bench/run.sh)
+#
+# 1. bench/genlog.c (compiled here into $BUILD/bench/) writes a realistic
+#    kernel log, deterministically: a series of boots of various kernels
+#    ("Linux version" lines), firewall, audit, network, storage, USB and
+#    systemd lines, OOM reports, WARN blocks that are not deprecations, lines
+#    with a needle that are not catalog messages, and about one catalog
+#    message per 100k lines (WARN-block S1/P1/P2, C1 with comm and pid, M4
+#    then M5 in one boot, ...). It also writes the detections a correct
+#    detector reports: "ID LINE" each.
+# 2. The detector runs once with --json; its (id, line) pairs must equal the
+#    expected ones, or the benchmark fails.
+# 3. With the file in the page cache, the detector (scan FILE > /dev/null)
+#    and grep run CGFB_BENCH_RUNS times each, alternately; the best wall
+#    clock time of each counts.
+#
+# This is done for a dmesg-format file (`[ 1234.567890] text`, scanned by
+# jumping from needle to needle) and a smaller kmsg-format one
+# (`4,seq,usec,-;text`, where every record is parsed).
+#
+# bench/grep-patterns.txt is what grep gets: the fixed strings a grep user
+# would look for. It is (a) every needle of data/catalog.json, (b) the
+# detector's other anchor, "[ cut here ]", and (c) the fixed ("bold") parts
+# of the message texts of /work/shared/kernel-warnings.md, section 1, split
+# at their format specifiers (%s, %d) and at M4/M6's "linux-mm-@" typo, with
+# parts shorter than 10 bytes dropped as the catalog's needles are (so
+# "cpuset.", "blkio." and "cgroup: " are not patterns; " is deprecated"
+# covers V1 and V2), plus the two contact addresses. grep -f takes every
+# line as a pattern, hence no comments in that file.
+#
+# Environment:
+#   BUILD               build directory (default build)
+#   CGFB_BENCH_DIR      where the logs go (default /var/tmp); about
+#                       1.3 GiB free is needed
+#   CGFB_BENCH_KEEP=1   keep the logs in $CGFB_BENCH_DIR/cgfb-bench and reuse
+#                       them next time (else a temporary directory is removed)
+#   CGFB_BENCH_MB       size of the dmesg log in MiB (default 1024)
+#   CGFB_BENCH_KMSG_MB  size of the kmsg log in MiB (default 256)
+#   CGFB_BENCH_RUNS     timed runs of each program (default 3)
+set -eu
+BUILD=${BUILD:-build}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+case $BUILD in
+/*) B=$BUILD ;;
+*) B=$TOP/$BUILD ;;
+esac
+BIN=$B/cgroup-feedback
+PATTERNS=$TOP/bench/grep-patterns.txt
+BASE=${CGFB_BENCH_DIR:-/var/tmp}
+KEEP=${CGFB_BENCH_KEEP:-0}
+MB=${CGFB_BENCH_MB:-1024}
+KMSG_MB=${CGFB_BENCH_KMSG_MB:-256}
+RUNS=${CGFB_BENCH_RUNS:-3}
+CC=${CC:-cc}
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+[ -x "$BIN" ] || die "$BIN is missing: run make first"
+[ -r "$PATTERNS" ] || die "$PATTERNS is missing"
+[ -d "$BASE" ] || die "$BASE is not a directory"
+
+mkdir -p "$B/bench"
+GENLOG=$B/bench/genlog
+if [ ! -x "$GENLOG" ] || [ bench/genlog.c -nt "$GENLOG" ]; then
+	$CC -std=gnu11 -O2 -Wall -Wextra -o "$GENLOG" bench/genlog.c
+fi
+
+if [ "$KEEP" = 1 ]; then
+	DIR=$BASE/cgfb-bench
+	mkdir -p "$DIR"
+else
+	DIR=$(mktemp -d "$BASE/cgfb-bench.XXXXXX")
+	trap 'rm -rf "$DIR"' EXIT
+	trap 'exit 130' INT TERM
+fi
+
+need_kb=$(( (MB + KMSG_MB) * 1024 * 11 / 10 ))
+have_kb=$(df -Pk "$DIR" | awk 'NR == 2 { print $4 }')
+# Logs kept from an earlier run do not need the space again.
+for f in "$DIR"/dmesg.log "$DIR"/kmsg.log; do
+	[ -f "$f" ] && have_kb=$((have_kb + $(du -k "$f" | cut -f1)))
+done
+[ "$have_kb" -ge "$need_kb" ] ||
+	die "$DIR: $((have_kb / 1024)) MiB free, $((need_kb / 1024)) MiB needed (set CGFB_BENCH_DIR)"
+
+now() {
+	date +%s.%N
+}
+
+# elapsed T0 T1: seconds between two time stamps
+elapsed() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'
+}
+
+# gen FMT MIB NAME: the log and its expected detections, reused when kept
+# from an earlier run with the same generator and size.
+gen() {
+	stamp="$(cksum < bench/genlog.c) $1 $2"
+	if [ -f "$DIR/$3.log" ] && [ -f "$DIR/$3.stamp" ] && [ "$(cat "$DIR/$3.stamp")" = "$stamp" ]; then
+		echo "$3: reusing $DIR/$3.log"
+		return
+	fi
+	rm -f "$DIR/$3.stamp"
+	t0=$(now)
+	info=$("$GENLOG" "$1" "$2" "$DIR/$3.log" "$DIR/$3.expected")
+	t1=$(now)
+	echo "$3: generated $info in $(elapsed "$t0" "$t1") s"
+	echo "$stamp" > "$DIR/$3.stamp"
+}
+
+# check NAME: the detector must report exactly the expected detections.
+check() {
+	log=$DIR/$1.log
+	rc=0
+	"$BIN" scan --json "$log" > "$DIR/$1.json" || rc=$?
+	[ "$rc" -eq 0 ] || die "$1: scan exited with $rc (0 expected: the log holds catalog messages)"
+	sed -n 's/^{"id":"\([^"]*\)".*"source":"[^"]*:\([0-9]*\)".*/\1 \2/p' "$DIR/$1.json" |
+		sort -k2,2n -k1,1 > "$DIR/$1.found"
+	sort -k2,2n -k1,1 "$DIR/$1.expected" > "$DIR/$1.want"
+	found=$(wc -l < "$DIR/$1.found")
+	want=$(wc -l < "$DIR/$1.want")
+	if ! cmp -s "$DIR/$1.found" "$DIR/$1.want"; then
+		echo "bench: FAILED: $1: the detections differ from those the generator wrote ($found found, $want expected)" >&2
+		echo "bench: differences (< found, > expected; id line):" >&2
+		diff "$DIR/$1.found" "$DIR/$1.want" | grep '^[<>]' | head -n 20 >&2 || true
+		exit 1
+	fi
+	ids=$(awk '{ print $1 }' "$DIR/$1.want" | sort | uniq -c |
+		awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }')
+	echo "$1: detections OK: $found ($ids)"
+}
+
+# measure NAME: best of RUNS for the detector and for grep, alternately.
+measure() {
+	log=$DIR/$1.log
+	bytes=$(wc -c < "$log")
+	cat "$log" > /dev/null
+	best_scan="" best_grep="" all_scan="" all_grep=""
+	i=0
+	while [ "$i" -lt "$RUNS" ]; do
+		t0=$(now)
+		rc=0
+		"$BIN" scan "$log" > /dev/null || rc=$?
+		t1=$(now)
+		[ "$rc" -eq 0 ] || die "$1: scan exited with $rc"
+		t=$(elapsed "$t0" "$t1")
+		all_scan="$all_scan $t"
+		best_scan=$(awk -v a="$t" -v b="$best_scan" 'BEGIN { print (b == "" || a < b) ? a : b }')
+
+		t0=$(now)
+		rc=0
+		lines=$(LC_ALL=C grep -c -F -f "$PATTERNS" "$log") || rc=$?
+		t1=$(now)
+		[ "$rc" -le 1 ] || die "$1: grep exited with $rc"
+		t=$(elapsed "$t0" "$t1")
+		all_grep="$all_grep $t"
+		best_grep=$(awk -v a="$t" -v b="$best_grep" 'BEGIN { print (b == "" || a < b) ? a : b }')
+		i=$((i + 1))
+	done
+	echo "$1: runs (s): scan$all_scan; grep$all_grep (grep -c: $lines matching lines)"
+	awk -v n="$1" -v bytes="$bytes" -v s="$best_scan" -v g="$best_grep" 'BEGIN {
+		if (s <= 0) s = 0.001
+		if (g <= 0) g = 0.001
+		printf "%s: scan: %.0f MiB in %.3f s = %.0f MB/s; grep -c -F: %.3f s = %.0f MB/s; ratio %.2fx (>1 means faster than grep)\n",
+		       n, bytes / 1048576, s, bytes / s / 1e6, g, bytes / g / 1e6, g / s
+	}' | tee -a "$DIR/summary"
+}
+
+echo "machine: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs," \
+	"$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)"
+echo "programs: $BIN; $(LC_ALL=C grep --version | head -n 1); logs in $DIR"
+: > "$DIR/summary"
+
+gen dmesg "$MB" dmesg
+check dmesg
+measure dmesg
+
+gen kmsg "$KMSG_MB" kmsg
+check kmsg
+measure kmsg
+
+echo "---"
+cat "$DIR/summary"
+if awk '{ r = $0; sub(/.*ratio /, "", r); sub(/x .*/, "", r); if (r + 0 < 1) bad = 1 } END { exit !bad }' "$DIR/summary"; then
+	echo "NOTE: the detector was slower than grep on at least one format"
+fi
