@@ -230,25 +230,52 @@ static const char *line_mode(struct scanner *s, const char *p, const char *end, 
 }
 
 /* Text formats: jump from one needle to the next, parse only the lines that
- * hold one, count the lines in between. */
+ * hold one, count the lines in between.
+ *
+ * The search goes over the log a chunk of whole lines at a time, and the
+ * lines of a chunk are counted right after it, while the search has just
+ * brought them into the cache: counting them after the next needle, which
+ * may be megabytes away, would read them from memory a second time. */
+#define SKIP_CHUNK (256u << 10)
+
 static const char *skip_mode(struct scanner *s, const char *p, const char *end, bool eof)
 {
 	const char *limit = end;
+	size_t longest = 0;
 
+	for (size_t i = 0; i < s->anchors.n; i++)
+		if (s->anchors.len[i] > longest)
+			longest = s->anchors.len[i];
 	if (!eof) {
 		const char *last = memrchr(p, '\n', (size_t)(end - p));
 
 		limit = last ? last + 1 : p;
 	}
+	/* p is always at the start of a line. */
 	while (p < limit) {
 		if (cgfb_detector_in_block(s->det)) {
 			p = line_mode(s, p, limit, true, true);
 			continue;
 		}
-		const char *hit = cgfb_mscan_find(&s->anchors, p, limit, NULL);
+		const char *chunk_end = limit, *search_end = limit;
 
-		if (!hit) {
-			s->st->lines += count_newlines(p, limit);
+		if ((size_t)(limit - p) > SKIP_CHUNK + longest) {
+			const char *nl = memrchr(p, '\n', SKIP_CHUNK);
+
+			/* A needle that starts in the chunk may end after it. */
+			if (nl) {
+				chunk_end = nl + 1;
+				search_end = chunk_end + longest - 1;
+			}
+		}
+		const char *hit = cgfb_mscan_find(&s->anchors, p, search_end, NULL);
+
+		if (!hit || hit >= chunk_end) {
+			s->st->lines += count_newlines(p, chunk_end);
+			if (chunk_end < limit) {
+				p = chunk_end;
+				continue;
+			}
 			if (eof && limit > p && limit[-1] != '\n')
 				s->st->lines++;
 			return limit;
