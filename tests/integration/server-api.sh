@@ -1,0 +1,202 @@
+#!/bin/sh
+# The collector's API over real HTTP on loopback, with a fresh SQLite file:
+# receipts, idempotency, hostile input refused without storing anything,
+# admin-only data, deletion, summary with small groups suppressed (checked
+# against an independent recomputation), digest, mbox export and import.
+. tests/lib.sh
+. tests/server/lib.sh
+
+R=$T_TMP/reports
+gen "$R" 46 1 20
+start_server a --rate 0 || { not_ok "server starts"; finish; exit 1; }
+DB=$DIR/db.sqlite
+
+# --- POST: 201 with a receipt after commit, then idempotent -----------------------
+bad=0
+for n in $(seq 0 39); do
+	st=$(post "$R/$n.json")
+	[ "$n" = 0 ] && check "Location names the new report" has_header "^Location: /api/v1/reports/[0-9a-f-]{36}$"
+	want=$(awk -v n="$n" '$1 == n { print $2 " " $3 }' "$R/index.tsv")
+	got=$(json 'j["id"] + " " + j["sha256"]')
+	if [ "$st" != 201 ] || [ "$got" != "$want" ]; then bad=$((bad + 1)); echo "# $n: $st $got"; fi
+done
+expect_eq "40 reports: 201 with id and sha256 of the bytes sent" "$bad" 0
+expect_eq "40 rows stored" "$(rows "$DB")" 40
+
+first=$(post "$R/5.json"; cat "$T_TMP/body")
+again=$(post "$R/5.json"; cat "$T_TMP/body")
+expect_eq "same id, same bytes: 200 and the same receipt" "$again" "$first"
+python3 -c 'import json, sys
+o = json.load(open(sys.argv[1])); o["detection"]["count"] += 1
+open(sys.argv[2], "wb").write(json.dumps(o, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())' \
+	"$R/5.json" "$T_TMP/conflict.json"
+expect_eq "same id, other bytes: 409" "$(post "$T_TMP/conflict.json")" 409
+st=$(post "$R/6.json" -H 'Content-Type: application/json; charset=utf-8')
+expect_eq "charset=utf-8 is fine" "$st" 200
+expect_eq "text/plain: 415" "$(CT=text/plain post "$R/41.json")" 415
+expect_eq "no Content-Type: 415" "$(CT= post "$R/41.json")" 415
+expect_eq "no rows added by repeats and refusals" "$(rows "$DB")" 40
+
+# --- hostile input: refused, the field named, nothing stored ----------------------
+python3 tests/server/hostile.py "$R/40.json" "$T_TMP/hostile"
+while IFS='	' read -r name status field; do
+	st=$(post "$T_TMP/hostile/$name.json")
+	if [ "$st" != "$status" ]; then not_ok "hostile $name: status $st, want $status"; continue; fi
+	if [ "$field" = - ]; then ok "hostile $name: $status"; continue; fi
+	got=$(json 'j["field"]')
+	case $got in
+	"$field"*) ok "hostile $name: $status naming $got ($(json 'j["message"]' | cut -c1-60))" ;;
+	*) not_ok "hostile $name: field '$got', want '$field'" ;;
+	esac
+	cat "$T_TMP/body" >> "$T_TMP/all-errors"
+done < "$T_TMP/hostile/cases.tsv"
+st=$(curl -sS -o "$T_TMP/body" -w '%{http_code}' --max-time 20 -H 'Content-Type: application/json' \
+	-H 'Transfer-Encoding: chunked' --data-binary "@$T_TMP/hostile/too_large.json" "$URL/api/v1/reports")
+expect_eq "chunked body over 256 KiB: 413" "$st" 413
+expect_eq "hostile input stored nothing" "$(rows "$DB")" 40
+
+# --- admin data needs the token ----------------------------------------------------
+for p in /api/v1/reports "/api/v1/reports/$(sed -n 's/^0\t\([^\t]*\).*/\1/p' "$R/index.tsv")" \
+	/api/v1/export.mbox /api/v1/digest; do
+	st=$(req GET "$p")
+	expect_eq "GET $p without token: 401" "$st" 401
+	cat "$T_TMP/body" >> "$T_TMP/all-errors"
+	expect_eq "GET $p with a wrong token: 401" "$(req GET "$p" -H 'Authorization: Bearer wrong-token-0123456789')" 401
+done
+req GET /api/v1/reports >/dev/null
+check "401 carries a Bearer challenge" has_header "^WWW-Authenticate: Bearer"
+
+id0=$(sed -n 's/^0\t\([^\t]*\).*/\1/p' "$R/index.tsv")
+expect_eq "GET /api/v1/reports/{id}: 200" "$(admin "/api/v1/reports/$id0")" 200
+check "GET one returns the exact bytes received" cmp -s "$T_TMP/body" "$R/0.json"
+expect_eq "unknown id: 404" "$(admin /api/v1/reports/00000000-0000-4000-8000-000000000000)" 404
+expect_eq "malformed id: 404" "$(admin /api/v1/reports/..%2F..%2Fetc)" 404
+
+admin '/api/v1/reports?limit=500' >/dev/null
+expect_eq "list returns every report" "$(json 'len(j["reports"])')" 40
+expect_eq "list has no next cursor at the end" "$(json 'j["next_cursor"]')" None
+# Walk the pages of 7 and get each report exactly once.
+cursor="" seen=""
+for i in $(seq 1 10); do
+	admin "/api/v1/reports?limit=7${cursor:+&cursor=$cursor}" >/dev/null
+	seen="$seen $(json '" ".join(r["id"] for r in j["reports"])')"
+	cursor=$(json 'j["next_cursor"] or ""')
+	[ -n "$cursor" ] || break
+done
+expect_eq "pagination: 40 distinct reports in pages of 7" \
+	"$(echo "$seen" | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)" 40
+m8=$(head -n 40 "$R/index.tsv" | awk -F'\t' '$4 == "M8"' | wc -l)
+admin '/api/v1/reports?catalog_id=M8&limit=500' >/dev/null
+expect_eq "filter catalog_id=M8" "$(json 'len(j["reports"])')" "$m8"
+admin '/api/v1/reports?kernel_series=3.10&limit=500' >/dev/null
+expect_eq "filter kernel_series=3.10" "$(json 'len(j["reports"])')" \
+	"$(head -n 40 "$R/index.tsv" | awk -F'\t' '$5 == "3.10"' | wc -l)"
+expect_eq "bad limit: 400" "$(admin '/api/v1/reports?limit=0')" 400
+
+# --- DELETE with the deletion token -------------------------------------------------
+id1=$(sed -n 's/^1\t\([^\t]*\).*/\1/p' "$R/index.tsv")
+id2=$(sed -n 's/^2\t\([^\t]*\).*/\1/p' "$R/index.tsv")
+expect_eq "DELETE without a token: 401" "$(req DELETE "/api/v1/reports/$id1")" 401
+expect_eq "DELETE with a wrong token: 403" "$(req DELETE "/api/v1/reports/$id1" -H "X-Deletion-Token: $(cat "$R/2.token")")" 403
+expect_eq "DELETE with the admin token is not enough: 403" \
+	"$(req DELETE "/api/v1/reports/$id1" -H "Authorization: Bearer $ADMIN")" 403
+expect_eq "DELETE with X-Deletion-Token: 200" "$(req DELETE "/api/v1/reports/$id1" -H "X-Deletion-Token: $(cat "$R/1.token")")" 200
+expect_eq "deleted report is gone" "$(admin "/api/v1/reports/$id1")" 404
+expect_eq "DELETE again: 404" "$(req DELETE "/api/v1/reports/$id1" -H "X-Deletion-Token: $(cat "$R/1.token")")" 404
+expect_eq "a late retry of the deleted report: 410, not stored again" "$(post "$R/1.json")" 410
+expect_eq "DELETE with Authorization: Bearer: 200" "$(req DELETE "/api/v1/reports/$id2" -H "Authorization: Bearer $(cat "$R/2.token")")" 200
+expect_eq "38 rows after two deletions" "$(rows "$DB")" 38
+check "the deleted bytes are not in the database file" sh -c '! grep -q "$1" "$2"' _ "$id1" "$DB"
+
+# --- summary: recomputed independently from the stored reports ---------------------
+expect_eq "GET /api/v1/summary: 200 without a token" "$(req GET /api/v1/summary)" 200
+cp "$T_TMP/body" "$T_TMP/summary.json"
+stored=""
+for n in $(seq 0 39); do [ "$n" = 1 ] || [ "$n" = 2 ] || stored="$stored $R/$n.json"; done
+# shellcheck disable=SC2086
+check "summary matches an independent recomputation" python3 tests/server/expect_summary.py "$T_TMP/summary.json" $stored
+check "a rare kernel series is suppressed, not shown" python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["dimensions"]["kernel_series"]
+sys.exit(not (d["suppressed_groups"] >= 1 and all(g["key"] != "3.10" for g in d["groups"])))' "$T_TMP/summary.json"
+check "summary holds no use-case text" sh -c '! grep -q "libvirt; siblings" "$1"' _ "$T_TMP/summary.json"
+
+# --- digest ---------------------------------------------------------------------------
+expect_eq "GET /api/v1/digest: 200" "$(admin /api/v1/digest)" 200
+check "digest is plain text with the sections" grep -q '^By kernel message' "$T_TMP/body"
+check "digest names catalog titles" grep -q 'M8 - ' "$T_TMP/body"
+check "digest quotes use cases" grep -q 'siblings must not share' "$T_TMP/body"
+check "digest lines fit a mail (<= 76 columns)" sh -c '[ "$(python3 -c "import sys; print(max(len(l) for l in open(sys.argv[1], encoding=\"utf-8\").read().splitlines()))" "$1")" -le 76 ]' _ "$T_TMP/body"
+
+# --- mbox export, then import: into a new database and back into the live one ------
+expect_eq "GET /api/v1/export.mbox: 200" "$(admin /api/v1/export.mbox)" 200
+mv "$T_TMP/body" "$T_TMP/export.mbox"
+check "export holds one message per report" python3 -c 'import mailbox, sys
+sys.exit(len(mailbox.mbox(sys.argv[1])) != 38)' "$T_TMP/export.mbox"
+out=$("$SERVER" --database "$T_TMP/fresh.sqlite" import "$T_TMP/export.mbox" 2>&1)
+expect_eq "import into a fresh database" "$(echo "$out" | tail -n 1)" \
+	"import: 38 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
+check "the imported bytes are the stored bytes" python3 -c 'import sqlite3, sys
+q = "select id, sha256, body from reports order by id"
+a = sqlite3.connect(sys.argv[1]).execute(q).fetchall()
+b = sqlite3.connect(sys.argv[2]).execute(q).fetchall()
+sys.exit(a != b or len(a) != 38)' "$DB" "$T_TMP/fresh.sqlite"
+out=$("$SERVER" --database "$DB" import "$T_TMP/export.mbox" 2>&1)
+expect_eq "import into the live database: deduplicated with HTTP" "$(echo "$out" | tail -n 1)" \
+	"import: 0 imported, 38 already stored, 0 withdrawn, 0 without a report, 0 failed"
+
+# Reports 40-44 arrive by mail only (an export from another collector), one is damaged.
+A_URL=$URL
+start_server b --rate 0
+for n in 40 41 42 43 44 45; do post "$R/$n.json" >/dev/null; done
+admin /api/v1/export.mbox >/dev/null
+mv "$T_TMP/body" "$T_TMP/b.mbox"
+stop_server
+URL=$A_URL
+# Python's mailbox module rewrites the export: reports 40-44 into a new
+# mbox, 45 into an .eml with one byte of its JSON changed in transit.
+python3 -c 'import mailbox, sys
+out = mailbox.mbox(sys.argv[2])
+for msg in mailbox.mbox(sys.argv[1]):
+    if msg["X-Cgroup-Feedback-Report-Id"] != sys.argv[4]:
+        out.add(msg)
+        continue
+    raw = msg.as_bytes()
+    i = raw.index(b"-----BEGIN CGROUP-FEEDBACK REPORT-----")
+    open(sys.argv[3], "wb").write(raw[:i] + raw[i:].replace(b"{\"analysis\"", b"{\"analysiz\"", 1))
+out.flush()' "$T_TMP/b.mbox" "$T_TMP/b5.mbox" "$T_TMP/damaged.eml" "$(sed -n 's/^45\t\([^\t]*\).*/\1/p' "$R/index.tsv")"
+out=$("$SERVER" import --database "$DB" "$T_TMP/b5.mbox" 2>&1)
+expect_eq "import of new reports into the live database" "$(echo "$out" | tail -n 1)" \
+	"import: 5 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
+"$SERVER" --database "$DB" import "$T_TMP/damaged.eml" > "$T_TMP/imp.out" 2>&1
+expect_eq "a damaged e-mail fails the import (exit 1)" "$?" 1
+check "the damage is reported as a hash mismatch" grep -q "SHA-256" "$T_TMP/imp.out"
+expect_eq "43 rows: 38 + 5 by mail, nothing from the damaged one" "$(rows "$DB")" 43
+st=$(post "$R/40.json")
+expect_eq "the HTTP path sees a mailed report as already there: 200" "$st" 200
+check "its receipt is the one from the import" python3 -c 'import json, sqlite3, sys
+j = json.load(open(sys.argv[1]))
+row = sqlite3.connect(sys.argv[2]).execute("select received_at, via from reports where id = ?", (j["id"],)).fetchone()
+sys.exit(row != (j["received_at"], "mail"))' "$T_TMP/body" "$DB"
+
+# --- routing, and what error bodies never contain -----------------------------------------
+expect_eq "PUT /api/v1/reports: 405" "$(req PUT /api/v1/reports)" 405
+expect_eq "unknown path: 404" "$(req GET /etc/passwd)" 404
+cat "$T_TMP/body" >> "$T_TMP/all-errors"
+check "no SQL, SQLite message or stack trace in any error body" \
+	sh -c '! grep -Eiq "sql|select |insert |constraint|stack|trace|\.c:[0-9]" "$1"' _ "$T_TMP/all-errors"
+check "every error body is JSON with an error code" python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    assert json.loads(line)["error"]' "$T_TMP/all-errors"
+
+# --- per-client rate limit -------------------------------------------------------------------
+start_server c --rate 1 --burst 3
+codes=""
+for n in 0 1 2 3 4; do codes="$codes $(post "$R/$n.json")"; done
+expect_eq "burst of 3, then 429" "$codes" " 201 201 201 429 429"
+check "429 carries Retry-After" has_header "^Retry-After: [1-9]"
+expect_eq "rate-limited reports are not stored" "$(rows "$DIR/db.sqlite")" 3
+check "reads are not rate-limited" sh -c '[ "$(curl -s -o /dev/null -w "%{http_code}" "$1/api/v1/summary")" = 200 ]' _ "$URL"
+stop_server
+expect_eq "SIGTERM: clean exit" "$?" 0
+
+finish

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Recompute the collector's public summary from report files, independently
+of the server's code, and compare it with a summary the server returned.
+
+  expect_summary.py SUMMARY.json REPORT.json...
+
+Exit 0 when they agree; otherwise print the differences and exit 1.
+Installs are distinct "system" objects; groups under 5 installs are hidden.
+"""
+import json
+import sys
+
+MIN = 5
+
+
+def answer(rep):
+    uc = rep.get("use_case") or {}
+    v = (uc.get("answers") or {}).get("reorganisation_works")
+    if v is None:
+        return "unanswered"
+    v = v.lstrip(" ")
+    for k in ("yes", "no", "unsure"):
+        if v[:len(k)].lower() == k and (len(v) == len(k) or v[len(k)] in " .,;:!"):
+            return k
+    return "other"
+
+
+def verdict(rep):
+    subs = rep["analysis"]["flat_subtrees"]
+    if not subs:
+        return "none"
+    return "affected" if any(s["verdict"] == "affected" for s in subs) else "unaffected"
+
+
+KEYS = {
+    "catalog_id": lambda r: r["detection"]["catalog_id"],
+    "kernel_series": lambda r: r["system"]["kernel"]["series"],
+    "distribution": lambda r: "%s %s" % (r["system"]["distribution"]["id"],
+                                         r["system"]["distribution"]["version_id"]),
+    "cgroup_mode": lambda r: r["system"]["cgroup_mode"],
+    "software": lambda r: r["detection"]["fields"].get("comm") or None,
+    "verdict": verdict,
+    "reorganisation": answer,
+    "month": lambda r: r["created"][:7],
+}
+
+
+def expected(reports):
+    out = {}
+    for dim, key in KEYS.items():
+        groups = {}
+        for r in reports:
+            k = key(r)
+            if k is None:
+                continue
+            g = groups.setdefault(k, [0, set()])
+            g[0] += 1
+            g[1].add(json.dumps(r["system"], sort_keys=True))
+        shown = {k: (n, len(s)) for k, (n, s) in groups.items() if len(s) >= MIN}
+        out[dim] = (shown, len(groups) - len(shown))
+    installs = len({json.dumps(r["system"], sort_keys=True) for r in reports})
+    total = (len(reports), installs) if installs >= MIN else None
+    return out, total
+
+
+def main():
+    got = json.load(open(sys.argv[1]))
+    reports = [json.load(open(f)) for f in sys.argv[2:]]
+    want, total = expected(reports)
+    bad = []
+    t = got["total"]
+    if (None if t["suppressed"] else (t["reports"], t["installs"])) != total:
+        bad.append("total: got %r want %r" % (t, total))
+    for dim, (shown, suppressed) in want.items():
+        d = got["dimensions"][dim]
+        g = {x["key"]: (x["reports"], x["installs"]) for x in d["groups"]}
+        if g != shown:
+            bad.append("%s groups: got %r want %r" % (dim, g, shown))
+        if d["suppressed_groups"] != suppressed:
+            bad.append("%s suppressed: got %d want %d" % (dim, d["suppressed_groups"], suppressed))
+    for b in bad:
+        print("# " + b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+# Helpers for the collector's integration tests (tests/integration/server*.sh),
+# sourced after tests/lib.sh: a server on an ephemeral loopback port with a
+# fresh database per start, bounded waits, and every server killed on exit.
+# shellcheck shell=sh
+SERVER=${SERVER:-$PWD/$BUILD/cgroup-feedback-server}
+GEN=$PWD/tests/server/genreport.py
+ADMIN=test-admin-token-0123456789abcdef
+SERVER_PIDS=""
+
+server_cleanup() {
+	for p in $SERVER_PIDS; do kill -9 "$p" 2>/dev/null; done
+	[ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"
+}
+trap server_cleanup EXIT
+
+# wait_for TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS times.
+wait_for() {
+	n=$1; shift
+	while [ "$n" -gt 0 ]; do
+		"$@" 2>/dev/null && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# start_server NAME [OPTION...]: start a server with its own directory
+# $T_TMP/NAME (database, log, admin token); sets DIR, SPID, PORT, URL.
+# A NAME used before keeps its database (a restart).
+start_server() {
+	DIR=$T_TMP/$1; shift
+	mkdir -p "$DIR"
+	echo "$ADMIN" > "$DIR/admin"
+	rm -f "$DIR/port"
+	"$SERVER" --listen 127.0.0.1:0 --database "$DIR/db.sqlite" --port-file "$DIR/port" \
+		--admin-token-file "$DIR/admin" "$@" 2>>"$DIR/log" &
+	SPID=$!
+	SERVER_PIDS="$SERVER_PIDS $SPID"
+	if ! wait_for 100 test -s "$DIR/port"; then
+		echo "# server did not start; log:"; sed 's/^/#   /' "$DIR/log"
+		return 1
+	fi
+	PORT=$(cat "$DIR/port")
+	URL=${SCHEME:-http}://127.0.0.1:$PORT
+}
+
+# stop_server: SIGTERM, and the exit status once it is gone (bounded).
+stop_server() {
+	kill -TERM "$SPID" 2>/dev/null
+	i=0
+	while kill -0 "$SPID" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 "$SPID" 2>/dev/null; then
+		kill -9 "$SPID"
+		wait "$SPID" 2>/dev/null
+		return 99
+	fi
+	wait "$SPID"
+}
+
+# gen DIR COUNT [SEED] [SYSTEMS]: schema-valid canonical reports (see genreport.py).
+gen() {
+	python3 "$GEN" --dir "$1" --count "$2" --seed "${3:-1}" --systems "${4:-7}"
+}
+
+# post FILE [CURL OPTION...]: POST a report (Content-Type $CT, by default
+# application/json); the status is printed, the body and headers are left
+# in $T_TMP/body and $T_TMP/headers. This is where the real client's submit command
+# can stand in once it exists.
+post() {
+	f=$1; shift
+	ct=${CT-application/json}
+	curl -sS -o "$T_TMP/body" -D "$T_TMP/headers" -w '%{http_code}' --max-time 20 \
+		-H "Content-Type: $ct" --data-binary "@$f" "$@" "$URL/api/v1/reports"
+}
+
+# req METHOD PATH [CURL OPTION...]: any request; status printed, body and
+# headers in $T_TMP/body and $T_TMP/headers.
+req() {
+	m=$1 p=$2; shift 2
+	curl -sS -o "$T_TMP/body" -D "$T_TMP/headers" -w '%{http_code}' --max-time 20 -X "$m" \
+		"$@" "$URL$p"
+}
+admin() { req GET "$1" -H "Authorization: Bearer $ADMIN"; }
+
+# rows DB: the number of stored reports, read with SQLite directly.
+rows() {
+	python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("select count(*) from reports").fetchone()[0])' "$1"
+}
+
+# json EXPR: evaluate a Python expression over the last body as j.
+json() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$T_TMP/body" "$1"
+}
+
+# has_header REGEX: the last response has a header line matching REGEX.
+has_header() { tr -d '\r' < "$T_TMP/headers" | grep -Eiq "$1"; }
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: got '$2', want '$3'"; fi
+}
