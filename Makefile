@@ -120,7 +120,7 @@ endif
 check-quick: tests
 	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 sh tests/run.sh
 
-run: $(BUILD)/cgroup-feedback
+run: $(BUILD)/cgroup-feedback $(SERVER)
 	BUILD=$(BUILD) sh tools/run-local.sh
 
 bench: $(BUILD)/cgroup-feedback
