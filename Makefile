@@ -116,9 +116,9 @@ check: tests
 	BUILDS="$(BUILD) build-san" VALGRIND=$(VALGRIND) sh tests/run.sh
 endif
 
-# One build, no valgrind, no qemu: for the edit-compile-test loop.
+# One build, no valgrind, no qemu, no package builds: for the edit-compile-test loop.
 check-quick: tests
-	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 sh tests/run.sh
+	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 CGFB_SKIP_PACKAGES=1 sh tests/run.sh
 
 run: $(BUILD)/cgroup-feedback $(SERVER)
 	BUILD=$(BUILD) sh tools/run-local.sh

@@ -23,18 +23,21 @@ PKG_TIMERS    := $(wildcard packaging/systemd/*.timer)
 PKG_MAN8      := docs/man/cgroup-feedback.8 docs/man/cgroup-feedback-server.8
 PKG_MAN5      := docs/man/cgroup-feedback.conf.5
 
-.PHONY: install-packaging dist deb rpm pkg-srcdir
+.PHONY: install-packaging install-server dist deb rpm pkg-srcdir
 
-install: install-packaging
+install: install-packaging install-server
 
-# Units name the binaries by their installed path.
+install-server: $(BUILD)/cgroup-feedback-server
+	install -d $(DESTDIR)$(SBINDIR)
+	install -m 0755 $(BUILD)/cgroup-feedback-server $(DESTDIR)$(SBINDIR)/cgroup-feedback-server
+
+# Everything but the binaries (tests install this part alone). Units name
+# the binaries by their installed path.
 install-packaging:
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
 	  $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 	  $(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(SYSCONFDIR)/cgroup-feedback \
 	  $(DESTDIR)$(SYSCONFDIR)/default
-	if [ -x $(BUILD)/cgroup-feedback-server ]; then \
-	  install -m 0755 $(BUILD)/cgroup-feedback-server $(DESTDIR)$(SBINDIR)/cgroup-feedback-server; fi
 	for u in $(PKG_UNITS_IN); do \
 	  sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' $$u \
 	    > $(DESTDIR)$(UNITDIR)/$$(basename $$u .in) && \
@@ -66,9 +69,11 @@ dist:
 # source tree: the tracked files and the new ones git does not ignore (so an
 # uncommitted change is packaged as it is), or, outside git, the tree
 # without the build directories.
-PKG_SRCDIR = $(BUILD)/pkgsrc/cgroup-feedback-$(VERSION)
+# PKG_WORK: where packages are built and left (tests use a private one).
+PKG_WORK  ?= $(BUILD)
+PKG_SRCDIR = $(PKG_WORK)/pkgsrc/cgroup-feedback-$(VERSION)
 pkg-srcdir:
-	rm -rf $(BUILD)/pkgsrc && mkdir -p $(PKG_SRCDIR)
+	rm -rf $(PKG_WORK)/pkgsrc && mkdir -p $(PKG_SRCDIR)
 	if git rev-parse --show-toplevel >/dev/null 2>&1; then \
 	  git ls-files -z --cached --others --exclude-standard | \
 	    tar --null -T - --ignore-failed-read -cf - | tar -xf - -C $(PKG_SRCDIR); \
@@ -76,15 +81,19 @@ pkg-srcdir:
 	  tar --exclude=./build --exclude=./build-san --exclude=./.git -cf - . | tar -xf - -C $(PKG_SRCDIR); \
 	fi
 
-deb: pkg-srcdir
-	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb
-	mv $(PKG_SRCDIR) $(BUILD)/deb/
-	cd $(BUILD)/deb/cgroup-feedback-$(VERSION) && dpkg-buildpackage -us -uc -b
-	rm -rf $(BUILD)/deb/cgroup-feedback-$(VERSION)
-	@ls -1 $(BUILD)/deb/*.deb
 
+deb: pkg-srcdir
+	rm -rf $(PKG_WORK)/deb && mkdir -p $(PKG_WORK)/deb
+	mv $(PKG_SRCDIR) $(PKG_WORK)/deb/
+	cd $(PKG_WORK)/deb/cgroup-feedback-$(VERSION) && dpkg-buildpackage -us -uc -b
+	rm -rf $(PKG_WORK)/deb/cgroup-feedback-$(VERSION) $(PKG_WORK)/pkgsrc
+	@ls -1 $(PKG_WORK)/deb/*.deb
+
+# rpmbuild cannot see the build dependencies dpkg installed: --nodeps on Debian.
+RPMBUILD_FLAGS ?= $(shell [ -e /etc/debian_version ] && echo --nodeps)
 rpm: pkg-srcdir
-	rm -rf $(BUILD)/rpm && mkdir -p $(BUILD)/rpm/SOURCES
-	tar -C $(BUILD)/pkgsrc -czf $(BUILD)/rpm/SOURCES/cgroup-feedback-$(VERSION).tar.gz cgroup-feedback-$(VERSION)
-	rpmbuild -bb --define "_topdir $(abspath $(BUILD)/rpm)" packaging/rpm/cgroup-feedback.spec
-	@find $(BUILD)/rpm/RPMS -name '*.rpm'
+	rm -rf $(PKG_WORK)/rpm && mkdir -p $(PKG_WORK)/rpm/SOURCES
+	tar -C $(PKG_WORK)/pkgsrc -czf $(PKG_WORK)/rpm/SOURCES/cgroup-feedback-$(VERSION).tar.gz cgroup-feedback-$(VERSION)
+	rm -rf $(PKG_WORK)/pkgsrc
+	rpmbuild -bb $(RPMBUILD_FLAGS) --define "_topdir $(abspath $(PKG_WORK)/rpm)" packaging/rpm/cgroup-feedback.spec
+	@find $(PKG_WORK)/rpm/RPMS -name '*.rpm'
