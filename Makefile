@@ -20,7 +20,7 @@ CC         ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD      ?= build
 
-CLIENT_PKGS := json-c libcrypto libcurl
+CLIENT_PKGS := json-c libcrypto libcurl libudev
 TEST_PKGS   := cmocka
 SERVER_PKGS := libmicrohttpd sqlite3 json-c libcrypto libssl
 
@@ -47,6 +47,7 @@ endif
 LIB_SRC    := $(wildcard lib/*.c)
 CLIENT_SRC := $(filter-out client/main.c,$(wildcard client/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o $(BUILD)/schema_blob.o
+CLIENT_BLOBS := $(BUILD)/allowlist_blob.o
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -71,6 +72,10 @@ $(BUILD)/schema_blob.c: docs/report.schema.json tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh cgfb_report_schema_json $< > $@
 
+$(BUILD)/allowlist_blob.c: data/allowlist.json tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh cgfb_allowlist_json $< > $@
+
 # The collector's dashboard: page, script and style, served from memory.
 $(BUILD)/dash_html_blob.c: server-stub/dashboard/index.html tools/embed.sh
 	@mkdir -p $(dir $@)
@@ -85,7 +90,7 @@ $(BUILD)/dash_css_blob.c: server-stub/dashboard/app.css tools/embed.sh
 $(BUILD)/%_blob.o: $(BUILD)/%_blob.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/libcgfb.a: $(LIB_OBJ) $(CLIENT_OBJ)
+$(BUILD)/libcgfb.a: $(LIB_OBJ) $(CLIENT_OBJ) $(CLIENT_BLOBS)
 	ar rcs $@ $^
 
 $(BUILD)/cgroup-feedback: $(BUILD)/client/main.o $(BUILD)/libcgfb.a
@@ -131,6 +136,7 @@ install: $(BUILD)/cgroup-feedback
 	install -m 0755 $(BUILD)/cgroup-feedback $(DESTDIR)$(BINDIR)/cgroup-feedback
 	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
 	install -m 0644 docs/report.schema.json $(DESTDIR)$(DATADIR)/report.schema.json
+	install -m 0644 data/allowlist.json $(DESTDIR)$(DATADIR)/allowlist.json
 
 include packaging/packaging.mk
 

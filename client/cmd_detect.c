@@ -8,19 +8,25 @@
 
 #include "cgfb/log.h"
 #include "commands.h"
+#include "config.h"
 #include "klog.h"
 #include "output.h"
 #include "scan.h"
 #include "state.h"
 #include "watch.h"
 
-enum { OPT_CATALOG = 256, OPT_KMSG, OPT_BOOT_ID, OPT_STATE_DIR, OPT_ONCE, OPT_JSON };
+enum {
+	OPT_CATALOG = 256, OPT_KMSG, OPT_BOOT_ID, OPT_STATE_DIR, OPT_ONCE, OPT_JSON,
+	OPT_CGROUP_ROOT, OPT_MOUNTINFO,
+};
 
 struct opts {
 	struct cgfb_globals g;
 	const char *kmsg_path;
 	const char *boot_id_path;
 	const char *state_dir;
+	const char *cgroup_root;
+	const char *mountinfo;
 	bool json;
 	bool once;
 };
@@ -36,6 +42,8 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
+		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -62,6 +70,8 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		case OPT_STATE_DIR: o->state_dir = optarg; break;
 		case OPT_ONCE: o->once = true; break;
 		case OPT_JSON: o->json = true; break;
+		case OPT_CGROUP_ROOT: o->cgroup_root = optarg; break;
+		case OPT_MOUNTINFO: o->mountinfo = optarg; break;
 		}
 	}
 	return 0;
@@ -186,24 +196,32 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 	static const char usage[] =
 		"Usage: cgroup-feedback watch [--json] [--state-dir DIR] [--once]\n"
 		"                             [--kmsg PATH] [--boot-id-file PATH]\n"
+		"                             [--cgroup-root DIR --mountinfo FILE]\n"
 		"Read the live kernel log from its oldest record, then follow it; report\n"
-		"each catalog message once per boot. --once stops after the backlog.\n";
+		"each catalog message once per boot, and write a report with a snapshot\n"
+		"of the cgroups to DIR/reports/. --once stops after the backlog.\n";
 	struct cgfb_catalog *cat = NULL;
+	struct cgfb_config conf;
 	struct opts o;
 	int rc;
 
-	rc = parse(argc, argv, g, "catalog kmsg boot-id-file state-dir once json", usage, &o);
+	rc = parse(argc, argv, g,
+		   "catalog kmsg boot-id-file state-dir once json cgroup-root mountinfo", usage, &o);
 	if (rc != 0)
 		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
 	if (optind < argc) {
 		cgfb_log(LOG_ERR, "watch takes no arguments");
 		return CGFB_EXIT_TROUBLE;
 	}
-	if (cgfb_load_catalog(&o.g, &cat) < 0)
+	if (cgfb_load_config(&o.g, &conf) < 0 || cgfb_load_catalog(&o.g, &cat) < 0)
 		return CGFB_EXIT_TROUBLE;
+	const struct cgfb_snapshot_opts so = {
+		.state_dir = o.state_dir, .cgroup_root = o.cgroup_root, .mountinfo = o.mountinfo,
+		.allowlist = conf.allowlist_file[0] ? conf.allowlist_file : NULL,
+	};
 	const struct cgfb_watch_opts wo = {
 		.cat = cat, .state_dir = o.state_dir, .kmsg_path = o.kmsg_path,
-		.boot_id_path = o.boot_id_path, .json = o.json, .once = o.once,
+		.boot_id_path = o.boot_id_path, .json = o.json, .once = o.once, .snapshot = &so,
 	};
 
 	rc = cgfb_watch(&wo);

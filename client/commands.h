@@ -42,5 +42,6 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_snapshot(const struct cgfb_globals *g, int argc, char **argv);
 
 #endif

@@ -13,6 +13,8 @@ static const struct cgfb_command commands[] = {
 	{ "watch", "[--json] [--state-dir DIR] [--once]  follow the live kernel log",
 	  cgfb_cmd_watch },
 	{ "catalog", "[--json]  list the messages this version recognises", cgfb_cmd_catalog },
+	{ "snapshot", "[--json] [--for ID]  the anonymised cgroup picture a report carries",
+	  cgfb_cmd_snapshot },
 	{ "review", "[ID]  look at a report, answer its questions, decide what happens",
 	  cgfb_cmd_review },
 	{ "list", "[--json]  the reports and their states", cgfb_cmd_list },

@@ -27,6 +27,7 @@ struct watcher {
 	struct cgfb_state st;
 	struct cgfb_klog k;
 	struct cgfb_detector *det;
+	struct cgfb_snapshot *snap;  /* NULL: reports are not written */
 	uint64_t pos;              /* next position after the record being fed */
 	bool has_pos;
 	bool dirty;
@@ -50,6 +51,31 @@ static int save(struct watcher *w)
 	return 0;
 }
 
+/* <state-dir>/reports/<id>.json for a new detection. Failing to write one
+ * (a full disk, an unreadable mountinfo) is logged here and never stops
+ * the watcher. */
+static void write_report(struct watcher *w, const struct cgfb_detection *d)
+{
+	const char *source = w->k.use_klogctl ? "klogctl" : "kmsg";
+	char id[CGFB_UUID_LEN + 1], err[512];
+	struct cgfb_buf b = { 0 };
+	int rc;
+
+	rc = cgfb_snapshot_report(w->snap, d->entry, d, source, false, &b, id, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, err);
+		goto out;
+	}
+	rc = cgfb_snapshot_save(w->snap, id, &b);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report for %s not written to %s/reports/%s.json: %s",
+			 d->entry->id, w->o->state_dir, id, strerror(-rc));
+	else
+		cgfb_log(LOG_NOTICE, "report %s written for %s", id, d->entry->id);
+out:
+	cgfb_buf_free(&b);
+}
+
 static void on_detection(const struct cgfb_detection *d, void *arg)
 {
 	struct watcher *w = arg;
@@ -57,13 +83,17 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 
 	if (cgfb_state_set_count(&w->st, id, d->occurrence) < 0)
 		cgfb_log(LOG_WARNING, "state: too many distinct ids to remember %s", id);
+	/* Report, state, then output: killed in between, a restart may write a
+	 * second report but never loses one, and never repeats what it printed. */
+	if (d->occurrence == 1 && w->snap)
+		write_report(w, d);
+	save(w);
 	if (d->occurrence == 1) {
 		if (cgfb_detection_print(stdout, d, NULL, w->o->json) < 0)
 			w->rc = 2;
 		fflush(stdout);
 		cgfb_log(LOG_NOTICE, "detected %s: %s", id, d->entry->title);
 	}
-	save(w);
 }
 
 static void install_signals(void)
@@ -115,6 +145,9 @@ static int setup(struct watcher *w)
 	rc = cgfb_detector_new(o->cat, on_detection, w, &w->det);
 	if (rc < 0)
 		return rc;
+	/* Without reports the detector is still worth running. */
+	if (o->snapshot && cgfb_snapshot_new(o->snapshot, &w->snap) < 0)
+		cgfb_log(LOG_WARNING, "no reports will be written; detections are still logged");
 	for (unsigned i = 0; i < w->st.n_ids; i++)
 		cgfb_detector_set_count(w->det, w->st.ids[i].id, w->st.ids[i].count);
 	w->has_pos = w->st.has_pos;
@@ -207,6 +240,7 @@ int cgfb_watch(const struct cgfb_watch_opts *o)
 			save(w);
 	}
 	cgfb_detector_free(w->det);
+	cgfb_snapshot_free(w->snap);
 	cgfb_klog_close(&w->k);
 	rc = rc < 0 ? 2 : w->rc;
 	free(w);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "cgfb/catalog.h"
+#include "snapshot.h"
 
 struct cgfb_watch_opts {
 	const struct cgfb_catalog *cat;
@@ -13,6 +14,8 @@ struct cgfb_watch_opts {
 	const char *boot_id_path;  /* NULL: /proc/sys/kernel/random/boot_id */
 	bool json;
 	bool once;                 /* stop when the backlog is read */
+	/* Where a report's snapshot comes from; NULL writes no reports. */
+	const struct cgfb_snapshot_opts *snapshot;
 };
 
 /* Returns the process exit status: 0, or 2 after an error it reported. */

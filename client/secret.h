@@ -1,0 +1,20 @@
+/* The per-install key of the anonymiser: 32 random bytes in
+ * <state-dir>/secret, mode 0600, made on first use. Whoever holds it can
+ * test guesses of cgroup names against report tokens, so it never leaves
+ * the machine and never appears in a report. */
+#ifndef CGFB_SECRET_H
+#define CGFB_SECRET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CGFB_SECRET_FILE "secret"
+#define CGFB_SECRET_LEN  32
+
+/* Read the secret, creating the directory (0700) and the file if missing.
+ * Two processes creating it at once agree on one. Returns 0 or a negative
+ * errno with the reason in err. */
+int cgfb_secret_load(const char *state_dir, uint8_t key[CGFB_SECRET_LEN], char *err,
+		     size_t errsz);
+
+#endif
