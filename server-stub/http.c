@@ -299,10 +299,12 @@ static int check_tls(const struct server_opts *o)
 
 	if (!ctx)
 		return -ENOMEM;
-	if (SSL_CTX_use_certificate_chain_file(ctx, o->tls_cert) != 1)
-		cgfb_log(LOG_ERR, "%s: not a PEM certificate", o->tls_cert);
-	else if (SSL_CTX_use_PrivateKey_file(ctx, o->tls_key, SSL_FILETYPE_PEM) != 1)
+	/* The key first: loading it after the certificate would fail on a
+	 * mismatch with a misleading "not a key". */
+	if (SSL_CTX_use_PrivateKey_file(ctx, o->tls_key, SSL_FILETYPE_PEM) != 1)
 		cgfb_log(LOG_ERR, "%s: not a PEM private key", o->tls_key);
+	else if (SSL_CTX_use_certificate_chain_file(ctx, o->tls_cert) != 1)
+		cgfb_log(LOG_ERR, "%s: not a PEM certificate", o->tls_cert);
 	else if (SSL_CTX_check_private_key(ctx) != 1)
 		cgfb_log(LOG_ERR, "%s does not belong to %s", o->tls_key, o->tls_cert);
 	else

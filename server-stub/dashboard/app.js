@@ -40,17 +40,19 @@ function barChart(groups) {
 	return s;
 }
 
-// Vertical bars for the months.
+// Vertical bars for the months, on a fixed-width canvas so that a few
+// months do not turn into giant bars.
 function columnChart(groups) {
-	const height = 160, col = 46, base = height - 22;
+	const width = 1000, height = 220, base = height - 24;
+	const col = Math.min(110, width / Math.max(1, groups.length));
 	const max = Math.max(1, ...groups.map(g => g.reports));
-	const s = svg('svg', { viewBox: `0 0 ${Math.max(1, groups.length) * col + 10} ${height}`,
-		role: 'img' });
+	const s = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img' });
 	groups.forEach((g, i) => {
-		const h = Math.max(2, (base - 18) * g.reports / max);
-		s.append(svg('rect', { class: 'bar', x: i * col + 8, y: base - h, width: col - 16, height: h }));
-		s.append(svg('text', { x: i * col + 8, y: base - h - 4 }, String(g.reports)));
-		s.append(svg('text', { x: i * col + 4, y: height - 6 }, g.key));
+		const h = Math.max(2, (base - 22) * g.reports / max);
+		const x = i * col + 10;
+		s.append(svg('rect', { class: 'bar', x: x, y: base - h, width: col - 24, height: h }));
+		s.append(svg('text', { x: x, y: base - h - 6 }, String(g.reports)));
+		s.append(svg('text', { x: x, y: height - 6 }, g.key));
 	});
 	return s;
 }
@@ -59,7 +61,7 @@ function table(dim, groups) {
 	const t = el('table');
 	const head = el('tr');
 	for (const h of ['', 'reports', 'installs'])
-		head.append(el('th', {}, h));
+		head.append(el('th', h ? { class: 'n' } : {}, h));
 	t.append(head);
 	for (const g of groups) {
 		const tr = el('tr', { 'data-dim': dim, 'data-key': g.key });
@@ -140,7 +142,13 @@ document.addEventListener('DOMContentLoaded', () => {
 		ev.preventDefault();
 		loadUseCases(document.getElementById('admin-token').value);
 	});
-	const saved = sessionStorage.getItem('cgfb-admin');
+	// "#admin=TOKEN" opens the maintainers' part directly (a bookmark);
+	// the fragment never reaches the server and is dropped from the URL.
+	let saved = sessionStorage.getItem('cgfb-admin');
+	if (location.hash.startsWith('#admin=')) {
+		saved = decodeURIComponent(location.hash.slice(7));
+		history.replaceState(null, '', location.pathname);
+	}
 	if (saved)
 		loadUseCases(saved);
 });

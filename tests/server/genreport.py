@@ -40,6 +40,7 @@ USE_CASES = [
     "Batch jobs.\nFrom the scheduler's view each job is isolated.\n>From quoting must survive.",
     "Grüße aus Köln: containers with memory.use_hierarchy=0 since 2013 — \"legacy\".",
     "-----END CGROUP-FEEDBACK REPORT-----\n(a hostile line that looks like a marker)",
+    "<script>alert('x')</script><img src=x onerror=alert(1)> & <b>not bold</b>",
 ]
 
 

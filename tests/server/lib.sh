@@ -15,11 +15,11 @@ trap server_cleanup EXIT
 
 # wait_for TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS times.
 wait_for() {
-	n=$1; shift
-	while [ "$n" -gt 0 ]; do
+	_wf=$1; shift
+	while [ "$_wf" -gt 0 ]; do
 		"$@" 2>/dev/null && return 0
 		sleep 0.1
-		n=$((n - 1))
+		_wf=$((_wf - 1))
 	done
 	return 1
 }

@@ -1,0 +1,56 @@
+#!/bin/sh
+# The dashboard in a real headless browser (Debian's chromium) against a
+# server filled over HTTP: the page renders with the API's numbers (every
+# group, count and suppression note, the latest use cases for the admin),
+# under a strict Content-Security-Policy, and a screenshot is written.
+. tests/lib.sh
+. tests/server/lib.sh
+
+SHOT=${CGFB_DASHBOARD_SHOT:-$PWD/$BUILD/dashboard.png}
+R=$T_TMP/reports
+gen "$R" 40 5 20
+start_server dash --rate 0
+for n in $(seq 0 39); do post "$R/$n.json" >/dev/null; done
+expect_eq "40 reports stored" "$(rows "$DIR/db.sqlite")" 40
+
+expect_eq "GET / serves the page" "$(req GET /)" 200
+check "the page has a Content-Security-Policy without inline code" \
+	has_header "^Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'"
+check "the page is HTML" has_header "^Content-Type: text/html"
+for a in /app.js /app.css; do
+	expect_eq "GET $a" "$(req GET "$a")" 200
+	check "$a is served under the same policy" has_header "^Content-Security-Policy:"
+done
+check "no external asset: no URL in page, script or style but the SVG namespace" \
+	sh -c '! grep -ho "https\?://[^\"'\'' )]*" server-stub/dashboard/* | grep -v "^http://www.w3.org/2000/svg$" | grep -q .'
+
+req GET /api/v1/summary >/dev/null && cp "$T_TMP/body" "$T_TMP/summary.json"
+admin '/api/v1/reports?limit=20' >/dev/null && cp "$T_TMP/body" "$T_TMP/latest.json"
+
+if ! command -v chromium >/dev/null; then
+	not_ok "chromium is installed (make deps installs it)"
+	finish
+	exit 1
+fi
+mkdir -p "$(dirname "$SHOT")"
+rm -f "$SHOT"
+# --virtual-time-budget lets the page's fetches finish before the dump;
+# timeout bounds the whole browser run.
+timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$T_TMP/chromium" --window-size=1280,2200 --hide-scrollbars \
+	--virtual-time-budget=15000 --screenshot="$SHOT" --dump-dom \
+	"$URL/#admin=$ADMIN" > "$T_TMP/dom.html" 2>"$T_TMP/chromium.log"
+expect_eq "chromium ran" "$?" 0
+check "the page's numbers match the API" python3 tests/server/dom_check.py \
+	"$T_TMP/dom.html" "$T_TMP/summary.json" "$T_TMP/latest.json"
+check "a screenshot was written ($SHOT)" python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read()
+w, h = struct.unpack(">II", d[16:24])
+sys.exit(not (d[:8] == b"\x89PNG\r\n\x1a\n" and w >= 800 and h >= 800 and len(d) > 20000))' "$SHOT"
+check "the browser saw no CSP violation" sh -c '! grep -qi "Content Security Policy" "$1"' _ "$T_TMP/chromium.log"
+check "a use case holding markup is shown as text" grep -q "&lt;script&gt;alert" "$T_TMP/dom.html"
+expect_eq "...and adds no element: the only script is app.js" "$(grep -o "<script" "$T_TMP/dom.html" | wc -l)" 1
+check "...and no img element" sh -c '! grep -q "<img" "$1"' _ "$T_TMP/dom.html"
+stop_server
+finish

@@ -1,0 +1,157 @@
+#!/bin/sh
+# The collector's hard edges: HTTPS with certificates made now, slow clients,
+# the connection limit, SIGTERM with a request in flight, and kill -9 under
+# load: every report that got a 201 must be in the database after a restart.
+. tests/lib.sh
+. tests/server/lib.sh
+
+R=$T_TMP/reports
+gen "$R" 1600 3 20
+
+# --- HTTPS, with a CA and a server certificate made with the openssl CLI -----------
+C=$T_TMP/pki
+mkdir -p "$C"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cgfb-test-ca -keyout "$C/ca.key" \
+	-out "$C/ca.pem" -addext basicConstraints=critical,CA:TRUE 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$C/server.key" \
+	-out "$C/server.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > "$C/ext"
+openssl x509 -req -in "$C/server.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" -CAcreateserial \
+	-days 2 -extfile "$C/ext" -out "$C/server.pem" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj /CN=other -keyout "$C/other.key" -out /dev/null 2>/dev/null
+check "test PKI made" openssl verify -CAfile "$C/ca.pem" "$C/server.pem"
+
+SCHEME=https start_server tls --rate 0 --tls-cert "$C/server.pem" --tls-key "$C/server.key"
+expect_eq "HTTPS POST with the test CA: 201" "$(post "$R/0.json" --cacert "$C/ca.pem")" 201
+curl -sS -o /dev/null --max-time 10 "$URL/api/v1/summary" 2>/dev/null
+expect_eq "HTTPS without trusting the CA: refused by the client (curl 60)" "$?" 60
+check "python http.client over TLS reads the summary" python3 -c 'import http.client, json, ssl, sys
+ctx = ssl.create_default_context(cafile=sys.argv[1])
+c = http.client.HTTPSConnection("127.0.0.1", int(sys.argv[2]), context=ctx, timeout=10)
+c.request("GET", "/api/v1/summary")
+r = c.getresponse()
+sys.exit(r.status != 200 or "dimensions" not in json.loads(r.read()))' "$C/ca.pem" "$PORT"
+expect_eq "plain HTTP to the HTTPS port gets no answer" \
+	"$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PORT/api/v1/summary")" 000
+stop_server
+SCHEME=
+"$SERVER" --listen 127.0.0.1:0 --database "$T_TMP/x.sqlite" --tls-cert "$C/server.pem" \
+	--tls-key "$C/other.key" 2>"$T_TMP/mismatch.log" &
+p=$!
+wait_for 100 sh -c '! kill -0 "$1"' _ "$p"
+wait "$p"
+expect_eq "a key that does not belong to the certificate: refuses to start (exit 2)" "$?" 2
+check "...and says so" grep -q "does not belong to" "$T_TMP/mismatch.log"
+
+# --- slow clients ------------------------------------------------------------------
+start_server slow --rate 0 --idle-timeout 2 --request-timeout 3
+DB=$DIR/db.sqlite
+check "a silent connection is closed after the idle timeout" python3 -c 'import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+t = time.time()
+data = s.recv(100)
+sys.exit(not (data == b"" and 1.5 < time.time() - t < 8))' "$PORT"
+check "a body trickling in is cut off after the request timeout, not stored" python3 -c 'import socket, sys, time
+body = open(sys.argv[2], "rb").read()
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          b"Content-Length: %d\r\n\r\n" % len(body))
+t = time.time()
+try:
+    for i in range(len(body)):
+        s.sendall(body[i:i + 1])
+        time.sleep(0.5)
+        if time.time() - t > 12:
+            sys.exit(1)
+except OSError:
+    pass
+sys.exit(not (2.5 < time.time() - t < 10))' "$PORT" "$R/1.json"
+expect_eq "nothing stored from the slow clients" "$(rows "$DB")" 0
+expect_eq "the server still answers" "$(post "$R/2.json")" 201
+stop_server
+
+# --- the connection limit ----------------------------------------------------------
+start_server limit --rate 0 --max-connections 4 --idle-timeout 5
+python3 -c 'import socket, sys, time
+held = []
+for i in range(4):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+    s.sendall(b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\n")   # headers never finish
+    held.append(s)
+open(sys.argv[2], "w").write("held\n")
+time.sleep(2.5)' "$PORT" "$T_TMP/held" &
+holder=$!
+wait_for 50 test -s "$T_TMP/held"
+sleep 0.3
+st=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "$URL/api/v1/summary")
+expect_eq "a fifth connection is refused while four are held" "$st" 000
+wait "$holder"
+wait_for 50 sh -c '[ "$(curl -s -o /dev/null -w "%{http_code}" --max-time 3 "$1/api/v1/summary")" = 200 ]' _ "$URL"
+expect_eq "served again once they are gone" "$?" 0
+stop_server
+
+# --- SIGTERM finishes the request in flight and closes the database cleanly --------
+start_server term --rate 0
+DB=$DIR/db.sqlite
+python3 -c 'import json, os, signal, socket, sys, time
+body = open(sys.argv[2], "rb").read()
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          b"Content-Length: %d\r\n\r\n" % len(body) + body[:100])
+time.sleep(0.3)
+os.kill(int(sys.argv[3]), signal.SIGTERM)
+time.sleep(0.5)
+s.sendall(body[100:])
+resp = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    resp += d
+open(sys.argv[4], "wb").write(resp)' "$PORT" "$R/3.json" "$SPID" "$T_TMP/inflight"
+check "the request in flight at SIGTERM got its 201" grep -q "^HTTP/1.1 201" "$T_TMP/inflight"
+check "...with Connection: close" grep -qi "^Connection: close" "$T_TMP/inflight"
+stop_server
+expect_eq "exit status 0 after SIGTERM" "$?" 0
+expect_eq "the report is stored" "$(rows "$DB")" 1
+check "the WAL was checkpointed and removed at close" sh -c '[ ! -s "$1-wal" ]' _ "$DB"
+check "the log says it stopped cleanly" grep -q "stopped; database closed" "$DIR/log"
+check "every request was logged with method, path, status, bytes, duration" \
+	grep -Eq "POST /api/v1/reports 201 [0-9]+ [0-9.]+ms" "$DIR/log"
+
+# --- kill -9 under load: every 201 survives ------------------------------------------
+start_server crash --rate 0 --quiet
+DB=$DIR/db.sqlite
+round=0 first=10
+for last in 540 1070 1600; do
+	round=$((round + 1))
+	: > "$T_TMP/created.$round"
+	python3 tests/server/load.py 127.0.0.1 "$PORT" "$R" "$first" "$last" 16 "$T_TMP/created.$round" \
+		> "$T_TMP/load.$round" 2>&1 &
+	loader=$!
+	# Kill once a good part of this round's reports were answered (bounded).
+	wait_for 200 sh -c '[ "$(wc -l < "$1")" -ge "$2" ]' _ "$T_TMP/created.$round" $(((last - first) / 5))
+	kill -9 "$SPID"
+	wait "$loader"
+	n=$(wc -l < "$T_TMP/created.$round")
+	start_server crash --rate 0 --quiet
+	missing=$(python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+ids = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+print(sum(1 for i in ids if not db.execute("select 1 from reports where id = ?", (i,)).fetchone()))' \
+		"$DB" "$T_TMP/created.$round")
+	# Under load: the loader must have lost connections to the kill.
+	if [ "$n" -gt 0 ] && [ "$missing" = 0 ] && ! grep -q " 0 connection errors" "$T_TMP/load.$round"; then
+		ok "kill -9 round $round: all $n reports answered 201 are stored ($(cat "$T_TMP/load.$round"))"
+	else
+		not_ok "kill -9 round $round: $missing of $n answered 201 are missing ($(cat "$T_TMP/load.$round"))"
+	fi
+	first=$last
+done
+check "the database passes PRAGMA integrity_check after three crashes" python3 -c 'import sqlite3, sys
+sys.exit(sqlite3.connect(sys.argv[1]).execute("pragma integrity_check").fetchone()[0] != "ok")' "$DB"
+admin /api/v1/reports?limit=1 >/dev/null
+expect_eq "the restarted server serves the stored reports" "$(json 'len(j["reports"])')" 1
+stop_server
+
+finish
