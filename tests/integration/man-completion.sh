@@ -135,4 +135,29 @@ for LIB in $LIBS; do
 	fi
 done
 
+# --- docs/PRIVACY.md covers the report schema ----------------------------------
+# Every property of a report and of its objects one level down (through
+# $ref) is named in PRIVACY.md, so a new field cannot slip in undocumented.
+if [ -f docs/PRIVACY.md ] && [ -f docs/report.schema.json ]; then
+	python3 - docs/report.schema.json > "$T_TMP/schema-fields" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+defs = s.get("$defs", {})
+def deref(n):
+    while isinstance(n, dict) and "$ref" in n:
+        n = defs.get(n["$ref"].split("/")[-1], {})
+    for alt in n.get("anyOf", []) if isinstance(n, dict) else []:
+        if isinstance(alt, dict) and (alt.get("type") == "object" or "$ref" in alt):
+            return deref(alt)
+    return n
+for k, v in s["properties"].items():
+    print(k)
+    for k2 in deref(v).get("properties", {}):
+        print(k2)
+PY
+	for f in $(sort -u "$T_TMP/schema-fields"); do
+		check "PRIVACY.md names report field $f" grep -q "[\`.]$f\`" docs/PRIVACY.md
+	done
+fi
+
 finish
