@@ -23,6 +23,18 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* An administrator running the command line as root must not leave files
+ * the service user (who owns the state directory) cannot read: new files
+ * belong to the directory's owner. */
+static int give_to_dir_owner(int dfd, int fd)
+{
+	struct stat st;
+
+	if (geteuid() != 0 || fstat(dfd, &st) < 0 || st.st_uid == 0)
+		return 0;
+	return fchown(fd, st.st_uid, st.st_gid) < 0 ? -errno : 0;
+}
+
 int cgfb_atomic_write(const char *dir, const char *name, const void *data, size_t len,
 		      mode_t mode)
 {
@@ -39,7 +51,9 @@ int cgfb_atomic_write(const char *dir, const char *name, const void *data, size_
 		rc = -errno;
 		goto out;
 	}
-	rc = write_all(fd, data, len);
+	rc = give_to_dir_owner(dfd, fd);
+	if (rc == 0)
+		rc = write_all(fd, data, len);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
@@ -59,6 +73,22 @@ out:
 	return rc;
 }
 
+static int chown_like_parent(char *path)
+{
+	char *slash = strrchr(path, '/');
+	struct stat st;
+	int rc;
+
+	if (geteuid() != 0 || !slash || slash == path)
+		return 0;
+	*slash = '\0';
+	rc = stat(path, &st);
+	*slash = '/';
+	if (rc < 0 || st.st_uid == 0)
+		return 0;
+	return chown(path, st.st_uid, st.st_gid) < 0 ? -errno : 0;
+}
+
 int cgfb_mkdir_p(const char *path, mode_t mode)
 {
 	char buf[PATH_MAX];
@@ -75,7 +105,10 @@ int cgfb_mkdir_p(const char *path, mode_t mode)
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+	if (mkdir(buf, mode) < 0) {
+		if (errno == EEXIST)
+			return 0;
 		return -errno;
-	return 0;
+	}
+	return chown_like_parent(buf);
 }

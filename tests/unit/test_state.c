@@ -138,6 +138,34 @@ static void full_disk(void **state)
 	rmdir(mnt);
 }
 
+/* Root writing into a directory the service user owns leaves files and
+ * directories that user can read (needs root; skipped otherwise). */
+static void files_belong_to_the_dir_owner(void **state)
+{
+	char sub[96], nested[128], path[160];
+	struct stat st;
+
+	if (geteuid() != 0)
+		skip();
+	snprintf(sub, sizeof(sub), "%s/owned", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(chown(sub, 65534, 65534), 0);
+	assert_int_equal(cgfb_atomic_write(sub, "f", "x", 1, 0600), 0);
+	snprintf(path, sizeof(path), "%s/f", sub);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_gid, 65534);
+	snprintf(nested, sizeof(nested), "%s/reports", sub);
+	assert_int_equal(cgfb_mkdir_p(nested, 0700), 0);
+	assert_int_equal(stat(nested, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	/* In a root-owned directory, files stay root's. */
+	assert_int_equal(cgfb_atomic_write(dir, "g", "x", 1, 0600), 0);
+	snprintf(path, sizeof(path), "%s/g", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+}
+
 static void mkdir_p(void **state)
 {
 	char path[128];
@@ -158,6 +186,7 @@ int main(void)
 		cmocka_unit_test(boot_id),
 		cmocka_unit_test(full_disk),
 		cmocka_unit_test(mkdir_p),
+		cmocka_unit_test(files_belong_to_the_dir_owner),
 	};
 
 	return cmocka_run_group_tests_name("state", tests, mkdir_tmp, rm_tmp);
