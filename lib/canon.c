@@ -121,9 +121,24 @@ static void put_object(struct out *o, json_object *v)
 	free(keys);
 }
 
+/* By hand rather than snprintf: reports are full of small integers and
+ * the collector serialises every report it receives. */
+static void put_int(struct out *o, int64_t x)
+{
+	char num[24];
+	size_t i = sizeof(num);
+	uint64_t u = x < 0 ? -(uint64_t)x : (uint64_t)x;
+
+	do
+		num[--i] = (char)('0' + u % 10);
+	while (u /= 10);
+	if (x < 0)
+		num[--i] = '-';
+	put(o, num + i, sizeof(num) - i);
+}
+
 static void put_value(struct out *o, json_object *v)
 {
-	char num[32];
 
 	switch (json_object_get_type(v)) {
 	case json_type_null:
@@ -136,8 +151,7 @@ static void put_value(struct out *o, json_object *v)
 			put(o, "false", 5);
 		break;
 	case json_type_int:
-		snprintf(num, sizeof(num), "%" PRId64, json_object_get_int64(v));
-		put(o, num, strlen(num));
+		put_int(o, json_object_get_int64(v));
 		break;
 	case json_type_string:
 		put_string(o, json_object_get_string(v), (size_t)json_object_get_string_len(v));
