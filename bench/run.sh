@@ -191,3 +191,7 @@ cat "$DIR/summary"
 if awk '{ r = $0; sub(/.*ratio /, "", r); sub(/x .*/, "", r); if (r + 0 < 1) bad = 1 } END { exit !bad }' "$DIR/summary"; then
 	echo "NOTE: the detector was slower than grep on at least one format"
 fi
+
+# The collector's load test (issue 5): reports/s with durable commits.
+echo "---"
+BUILD=$BUILD sh bench/server.sh || echo "NOTE: bench/server.sh failed"

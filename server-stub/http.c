@@ -218,14 +218,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 	if (!r)
 		return;
-	if (!h->o->quiet) {
-		/* One write per line, whatever other threads log meanwhile. */
-		flockfile(stderr);
+	if (!h->o->quiet)
 		cgfb_log(LOG_INFO, "%s %s %u %zu %.1fms%s", r->method, r->path, r->status,
 			 r->bytes, elapsed_ms(r),
 			 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
-		funlockfile(stderr);
-	}
 	cgfb_buf_free(&r->rq.body);
 	free(r);
 	*con_cls = NULL;

@@ -16,7 +16,6 @@ struct writer {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t work;     /* the queue became non-empty, or stop */
-	pthread_cond_t done;     /* a batch finished */
 	struct job *head, *tail;
 	bool stopping;
 };
@@ -94,11 +93,13 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		run_batch(w, batch);
 		pthread_mutex_lock(&w->lock);
+		/* Wake exactly the requesters of this batch: a broadcast to
+		 * everyone waiting would wake all 64 connections per commit. */
 		for (struct job *j = batch, *next; j; j = next) {
 			next = j->next;
 			j->done = true;
+			pthread_cond_signal(&j->wake);
 		}
-		pthread_cond_broadcast(&w->done);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -116,7 +117,6 @@ int writer_start(struct writer **out, struct store *s)
 	w->store = s;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
-	pthread_cond_init(&w->done, NULL);
 	rc = pthread_create(&w->thread, NULL, writer_main, w);
 	if (rc) {
 		store_close(s);
@@ -136,6 +136,7 @@ int writer_submit(struct writer *w, struct job *j)
 		pthread_mutex_unlock(&w->lock);
 		return j->result = -ESHUTDOWN;
 	}
+	pthread_cond_init(&j->wake, NULL);
 	if (w->tail)
 		w->tail->next = j;
 	else
@@ -143,8 +144,9 @@ int writer_submit(struct writer *w, struct job *j)
 	w->tail = j;
 	pthread_cond_signal(&w->work);
 	while (!j->done)
-		pthread_cond_wait(&w->done, &w->lock);
+		pthread_cond_wait(&j->wake, &w->lock);
 	pthread_mutex_unlock(&w->lock);
+	pthread_cond_destroy(&j->wake);
 	return j->result;
 }
 
@@ -159,7 +161,6 @@ void writer_stop(struct writer *w)
 	pthread_join(w->thread, NULL);
 	store_close(w->store);
 	pthread_cond_destroy(&w->work);
-	pthread_cond_destroy(&w->done);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }

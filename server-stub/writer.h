@@ -6,6 +6,7 @@
 #ifndef CGFB_SERVER_WRITER_H
 #define CGFB_SERVER_WRITER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -30,6 +31,7 @@ struct job {
 	struct receipt receipt;
 	/* private */
 	bool done;
+	pthread_cond_t wake;
 	struct job *next;
 };
 

@@ -1,0 +1,52 @@
+-- wrk script for bench/server.sh: POST distinct valid reports. The bodies
+-- are precomputed canonical, schema-valid reports (BENCH_TEMPLATES, one per
+-- line) whose report_id is "@@ID@@"; each request puts in a report id of its
+-- own (thread number + counter, a valid version-4 UUID), so every 201 is a
+-- new row and nothing is answered 200 as a repeat.
+local tpl = {}
+local counter = 0
+tid = 0
+local threads = {}
+
+function setup(thread)
+	tid = tid + 1
+	thread:set("tid", tid)
+	table.insert(threads, thread)
+end
+
+function init(args)
+	local f = assert(io.open(os.getenv("BENCH_TEMPLATES"), "r"))
+	for line in f:lines() do table.insert(tpl, line) end
+	f:close()
+	n201, n200, nother = 0, 0, 0
+	wrk.method = "POST"
+	wrk.headers["Content-Type"] = "application/json"
+end
+
+function request()
+	counter = counter + 1
+	-- version-4 UUID: thread id and counter make it unique across threads
+	local id = string.format("%08x-0000-4000-8000-%012x", tid, counter)
+	local body = tpl[(counter % #tpl) + 1]:gsub("@@ID@@", id)
+	return wrk.format(nil, "/api/v1/reports", nil, body)
+end
+
+function response(status, headers, body)
+	if status == 201 then n201 = n201 + 1
+	elseif status == 200 then n200 = n200 + 1
+	else nother = nother + 1 end
+end
+
+function done(summary, latency, requests)
+	local c201, c200, cother = 0, 0, 0
+	for _, t in ipairs(threads) do
+		c201 = c201 + t:get("n201")
+		c200 = c200 + t:get("n200")
+		cother = cother + t:get("nother")
+	end
+	local secs = summary.duration / 1e6
+	io.write(string.format("RESULT created=%d ok=%d other=%d errors=%d secs=%.2f rate=%.0f p50_ms=%.2f p99_ms=%.2f\n",
+		c201, c200, cother, summary.errors.connect + summary.errors.read + summary.errors.write +
+		summary.errors.timeout, secs, c201 / secs, latency:percentile(50) / 1000,
+		latency:percentile(99) / 1000))
+end
