@@ -11,6 +11,7 @@
 #include "cgfb/buf.h"
 #include "cgfb/jsonget.h"
 #include "cgfb/mail.h"
+#include "cgfb/utf8.h"
 #include "cgfb/wrap.h"
 
 #define MIME_HEADERS \
@@ -53,18 +54,6 @@ static const char *str_or(json_object *o, const char *path, const char *dflt)
 	const char *s = cgfb_json_str(o, path);
 
 	return s ? s : dflt;
-}
-
-/* Bytes of the UTF-8 sequence starting with c (1 for stray bytes). */
-static size_t u8len(unsigned char c)
-{
-	if (c >= 0xf0)
-		return 4;
-	if (c >= 0xe0)
-		return 3;
-	if (c >= 0xc0)
-		return 2;
-	return 1;
 }
 
 /* Free text is always indented, so no line of it can look like a marker
@@ -111,7 +100,7 @@ static size_t step(const unsigned char *s)
 {
 	size_t n = 1;
 
-	while (n < u8len(*s) && s[n])
+	while (n < cgfb_utf8_lead_len(*s) && s[n])
 		n++;
 	return n;
 }

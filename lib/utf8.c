@@ -80,3 +80,14 @@ size_t cgfb_utf8_sanitize(char *dst, size_t dstsz, const char *src, size_t len)
 	dst[o] = '\0';
 	return o;
 }
+
+size_t cgfb_utf8_lead_len(unsigned char c)
+{
+	if (c >= 0xf0)
+		return 4;
+	if (c >= 0xe0)
+		return 3;
+	if (c >= 0xc0)
+		return 2;
+	return 1;
+}

@@ -1,19 +1,8 @@
 #include <string.h>
 
 #include "cgfb/buf.h"
+#include "cgfb/utf8.h"
 #include "cgfb/wrap.h"
-
-/* Bytes of the UTF-8 sequence starting with c (1 for stray bytes). */
-static size_t u8len(unsigned char c)
-{
-	if (c >= 0xf0)
-		return 4;
-	if (c >= 0xe0)
-		return 3;
-	if (c >= 0xc0)
-		return 2;
-	return 1;
-}
 
 static int add_line(struct cgfb_buf *b, const char *indent, const char *s, size_t n)
 {
@@ -43,7 +32,7 @@ static int wrap_para(struct cgfb_buf *b, const char *indent, const char *s, size
 		while (j < n && cols < width) {
 			if (s[j] == ' ')
 				brk = j;
-			j += u8len((unsigned char)s[j]);
+			j += cgfb_utf8_lead_len((unsigned char)s[j]);
 			cols++;
 		}
 		if (j > n)

@@ -37,23 +37,19 @@ static const char *const migrations[] = {
 
 /* Group-by columns, indexed by enum store_dim: SQL identifiers cannot be
  * bound, so they come from this fixed list only. */
+#define GROUP_BY(col, where, order) \
+	"SELECT " col ", count(*), count(DISTINCT install) FROM reports" \
+	" WHERE received_at >= ?1" where " GROUP BY 1 ORDER BY " order
+
 static const char *const dim_sql[DIM_COUNT] = {
-	"SELECT catalog_id, count(*), count(DISTINCT install) FROM reports"
-	" WHERE received_at >= ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
-	"SELECT kernel_series, count(*), count(DISTINCT install) FROM reports"
-	" WHERE received_at >= ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
-	"SELECT distribution, count(*), count(DISTINCT install) FROM reports"
-	" WHERE received_at >= ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
-	"SELECT cgroup_mode, count(*), count(DISTINCT install) FROM reports"
-	" WHERE received_at >= ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
-	"SELECT software, count(*), count(DISTINCT install) FROM reports"
-	" WHERE received_at >= ?1 AND software != '' GROUP BY 1 ORDER BY 2 DESC, 1",
-	"SELECT verdict, count(*), count(DISTINCT install) FROM reports"
-	" WHERE received_at >= ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
-	"SELECT reorganisation, count(*), count(DISTINCT install) FROM reports"
-	" WHERE received_at >= ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
-	"SELECT month, count(*), count(DISTINCT install) FROM reports"
-	" WHERE received_at >= ?1 GROUP BY 1 ORDER BY 1",
+	GROUP_BY("catalog_id", "", "2 DESC, 1"),
+	GROUP_BY("kernel_series", "", "2 DESC, 1"),
+	GROUP_BY("distribution", "", "2 DESC, 1"),
+	GROUP_BY("cgroup_mode", "", "2 DESC, 1"),
+	GROUP_BY("software", " AND software != ''", "2 DESC, 1"),
+	GROUP_BY("verdict", "", "2 DESC, 1"),
+	GROUP_BY("reorganisation", "", "2 DESC, 1"),
+	GROUP_BY("month", "", "1"),
 	"SELECT 'all', count(*), count(DISTINCT install) FROM reports WHERE received_at >= ?1",
 };
 

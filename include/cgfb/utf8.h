@@ -6,6 +6,9 @@
 #include <stddef.h>
 
 bool cgfb_utf8_valid(const char *s, size_t len);
+/* Bytes of the sequence a lead byte starts (1 for ASCII and stray bytes):
+ * for stepping over text already known to be valid, e.g. when wrapping. */
+size_t cgfb_utf8_lead_len(unsigned char c);
 /* Copy src to dst (NUL-terminated, at most dstsz-1 bytes), replacing every
  * byte that is not part of a valid UTF-8 sequence, and every C0 control but
  * tab, by U+FFFD. Never splits a sequence. Returns the length written. */
