@@ -17,7 +17,7 @@
 
 enum {
 	OPT_CATALOG = 256, OPT_KMSG, OPT_BOOT_ID, OPT_STATE_DIR, OPT_ONCE, OPT_JSON,
-	OPT_CGROUP_ROOT, OPT_MOUNTINFO,
+	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_PROMPT,
 };
 
 struct opts {
@@ -29,6 +29,7 @@ struct opts {
 	const char *mountinfo;
 	bool json;
 	bool once;
+	bool prompt;
 };
 
 /* The options of the detection commands; each says which it takes. */
@@ -44,6 +45,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+		{ "prompt", no_argument, NULL, OPT_PROMPT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -72,6 +74,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		case OPT_JSON: o->json = true; break;
 		case OPT_CGROUP_ROOT: o->cgroup_root = optarg; break;
 		case OPT_MOUNTINFO: o->mountinfo = optarg; break;
+		case OPT_PROMPT: o->prompt = true; break;
 		}
 	}
 	return 0;
@@ -194,19 +197,22 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
-		"Usage: cgroup-feedback watch [--json] [--state-dir DIR] [--once]\n"
+		"Usage: cgroup-feedback watch [--json] [--state-dir DIR] [--once] [--prompt]\n"
 		"                             [--kmsg PATH] [--boot-id-file PATH]\n"
 		"                             [--cgroup-root DIR --mountinfo FILE]\n"
 		"Read the live kernel log from its oldest record, then follow it; report\n"
 		"each catalog message once per boot, and write a report with a snapshot\n"
-		"of the cgroups to DIR/reports/. --once stops after the backlog.\n";
+		"of the cgroups to DIR/reports/, and tell the administrator (log, login\n"
+		"banner, terminals). --once stops after the backlog; --prompt, in a\n"
+		"terminal, starts the review of each new report right away.\n";
 	struct cgfb_catalog *cat = NULL;
 	struct cgfb_config conf;
 	struct opts o;
 	int rc;
 
 	rc = parse(argc, argv, g,
-		   "catalog kmsg boot-id-file state-dir once json cgroup-root mountinfo", usage, &o);
+		   "catalog kmsg boot-id-file state-dir once json cgroup-root mountinfo prompt", usage,
+		   &o);
 	if (rc != 0)
 		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
 	if (optind < argc) {
@@ -222,6 +228,8 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 	const struct cgfb_watch_opts wo = {
 		.cat = cat, .state_dir = o.state_dir, .kmsg_path = o.kmsg_path,
 		.boot_id_path = o.boot_id_path, .json = o.json, .once = o.once, .snapshot = &so,
+		.config = &conf, .prompt = o.prompt, .config_path = g->config_path,
+		.catalog_path = o.g.catalog_path,
 	};
 
 	rc = cgfb_watch(&wo);

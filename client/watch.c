@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cgfb/atomic.h"
 #include "cgfb/log.h"
@@ -10,6 +12,7 @@
 #include "klog.h"
 #include "output.h"
 #include "state.h"
+#include "notify.h"
 #include "watch.h"
 
 #define IDLE_WAIT_MS 2000
@@ -54,6 +57,51 @@ static int save(struct watcher *w)
 /* <state-dir>/reports/<id>.json for a new detection. Failing to write one
  * (a full disk, an unreadable mountinfo) is logged here and never stops
  * the watcher. */
+/* The review of a new report, in the terminal the watcher runs in. A child
+ * process of its own: whatever it sends, the watcher opened no socket. */
+static void prompt_review(const struct watcher *w, const char *id)
+{
+	const char *argv[12];
+	int n = 0, status;
+	pid_t pid;
+
+	argv[n++] = "cgroup-feedback";
+	if (w->o->config_path) {
+		argv[n++] = "--config";
+		argv[n++] = w->o->config_path;
+	}
+	if (w->o->catalog_path) {
+		argv[n++] = "--catalog";
+		argv[n++] = w->o->catalog_path;
+	}
+	argv[n++] = "review";
+	argv[n++] = "--state-dir";
+	argv[n++] = w->o->state_dir;
+	argv[n++] = id;
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		execv("/proc/self/exe", (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0) {
+		cgfb_log(LOG_ERR, "review of %s: fork: %s", id, strerror(errno));
+		return;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+static void tell(struct watcher *w, const struct cgfb_detection *d, const char *id)
+{
+	if (w->o->config)
+		cgfb_notify_new_report(w->o->config, NULL, w->o->cat, w->o->state_dir, id,
+				       d->entry->id);
+	if (w->o->prompt && isatty(STDIN_FILENO) && !cgfb_silenced(w->o->state_dir, d->entry->id))
+		prompt_review(w, id);
+}
+
 static void write_report(struct watcher *w, const struct cgfb_detection *d)
 {
 	const char *source = w->k.use_klogctl ? "klogctl" : "kmsg";
@@ -71,7 +119,7 @@ static void write_report(struct watcher *w, const struct cgfb_detection *d)
 		cgfb_log(LOG_ERR, "report for %s not written to %s/reports/%s.json: %s",
 			 d->entry->id, w->o->state_dir, id, strerror(-rc));
 	else
-		cgfb_log(LOG_NOTICE, "report %s written for %s", id, d->entry->id);
+		tell(w, d, id);
 out:
 	cgfb_buf_free(&b);
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "cgfb/catalog.h"
+#include "config.h"
 #include "snapshot.h"
 
 struct cgfb_watch_opts {
@@ -16,6 +17,13 @@ struct cgfb_watch_opts {
 	bool once;                 /* stop when the backlog is read */
 	/* Where a report's snapshot comes from; NULL writes no reports. */
 	const struct cgfb_snapshot_opts *snapshot;
+	/* Who is told about a new report, and how (NULL: nobody). */
+	const struct cgfb_config *config;
+	/* --prompt: run the review for a new report right here, in a child
+	 * process: the watcher itself never opens a network connection. */
+	bool prompt;
+	const char *config_path;   /* passed on to that review */
+	const char *catalog_path;
 };
 
 /* Returns the process exit status: 0, or 2 after an error it reported. */

@@ -1,0 +1,81 @@
+#!/bin/sh
+# From kernel message to the administrator: watch writes a report for a new
+# detection on a real cgroupfs-shaped fixture, tells the administrator (log
+# line, login banner, notify command) once per boot, and with --prompt runs
+# the review right in the terminal; the report it wrote is what gets sent.
+. tests/lib.sh
+
+PY=/usr/bin/python3
+ST=$T_TMP/state
+KMSG=$T_TMP/kmsg
+BOOT=$T_TMP/boot_id
+CONF=$T_TMP/conf
+$PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
+echo 0b0e0000-1111-4222-8333-444455556666 > "$BOOT"
+printf '%s\n' \
+	'6,1,100,-;Linux version 3.0.101-63-default (geeko@buildhost) #1 SMP' \
+	'4,2,5000,-;Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' \
+	'6,3,6000,-;eth0: link up' > "$KMSG"
+$PY tests/client/collector_double.py --port-file "$T_TMP/port" --dir "$T_TMP" --script ok \
+	--lifetime 60 &
+DPID=$!
+trap 'kill $DPID 2>/dev/null; rm -rf "$T_TMP"' EXIT
+i=0
+while [ ! -s "$T_TMP/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+URL=http://127.0.0.1:$(cat "$T_TMP/port")/api/v1/reports
+cat > "$CONF" <<EOC
+endpoint = $URL
+motd-path = $T_TMP/motd.d/cgroup-feedback.motd
+notify = log, motd, command
+notify-command = echo "\$CGFB_REPORT_ID \$CGFB_CATALOG_ID" >> $T_TMP/hook.out
+EOC
+watch() {
+	"$CGFB" --config "$CONF" watch --once --kmsg "$KMSG" --state-dir "$ST" \
+		--boot-id-file "$BOOT" --cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" "$@"
+}
+
+watch > "$T_TMP/out" 2>"$T_TMP/err"
+check "watch exits 0" [ $? -eq 0 ]
+id=$(ls "$ST/reports" | sed -n 's/\.json$//p')
+check "one report written" [ "$(echo "$id" | wc -w)" -eq 1 ]
+check "the report validates against the schema" $PY -c "
+import json, jsonschema
+jsonschema.Draft202012Validator(json.load(open('docs/report.schema.json'))).validate(
+    json.load(open('$ST/reports/$id.json')))
+"
+check "it shows the flat hierarchy of the fixture" grep -q '"verdict":"affected"' "$ST/reports/$id.json"
+check "log line names the report and the command" grep -q "the kernel asked for your use case (M8.*review $id" "$T_TMP/err"
+check "login banner lists M8" grep -q 'M8' "$T_TMP/motd.d/cgroup-feedback.motd"
+i=0
+while [ ! -s "$T_TMP/hook.out" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+check "notify command ran with the report id" grep -qx "$id M8" "$T_TMP/hook.out"
+watch > /dev/null 2>&1
+sleep 0.3
+check "restart: no second report" [ "$(ls "$ST/reports" | grep -c json)" -eq 1 ]
+check "restart: nobody told twice" [ "$(wc -l < "$T_TMP/hook.out")" -eq 1 ]
+
+"$CGFB" --config "$CONF" submit --state-dir "$ST" --yes --answer software=libvirt "$id" > /dev/null
+check "the watcher's report can be sent" grep -q '"state":"sent"' "$ST/reports/$id.state"
+check "what arrived is the watcher's report plus the consent" $PY -c "
+import json
+got = json.load(open('$T_TMP/last-body'))
+assert got['detection']['catalog_id'] == 'M8' and got['use_case']['answers']['software'] == 'libvirt'
+"
+check "the banner is gone when nothing is pending" [ ! -f "$T_TMP/motd.d/cgroup-feedback.motd" ]
+
+# --prompt: a new boot prints M8 again; the review starts in the terminal.
+echo 0b0e0000-1111-4222-8333-777777777777 > "$BOOT"
+TAB=$(printf '\t')
+$PY tests/client/drive_review.py "$T_TMP/prompt.log" -- "$CGFB" --config "$CONF" watch --once \
+	--prompt --kmsg "$KMSG" --state-dir "$ST" --boot-id-file "$BOOT" \
+	--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" <<EOS
+Which software creates${TAB}our batch scheduler
+Why must these sibling${TAB}
+Would the reorganisation${TAB}yes
+Describe your use case${TAB}
+Send this report to${TAB}y
+EOS
+check "--prompt: the review ran and exited 0" [ $? -eq 0 ]
+check "--prompt: the new report was sent" [ "$(grep -c '"state":"sent"' "$ST"/reports/*.state | awk -F: '{s += $2} END {print s}')" -eq 2 ]
+check "--prompt: with the answers typed" grep -q 'our batch scheduler' "$T_TMP/last-body"
+finish
