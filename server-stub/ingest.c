@@ -73,7 +73,7 @@ static int fill_meta(json_object *doc, struct report_meta *m)
 	copy(m->software, sizeof(m->software), doc, "detection.fields.comm");
 	verdict(m->verdict, sizeof(m->verdict), cgfb_json_get(doc, "analysis.flat_subtrees"));
 	normalise_answer(m->reorganisation, sizeof(m->reorganisation),
-			 cgfb_json_get(uc, "answers.reorganisation_works"));
+			 cgfb_json_get(uc, "answers.reorganisation"));
 	snprintf(m->month, sizeof(m->month), "%.7s", json_object_get_string(cgfb_json_get(doc, "created")));
 	if (json_object_is_type(cgfb_json_get(uc, "text"), json_type_string)) {
 		m->use_case = strdup(json_object_get_string(cgfb_json_get(uc, "text")));

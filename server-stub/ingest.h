@@ -28,7 +28,7 @@ struct report_meta {
 	char cgroup_mode[16];
 	char software[72];           /* detection.fields.comm, "" if none */
 	char verdict[16];            /* affected | unaffected | none */
-	char reorganisation[32];     /* use_case.answers.reorganisation_works, normalised */
+	char reorganisation[32];     /* use_case.answers.reorganisation, normalised */
 	char month[8];               /* YYYY-MM of "created" */
 	char *use_case;              /* use_case.text or NULL; owned */
 };

@@ -15,7 +15,7 @@ MIN = 5
 
 def answer(rep):
     uc = rep.get("use_case") or {}
-    v = (uc.get("answers") or {}).get("reorganisation_works")
+    v = (uc.get("answers") or {}).get("reorganisation")
     if v is None:
         return "unanswered"
     v = v.lstrip(" ")

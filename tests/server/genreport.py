@@ -90,7 +90,7 @@ def report(n, rng, systems):
     use_case = None
     if n % 2 == 0:
         use_case = {"text": USE_CASES[(n // 2) % len(USE_CASES)],
-                    "answers": {"reorganisation_works": ANSWERS[(n // 2) % len(ANSWERS)],
+                    "answers": {"reorganisation": ANSWERS[(n // 2) % len(ANSWERS)],
                                 "software": SOFTWARE[n % len(SOFTWARE)]}}
     rep = {
         "schema": "cgroup-feedback/report", "schema_version": 1, "report_id": uuid4(rng),

@@ -26,7 +26,7 @@ static const char report_fmt[] =
 	"\"analysis\":{\"flat_subtrees\":[{\"hierarchy\":4,\"node\":0,\"children\":[1,2],"
 	"\"verdict\":\"affected\",\"reasons\":[\"parent_has_tasks\"],\"reorganisation\":null}],"
 	"\"knob_users\":[]},"
-	"\"use_case\":{\"text\":%s,\"answers\":{\"reorganisation_works\":\"yes\"}},"
+	"\"use_case\":{\"text\":%s,\"answers\":{\"reorganisation\":\"yes\"}},"
 	"\"consent\":null,\"deletion\":null}";
 
 /* The canonical bytes of the report with these JSON string literals. */

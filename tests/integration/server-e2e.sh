@@ -1,0 +1,101 @@
+#!/bin/sh
+# The real client against the real collector over loopback, HTTP and HTTPS,
+# with a fresh database each: `cgroup-feedback submit` stores the report the
+# client showed, byte for byte, with the receipt the client checks;
+# `withdraw` deletes it with the deletion token; `export` writes the e-mail
+# that `cgroup-feedback-server import` merges, deduplicated with HTTP.
+. tests/lib.sh
+. tests/server/lib.sh
+
+ST=$T_TMP/state
+CONF=$T_TMP/conf
+mkdir -p "$ST"
+printf 'motd-path = %s/motd/cgroup-feedback.motd\nnotify = log\ntimeout = 5\nconnect-timeout = 3\n' \
+	"$T_TMP" > "$CONF"
+cfb() { "$CGFB" --config "$CONF" "$@"; }
+new_report() { python3 tests/client/pending_report.py "$ST" "$1" "$2"; }
+echo "One KVM guest per memory cgroup under libvirt; siblings must not share reclaim." > "$T_TMP/uc"
+stored_bytes() { admin "/api/v1/reports/$1" >/dev/null && cat "$T_TMP/body"; }
+
+start_server e2e --rate 0 || { not_ok "server starts"; finish; exit 1; }
+DB=$DIR/db.sqlite
+EP=$URL/api/v1/reports
+
+# --- submit over HTTP ------------------------------------------------------------
+id=$(new_report M8 101)
+cfb submit --state-dir "$ST" --endpoint "$EP" --yes --use-case-file "$T_TMP/uc" \
+	--answer reorganisation=yes --answer software=libvirt "$id" > "$T_TMP/out" 2>&1
+expect_eq "cgroup-feedback submit to the collector exits 0" "$?" 0
+expect_eq "one row stored" "$(rows "$DB")" 1
+cfb show --state-dir "$ST" "$id" > "$T_TMP/shown"
+stored_bytes "$id" > "$T_TMP/stored"
+check "the collector stored exactly the bytes the client showed" cmp -s "$T_TMP/shown" "$T_TMP/stored"
+check "the client kept the collector's receipt (the stored SHA-256)" \
+	grep -q "$(sha256sum < "$T_TMP/stored" | cut -c1-64)" "$ST/reports/$id.state"
+req GET /api/v1/summary >/dev/null
+expect_eq "a single install stays suppressed in the public summary" "$(json 'j["total"]["suppressed"]')" True
+admin "/api/v1/reports?limit=5" >/dev/null
+expect_eq "the admin list carries the use case" "$(json 'j["reports"][0]["use_case"].strip()')" "$(cat "$T_TMP/uc")"
+expect_eq "...and the answer to the reorganisation question" "$(json 'j["reports"][0]["reorganisation"]')" yes
+
+# A second submission of the same report (say, after a lost answer) is no duplicate.
+expect_eq "the same bytes again: 200, not stored twice" "$(post "$T_TMP/shown")" 200
+expect_eq "still one row" "$(rows "$DB")" 1
+
+# --- withdraw: DELETE with the token only the client has -------------------------
+cfb withdraw --state-dir "$ST" "$id" > "$T_TMP/out" 2>&1
+expect_eq "cgroup-feedback withdraw exits 0" "$?" 0
+expect_eq "the report is gone from the collector" "$(admin "/api/v1/reports/$id")" 404
+expect_eq "no rows left" "$(rows "$DB")" 0
+expect_eq "a late copy of the withdrawn report is refused: 410" "$(post "$T_TMP/shown")" 410
+
+# --- export + import: the offline path ------------------------------------------------
+id2=$(new_report M3 102)
+cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id2" > /dev/null 2>&1
+expect_eq "cgroup-feedback export exits 0" "$?" 0
+out=$("$SERVER" --database "$DB" import "$T_TMP/r.eml" 2>&1)
+expect_eq "the exported e-mail imports into the live collector" "$(echo "$out" | tail -n 1)" \
+	"import: 1 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
+cfb show --state-dir "$ST" "$id2" > "$T_TMP/shown2"
+stored_bytes "$id2" > "$T_TMP/stored2"
+check "the imported report is the exported one, byte for byte" cmp -s "$T_TMP/shown2" "$T_TMP/stored2"
+expect_eq "the same report over HTTP afterwards: 200 (deduplicated)" "$(post "$T_TMP/shown2")" 200
+out=$("$SERVER" --database "$DB" import "$T_TMP/r.eml" 2>&1)
+expect_eq "importing it again: already stored" "$(echo "$out" | tail -n 1)" \
+	"import: 0 imported, 1 already stored, 0 withdrawn, 0 without a report, 0 failed"
+admin /api/v1/export.mbox >/dev/null
+check "the collector's mbox export carries the same report" python3 -c 'import mailbox, sys
+box = mailbox.mbox(sys.argv[1])
+sys.exit([m["X-Cgroup-Feedback-Report-Id"] for m in box] != [sys.argv[2]])' "$T_TMP/body" "$id2"
+stop_server
+
+# --- HTTPS with a CA made now ------------------------------------------------------------
+C=$T_TMP/pki
+mkdir -p "$C"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cgfb-e2e-ca -keyout "$C/ca.key" \
+	-out "$C/ca.pem" -addext basicConstraints=critical,CA:TRUE 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$C/server.key" \
+	-out "$C/server.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$C/ext"
+openssl x509 -req -in "$C/server.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" -CAcreateserial \
+	-days 2 -extfile "$C/ext" -out "$C/server.pem" 2>/dev/null
+SCHEME=https start_server e2e-tls --rate 0 --tls-cert "$C/server.pem" --tls-key "$C/server.key"
+DB=$DIR/db.sqlite
+id3=$(new_report M8 103)
+cfb submit --state-dir "$ST" --endpoint "$URL/api/v1/reports" --yes --use-case-file "$T_TMP/uc" \
+	"$id3" > "$T_TMP/out" 2>&1
+check "without the CA the client refuses the collector's certificate" [ "$(rows "$DB")" = 0 ]
+printf 'ca-file = %s\n' "$C/ca.pem" >> "$CONF"
+cfb flush --state-dir "$ST" > "$T_TMP/out" 2>&1
+cfb submit --state-dir "$ST" --endpoint "$URL/api/v1/reports" --yes --use-case-file "$T_TMP/uc" \
+	"$id3" >> "$T_TMP/out" 2>&1
+expect_eq "with ca-file the report is delivered over HTTPS" "$(rows "$DB")" 1
+cfb show --state-dir "$ST" "$id3" > "$T_TMP/shown3"
+SCHEME=https
+check "...byte for byte" sh -c 'curl -sS --cacert "$1" -H "Authorization: Bearer $2" \
+	"$3/api/v1/reports/$4" | cmp -s - "$5"' _ "$C/ca.pem" "$ADMIN" "$URL" "$id3" "$T_TMP/shown3"
+cfb withdraw --state-dir "$ST" "$id3" > "$T_TMP/out" 2>&1
+expect_eq "withdraw over HTTPS" "$(rows "$DB")" 0
+stop_server
+
+finish
