@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api.h"
 #include "cgfb/log.h"
@@ -128,6 +129,9 @@ int main(int argc, char **argv)
 
 	cgfb_log_init("cgroup-feedback-server");
 	signal(SIGPIPE, SIG_IGN);
+	/* The database holds use cases before anyone published them and the
+	 * deletion-token hashes: readable by the service's user only. */
+	umask(077);
 	if (cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0) {
 		cgfb_log(LOG_ERR, "built-in report schema: %s", err);
 		return 2;

@@ -22,6 +22,7 @@ for n in $(seq 0 39); do
 done
 expect_eq "40 reports: 201 with id and sha256 of the bytes sent" "$bad" 0
 expect_eq "40 rows stored" "$(rows "$DB")" 40
+expect_eq "the database is readable by its owner only" "$(stat -c %a "$DB")" 600
 
 first=$(post "$R/5.json"; cat "$T_TMP/body")
 again=$(post "$R/5.json"; cat "$T_TMP/body")

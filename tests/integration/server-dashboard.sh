@@ -1,6 +1,8 @@
 #!/bin/sh
 # The dashboard in a real headless browser (Debian's chromium) against a
-# server filled over HTTP: the page renders with the API's numbers (every
+# server filled over HTTP — by the real client's submit, and by generated
+# reports from 20 different system profiles so that groups reach the
+# 5-install threshold: the page renders with the API's numbers (every
 # group, count and suppression note, the latest use cases for the admin),
 # under a strict Content-Security-Policy, and a screenshot is written.
 . tests/lib.sh
@@ -11,7 +13,16 @@ R=$T_TMP/reports
 gen "$R" 40 5 20
 start_server dash --rate 0
 for n in $(seq 0 39); do post "$R/$n.json" >/dev/null; done
-expect_eq "40 reports stored" "$(rows "$DIR/db.sqlite")" 40
+ST=$T_TMP/state
+printf 'notify = log\nmotd-path = %s/motd\ntimeout = 5\n' "$T_TMP" > "$T_TMP/conf"
+for seed in 1 2 3 4 5 6; do
+	id=$(python3 tests/client/pending_report.py "$ST" M8 "dash$seed")
+	echo "Client $seed: the batch system puts every job in its own flat memory cgroup." > "$T_TMP/uc"
+	"$CGFB" --config "$T_TMP/conf" submit --state-dir "$ST" --endpoint "$URL/api/v1/reports" \
+		--yes --use-case-file "$T_TMP/uc" --answer reorganisation=unsure "$id" >/dev/null 2>&1 ||
+		echo "# submit $id failed"
+done
+expect_eq "46 reports stored (6 by cgroup-feedback submit)" "$(rows "$DIR/db.sqlite")" 46
 
 expect_eq "GET / serves the page" "$(req GET /)" 200
 check "the page has a Content-Security-Policy without inline code" \
