@@ -1,4 +1,8 @@
 /* What several subcommands share. */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cgfb/log.h"
@@ -40,4 +44,33 @@ int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c)
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "%s", err);
 	return rc;
+}
+
+static bool word_in(const char *words, const char *w)
+{
+	const size_t n = strlen(w);
+
+	for (const char *p = words; (p = strstr(p, w)) != NULL; p += n)
+		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+int cgfb_next_option(int argc, char **argv, const struct option *opts, const char *allowed,
+		     const char *usage)
+{
+	int idx = -1;
+	const int opt = getopt_long(argc, argv, "h", opts, &idx);
+
+	if (opt == 'h') {
+		fputs(usage, stdout);
+		return CGFB_OPT_HELP;
+	}
+	if (opt == '?' || (opt != -1 && idx >= 0 && !word_in(allowed, opts[idx].name))) {
+		if (opt != '?')
+			cgfb_log(LOG_ERR, "%s does not take --%s", argv[0], opts[idx].name);
+		fputs(usage, stderr);
+		return CGFB_OPT_ERROR;
+	}
+	return opt;
 }

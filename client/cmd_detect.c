@@ -49,23 +49,15 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, idx;
+	int opt;
 
 	memset(o, 0, sizeof(*o));
 	o->g = *g;
 	o->state_dir = CGFB_DEFAULT_STATE_DIR;
-	while ((opt = getopt_long(argc, argv, "h", long_opts, &idx)) != -1) {
-		if (opt == 'h') {
-			fputs(usage, stdout);
-			return 1;
-		}
-		if (opt == '?' || !strstr(allowed, long_opts[idx].name)) {
-			if (opt != '?')
-				cgfb_log(LOG_ERR, "%s does not take --%s", argv[0], long_opts[idx].name);
-			fputs(usage, stderr);
-			return -EINVAL;
-		}
+	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
 		switch (opt) {
+		case CGFB_OPT_HELP: return 1;
+		case CGFB_OPT_ERROR: return -EINVAL;
 		case OPT_CATALOG: o->g.catalog_path = optarg; break;
 		case OPT_KMSG: o->kmsg_path = optarg; break;
 		case OPT_BOOT_ID: o->boot_id_path = optarg; break;

@@ -63,7 +63,7 @@ static void ctx_free(struct ctx *c)
 	cgfb_schema_free(c->schema);
 }
 
-static int take_option(struct ctx *c, int opt, const char *name)
+static int take_option(struct ctx *c, int opt)
 {
 	switch (opt) {
 	case OPT_STATE_DIR: c->state_dir = optarg; break;
@@ -91,23 +91,15 @@ static int setup(struct ctx *c, const struct cgfb_globals *g, int argc, char **a
 		 const char *allowed, const char *usage)
 {
 	char err[256];
-	int opt, idx, rc;
+	int opt, rc;
 
 	memset(c, 0, sizeof(*c));
 	c->g = *g;
 	c->state_dir = CGFB_DEFAULT_STATE_DIR;
-	while ((opt = getopt_long(argc, argv, "h", long_opts, &idx)) != -1) {
-		if (opt == 'h') {
-			fputs(usage, stdout);
+	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
+		if (opt == CGFB_OPT_HELP)
 			return 1;
-		}
-		if (opt == '?' || !strstr(allowed, long_opts[idx].name)) {
-			if (opt != '?')
-				cgfb_log(LOG_ERR, "%s does not take --%s", argv[0], long_opts[idx].name);
-			fputs(usage, stderr);
-			return -EINVAL;
-		}
-		if (take_option(c, opt, long_opts[idx].name) < 0)
+		if (opt == CGFB_OPT_ERROR || take_option(c, opt) < 0)
 			return -EINVAL;
 	}
 	if (cgfb_load_config(&c->g, &c->config) < 0 || cgfb_load_catalog(&c->g, &c->cat) < 0)

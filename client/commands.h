@@ -26,6 +26,17 @@ struct cgfb_command {
  * Reports the error itself. */
 int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat);
 
+struct option;
+
+#define CGFB_OPT_HELP  (-2)   /* --help: usage was printed to stdout */
+#define CGFB_OPT_ERROR (-3)   /* a bad or unknown option: reported, usage on stderr */
+
+/* getopt_long over a table several commands share, accepting only the long
+ * options named in allowed (space-separated words). Returns the option,
+ * -1 at the end, CGFB_OPT_HELP or CGFB_OPT_ERROR. */
+int cgfb_next_option(int argc, char **argv, const struct option *opts, const char *allowed,
+		     const char *usage);
+
 struct cgfb_config;
 /* The configuration file over the defaults. Reports the error itself. */
 int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c);

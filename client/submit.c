@@ -199,37 +199,62 @@ static int perform(CURL *h, struct body *b, struct cgfb_submit_result *res)
 	return 0;
 }
 
-int cgfb_submit_post(const struct cgfb_config *c, const char *url, const char *body, size_t len,
-		     const char *sha256, struct cgfb_submit_result *res)
+struct request {
+	const char *url;
+	const char *header;          /* one extra header, or NULL */
+	const char *body;            /* POST body, or NULL for DELETE */
+	size_t len;
+};
+
+/* One HTTP exchange; the answer's body is left in b. */
+static int transfer(const struct cgfb_config *c, const struct request *rq, struct body *b,
+		    struct cgfb_submit_result *res)
 {
 	struct curl_slist *hdr = NULL;
-	struct body *b = calloc(1, sizeof(*b));
 	CURL *h = NULL;
 	int rc = -ENOMEM;
 
 	memset(res, 0, sizeof(*res));
 	res->retry_after = -1;
-	if (!b)
-		return rc;
-	hdr = curl_slist_append(hdr, "Content-Type: application/json");
-	hdr = curl_slist_append(hdr, "Expect:");
-	h = hdr ? easy_for(c, url, b, hdr) : NULL;
+	if (rq->body) {
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+		/* No "100 Continue" round trip for a few KiB. */
+		hdr = hdr ? curl_slist_append(hdr, "Expect:") : NULL;
+	} else {
+		hdr = curl_slist_append(hdr, rq->header);
+	}
+	h = hdr ? easy_for(c, rq->url, b, hdr) : NULL;
 	if (!h)
 		goto out;
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	rc = perform(h, b, res);
-	if (rc < 0)
-		goto out;
-	if (res->http_status == 200 || res->http_status == 201) {
-		rc = parse_receipt(b, sha256, res);
-		goto out;
+	if (rq->body) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
+	} else {
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
 	}
-	server_error(b, res);
-	rc = res->http_status == 409 ? -EEXIST : -EPROTO;
+	rc = perform(h, b, res);
 out:
 	curl_easy_cleanup(h);
 	curl_slist_free_all(hdr);
+	return rc;
+}
+
+int cgfb_submit_post(const struct cgfb_config *c, const char *url, const char *body, size_t len,
+		     const char *sha256, struct cgfb_submit_result *res)
+{
+	const struct request rq = { .url = url, .body = body, .len = len };
+	struct body *b = calloc(1, sizeof(*b));
+	int rc;
+
+	if (!b)
+		return -ENOMEM;
+	rc = transfer(c, &rq, b, res);
+	if (rc == 0 && (res->http_status == 200 || res->http_status == 201)) {
+		rc = parse_receipt(b, sha256, res);
+	} else if (rc == 0) {
+		server_error(b, res);
+		rc = res->http_status == 409 ? -EEXIST : -EPROTO;
+	}
 	free(b);
 	return rc;
 }
@@ -237,35 +262,22 @@ out:
 int cgfb_submit_delete(const struct cgfb_config *c, const char *url, const char *id,
 		       const char *token, struct cgfb_submit_result *res)
 {
-	struct curl_slist *hdr = NULL;
-	struct body *b = calloc(1, sizeof(*b));
 	char target[1024], auth[128];
-	CURL *h = NULL;
-	int rc = -ENOMEM;
+	const struct request rq = { .url = target, .header = auth };
+	struct body *b = calloc(1, sizeof(*b));
+	int rc;
 
-	memset(res, 0, sizeof(*res));
-	res->retry_after = -1;
 	if (!b)
-		return rc;
+		return -ENOMEM;
 	snprintf(target, sizeof(target), "%s/%s", url, id);
 	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
-	hdr = curl_slist_append(hdr, auth);
-	h = hdr ? easy_for(c, target, b, hdr) : NULL;
-	if (!h)
-		goto out;
-	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
-	rc = perform(h, b, res);
-	if (rc < 0)
-		goto out;
-	if (res->http_status == 200 || res->http_status == 204 || res->http_status == 404) {
-		rc = 0;
-		goto out;
+	rc = transfer(c, &rq, b, res);
+	/* 404: already gone, which is what was asked for. */
+	if (rc == 0 && res->http_status != 200 && res->http_status != 204 &&
+	    res->http_status != 404) {
+		server_error(b, res);
+		rc = -EPROTO;
 	}
-	server_error(b, res);
-	rc = -EPROTO;
-out:
-	curl_easy_cleanup(h);
-	curl_slist_free_all(hdr);
 	free(b);
 	return rc;
 }
