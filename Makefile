@@ -51,6 +51,7 @@ CLIENT_BLOBS := $(BUILD)/allowlist_blob.o
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_TOOLS := $(BUILD)/tests/tools/validate-report
 SERVER_SRC := $(wildcard server-stub/*.c)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
               $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o
@@ -105,10 +106,15 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libcgfb.a
 	$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) \
 	  $< -o $@ $(LDFLAGS) $(BUILD)/libcgfb.a $(LIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
+# Programs the integration tests run (the C side of the report checks).
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libcgfb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $< -o $@ $(LDFLAGS) $(BUILD)/libcgfb.a $(LIBS)
+
 deps:
 	sh tools/deps.sh
 
-tests: $(BUILD)/cgroup-feedback $(SERVER) $(UNIT_BIN)
+tests: $(BUILD)/cgroup-feedback $(SERVER) $(UNIT_BIN) $(TEST_TOOLS)
 
 # The whole suite runs twice: on the normal build (unit tests under
 # valgrind too) and on the ASan+UBSan build. SANITIZE=1 runs only the latter.

@@ -20,8 +20,9 @@ bool cgfb_analysis_wants_flat(const struct cgfb_entry *e, const char *controller
 		return true;
 	if (e->knob && strcmp(e->knob, "memory.use_hierarchy") == 0)
 		return true;
-	/* C1 names the controller; for memory it is the flat-hierarchy case. */
-	return strcmp(e->id, "C1") == 0 && controller && strcmp(controller, "memory") == 0;
+	/* C1 names the controller; for memory it is the flat-hierarchy case
+	 * (and without a message we cannot tell it is not). */
+	return strcmp(e->id, "C1") == 0 && (!controller || strcmp(controller, "memory") == 0);
 }
 
 static bool is_memory_v1(const struct cgfb_hier *h)

@@ -18,7 +18,7 @@ static const struct cgfb_attr_def defs[CGFB_A_N] = {
 	[CGFB_A_USE_HIERARCHY] = { "memory.use_hierarchy", "memory", "use_hierarchy", CGFB_K_INT,
 		CGFB_S_MEMORY_V1, 1, true, 1, "none needed: cgroup v2 is always hierarchical" },
 	[CGFB_A_LIMIT] = { "memory.limit_in_bytes", "memory", "limit", CGFB_K_SIZE,
-		CGFB_S_MEMORY_V1, 0, true, CGFB_UNLIMITED, "memory.max" },
+		CGFB_S_MEMORY_V1, 0, true, CGFB_UNLIMITED, NULL },
 	[CGFB_A_MEMSW_LIMIT] = { "memory.memsw.limit_in_bytes", "memory", "memsw_limit",
 		CGFB_K_SIZE, CGFB_S_MEMORY_V1, 0, false, CGFB_UNLIMITED,
 		"memory.swap.max (limits swap alone, not memory plus swap)" },

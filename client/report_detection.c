@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cgfb/utf8.h"
+#include "attrs.h"
 #include "redact.h"
 #include "report_detection.h"
 
@@ -133,14 +134,35 @@ static bool is_contact(const char *w, size_t n)
 	return false;
 }
 
-/* A word that may hold a path, an address or a key=value setting. */
+/* "memory.force_empty", "cgroup.procs": a knob, not a host name. */
+static bool knob_shaped(const char *w, size_t n)
+{
+	const char *dot = memchr(w, '.', n);
+
+	if (!dot || !(cgfb_ctrl_index(w, (size_t)(dot - w)) >= 0 ||
+		      ((size_t)(dot - w) == 6 && memcmp(w, "cgroup", 6) == 0)))
+		return false;
+	for (const char *p = dot; p < w + n; p++)
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_' &&
+		    *p != '.')
+			return false;
+	return true;
+}
+
+/* A word that may hold a path, an address, a host name or a key=value
+ * setting. A dot ending a sentence is not one. */
 static bool risky(const char *w, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (w[i] == '/' || w[i] == '@' || w[i] == '=' || w[i] == '\\' ||
-		    (w[i] == ':' && i + 1 < n))
+	bool dotted = false;
+
+	while (n && strchr(".,;:)", w[n - 1]))
+		n--;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i] == '/' || w[i] == '@' || w[i] == '=' || w[i] == '\\' || w[i] == ':')
 			return true;
-	return false;
+		dotted |= w[i] == '.';
+	}
+	return dotted && !knob_shaped(w, n);
 }
 
 /* For messages no regex describes: every word with a path or address

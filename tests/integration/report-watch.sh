@@ -1,0 +1,150 @@
+#!/bin/sh
+# watch writes a report for each new detection: <state-dir>/reports/<id>.json,
+# canonical, valid for both validators, private, within a second of the
+# message; process ids and names never reach it; a full disk or an
+# unreadable cgroup tree is logged and the watcher goes on.
+. tests/lib.sh
+. tests/data/cgroupfs/lib.sh
+
+PY=/usr/bin/python3
+VALIDATE=$PWD/$BUILD/tests/tools/validate-report
+KMSG=$T_TMP/kmsg
+STATE=$T_TMP/state
+BOOT=$T_TMP/boot_id
+FX=$T_TMP/flat
+echo 11111111-2222-3333-4444-555555555555 >"$BOOT"
+fixture flat-affected "$FX" || not_ok "fixture flat-affected builds"
+
+M8='Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
+S2='acme-lsf-job (31337): memory.force_empty is deprecated and will be removed.  Let us know if it is needed in your usecase at linux-mm@kvack.org'
+C1='cgroup: runc (27182) created nested cgroup for controller "memory" which has incomplete hierarchy support. Nested cgroups may change behavior in the future.'
+C4='cgroup: option changes via remount are deprecated (pid=4242 comm=mount)'
+G1='memcg oom for db-prod-07.acme-corp.example uid=1000 path=/srv/acme/x 10.1.2.3 fe80::1, see memory.oom.group: please tell linux-mm@kvack.org'
+seq=0
+rec() {
+	printf '%s,%d,%d,-;%s\n' "$1" "$seq" "$((seq * 1000 + 17))" "$2" >>"$KMSG"
+	seq=$((seq + 1))
+}
+watch_once() {
+	"$CGFB" watch --once --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+		--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+}
+reports() { ls "$STATE/reports" 2>/dev/null | grep -c '\.json$'; }
+# report_for ID: the file of the report for catalog entry ID.
+report_for() { grep -l "\"catalog_id\":\"$1\"" "$STATE"/reports/*.json 2>/dev/null | head -n 1; }
+
+rec 6 "eth0: link up"
+rec 4 "$M8"
+rec 6 "$S2"
+rec 4 "$C1"
+rec 4 "$C4"
+rec 4 "$G1"
+rec 4 "$M8"
+watch_once
+check "watch --once exits 0" [ $? -eq 0 ]
+check "five detections, five reports" [ "$(reports)" -eq 5 ]
+check "reports/ is private (0700)" [ "$(stat -c %a "$STATE/reports")" = 700 ]
+modes=$(stat -c %a "$STATE"/reports/*.json | sort -u)
+check "every report is 0600" [ "$modes" = 600 ]
+names_ok=1
+for f in "$STATE"/reports/*.json; do
+	id=$(sed -n 's/.*"report_id":"\([^"]*\)".*/\1/p' "$f")
+	[ "$(basename "$f")" = "$id.json" ] || names_ok=0
+done
+check "each file is named <report_id>.json" [ "$names_ok" = 1 ]
+check "no temporary file is left" sh -c '[ -z "$(ls -A "$1" | grep -v "\.json$")" ]' _ "$STATE/reports"
+check "lib/schema.c: every report canonical and valid" \
+	sh -c '"$@" >/dev/null' _ "$VALIDATE" "$STATE"/reports/*.json
+check "python3-jsonschema: every report valid" \
+	sh -c '"$@" >/dev/null' _ "$PY" tests/tools/check_report.py "$STATE"/reports/*.json
+
+m8=$(report_for M8)
+"$PY" - "$m8" "$STATE/secret" >"$T_TMP/m8.out" 2>&1 <<'PYEOF'
+import hashlib, hmac, json, sys
+r = json.load(open(sys.argv[1]))
+key = open(sys.argv[2], "rb").read()
+tok = lambda s: "h:" + hmac.new(key, s.encode(), hashlib.sha256).hexdigest()[:12]
+d = r["detection"]
+assert d["message"].startswith("Non-hierarchical mode is deprecated."), d
+assert d["source"] == "kmsg" and d["count"] == 1 and d["fields"]["knob"] == "memory.use_hierarchy"
+h = r["topology"]["hierarchies"][0]
+names = {n["id"]: n["name"] for n in h["nodes"]}
+f = r["analysis"]["flat_subtrees"][0]
+assert names[f["node"]] == tok("A") and f["verdict"] == "affected"
+assert sorted(names[c] for c in f["children"]) == sorted([tok("B"), tok("C")])
+assert r["use_case"] is None and r["consent"] is None and r["deletion"] is None
+PYEOF
+check "M8 report: the detection, the flat subtree A over B, C and its verdict" [ $? -eq 0 ]
+s2=$(report_for S2)
+check "S2 report: the pid became N, the process name a token" \
+	grep -q '"message":"h:[0-9a-f]\{12\} (N): memory.force_empty is deprecated' "$s2"
+check "S2 report: the message's token is the fields' comm" \
+	sh -c 't=$(sed -n "s/.*\"message\":\"\(h:[0-9a-f]*\) .*/\1/p" "$1"); grep -q "\"comm\":\"$t\"" "$1"' _ "$s2"
+c1=$(report_for C1)
+check "C1 report: a well-known manager keeps its name, the pid is N" \
+	grep -q '"message":"cgroup: runc (N) created nested cgroup for controller \\"memory\\"' "$c1"
+check "C1 report: the flat analysis (controller memory)" grep -q '"flat_subtrees":\[{' "$c1"
+c4=$(report_for C4)
+check "C4 report: (pid=N comm=mount)" grep -q 'remount are deprecated (pid=N comm=mount)' "$c4"
+g1=$(report_for G1)
+check "G1 report: numbers, paths and addresses scrubbed, the contact kept" \
+	grep -q '"message":"memcg oom for _ _ _ _ _ see memory.oom.group: please tell linux-mm@kvack.org"' "$g1"
+leaks=
+for s in 31337 27182 4242 acme db-prod /srv 10.1.2.3 fe80 uid=1000; do
+	grep -qF -- "$s" "$STATE"/reports/*.json && leaks="$leaks $s"
+done
+check "no pid, process name, path or address of the messages in any report${leaks:+:$leaks}" [ -z "$leaks" ]
+
+watch_once
+check "a second run writes no new report" [ "$(reports)" -eq 5 ]
+
+# Follow mode: the report is on disk by the time the detection is printed
+# (report, state, then output), so within a second of it.
+M7='Cgroup memory moving (move_charge_at_immigrate) is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
+"$CGFB" watch --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" >"$T_TMP/follow" 2>"$T_TMP/follow.err" &
+pid=$!
+sleep 0.5
+rec 4 "$M7"
+i=0
+while [ $i -lt 100 ] && ! grep -q '"id":"M7"' "$T_TMP/follow"; do sleep 0.05; i=$((i + 1)); done
+check "follow: M7 detected" grep -q '"id":"M7"' "$T_TMP/follow"
+i=0
+while [ $i -lt 20 ] && [ -z "$(report_for M7)" ]; do sleep 0.05; i=$((i + 1)); done
+check "follow: its report exists within a second of the detection" [ -n "$(report_for M7)" ]
+kill -TERM $pid
+wait $pid
+check "follow: SIGTERM exits 0" [ $? -eq 0 ]
+check "follow: the M7 report is valid" sh -c '"$1" "$2" >/dev/null' _ "$VALIDATE" "$(report_for M7)"
+
+# An unreadable topology source: logged with context, no report, the
+# watcher goes on with the next detection.
+echo 22222222-2222-3333-4444-555555555555 >"$BOOT"
+rm -rf "$STATE/reports"
+"$CGFB" watch --once --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+	--mountinfo "$T_TMP/no-such-mountinfo" >"$T_TMP/out" 2>"$T_TMP/err"
+check "unreadable mountinfo: exit 0" [ $? -eq 0 ]
+check "unreadable mountinfo: every detection still printed" [ "$(grep -c '"id":' "$T_TMP/out")" -eq 6 ]
+check "unreadable mountinfo: each failure logged once, with the file" \
+	[ "$(grep -c 'not written: reading .*no-such-mountinfo: No such file' "$T_TMP/err")" -eq 6 ]
+
+# A full disk: the state directory on a 64 KiB tmpfs already filled up.
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$T_TMP/full" && mount -t tmpfs -o size=64k tmpfs "$T_TMP/full" 2>/dev/null; then
+	echo 33333333-2222-3333-4444-555555555555 >"$BOOT"
+	"$CGFB" snapshot --state-dir "$T_TMP/full" --mountinfo /dev/null >/dev/null 2>&1  # the secret
+	mkdir -p "$T_TMP/full/reports"
+	dd if=/dev/zero of="$T_TMP/full/filler" bs=4k count=64 2>/dev/null
+	"$CGFB" watch --once --json --kmsg "$KMSG" --state-dir "$T_TMP/full" --boot-id-file "$BOOT" \
+		--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	left=$(ls -A "$T_TMP/full/reports")
+	umount "$T_TMP/full"
+	check "full disk: exit 0" [ $rc -eq 0 ]
+	check "full disk: every detection still printed" [ "$(grep -c '"id":' "$T_TMP/out")" -eq 6 ]
+	check "full disk: each report failure logged with its path and ENOSPC" \
+		[ "$(grep -c 'not written to .*/reports/.*\.json: No space left on device' "$T_TMP/err")" -eq 6 ]
+	check "full disk: no partial report or temporary file" [ -z "$left" ]
+else
+	skip "full disk" "needs root and a tmpfs mount"
+fi
+finish
