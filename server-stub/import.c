@@ -120,7 +120,7 @@ int server_import(const struct cgfb_schema *schema, int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	rc = store_open(&s, db, false);
 	if (rc == 0)
-		rc = writer_start(&w, s);
+		rc = writer_start(&w, s, NULL);
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "%s: cannot open the database", db);
 		return 2;

@@ -214,9 +214,11 @@ int store_open(struct store **out, const char *path, bool readonly)
 	sqlite3_extended_result_codes(s->db, 1);
 	/* WAL: readers never block the writer. synchronous=FULL: a commit
 	 * is on disk (WAL fsync'd) before it returns, so a 201 that follows
-	 * it survives a crash or a power cut. */
+	 * it survives a crash or a power cut. secure_delete: a withdrawn
+	 * report is overwritten, not left in a free page of the file. */
 	rc = readonly ? 0 : exec_const(s, "PRAGMA journal_mode = WAL;"
-					  "PRAGMA synchronous = FULL;");
+					  "PRAGMA synchronous = FULL;"
+					  "PRAGMA secure_delete = ON;");
 	if (rc == 0 && !readonly)
 		rc = migrate(s);
 	if (rc == 0)
@@ -251,6 +253,18 @@ static int step_done(struct store *s, enum stmt i, const char *what)
 	sqlite3_reset(s->st[i]);
 	sqlite3_clear_bindings(s->st[i]);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_error(s, what);
+}
+
+int store_manual_checkpoints(struct store *s)
+{
+	return exec_const(s, "PRAGMA wal_autocheckpoint = 0");
+}
+
+int store_checkpoint(struct store *s)
+{
+	const int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+
+	return rc == SQLITE_OK || rc == SQLITE_BUSY ? 0 : db_error(s, "checkpoint");
 }
 
 int store_begin(struct store *s)

@@ -32,6 +32,13 @@ enum store_put_result {
 int store_open(struct store **out, const char *path, bool readonly);
 void store_close(struct store *s);
 
+/* For the writer's connection: no checkpoints in its commits; a
+ * checkpointer (store_checkpoint from another connection) copies the WAL
+ * back into the database without making a commit wait for it. */
+int store_manual_checkpoints(struct store *s);
+/* A PASSIVE checkpoint: as much as can be copied without blocking anyone. */
+int store_checkpoint(struct store *s);
+
 int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);

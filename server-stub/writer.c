@@ -10,12 +10,17 @@
 /* A batch this large is already one fsync per many milliseconds of work;
  * bigger ones only make the first requester wait longer. */
 #define BATCH_MAX 512
+/* How often the WAL is copied back into the database file. */
+#define CHECKPOINT_MS 250
 
 struct writer {
 	struct store *store;
+	struct store *ckpt;      /* NULL: no checkpointer thread */
 	pthread_t thread;
+	pthread_t ckpt_thread;
 	pthread_mutex_t lock;
 	pthread_cond_t work;     /* the queue became non-empty, or stop */
+	pthread_cond_t tick;     /* the checkpointer's timer, or stop */
 	struct job *head, *tail;
 	bool stopping;
 };
@@ -105,22 +110,52 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-int writer_start(struct writer **out, struct store *s)
+/* Checkpoints in their own thread: an automatic one inside a commit made
+ * the requests of that batch wait tens of milliseconds. */
+static void *checkpoint_main(void *arg)
+{
+	struct writer *w = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stopping) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += CHECKPOINT_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&w->tick, &w->lock, &until);
+		pthread_mutex_unlock(&w->lock);
+		store_checkpoint(w->ckpt);
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int writer_start(struct writer **out, struct store *s, struct store *ckpt)
 {
 	struct writer *w = calloc(1, sizeof(*w));
 	int rc;
 
 	if (!w) {
 		store_close(s);
+		store_close(ckpt);
 		return -ENOMEM;
 	}
 	w->store = s;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->tick, NULL);
+	/* Without a checkpointer, SQLite checkpoints inside commits. */
+	if (ckpt && store_manual_checkpoints(s) == 0 &&
+	    pthread_create(&w->ckpt_thread, NULL, checkpoint_main, w) == 0)
+		w->ckpt = ckpt;
+	else
+		store_close(ckpt);
 	rc = pthread_create(&w->thread, NULL, writer_main, w);
 	if (rc) {
-		store_close(s);
-		free(w);
+		w->thread = pthread_self();
+		writer_stop(w);
 		return -rc;
 	}
 	*out = w;
@@ -157,10 +192,17 @@ void writer_stop(struct writer *w)
 	pthread_mutex_lock(&w->lock);
 	w->stopping = true;
 	pthread_cond_signal(&w->work);
+	pthread_cond_signal(&w->tick);
 	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
+	if (!pthread_equal(w->thread, pthread_self()))
+		pthread_join(w->thread, NULL);
+	if (w->ckpt) {
+		pthread_join(w->ckpt_thread, NULL);
+		store_close(w->ckpt);
+	}
 	store_close(w->store);
 	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->tick);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }

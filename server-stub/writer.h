@@ -35,8 +35,10 @@ struct job {
 	struct job *next;
 };
 
-/* Takes ownership of s. */
-int writer_start(struct writer **out, struct store *s);
+/* Takes ownership of s (the writing connection) and of ckpt (a second
+ * connection to the same file, used by a checkpointer thread so that no
+ * commit ever waits for a checkpoint; NULL: SQLite checkpoints in commits). */
+int writer_start(struct writer **out, struct store *s, struct store *ckpt);
 /* Queue j and wait until its batch has committed (or failed). Returns
  * j->result; -ESHUTDOWN once the writer is stopping. */
 int writer_submit(struct writer *w, struct job *j);
