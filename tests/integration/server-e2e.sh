@@ -71,14 +71,7 @@ stop_server
 
 # --- HTTPS with a CA made now ------------------------------------------------------------
 C=$T_TMP/pki
-mkdir -p "$C"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cgfb-e2e-ca -keyout "$C/ca.key" \
-	-out "$C/ca.pem" -addext basicConstraints=critical,CA:TRUE 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$C/server.key" \
-	-out "$C/server.csr" 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$C/ext"
-openssl x509 -req -in "$C/server.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" -CAcreateserial \
-	-days 2 -extfile "$C/ext" -out "$C/server.pem" 2>/dev/null
+make_pki "$C"
 SCHEME=https start_server e2e-tls --rate 0 --tls-cert "$C/server.pem" --tls-key "$C/server.key"
 DB=$DIR/db.sqlite
 id3=$(new_report M8 103)

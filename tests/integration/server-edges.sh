@@ -10,15 +10,7 @@ gen "$R" 1600 3 20
 
 # --- HTTPS, with a CA and a server certificate made with the openssl CLI -----------
 C=$T_TMP/pki
-mkdir -p "$C"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cgfb-test-ca -keyout "$C/ca.key" \
-	-out "$C/ca.pem" -addext basicConstraints=critical,CA:TRUE 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$C/server.key" \
-	-out "$C/server.csr" 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > "$C/ext"
-openssl x509 -req -in "$C/server.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" -CAcreateserial \
-	-days 2 -extfile "$C/ext" -out "$C/server.pem" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=other -keyout "$C/other.key" -out /dev/null 2>/dev/null
+make_pki "$C"
 check "test PKI made" openssl verify -CAfile "$C/ca.pem" "$C/server.pem"
 
 SCHEME=https start_server tls --rate 0 --tls-cert "$C/server.pem" --tls-key "$C/server.key"

@@ -57,6 +57,22 @@ stop_server() {
 	wait "$SPID"
 }
 
+# make_pki DIR: a CA (ca.pem, ca.key) and a server certificate it signed for
+# 127.0.0.1 and localhost (server.pem, server.key), made now with the openssl
+# CLI, and an unrelated key (other.key).
+make_pki() {
+	mkdir -p "$1"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cgfb-test-ca \
+		-keyout "$1/ca.key" -out "$1/ca.pem" -addext basicConstraints=critical,CA:TRUE 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$1/server.key" \
+		-out "$1/server.csr" 2>/dev/null
+	printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > "$1/ext"
+	openssl x509 -req -in "$1/server.csr" -CA "$1/ca.pem" -CAkey "$1/ca.key" -CAcreateserial \
+		-days 2 -extfile "$1/ext" -out "$1/server.pem" 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -subj /CN=other -keyout "$1/other.key" \
+		-out /dev/null 2>/dev/null
+}
+
 # gen DIR COUNT [SEED] [SYSTEMS]: schema-valid canonical reports (see genreport.py).
 gen() {
 	python3 "$GEN" --dir "$1" --count "$2" --seed "${3:-1}" --systems "${4:-7}"
