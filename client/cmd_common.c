@@ -60,15 +60,17 @@ int cgfb_next_option(int argc, char **argv, const struct option *opts, const cha
 		     const char *usage)
 {
 	int idx = -1;
-	const int opt = getopt_long(argc, argv, "h", opts, &idx);
+	/* -o is --output, for the commands that write a file. */
+	const int opt = getopt_long(argc, argv, "ho:", opts, &idx);
+	const char *name = opt == 'o' ? "output" : idx >= 0 ? opts[idx].name : NULL;
 
 	if (opt == 'h') {
 		fputs(usage, stdout);
 		return CGFB_OPT_HELP;
 	}
-	if (opt == '?' || (opt != -1 && idx >= 0 && !word_in(allowed, opts[idx].name))) {
+	if (opt == '?' || (opt != -1 && name && !word_in(allowed, name))) {
 		if (opt != '?')
-			cgfb_log(LOG_ERR, "%s does not take --%s", argv[0], opts[idx].name);
+			cgfb_log(LOG_ERR, "%s does not take --%s", argv[0], name);
 		fputs(usage, stderr);
 		return CGFB_OPT_ERROR;
 	}

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "consent.h"
 #include "notify.h"
+#include "mailout.h"
 #include "redact.h"
 #include "review.h"
 #include "spool.h"
@@ -32,6 +33,8 @@ struct ctx {
 	const char *output;
 	const char *use_case_file;
 	const char *endpoint;
+	const char *mbox;
+	bool send;
 	bool json;
 	bool yes;
 	bool redact;
@@ -41,7 +44,7 @@ struct ctx {
 
 enum {
 	OPT_STATE_DIR = 256, OPT_JSON, OPT_YES, OPT_USE_CASE, OPT_ANSWER, OPT_OUTPUT,
-	OPT_ENDPOINT, OPT_REDACT,
+	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND,
 };
 
 static const struct option long_opts[] = {
@@ -53,6 +56,9 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "endpoint", required_argument, NULL, OPT_ENDPOINT },
 	{ "redact", no_argument, NULL, OPT_REDACT },
+	{ "email", no_argument, NULL, OPT_EMAIL },
+	{ "mbox", required_argument, NULL, OPT_MBOX },
+	{ "send", no_argument, NULL, OPT_SEND },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -70,9 +76,13 @@ static int take_option(struct ctx *c, int opt)
 	case OPT_JSON: c->json = true; break;
 	case OPT_YES: c->yes = true; break;
 	case OPT_USE_CASE: c->use_case_file = optarg; break;
+	case 'o':
 	case OPT_OUTPUT: c->output = optarg; break;
 	case OPT_ENDPOINT: c->endpoint = optarg; break;
 	case OPT_REDACT: c->redact = true; break;
+	case OPT_EMAIL: break;          /* the e-mail form is what export writes */
+	case OPT_MBOX: c->mbox = optarg; break;
+	case OPT_SEND: c->send = true; break;
 	case OPT_ANSWER:
 		if (c->n_answers >= ANSWERS_MAX || !strchr(optarg, '=')) {
 			cgfb_log(LOG_ERR, "--answer takes KEY=VALUE (at most %d)", ANSWERS_MAX);
@@ -548,21 +558,25 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
-		"Usage: cgroup-feedback export ID [--output FILE] [--use-case-file FILE]\n"
-		"                              [--answer KEY=VALUE]... [--redact] [--state-dir DIR]\n"
-		"Write the report as an e-mail ready for linux-mm (for machines without network).\n";
+		"Usage: cgroup-feedback export ID [--email] [-o FILE | --mbox FILE] [--send]\n"
+		"                              [--use-case-file FILE] [--answer KEY=VALUE]...\n"
+		"                              [--redact] [--state-dir DIR]\n"
+		"Write the report as an e-mail ready for linux-mm (for machines without network):\n"
+		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml), appended to an\n"
+		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";
 	struct cgfb_spool_entry e;
-	struct cgfb_buf bytes = { 0 };
-	char endpoint[600], path[4200];
+	struct cgfb_buf bytes = { 0 }, mail = { 0 };
+	char to[600], endpoint[620], path[4200], err[512];
 	const char *id;
 	struct ctx c;
 	int rc;
 
-	SETUP("state-dir output use-case-file answer redact", usage);
+	SETUP("state-dir output use-case-file answer redact email mbox send", usage);
 	id = one_id(argc, argv, usage);
-	if (!id || load_entry(&c, id, &e, NULL) < 0)
+	if (!id || load_entry(&c, id, &e, &bytes) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
-	snprintf(endpoint, sizeof(endpoint), "mailto:%s", c.config.mail_to);
+	cgfb_mailout_recipients(&c.config, &bytes, to, sizeof(to));
+	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
 	rc = 0;
 	if (e.state == CGFB_R_PENDING)
 		rc = unattended_consent(&c, &e, endpoint);
@@ -572,16 +586,31 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 		cgfb_log(LOG_ERR, "report %s is %s", id, cgfb_rstate_name(e.state));
 	if (rc == 0)
 		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
-	snprintf(path, sizeof(path), "%s", c.output ? c.output : "");
-	if (!c.output)
-		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", id);
 	if (rc == 0)
-		rc = cgfb_export_mail(&c.config, &bytes, strcmp(path, "-") == 0 ? "/dev/stdout" : path);
-	if (rc == 0 && strcmp(path, "-") != 0)
-		printf("%s: wrote %s; send it to %s\n", id, path, c.config.mail_to);
-	else if (rc < 0 && rc != -EPERM)
-		cgfb_log(LOG_ERR, "exporting %s: %s", id, strerror(-rc));
+		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
+	if (c.mbox)
+		snprintf(path, sizeof(path), "%s", c.mbox);
+	else if (c.output)
+		snprintf(path, sizeof(path), "%s", c.output);
+	else
+		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", id);
+	if (rc == 0 && c.send) {
+		rc = cgfb_mailout_send(&c.config, &mail, err, sizeof(err));
+		if (rc < 0)
+			cgfb_log(LOG_ERR, "sending %s: %s", id, err);
+		else
+			printf("%s: sent by mail to %s\n", id, to);
+	}
+	if (rc == 0 && (!c.send || c.output || c.mbox)) {
+		rc = cgfb_mailout_file(&mail, path, c.mbox != NULL);
+		if (rc == 0 && strcmp(path, "-") != 0)
+			printf("%s: %s %s; send it to %s\n", id, c.mbox ? "appended to" : "wrote",
+			       path, to);
+		else if (rc < 0)
+			cgfb_log(LOG_ERR, "writing %s: %s", path, strerror(-rc));
+	}
 	cgfb_buf_free(&bytes);
+	cgfb_buf_free(&mail);
 	cgfb_notify_refresh_motd(&c.config, c.state_dir);
 	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }

@@ -20,7 +20,7 @@ void cgfb_config_defaults(struct cgfb_config *c)
 	c->notify = CGFB_NOTIFY_LOG | CGFB_NOTIFY_MOTD | CGFB_NOTIFY_WALL;
 	snprintf(c->admin_group, sizeof(c->admin_group), "sudo");
 	snprintf(c->motd_path, sizeof(c->motd_path), "/run/motd.d/cgroup-feedback.motd");
-	snprintf(c->mail_to, sizeof(c->mail_to), "linux-mm@kvack.org");
+	snprintf(c->sendmail, sizeof(c->sendmail), "/usr/sbin/sendmail");
 }
 
 static int set_str(char *dst, size_t dstsz, const char *key, const char *value, char *err,
@@ -116,6 +116,8 @@ int cgfb_config_set(struct cgfb_config *c, const char *key, const char *value, c
 	STR("motd-path", motd_path);
 	STR("mail-to", mail_to);
 	STR("mail-from", mail_from);
+	STR("smtp-url", smtp_url);
+	STR("sendmail", sendmail);
 	STR("allowlist-file", allowlist_file);
 #undef STR
 	if (strcmp(key, "connect-timeout") == 0)

@@ -37,6 +37,8 @@ struct cgfb_config {
 	char motd_path[CGFB_CONFIG_STR_MAX];
 	char mail_to[CGFB_CONFIG_STR_MAX];
 	char mail_from[CGFB_CONFIG_STR_MAX];
+	char smtp_url[CGFB_CONFIG_STR_MAX];     /* smtp://host:587, STARTTLS required */
+	char sendmail[CGFB_CONFIG_STR_MAX];     /* used when smtp-url is empty */
 	char allowlist_file[CGFB_CONFIG_STR_MAX];
 };
 

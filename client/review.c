@@ -10,8 +10,8 @@
 
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
-#include "cgfb/mail.h"
 #include "consent.h"
+#include "mailout.h"
 #include "notify.h"
 #include "redact.h"
 #include "review.h"
@@ -300,55 +300,42 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	return CGFB_REVIEW_SEND_FAILED;
 }
 
-int cgfb_export_mail(const struct cgfb_config *c, const struct cgfb_buf *bytes, const char *path)
-{
-	const struct cgfb_mail_opts mo = {
-		.from = c->mail_from[0] ? c->mail_from : NULL, .to = c->mail_to,
-	};
-	struct cgfb_buf mail = { 0 };
-	int fd, r;
-
-	r = cgfb_mail_format(bytes->data, bytes->len, &mo, &mail);
-	if (r < 0)
-		return r;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (write(fd, mail.data, mail.len) != (ssize_t)mail.len)
-		r = -EIO;
-	if (fsync(fd) < 0 && r == 0)
-		r = -errno;
-	close(fd);
-out:
-	cgfb_buf_free(&mail);
-	return r;
-}
-
 static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		     const struct cgfb_buf *report, const struct answers *a)
 {
-	struct cgfb_buf bytes = { 0 };
-	char endpoint[600], token[65], path[4200];
+	struct cgfb_config conf = *rc->config;
+	struct cgfb_buf bytes = { 0 }, mail = { 0 };
+	char to[600], endpoint[620], token[65], path[4200];
+	char *from = NULL;
 	int r;
 
-	snprintf(endpoint, sizeof(endpoint), "mailto:%s", rc->config->mail_to);
+	if (!conf.mail_from[0]) {
+		fputs("Your address for the From: line (Enter to fill it in later): ", rc->out);
+		fflush(rc->out);
+		from = read_line(rc->in);
+		if (from && from[0])
+			snprintf(conf.mail_from, sizeof(conf.mail_from), "%s", from);
+		free(from);
+	}
+	cgfb_mailout_recipients(&conf, report, to, sizeof(to));
+	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
 	if (rc->export_path)
 		snprintf(path, sizeof(path), "%s", rc->export_path);
 	else
 		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", e->id);
 	r = build(rc, report, a, endpoint, &bytes, token);
 	if (r == 0)
-		r = cgfb_export_mail(rc->config, &bytes, path);
+		r = cgfb_mailout_format(&conf, &bytes, &mail);
+	if (r == 0)
+		r = cgfb_mailout_file(&mail, path, false);
 	if (r == 0)
 		r = cgfb_consent_record(rc->spool, e, &bytes, endpoint, token);
 	if (r < 0)
 		fprintf(rc->out, "Export failed: %s\n", strerror(-r));
 	else
-		fprintf(rc->out, "Wrote %s. Send it to %s from any machine with mail.\n", path,
-			rc->config->mail_to);
+		fprintf(rc->out, "Wrote %s. Send it to %s from any machine with mail.\n", path, to);
 	cgfb_buf_free(&bytes);
+	cgfb_buf_free(&mail);
 	return r < 0 ? r : CGFB_REVIEW_EXPORTED;
 }
 

@@ -34,7 +34,4 @@ struct cgfb_review_ctx {
 /* Returns an outcome, or a negative errno after reporting the error. */
 int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e);
 
-/* Write the e-mail form of a report's bytes to path (0600). */
-int cgfb_export_mail(const struct cgfb_config *c, const struct cgfb_buf *bytes, const char *path);
-
 #endif

@@ -12,6 +12,7 @@ import sys
 
 MESSAGES = {
     "M8": "Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.",
+    "C1": "cgroup: libvirtd (4242) created nested cgroup for controller \"memory\" which has incomplete hierarchy support. Nested cgroups may change behavior in the future.",
     "M3": "soft_limit_in_bytes is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.",
 }
 
@@ -34,7 +35,8 @@ def main():
         "schema": "cgroup-feedback/report", "schema_version": 1, "report_id": rid,
         "created": "2026-12-03T01:02:03Z",
         "client": {"name": "cgroup-feedback", "version": "0.1.0"},
-        "detection": {"catalog_id": cid, "title": "test", "contact": "linux-mm@kvack.org",
+        "detection": {"catalog_id": cid, "title": "test",
+                      "contact": None if cid.startswith("C") else "linux-mm@kvack.org",
                       "message": MESSAGES[cid], "level": 4, "count": 1, "source": "kmsg",
                       "warn_block": False, "fields": {"knob": "memory.use_hierarchy"}},
         "system": {"kernel": {"release": "6.1.0-13-amd64", "series": "6.1", "arch": "x86_64"},

@@ -77,9 +77,11 @@ Would the cgroup v2${TAB}
 Describe your use case${TAB}
 Send this report to${TAB}n
 Then: \\[e\\]xport${TAB}e
+address for the From: line${TAB}Jane Admin <jane@example.org>
 Wrote${TAB}
 EOS
 check "export from review: the e-mail is written" grep -q '^X-Cgroup-Feedback-Report-Id: '"$id" "$T_TMP/export.eml"
+check "export from review: the From: typed at the prompt" grep -q '^From: Jane Admin <jane@example.org>' "$T_TMP/export.eml"
 check "export from review: nothing sent over HTTP" [ "$(grep -c "$id" "$T_TMP/requests.log")" -eq 0 ]
 
 # 4: never ask about M8 again.

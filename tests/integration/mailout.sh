@@ -1,0 +1,106 @@
+#!/bin/sh
+# The e-mail form for machines without network: parsed by Python's email
+# package (default policy, no defects), the right headers, the JSON inside
+# byte-identical to `show ID`; mbox appends; sending through sendmail and
+# through SMTP with STARTTLS required.
+. tests/lib.sh
+
+PY=/usr/bin/python3
+ST=$T_TMP/state
+CONF=$T_TMP/conf
+mkdir -p "$ST"
+printf 'motd-path = %s/motd\nnotify = log\ntimeout = 5\n' "$T_TMP" > "$CONF"
+cfb() { "$CGFB" --config "$CONF" "$@"; }
+new_report() { $PY tests/client/pending_report.py "$ST" "$1" "$2"; }
+printf 'Grüße aus Köln: one KVM guest per cgroup, since 2013 — "legacy" on purpose.\n' > "$T_TMP/uc"
+
+id=$(new_report M8 m1)
+cfb export --state-dir "$ST" --email --use-case-file "$T_TMP/uc" -o "$T_TMP/m8.eml" "$id" > /dev/null
+check "export -o writes the message" [ -s "$T_TMP/m8.eml" ]
+cfb show --state-dir "$ST" "$id" > "$T_TMP/shown"
+check "Python's email package: no defects, right headers, JSON == show" $PY - "$T_TMP/m8.eml" "$T_TMP/shown" "$id" <<'EOP'
+import email, email.policy, hashlib, sys
+raw = open(sys.argv[1], "rb").read()
+msg = email.message_from_bytes(raw, policy=email.policy.default)
+assert not msg.defects, msg.defects
+for part in msg.walk():
+    assert not part.defects, part.defects
+assert msg["To"] == "linux-mm@kvack.org", msg["To"]
+assert msg["Subject"].startswith("[cgroup-feedback] ") and "(6.1.0-13-amd64)" in msg["Subject"], msg["Subject"]
+for h in ("From", "Date", "Message-ID", "MIME-Version"):
+    assert msg[h], h
+assert msg.get_content_type() == "text/plain" and msg.get_content_charset() == "utf-8"
+assert not msg.is_multipart()
+body = msg.get_content()
+assert "Grüße aus Köln" in body
+j = body.split("-----BEGIN CGROUP-FEEDBACK REPORT-----\n")[1].split("\n-----END CGROUP-FEEDBACK REPORT-----")[0]
+j = j.replace("\n", "").encode()
+assert j == open(sys.argv[2], "rb").read(), "JSON differs from show"
+assert msg["X-Cgroup-Feedback-Report-Id"] == sys.argv[3]
+assert "".join(msg["X-Cgroup-Feedback-SHA256"].split()) == hashlib.sha256(j).hexdigest()
+assert max(len(l) for l in raw.split(b"\n")) < 80, "a line of 80 columns or more"
+EOP
+
+id=$(new_report C1 m2)
+cfb export --state-dir "$ST" -o "$T_TMP/c1.eml" "$id" > /dev/null
+check "a cgroup core message also goes to cgroups@" grep -q '^To: linux-mm@kvack.org, cgroups@vger.kernel.org$' "$T_TMP/c1.eml"
+
+id2=$(new_report M3 m3)
+cfb export --state-dir "$ST" --mbox "$T_TMP/out.mbox" "$id" > /dev/null
+cfb export --state-dir "$ST" --mbox "$T_TMP/out.mbox" "$id2" > /dev/null
+check "--mbox appends: two messages, each with its report" $PY -c "
+import mailbox
+ids = [m['X-Cgroup-Feedback-Report-Id'] for m in mailbox.mbox('$T_TMP/out.mbox')]
+assert ids == ['$id', '$id2'], ids
+"
+check "export - writes to standard output" sh -c "'$CGFB' --config '$CONF' export --state-dir '$ST' -o - '$id2' | grep -q '^Message-ID: '"
+
+# sendmail -t -oi
+cat > "$T_TMP/sendmail" <<EOS
+#!/bin/sh
+echo "\$*" > "$T_TMP/sendmail.args"
+cat > "$T_TMP/sendmail.msg"
+EOS
+chmod +x "$T_TMP/sendmail"
+id=$(new_report M8 m4)
+cfb export --state-dir "$ST" --send "$id" 2>"$T_TMP/err"
+check "--send without mail-from: refused" grep -q 'needs mail-from' "$T_TMP/err"
+printf 'mail-from = Ops Team <ops@example.org>\nsendmail = %s/sendmail\n' "$T_TMP" >> "$CONF"
+cfb export --state-dir "$ST" --send "$id" > /dev/null
+check "--send through sendmail -t -oi" grep -qx -- '-t -oi' "$T_TMP/sendmail.args"
+check "sendmail got the message with our From:" grep -q '^From: Ops Team <ops@example.org>' "$T_TMP/sendmail.msg"
+
+# SMTP with STARTTLS
+mkdir -p "$T_TMP/pki"
+(cd "$T_TMP/pki" &&
+ openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca 2>/dev/null &&
+ openssl req -newkey rsa:2048 -nodes -keyout s.key -out s.csr -subj /CN=127.0.0.1 2>/dev/null &&
+ printf 'subjectAltName=IP:127.0.0.1\n' > ext &&
+ openssl x509 -req -in s.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out s.crt -days 2 -extfile ext 2>/dev/null)
+smtp() {  # smtp DIR [--no-starttls]
+	mkdir -p "$1"
+	$PY tests/client/smtp_double.py --port-file "$1/port" --dir "$1" --cert "$T_TMP/pki/s.crt" \
+		--key "$T_TMP/pki/s.key" --lifetime 30 $2 &
+	i=0
+	while [ ! -s "$1/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+smtp "$T_TMP/smtp"
+SPID=$!
+printf 'smtp-url = smtp://127.0.0.1:%s\nca-file = %s/pki/ca.crt\n' "$(cat "$T_TMP/smtp/port")" "$T_TMP" >> "$CONF"
+id=$(new_report C1 m5)
+cfb export --state-dir "$ST" --send "$id" > /dev/null 2>"$T_TMP/err"
+check "--send through SMTP: exit 0" [ $? -eq 0 ]
+check "SMTP: STARTTLS was used" grep -qx 'TLS yes' "$T_TMP/smtp/msg-1.env"
+check "SMTP: envelope from the bare mail-from address" grep -qx 'MAIL FROM:<ops@example.org>' "$T_TMP/smtp/msg-1.env"
+check "SMTP: both lists are recipients" sh -c "grep -qx 'RCPT TO:<linux-mm@kvack.org>' '$T_TMP/smtp/msg-1.env' && grep -qx 'RCPT TO:<cgroups@vger.kernel.org>' '$T_TMP/smtp/msg-1.env'"
+check "SMTP: the message is the report's" grep -q "X-Cgroup-Feedback-Report-Id: $id" "$T_TMP/smtp/msg-1.eml"
+kill $SPID 2>/dev/null
+smtp "$T_TMP/plain" --no-starttls
+SPID=$!
+sed -i "s|^smtp-url = .*|smtp-url = smtp://127.0.0.1:$(cat "$T_TMP/plain/port")|" "$CONF"
+id=$(new_report M8 m6)
+cfb export --state-dir "$ST" --send "$id" > /dev/null 2>"$T_TMP/err"
+check "SMTP without STARTTLS: refused" [ $? -eq 2 ]
+check "SMTP without STARTTLS: nothing delivered" [ ! -f "$T_TMP/plain/msg-1.eml" ]
+kill $SPID 2>/dev/null
+finish
