@@ -10,6 +10,7 @@ elsewhere). It speaks the same receipt contract as docs/API.md:
 Each request takes the next MODE of the script (the last one repeats):
   ok          201 with a correct receipt
   fail500     500 with a JSON error
+  fail503     503 with Retry-After: 120
   busy429     429 with Retry-After: 3600
   badhash     201 with a receipt naming another SHA-256
   huge        200 with a 1 MiB body
@@ -87,6 +88,8 @@ def main():
                 self._send(code, json.dumps(receipt).encode() if code == 201 else b"")
             elif mode == "fail500":
                 self._send(500, b'{"error":"database is on fire"}')
+            elif mode == "fail503":
+                self._send(503, b'{"error":"down for maintenance"}', [("Retry-After", "120")])
             elif mode == "busy429":
                 self._send(429, b'{"error":"slow down"}', [("Retry-After", "3600")])
             elif mode == "badhash":
@@ -106,6 +109,8 @@ def main():
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
     srv.daemon_threads = True
+    # Clients hanging up on "huge" and "hang" are the point, not news.
+    srv.handle_error = lambda *args: None
     if a.tls:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(a.tls[0], a.tls[1])

@@ -108,6 +108,15 @@ check "flush after the retry time sends it" [ "$(state_of "$id")" = sent ]
 check "flush says so" grep -q 'flush: 1 sent, 0 failed' "$T_TMP/out"
 check "attempts kept across runs" [ "$(field "$id" attempts)" = 2 ]
 
+start_double fail503,ok
+id=$(new_report M8 503)
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>/dev/null
+check "503: retried no sooner than its Retry-After" $PY -c "
+import json, time
+s = json.load(open('$ST/reports/$id.state'))
+assert s['state'] == 'consented' and s['next_attempt'] >= time.time() + 110, s
+"
+
 start_double busy429
 id=$(new_report M8 3)
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>/dev/null
@@ -142,6 +151,23 @@ id=$(new_report M8 6)
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
 check "dead server: connection refused is reported" grep -qi 'connect' "$T_TMP/err"
 check "dead server: retry scheduled" [ "$(field "$id" next_attempt)" -gt 0 ]
+
+# --- through a proxy: from the config, and from the environment -------------------
+start_double ok
+$PY tests/client/proxy_double.py --port-file "$T_TMP/pport" --log "$T_TMP/proxy.log" --lifetime 60 &
+PPID_=$!
+i=0
+while [ ! -s "$T_TMP/pport" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+id=$(new_report M8 px1)
+cp "$CONF" "$T_TMP/conf.proxy"
+echo "proxy = http://127.0.0.1:$(cat "$T_TMP/pport")" >> "$T_TMP/conf.proxy"
+"$CGFB" --config "$T_TMP/conf.proxy" submit --state-dir "$ST" --endpoint "$URL" --yes "$id" > /dev/null
+check "proxy from the config: sent" [ "$(state_of "$id")" = sent ]
+check "proxy from the config: it went through the proxy" grep -q "^POST $URL" "$T_TMP/proxy.log"
+id=$(new_report M8 px2)
+http_proxy=http://127.0.0.1:$(cat "$T_TMP/pport") cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" > /dev/null
+check "proxy from http_proxy: sent through it" [ "$(grep -c "^POST $URL" "$T_TMP/proxy.log")" -eq 2 ]
+kill $PPID_ 2>/dev/null
 
 # --- where reports may go ------------------------------------------------------
 id=$(new_report M8 7)
@@ -186,7 +212,8 @@ cfb submit --state-dir "$ST" --endpoint "$URL" --yes --use-case-file "$T_TMP/uc2
 check "secrets in an unattended use case: refused" [ $? -eq 2 ]
 check "secrets: each one named" sh -c "grep -q 'e-mail address' '$T_TMP/err' && grep -q 'IPv4 address' '$T_TMP/err'"
 check "secrets: nothing sent" [ "$(requests)" -eq 0 ]
-cfb submit --state-dir "$ST" --endpoint "$URL" --yes --redact --use-case-file "$T_TMP/uc2" "$id" 2>"$T_TMP/err"
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes --redact --use-case-file "$T_TMP/uc2" "$id" \
+	> /dev/null 2>"$T_TMP/err"
 check "--redact: sent" [ "$(state_of "$id")" = sent ]
 check "--redact: the secrets are not in the bytes" sh -c "! grep -q -e 'ops@acme' -e '10.20.30.40' '$D/last-body'"
 check "--redact: replaced by markers" grep -q 'redacted e-mail address' "$D/last-body"
