@@ -267,6 +267,20 @@ int store_checkpoint(struct store *s)
 	return rc == SQLITE_OK || rc == SQLITE_BUSY ? 0 : db_error(s, "checkpoint");
 }
 
+int store_defer_sync(struct store *s)
+{
+	return exec_const(s, "PRAGMA synchronous = NORMAL");
+}
+
+int store_wal_path(struct store *s, char *buf, size_t bufsz)
+{
+	const char *db = sqlite3_db_filename(s->db, "main");
+
+	if (!db || !*db || (size_t)snprintf(buf, bufsz, "%s-wal", db) >= bufsz)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 int store_begin(struct store *s)
 {
 	return step_done(s, ST_BEGIN, "begin");

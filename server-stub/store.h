@@ -39,6 +39,12 @@ int store_manual_checkpoints(struct store *s);
 /* A PASSIVE checkpoint: as much as can be copied without blocking anyone. */
 int store_checkpoint(struct store *s);
 
+/* For a writer that makes commits durable itself: commits write the WAL
+ * but do not fsync it (synchronous=NORMAL); whoever answers a request must
+ * first fsync the file named by store_wal_path. */
+int store_defer_sync(struct store *s);
+int store_wal_path(struct store *s, char *buf, size_t bufsz);
+
 int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);

@@ -1,8 +1,12 @@
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cgfb/log.h"
 #include "writer.h"
@@ -16,13 +20,22 @@
 struct writer {
 	struct store *store;
 	struct store *ckpt;      /* NULL: no checkpointer thread */
+	bool pipelined;          /* a syncer thread makes commits durable */
+	bool sync_started;
 	pthread_t thread;
 	pthread_t ckpt_thread;
+	pthread_t sync_thread;
 	pthread_mutex_t lock;
 	pthread_cond_t work;     /* the queue became non-empty, or stop */
 	pthread_cond_t tick;     /* the checkpointer's timer, or stop */
+	pthread_cond_t synced;   /* committed jobs wait for an fsync, or stop */
 	struct job *head, *tail;
+	struct job *unsynced;    /* committed, not yet known to be on disk */
 	bool stopping;
+	bool writer_done;        /* the writer thread has drained the queue */
+	bool failed;             /* an fsync failed: nothing is acknowledged any more */
+	char wal_path[PATH_MAX];
+	int wal_fd;
 };
 
 void writer_now(char buf[32])
@@ -47,8 +60,9 @@ static void run_job(struct writer *w, struct job *j, const char *now)
 }
 
 /* One transaction for the whole batch. A job that failed on its own (a
- * wrong token, say) does not spoil the others; a failed commit fails all. */
-static void run_batch(struct writer *w, struct job *batch)
+ * wrong token, say) does not spoil the others; a failed commit fails all.
+ * Returns the commit's result. */
+static int run_batch(struct writer *w, struct job *batch)
 {
 	char now[32];
 	int rc;
@@ -64,6 +78,7 @@ static void run_batch(struct writer *w, struct job *batch)
 		for (struct job *j = batch; j; j = j->next)
 			j->result = rc;
 	}
+	return rc;
 }
 
 static struct job *take_batch(struct writer *w)
@@ -82,6 +97,36 @@ static struct job *take_batch(struct writer *w)
 	return batch;
 }
 
+/* Wake exactly the requesters of these jobs: a broadcast to everyone
+ * waiting would wake all 64 connections per commit. Under the lock. */
+static void finish(struct job *list, int fail)
+{
+	for (struct job *j = list, *next; j; j = next) {
+		next = j->next;
+		if (fail)
+			j->result = fail;
+		j->done = true;
+		pthread_cond_signal(&j->wake);
+	}
+}
+
+/* Under the lock: committed jobs go to the syncer (pipelined) or are
+ * answered now (the commit itself was synchronous). */
+static void hand_over(struct writer *w, struct job *batch, int rc)
+{
+	struct job *last = batch;
+
+	if (!w->pipelined || rc < 0) {
+		finish(batch, 0);
+		return;
+	}
+	while (last->next)
+		last = last->next;
+	last->next = w->unsynced;
+	w->unsynced = batch;
+	pthread_cond_signal(&w->synced);
+}
+
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
@@ -89,22 +134,68 @@ static void *writer_main(void *arg)
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct job *batch;
+		int rc;
 
 		while (!w->head && !w->stopping)
 			pthread_cond_wait(&w->work, &w->lock);
 		if (!w->head)
 			break;
 		batch = take_batch(w);
-		pthread_mutex_unlock(&w->lock);
-		run_batch(w, batch);
-		pthread_mutex_lock(&w->lock);
-		/* Wake exactly the requesters of this batch: a broadcast to
-		 * everyone waiting would wake all 64 connections per commit. */
-		for (struct job *j = batch, *next; j; j = next) {
-			next = j->next;
-			j->done = true;
-			pthread_cond_signal(&j->wake);
+		if (w->failed) {
+			finish(batch, -EIO);
+			continue;
 		}
+		pthread_mutex_unlock(&w->lock);
+		rc = run_batch(w, batch);
+		pthread_mutex_lock(&w->lock);
+		hand_over(w, batch, rc);
+	}
+	w->writer_done = true;
+	pthread_cond_signal(&w->synced);
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* fsync(2) of the WAL: whatever was written to the file before this call,
+ * by any descriptor, is on disk when it returns. */
+static int sync_wal(struct writer *w)
+{
+	if (w->wal_fd < 0)
+		w->wal_fd = open(w->wal_path, O_RDONLY | O_CLOEXEC);
+	if (w->wal_fd < 0 || fdatasync(w->wal_fd) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The syncer: while one fsync runs, the writer already commits the next
+ * batch; the fsync after that covers every batch committed meanwhile. A
+ * request is answered only after an fsync that began after its commit. */
+static void *sync_main(void *arg)
+{
+	struct writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct job *list;
+		int rc;
+
+		while (!w->unsynced && !w->writer_done)
+			pthread_cond_wait(&w->synced, &w->lock);
+		if (!w->unsynced)
+			break;
+		list = w->unsynced;
+		w->unsynced = NULL;
+		pthread_mutex_unlock(&w->lock);
+		rc = sync_wal(w);
+		pthread_mutex_lock(&w->lock);
+		if (rc < 0 && !w->failed) {
+			/* Like a database after a failed fsync: acknowledge nothing
+			 * more, rather than risk a 201 for data not on disk. */
+			cgfb_log(LOG_CRIT, "%s: fsync: %s; refusing all further writes",
+				 w->wal_path, strerror(-rc));
+			w->failed = true;
+		}
+		finish(list, rc < 0 ? -EIO : 0);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -132,6 +223,24 @@ static void *checkpoint_main(void *arg)
 	return NULL;
 }
 
+/* The checkpointer and the syncer are optional: without them commits
+ * checkpoint and fsync inline, slower but just as safe. */
+static void start_helpers(struct writer *w, struct store *ckpt)
+{
+	if (ckpt && store_manual_checkpoints(w->store) == 0 &&
+	    pthread_create(&w->ckpt_thread, NULL, checkpoint_main, w) == 0)
+		w->ckpt = ckpt;
+	else
+		store_close(ckpt);
+	if (!w->ckpt)
+		return;
+	if (store_wal_path(w->store, w->wal_path, sizeof(w->wal_path)) == 0 &&
+	    pthread_create(&w->sync_thread, NULL, sync_main, w) == 0) {
+		w->sync_started = true;
+		w->pipelined = store_defer_sync(w->store) == 0;
+	}
+}
+
 int writer_start(struct writer **out, struct store *s, struct store *ckpt)
 {
 	struct writer *w = calloc(1, sizeof(*w));
@@ -143,18 +252,16 @@ int writer_start(struct writer **out, struct store *s, struct store *ckpt)
 		return -ENOMEM;
 	}
 	w->store = s;
+	w->wal_fd = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->tick, NULL);
-	/* Without a checkpointer, SQLite checkpoints inside commits. */
-	if (ckpt && store_manual_checkpoints(s) == 0 &&
-	    pthread_create(&w->ckpt_thread, NULL, checkpoint_main, w) == 0)
-		w->ckpt = ckpt;
-	else
-		store_close(ckpt);
+	pthread_cond_init(&w->synced, NULL);
+	start_helpers(w, ckpt);
 	rc = pthread_create(&w->thread, NULL, writer_main, w);
 	if (rc) {
 		w->thread = pthread_self();
+		w->writer_done = true;
 		writer_stop(w);
 		return -rc;
 	}
@@ -196,13 +303,22 @@ void writer_stop(struct writer *w)
 	pthread_mutex_unlock(&w->lock);
 	if (!pthread_equal(w->thread, pthread_self()))
 		pthread_join(w->thread, NULL);
+	if (w->sync_started) {
+		pthread_mutex_lock(&w->lock);
+		pthread_cond_signal(&w->synced);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->sync_thread, NULL);
+	}
 	if (w->ckpt) {
 		pthread_join(w->ckpt_thread, NULL);
 		store_close(w->ckpt);
 	}
+	if (w->wal_fd >= 0)
+		close(w->wal_fd);
 	store_close(w->store);
 	pthread_cond_destroy(&w->work);
 	pthread_cond_destroy(&w->tick);
+	pthread_cond_destroy(&w->synced);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }

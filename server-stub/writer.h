@@ -1,6 +1,6 @@
 /* Group commit: one thread owns the writing database connection and runs
- * whatever requests are waiting as one transaction with one fsync, then
- * wakes each requester with its own outcome. Under load a batch grows to
+ * whatever requests are waiting as one transaction, made durable by one
+ * fsync, then wakes each requester with its own outcome. Under load a batch grows to
  * the number of waiting requests, so the fsyncs per second stay few while
  * every answer still waits for its own durable commit. */
 #ifndef CGFB_SERVER_WRITER_H
@@ -36,8 +36,11 @@ struct job {
 };
 
 /* Takes ownership of s (the writing connection) and of ckpt (a second
- * connection to the same file, used by a checkpointer thread so that no
- * commit ever waits for a checkpoint; NULL: SQLite checkpoints in commits). */
+ * connection to the same file). With ckpt, two helper threads keep the
+ * writer's commits short: a checkpointer, so that no commit runs a
+ * checkpoint, and a syncer that fsyncs the WAL while the writer already
+ * commits the next batch; a request is answered after an fsync begun after
+ * its commit. With NULL, each commit checkpoints and fsyncs itself. */
 int writer_start(struct writer **out, struct store *s, struct store *ckpt);
 /* Queue j and wait until its batch has committed (or failed). Returns
  * j->result; -ESHUTDOWN once the writer is stopping. */
