@@ -14,10 +14,14 @@
 #include "cgfb/utf8.h"
 #include "cgfb/wrap.h"
 
+/* The transfer encoding is settled once the body is known (see
+ * encode_body): 7bit for pure ASCII, else quoted-printable, so the
+ * message survives any relay, 8BITMIME or not. */
+#define CTE_PLACEHOLDER "Content-Transfer-Encoding: 8bit\n"
 #define MIME_HEADERS \
 	"MIME-Version: 1.0\n" \
 	"Content-Type: text/plain; charset=utf-8\n" \
-	"Content-Transfer-Encoding: 8bit\n"
+	CTE_PLACEHOLDER
 
 /* Accumulates the first error so the writers below can stay linear. */
 struct mail {
@@ -339,6 +343,82 @@ static void add_json(struct mail *m, const char *s, size_t n)
 	add(m, CGFB_MAIL_END "\n", sizeof(CGFB_MAIL_END));
 }
 
+static bool all_ascii(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return false;
+	return true;
+}
+
+/* RFC 2045 quoted-printable of one line (without its newline): at most 76
+ * columns with soft breaks, never splitting an =XX, white space at the end
+ * encoded. */
+static int qp_line(struct cgfb_buf *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t col = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const unsigned char c = (unsigned char)s[i];
+		const bool last = i + 1 == n;
+		char enc[3] = { '=', hex[c >> 4], hex[c & 15] };
+		const bool literal = (c >= 33 && c <= 126 && c != '=') ||
+				     ((c == ' ' || c == '\t') && !last);
+		const size_t w = literal ? 1 : 3;
+
+		/* Room for the soft break "=" unless this is the last byte. */
+		if (col + w > (last ? 76u : 75u)) {
+			rc = cgfb_buf_add(o, "=\n", 2);
+			col = 0;
+		}
+		if (rc == 0)
+			rc = literal ? cgfb_buf_add(o, (const char *)&c, 1) : cgfb_buf_add(o, enc, 3);
+		col += w;
+	}
+	return rc;
+}
+
+static int encode_body(struct cgfb_buf *out)
+{
+	const char *sep = strstr(out->data, "\n\n");
+	char *cte = strstr(out->data, CTE_PLACEHOLDER);
+	struct cgfb_buf b = { 0 };
+	size_t body;
+	int rc = 0;
+
+	if (!sep || !cte || cte > sep)
+		return -EINVAL;
+	body = (size_t)(sep - out->data) + 2;
+	if (all_ascii(out->data + body, out->len - body)) {
+		memcpy(cte + strlen("Content-Transfer-Encoding: "), "7bit", 4);
+		return 0;
+	}
+	rc = cgfb_buf_add(&b, out->data, (size_t)(cte - out->data));
+	if (rc == 0)
+		rc = cgfb_buf_adds(&b, "Content-Transfer-Encoding: quoted-printable\n");
+	if (rc == 0)
+		rc = cgfb_buf_add(&b, cte + strlen(CTE_PLACEHOLDER),
+				  body - (size_t)(cte + strlen(CTE_PLACEHOLDER) - out->data));
+	for (size_t p = body; p < out->len && rc == 0;) {
+		const char *nl = memchr(out->data + p, '\n', out->len - p);
+		const size_t n = nl ? (size_t)(nl - out->data) - p : out->len - p;
+
+		rc = qp_line(&b, out->data + p, n);
+		if (rc == 0 && nl)
+			rc = cgfb_buf_add(&b, "\n", 1);
+		p += n + (nl ? 1 : 0);
+	}
+	if (rc == 0) {
+		cgfb_buf_free(out);
+		*out = b;
+	} else {
+		cgfb_buf_free(&b);
+	}
+	return rc;
+}
+
 int cgfb_mail_format(const char *report, size_t len, const struct cgfb_mail_opts *o,
 		     struct cgfb_buf *out)
 {
@@ -363,6 +443,8 @@ int cgfb_mail_format(const char *report, size_t len, const struct cgfb_mail_opts
 	add_use_case(&m, r);
 	add_json(&m, report, len);
 	rc = m.rc;
+	if (rc == 0)
+		rc = encode_body(out);
 out:
 	json_object_put(r);
 	return rc;

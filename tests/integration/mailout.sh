@@ -30,6 +30,7 @@ assert msg["Subject"].startswith("[cgroup-feedback] ") and "(6.1.0-13-amd64)" in
 for h in ("From", "Date", "Message-ID", "MIME-Version"):
     assert msg[h], h
 assert msg.get_content_type() == "text/plain" and msg.get_content_charset() == "utf-8"
+assert msg["Content-Transfer-Encoding"] == "quoted-printable", msg["Content-Transfer-Encoding"]
 assert not msg.is_multipart()
 body = msg.get_content()
 assert "Grüße aus Köln" in body
@@ -43,6 +44,7 @@ EOP
 
 id=$(new_report C1 m2)
 cfb export --state-dir "$ST" -o "$T_TMP/c1.eml" "$id" > /dev/null
+check "pure ASCII goes out 7bit" grep -q '^Content-Transfer-Encoding: 7bit$' "$T_TMP/c1.eml"
 check "a cgroup core message also goes to cgroups@" grep -q '^To: linux-mm@kvack.org, cgroups@vger.kernel.org$' "$T_TMP/c1.eml"
 
 id2=$(new_report M3 m3)
