@@ -111,6 +111,31 @@ check "the log says it stopped cleanly" grep -q "stopped; database closed" "$DIR
 check "every request was logged with method, path, status, bytes, duration" \
 	grep -Eq "POST /api/v1/reports 201 [0-9]+ [0-9.]+ms" "$DIR/log"
 
+# --- durable before 201, seen in the system calls ------------------------------------
+# Posted one at a time under strace: each 201 must leave after an fsync of
+# the WAL that began after the report's commit wrote it.
+if command -v strace >/dev/null; then
+	D=$T_TMP/strace
+	mkdir -p "$D"
+	strace -f -tt -y -e trace=pwrite64,write,fdatasync,fsync,sendto,sendmsg,writev -o "$D/trace" \
+		"$SERVER" --listen 127.0.0.1:0 --database "$D/db.sqlite" --port-file "$D/port" --rate 0 \
+		2>"$D/log" &
+	tracer=$!
+	SERVER_PIDS="$SERVER_PIDS $tracer"
+	wait_for 150 test -s "$D/port"
+	URL=http://127.0.0.1:$(cat "$D/port")
+	codes=""
+	for n in 600 601 602 603 604; do codes="$codes $(post "$R/$n.json")"; done
+	expect_eq "five reports posted under strace" "$codes" " 201 201 201 201 201"
+	traced=$(pgrep -P "$tracer" | head -n 1)
+	[ -n "$traced" ] && kill -TERM "$traced"
+	wait_for 100 sh -c '! kill -0 "$1"' _ "$tracer"
+	check "every 201 followed an fsync of the WAL begun after the commit" \
+		python3 tests/server/durable_order.py "$D/trace"
+else
+	skip "durable before 201 in the system calls" "strace is not installed (make deps)"
+fi
+
 # --- kill -9 under load: every 201 survives ------------------------------------------
 start_server crash --rate 0 --quiet
 DB=$DIR/db.sqlite
