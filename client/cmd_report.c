@@ -320,7 +320,6 @@ static char *unattended_secrets(struct ctx *c, char *text, const char *what, boo
 	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
 	struct cgfb_local_names ln;
 	size_t n;
-	char *red;
 
 	cgfb_local_names_load(&ln, NULL, NULL);
 	n = cgfb_find_secrets(text, &ln, f, CGFB_REDACT_MAX_FINDINGS);
@@ -335,11 +334,7 @@ static char *unattended_secrets(struct ctx *c, char *text, const char *what, boo
 		*bad = true;
 		return text;
 	}
-	red = cgfb_redact(text, f, n);
-	if (!red)
-		return text;
-	free(text);
-	return red;
+	return cgfb_redact_replace(text, f, n);
 }
 
 /* Consent from the command line: --yes with the use case from a file and

@@ -241,3 +241,13 @@ char *cgfb_redact(const char *text, const struct cgfb_finding *f, size_t n)
 	strcpy(out + o, text + pos);
 	return out;
 }
+
+char *cgfb_redact_replace(char *text, const struct cgfb_finding *f, size_t n)
+{
+	char *red = cgfb_redact(text, f, n);
+
+	if (!red)
+		return text;
+	free(text);
+	return red;
+}

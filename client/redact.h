@@ -48,5 +48,8 @@ size_t cgfb_find_secrets(const char *text, const struct cgfb_local_names *ln,
 /* A copy of text with every finding replaced by "[redacted <kind>]";
  * malloc'ed, NULL on ENOMEM. */
 char *cgfb_redact(const char *text, const struct cgfb_finding *f, size_t n);
+/* The same for a malloc'ed text that is replaced (and freed); on ENOMEM the
+ * text is returned unchanged. */
+char *cgfb_redact_replace(char *text, const struct cgfb_finding *f, size_t n);
 
 #endif

@@ -203,7 +203,6 @@ static char *check_secrets(const struct cgfb_review_ctx *rc, const struct cgfb_l
 {
 	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
 	const size_t n = cgfb_find_secrets(text, ln, f, CGFB_REDACT_MAX_FINDINGS);
-	char *red;
 
 	if (n == 0)
 		return text;
@@ -218,11 +217,7 @@ static char *check_secrets(const struct cgfb_review_ctx *rc, const struct cgfb_l
 	    ask_choice(rc, "Replace these with [redacted ...]? [Y/n] ", 'y') != 'y')
 		return text;
 	*redact_all = true;
-	red = cgfb_redact(text, f, n);
-	if (!red)
-		return text;
-	free(text);
-	return red;
+	return cgfb_redact_replace(text, f, n);
 }
 
 static void redact_answers(const struct cgfb_review_ctx *rc, struct answers *a)

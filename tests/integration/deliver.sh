@@ -4,10 +4,10 @@
 # HTTPS on loopback. Nothing may leave without --yes, and what leaves must be
 # exactly what `show` printed.
 . tests/lib.sh
+. tests/client/lib.sh
 
 ST=$T_TMP/state
 CONF=$T_TMP/conf
-PY=/usr/bin/python3
 mkdir -p "$ST"
 printf 'motd-path = %s/motd/cgroup-feedback.motd\nnotify = log\ntimeout = 3\nconnect-timeout = 2\n' \
 	"$T_TMP" > "$CONF"
@@ -16,31 +16,23 @@ new_report() { $PY tests/client/pending_report.py "$ST" "${1:-M8}" "${2:-$$}"; }
 state_of() { sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' "$ST/reports/$1.state" 2>/dev/null | head -1; }
 field() { $PY -c "import json,sys; print(json.load(open('$ST/reports/$1.state'))['$2'])"; }
 
-DPID=
-start_double() {  # start_double SCRIPT [tls]
+# double SCRIPT [tls]: a fresh double in its own directory $D.
+double() {
 	stop_double
 	D=$T_TMP/double.$$.$(date +%s%N)
-	mkdir -p "$D"
 	if [ "${2:-}" = tls ]; then
-		$PY tests/client/collector_double.py --port-file "$D/port" --dir "$D" --script "$1" \
-			--lifetime 60 --tls "$T_TMP/pki/server.crt" "$T_TMP/pki/server.key" &
+		start_double "$D" "$1" "$T_TMP/pki/server.crt" "$T_TMP/pki/server.key"
 	else
-		$PY tests/client/collector_double.py --port-file "$D/port" --dir "$D" --script "$1" \
-			--lifetime 60 &
+		start_double "$D" "$1"
 	fi
-	DPID=$!
-	i=0
-	while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	PORT=$(cat "$D/port")
-	URL=http://127.0.0.1:$PORT/api/v1/reports
 }
-stop_double() { [ -n "$DPID" ] && kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=; }
 requests() { [ -f "$D/requests.log" ] && wc -l < "$D/requests.log" || echo 0; }
 trap 'stop_double; rm -rf "$T_TMP"' EXIT
 echo "We run one KVM guest per cgroup under libvirt; siblings must stay isolated." > "$T_TMP/uc"
 
 # --- nothing without --yes -------------------------------------------------
-start_double ok
+double ok
 id=$(new_report M8 1)
 cfb submit --state-dir "$ST" --endpoint "$URL" "$id" 2>"$T_TMP/err"
 check "submit without --yes fails" [ $? -eq 2 ]
@@ -86,7 +78,7 @@ assert hdr['Authorization'] == 'Bearer ' + tok, hdr
 check "state is withdrawn" [ "$(state_of "$id")" = withdrawn ]
 
 # --- failures: retried with backoff, kept across restarts -----------------------
-start_double fail500,ok
+double fail500,ok
 id=$(new_report M8 2)
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
 check "500: submit reports failure" [ $? -eq 2 ]
@@ -108,7 +100,7 @@ check "flush after the retry time sends it" [ "$(state_of "$id")" = sent ]
 check "flush says so" grep -q 'flush: 1 sent, 0 failed' "$T_TMP/out"
 check "attempts kept across runs" [ "$(field "$id" attempts)" = 2 ]
 
-start_double fail503,ok
+double fail503,ok
 id=$(new_report M8 503)
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>/dev/null
 check "503: retried no sooner than its Retry-After" $PY -c "
@@ -117,7 +109,7 @@ s = json.load(open('$ST/reports/$id.state'))
 assert s['state'] == 'consented' and s['next_attempt'] >= time.time() + 110, s
 "
 
-start_double busy429
+double busy429
 id=$(new_report M8 3)
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>/dev/null
 check "429: Retry-After is honoured" $PY -c "
@@ -127,7 +119,7 @@ assert s['next_attempt'] >= time.time() + 3500, s
 "
 
 for mode in badhash conflict redirect; do
-	start_double $mode
+	double $mode
 	id=$(new_report M8 "1$mode")
 	cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
 	rc=$?
@@ -136,11 +128,11 @@ for mode in badhash conflict redirect; do
 	check "$mode: not retried automatically" [ "$(field "$id" next_attempt)" = -1 ]
 	check "$mode: exactly one request" [ "$(requests)" -eq 1 ]
 done
-start_double huge
+double huge
 id=$(new_report M8 4)
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
 check "huge answer: refused" grep -q 'too large' "$T_TMP/err"
-start_double hang
+double hang
 id=$(new_report M8 5)
 t0=$(date +%s)
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
@@ -153,7 +145,7 @@ check "dead server: connection refused is reported" grep -qi 'connect' "$T_TMP/e
 check "dead server: retry scheduled" [ "$(field "$id" next_attempt)" -gt 0 ]
 
 # --- through a proxy: from the config, and from the environment -------------------
-start_double ok
+double ok
 $PY tests/client/proxy_double.py --port-file "$T_TMP/pport" --log "$T_TMP/proxy.log" --lifetime 60 &
 PPID_=$!
 i=0
@@ -184,7 +176,7 @@ mkdir -p "$T_TMP/pki"
  openssl x509 -in server.crt -pubkey -noout > server.pub &&
  openssl req -newkey rsa:2048 -nodes -keyout other.key -out other.csr -subj /CN=other 2>/dev/null &&
  openssl pkey -in other.key -pubout -out other.pub 2>/dev/null)
-start_double ok tls
+double ok tls
 TURL=https://127.0.0.1:$PORT/api/v1/reports
 id=$(new_report M8 8)
 cfb submit --state-dir "$ST" --endpoint "$TURL" --yes "$id" 2>"$T_TMP/err"
@@ -205,7 +197,7 @@ check "https with our CA and the right pin: sent" [ "$(state_of "$id")" = sent ]
 sed -i '/^ca-file\|^pinned/d' "$CONF"
 
 # --- what the administrator wrote --------------------------------------------------
-start_double ok
+double ok
 id=$(new_report M8 9)
 printf 'Contact ops@acme-corp.example or ssh to 10.20.30.40 for details.\n' > "$T_TMP/uc2"
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes --use-case-file "$T_TMP/uc2" "$id" 2>"$T_TMP/err"
@@ -219,7 +211,7 @@ check "--redact: the secrets are not in the bytes" sh -c "! grep -q -e 'ops@acme
 check "--redact: replaced by markers" grep -q 'redacted e-mail address' "$D/last-body"
 
 # --- only what was agreed to leaves ---------------------------------------------------
-start_double fail500,ok
+double fail500,ok
 id=$(new_report M8 10)
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>/dev/null
 sed -i 's/"cpus":"2-3"/"cpus":"4-7"/' "$ST/reports/$id.json"
@@ -241,7 +233,7 @@ echo 'consent = never' >> "$T_TMP/conf.never"
 id=$(new_report M8 12)
 "$CGFB" --config "$T_TMP/conf.never" submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
 check "consent = never: submit refused" grep -q 'consent = never' "$T_TMP/err"
-start_double ok
+double ok
 cp "$CONF" "$T_TMP/conf.auto"
 printf 'consent = auto\nuse-case-file = %s/uc\nendpoint = %s\n' "$T_TMP" "$URL" >> "$T_TMP/conf.auto"
 "$CGFB" --config "$T_TMP/conf.auto" flush --state-dir "$ST" > "$T_TMP/out" 2>&1

@@ -4,8 +4,8 @@
 # line, login banner, notify command) once per boot, and with --prompt runs
 # the review right in the terminal; the report it wrote is what gets sent.
 . tests/lib.sh
+. tests/client/lib.sh
 
-PY=/usr/bin/python3
 ST=$T_TMP/state
 KMSG=$T_TMP/kmsg
 BOOT=$T_TMP/boot_id
@@ -16,13 +16,8 @@ printf '%s\n' \
 	'6,1,100,-;Linux version 3.0.101-63-default (geeko@buildhost) #1 SMP' \
 	'4,2,5000,-;Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' \
 	'6,3,6000,-;eth0: link up' > "$KMSG"
-$PY tests/client/collector_double.py --port-file "$T_TMP/port" --dir "$T_TMP" --script ok \
-	--lifetime 60 &
-DPID=$!
-trap 'kill $DPID 2>/dev/null; rm -rf "$T_TMP"' EXIT
-i=0
-while [ ! -s "$T_TMP/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-URL=http://127.0.0.1:$(cat "$T_TMP/port")/api/v1/reports
+start_double "$T_TMP" ok
+trap 'stop_double; rm -rf "$T_TMP"' EXIT
 cat > "$CONF" <<EOC
 endpoint = $URL
 motd-path = $T_TMP/motd.d/cgroup-feedback.motd
@@ -46,8 +41,7 @@ jsonschema.Draft202012Validator(json.load(open('docs/report.schema.json'))).vali
 check "it shows the flat hierarchy of the fixture" grep -q '"verdict":"affected"' "$ST/reports/$id.json"
 check "log line names the report and the command" grep -q "the kernel asked for your use case (M8.*review $id" "$T_TMP/err"
 check "login banner lists M8" grep -q 'M8' "$T_TMP/motd.d/cgroup-feedback.motd"
-i=0
-while [ ! -s "$T_TMP/hook.out" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_file "$T_TMP/hook.out"
 check "notify command ran with the report id" grep -qx "$id M8" "$T_TMP/hook.out"
 watch > /dev/null 2>&1
 sleep 0.3

@@ -2,18 +2,13 @@
 # The interactive review, on a real pseudo-terminal: questions, use case,
 # redaction of private data, the exact bytes, and the [y/N] that defaults to no.
 . tests/lib.sh
+. tests/client/lib.sh
 
 ST=$T_TMP/state
 CONF=$T_TMP/conf
-PY=/usr/bin/python3
 mkdir -p "$ST"
-$PY tests/client/collector_double.py --port-file "$T_TMP/port" --dir "$T_TMP" --script ok \
-	--lifetime 60 &
-DPID=$!
-trap 'kill $DPID 2>/dev/null; [ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT
-i=0
-while [ ! -s "$T_TMP/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-URL=http://127.0.0.1:$(cat "$T_TMP/port")/api/v1/reports
+start_double "$T_TMP" ok
+trap 'stop_double; [ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT
 printf 'endpoint = %s\nmotd-path = %s/motd/cgroup-feedback.motd\nnotify = log, motd\n' \
 	"$URL" "$T_TMP" > "$CONF"
 new_report() { $PY tests/client/pending_report.py "$ST" "${1:-M8}" "$2"; }

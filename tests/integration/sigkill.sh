@@ -3,21 +3,16 @@
 # valid state (atomic replace everywhere). A bounded loop over the commands
 # that write the spool, killed after a random few milliseconds.
 . tests/lib.sh
+. tests/client/lib.sh
 
-PY=/usr/bin/python3
 ST=$T_TMP/state
 CONF=$T_TMP/conf
 KMSG=$T_TMP/kmsg
 mkdir -p "$ST"
 $PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
-$PY tests/client/collector_double.py --port-file "$T_TMP/port" --dir "$T_TMP" --script ok \
-	--lifetime 120 &
-DPID=$!
-trap 'kill $DPID 2>/dev/null; rm -rf "$T_TMP"' EXIT
-i=0
-while [ ! -s "$T_TMP/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-printf 'endpoint = http://127.0.0.1:%s/api/v1/reports\nmotd-path = %s/motd\nnotify = log, motd\n' \
-	"$(cat "$T_TMP/port")" "$T_TMP" > "$CONF"
+start_double "$T_TMP" ok
+trap 'stop_double; rm -rf "$T_TMP"' EXIT
+printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\n' "$URL" "$T_TMP" > "$CONF"
 echo "A use case." > "$T_TMP/uc"
 for n in 1 2 3 4 5 6; do $PY tests/client/pending_report.py "$ST" M8 "k$n" > /dev/null; done
 
