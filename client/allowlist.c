@@ -295,8 +295,10 @@ int cgfb_allowlist_load(struct cgfb_allowlist **out, const char *extra, char *er
 		rc = add_file(al, extra, err, errsz);
 	if (rc < 0)
 		goto out;
-	qsort(al->names.w, al->names.n, sizeof(char *), cmp_str);
-	qsort(al->comms.w, al->comms.n, sizeof(char *), cmp_str);
+	if (al->names.n > 1)
+		qsort(al->names.w, al->names.n, sizeof(char *), cmp_str);
+	if (al->comms.n > 1)
+		qsort(al->comms.w, al->comms.n, sizeof(char *), cmp_str);
 	*out = al;
 	al = NULL;
 out:

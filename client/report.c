@@ -83,20 +83,44 @@ static int set_topology(json_object *doc, const struct cgfb_report_in *in, size_
 	return 0;
 }
 
-/* Bytes the nodes may take: the cap minus the report without any node. */
-static int node_budget(json_object *doc, const struct cgfb_report_in *in, size_t max_bytes,
-		       size_t *budget)
+/* Bytes the report takes without any node. */
+static int base_size(json_object *doc, const struct cgfb_report_in *in, size_t max_bytes,
+		     size_t *len)
 {
 	struct cgfb_buf b = { 0 };
-	const size_t slack = CUT_SLACK * (in->topo->n + 1);
 	int rc;
 
 	rc = set_topology(doc, in, max_bytes, 0);
 	if (rc == 0)
-		rc = cgfb_canon_serialize(doc, max_bytes, &b);
-	if (rc == 0)
-		*budget = b.len + slack < max_bytes ? max_bytes - b.len - slack : 0;
+		rc = cgfb_canon_serialize(doc, SIZE_MAX / 2, &b);
+	*len = b.len;
 	cgfb_buf_free(&b);
+	return rc;
+}
+
+/* Bytes the nodes may take. A pathological tree (hundreds of flat subtrees
+ * of a thousand children each) could fill the report with its analysis
+ * alone: whole flat-subtree entries are dropped from the end (the
+ * outermost come first) until the rest leaves half the cap to the nodes. */
+static int node_budget(json_object *doc, struct cgfb_report_in *in, struct cgfb_analysis *an,
+		       size_t max_bytes, size_t *budget)
+{
+	const size_t slack = CUT_SLACK * (in->topo->n + 1);
+	size_t len;
+	int rc;
+
+	for (;;) {
+		rc = base_size(doc, in, max_bytes, &len);
+		if (rc < 0 || len <= max_bytes / 2 || an->n_flat <= 1)
+			break;
+		an->n_flat -= (an->n_flat + 3) / 4;
+		an->flat_truncated = true;
+		json_object_object_add(doc, "analysis", cgfb_analysis_json(an));
+	}
+	if (rc == 0 && len + slack > max_bytes)
+		rc = -E2BIG;
+	if (rc == 0)
+		*budget = max_bytes - len - slack;
 	return rc;
 }
 
@@ -104,23 +128,26 @@ int cgfb_report_make(const struct cgfb_report_in *in, const struct cgfb_schema *
 		     size_t max_bytes, struct cgfb_buf *out, char id[CGFB_UUID_LEN + 1], char *err,
 		     size_t errsz)
 {
+	struct cgfb_analysis an = *in->an;       /* may lose flat subtrees to the cap */
+	struct cgfb_report_in my = *in;
 	json_object *doc = NULL;
 	size_t budget = 0;
 	int rc;
 
 	*err = '\0';
+	my.an = &an;
 	rc = cgfb_uuid4(id);
 	if (rc < 0) {
 		snprintf(err, errsz, "getrandom: %s", strerror(-rc));
 		return rc;
 	}
-	doc = document(in, id);
-	rc = node_budget(doc, in, max_bytes, &budget);
+	doc = document(&my, id);
+	rc = node_budget(doc, &my, &an, max_bytes, &budget);
 	if (rc == -E2BIG)
 		snprintf(err, errsz, "the report is over %zu bytes without any cgroup", max_bytes);
 	/* The budget is exact but for the cut summaries; shrink if they tip it. */
 	for (int i = 0; rc == 0; i++) {
-		rc = set_topology(doc, in, max_bytes, budget);
+		rc = set_topology(doc, &my, max_bytes, budget);
 		if (rc == 0)
 			rc = cgfb_canon_serialize(doc, max_bytes, out);
 		if (rc != -E2BIG || i == SHRINK_TRIES)

@@ -225,7 +225,8 @@ static int list_children(struct walk *w, int dirfd, struct child **out, size_t *
 		free_children(c, n);
 		return rc;
 	}
-	qsort(c, n, sizeof(*c), cmp_child);
+	if (n > 1)
+		qsort(c, n, sizeof(*c), cmp_child);
 	*out = c;
 	*n_out = n;
 	return 0;

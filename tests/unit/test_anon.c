@@ -1,0 +1,228 @@
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "allowlist.h"
+#include "anon.h"
+#include "secret.h"
+
+static char dir[64];
+static struct cgfb_allowlist *al;
+
+static int setup(void **state)
+{
+	char err[256] = "";
+
+	snprintf(dir, sizeof(dir), "/tmp/cgfb-anon.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	return cgfb_allowlist_load(&al, NULL, err, sizeof(err));
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	cgfb_allowlist_free(al);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *name(const char *s)
+{
+	return cgfb_allowlist_name(al, s, strlen(s));
+}
+
+static void kept_and_generalised(void **state)
+{
+	static const char id64[] = "4f2b9c0e1d3a5b7c9e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f";
+	char buf[300];
+
+	assert_string_equal(name("system.slice"), "system.slice");
+	assert_string_equal(name("kubepods"), "kubepods");
+	assert_string_equal(name("burstable"), "burstable");
+	assert_string_equal(name("user-1000.slice"), "user-N.slice");
+	assert_string_equal(name("user@1000.service"), "user@N.service");
+	assert_string_equal(name("session-42.scope"), "session-N.scope");
+	assert_string_equal(name("session-c3.scope"), "session-N.scope");
+	snprintf(buf, sizeof(buf), "docker-%s.scope", id64);
+	assert_string_equal(name(buf), "docker-ID.scope");
+	assert_string_equal(name(id64), "ID");
+	snprintf(buf, sizeof(buf), "cri-containerd-%s.scope", id64);
+	assert_string_equal(name(buf), "cri-containerd-ID.scope");
+	assert_string_equal(name("pod6b4c1c8e-2f3a-4d5e-8a9b-0c1d2e3f4a5b"), "podUID");
+	assert_string_equal(name("kubepods-burstable-pod6b4c1c8e_2f3a_4d5e_8a9b_0c1d2e3f4a5b.slice"),
+			    "kubepods-burstable-podUID.slice");
+	assert_string_equal(name("machine-qemu\\x2d1\\x2dacme\\x2dweb.scope"), "machine-qemu-ID.scope");
+	assert_string_equal(name("machine-fedora38.scope"), "machine-NAME.scope");
+	assert_string_equal(name("lxc.payload.customer-db"), "lxc.payload.NAME");
+	assert_string_equal(name("guest7.libvirt-qemu"), "NAME.libvirt-qemu");
+	assert_string_equal(name("vcpu12"), "vcpuN");
+	/* Near misses are not generalised: the rules are anchored. */
+	assert_null(name("user-1000.slice.bak"));
+	assert_null(name("xsystem.slice"));
+	assert_null(name("docker-abc.scope"));
+	assert_null(name("session-42.scope\n"));
+	/* A NUL inside the bytes never matches a C string. */
+	assert_null(cgfb_allowlist_name(al, "system.slice\0x", 14));
+	assert_null(name("ACME-Corporation"));
+}
+
+static void comms(void **state)
+{
+	assert_true(cgfb_allowlist_comm(al, "runc", 4));
+	assert_true(cgfb_allowlist_comm(al, "libvirtd", 8));
+	assert_true(cgfb_allowlist_comm(al, "docker-containe", 15));
+	assert_false(cgfb_allowlist_comm(al, "run", 3));
+	assert_false(cgfb_allowlist_comm(al, "acme-billing", 12));
+	assert_false(cgfb_allowlist_comm(al, "", 0));
+}
+
+static void shapes(void **state)
+{
+	assert_true(cgfb_name_shape_ok("user-N.slice", 12));
+	assert_true(cgfb_name_shape_ok("getty@ttyN.service", 18));
+	assert_false(cgfb_name_shape_ok("-.slice", 7));
+	assert_false(cgfb_name_shape_ok("a b", 3));
+	assert_false(cgfb_name_shape_ok("", 0));
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void extra_files(void **state)
+{
+	struct cgfb_allowlist *x = NULL;
+	char path[128], err[256];
+
+	snprintf(path, sizeof(path), "%s/plain", dir);
+	write_file(path, "# ours\n  billing.slice  \n\ntenant-db\n");
+	assert_int_equal(cgfb_allowlist_load(&x, path, err, sizeof(err)), 0);
+	assert_string_equal(cgfb_allowlist_name(x, "billing.slice", 13), "billing.slice");
+	assert_string_equal(cgfb_allowlist_name(x, "tenant-db", 9), "tenant-db");
+	assert_string_equal(cgfb_allowlist_name(x, "system.slice", 12), "system.slice");
+	cgfb_allowlist_free(x);
+
+	snprintf(path, sizeof(path), "%s/json", dir);
+	write_file(path, "{\"generalise\":[{\"match\":\"^job-[0-9]+$\",\"as\":\"job-N\"}],\"comms\":[\"lsfjob\"]}");
+	assert_int_equal(cgfb_allowlist_load(&x, path, err, sizeof(err)), 0);
+	assert_string_equal(cgfb_allowlist_name(x, "job-77", 6), "job-N");
+	assert_true(cgfb_allowlist_comm(x, "lsfjob", 6));
+	cgfb_allowlist_free(x);
+
+	/* What could let a raw name through is refused, naming the entry. */
+	write_file(path, "good\nbad name\n");
+	assert_int_equal(cgfb_allowlist_load(&x, path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 2"));
+	write_file(path, "{\"generalise\":[{\"match\":\"job-[0-9]+\",\"as\":\"job-N\"}]}");
+	assert_int_equal(cgfb_allowlist_load(&x, path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "^"));
+	write_file(path, "{\"generalise\":[{\"match\":\"^(.*)$\",\"as\":\"\\\\1\"}]}");
+	assert_int_equal(cgfb_allowlist_load(&x, path, err, sizeof(err)), -EINVAL);
+	write_file(path, "{\"names\":[\"ok\", 7]}");
+	assert_int_equal(cgfb_allowlist_load(&x, path, err, sizeof(err)), -EINVAL);
+	assert_int_equal(cgfb_allowlist_load(&x, "/nonexistent", err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent"));
+}
+
+/* The token is HMAC-SHA256(key, name), hex, first 12 digits: computed here
+ * with OpenSSL's one-shot EVP_Q_mac as the reference. */
+static void tokens(void **state)
+{
+	static const char names[][300] = { "ACME-Corporation", "line\nbreak", "caf\xe9\xff", "" };
+	uint8_t k1[CGFB_SECRET_LEN], k2[CGFB_SECRET_LEN];
+	struct cgfb_anon *a, *b;
+	char t1[CGFB_ANON_MAX], t2[CGFB_ANON_MAX];
+
+	for (int i = 0; i < CGFB_SECRET_LEN; i++) {
+		k1[i] = (uint8_t)i;
+		k2[i] = (uint8_t)(i + 1);
+	}
+	assert_int_equal(cgfb_anon_new(k1, al, &a), 0);
+	assert_int_equal(cgfb_anon_new(k2, al, &b), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		unsigned char md[32];
+		size_t mdlen = 0;
+		char want[CGFB_ANON_MAX];
+		const size_t len = strlen(names[i]);
+
+		assert_non_null(EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, k1, sizeof(k1),
+					  (const unsigned char *)names[i], len, md, sizeof(md), &mdlen));
+		snprintf(want, sizeof(want), "h:%02x%02x%02x%02x%02x%02x", md[0], md[1], md[2], md[3],
+			 md[4], md[5]);
+		cgfb_anon_name(a, names[i], len, t1);
+		assert_string_equal(t1, want);
+		cgfb_anon_name(a, names[i], len, t2);
+		assert_string_equal(t2, t1);            /* stable */
+		cgfb_anon_name(b, names[i], len, t2);
+		assert_string_not_equal(t2, t1);        /* another install */
+	}
+	cgfb_anon_name(a, "init.scope", 10, t1);
+	assert_string_equal(t1, "init.scope");
+	cgfb_anon_comm(a, "kubelet", 7, t1);
+	assert_string_equal(t1, "kubelet");
+	cgfb_anon_comm(a, "acme-billing", 12, t1);
+	assert_int_equal(strncmp(t1, "h:", 2), 0);
+	assert_int_equal(strlen(t1), 14);
+	cgfb_anon_free(a);
+	cgfb_anon_free(b);
+}
+
+static void secret_file(void **state)
+{
+	uint8_t k1[CGFB_SECRET_LEN], k2[CGFB_SECRET_LEN];
+	char sd[96], path[128], err[256];
+	struct stat st;
+	int fd;
+
+	snprintf(sd, sizeof(sd), "%s/state/sub", dir);
+	assert_int_equal(cgfb_secret_load(sd, k1, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/%s", sd, CGFB_SECRET_FILE);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(st.st_size, CGFB_SECRET_LEN);
+	assert_int_equal(stat(sd, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(cgfb_secret_load(sd, k2, err, sizeof(err)), 0);
+	assert_memory_equal(k1, k2, sizeof(k1));
+	chmod(path, 0640);
+	assert_int_equal(cgfb_secret_load(sd, k2, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "readable by others"));
+	chmod(path, 0600);
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	assert_int_equal(cgfb_secret_load(sd, k2, err, sizeof(err)), -EBADMSG);
+	unlink(path);
+	/* Two installs: two secrets. */
+	assert_int_equal(cgfb_secret_load(sd, k2, err, sizeof(err)), 0);
+	assert_memory_not_equal(k1, k2, sizeof(k1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kept_and_generalised),
+		cmocka_unit_test(comms),
+		cmocka_unit_test(shapes),
+		cmocka_unit_test(extra_files),
+		cmocka_unit_test(tokens),
+		cmocka_unit_test(secret_file),
+	};
+
+	return cmocka_run_group_tests_name("anon", tests, setup, teardown);
+}

@@ -1,0 +1,258 @@
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cgfb/schema.h"
+#include "analysis.h"
+#include "report.h"
+#include "report_detection.h"
+
+static struct cgfb_catalog *cat;
+static struct cgfb_allowlist *al;
+static struct cgfb_anon *anon;
+static struct cgfb_schema *schema;
+
+static int setup(void **state)
+{
+	uint8_t key[CGFB_SECRET_LEN] = { 1, 2, 3 };
+	char err[256];
+
+	cat = test_catalog();
+	if (cgfb_allowlist_load(&al, NULL, err, sizeof(err)) < 0 ||
+	    cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0)
+		return -1;
+	return cgfb_anon_new(key, al, &anon);
+}
+
+static int teardown(void **state)
+{
+	cgfb_anon_free(anon);
+	cgfb_allowlist_free(al);
+	cgfb_schema_free(schema);
+	cgfb_catalog_free(cat);
+	return 0;
+}
+
+static void keep(const struct cgfb_detection *d, void *arg)
+{
+	struct cgfb_detection *out = arg;
+
+	if (!out->entry)
+		*out = *d;
+}
+
+/* The detection the real detector makes of one kernel record. */
+static struct cgfb_detection detect(const char *text)
+{
+	struct cgfb_detection d = { 0 };
+	struct cgfb_detector *det;
+	struct cgfb_record r = { .text = text, .len = strlen(text), .level = 4 };
+
+	assert_int_equal(cgfb_detector_new(cat, keep, &d, &det), 0);
+	cgfb_detector_feed(det, &r);
+	cgfb_detector_finish(det);
+	cgfb_detector_free(det);
+	assert_non_null(d.entry);
+	return d;
+}
+
+static void message_of(const char *text, char *out, size_t sz)
+{
+	const struct cgfb_detection d = detect(text);
+
+	cgfb_report_message(d.entry, &d, anon, out, sz);
+}
+
+static void pids_and_comms(void **state)
+{
+	char msg[4200], tok[CGFB_ANON_MAX];
+
+	message_of("cgroup: runc (4918) created nested cgroup for controller \"memory\" which has "
+		   "incomplete hierarchy support. Nested cgroups may change behavior in the future.",
+		   msg, sizeof(msg));
+	assert_string_equal(msg, "cgroup: runc (N) created nested cgroup for controller \"memory\" "
+			    "which has incomplete hierarchy support. Nested cgroups may change "
+			    "behavior in the future.");
+	message_of("billing-job (31337): memory.force_empty is deprecated and will be removed.  Let "
+		   "us know if it is needed in your usecase at linux-mm@kvack.org", msg, sizeof(msg));
+	cgfb_anon_comm(anon, "billing-job", 11, tok);
+	assert_int_equal(strncmp(msg, tok, strlen(tok)), 0);
+	assert_string_equal(msg + strlen(tok), " (N): memory.force_empty is deprecated and will be "
+			    "removed.  Let us know if it is needed in your usecase at linux-mm@kvack.org");
+	message_of("option changes via remount are deprecated (pid=1 comm=systemd)", msg, sizeof(msg));
+	assert_string_equal(msg, "option changes via remount are deprecated (pid=N comm=systemd)");
+	/* Text without a process stays as the kernel wrote it. */
+	message_of("Non-hierarchical mode is deprecated. Please report your usecase to "
+		   "linux-mm@kvack.org if you depend on this functionality.", msg, sizeof(msg));
+	assert_string_equal(msg, "Non-hierarchical mode is deprecated. Please report your usecase "
+			    "to linux-mm@kvack.org if you depend on this functionality.");
+}
+
+/* The G1 net: words with digits, paths, addresses, host names lose them. */
+static void free_text(void **state)
+{
+	char msg[4200];
+
+	message_of("memcg 42 of db1.corp.example at /srv/x (10.0.0.1, fe80::1) needs memory.high; "
+		   "ask cgroups@vger.kernel.org", msg, sizeof(msg));
+	assert_string_equal(msg, "memcg N of _ at _ _ _ needs memory.high; ask cgroups@vger.kernel.org");
+}
+
+static void fields(void **state)
+{
+	struct cgfb_detection d = detect("cgroup: acme-agent (77) created nested cgroup for "
+					 "controller \"memory\" which has incomplete hierarchy "
+					 "support. Nested cgroups may change behavior in the future.");
+	json_object *o, *f;
+	char tok[CGFB_ANON_MAX];
+
+	cgfb_fields_set(&d.fields, "caller", "T77", 3);
+	cgfb_fields_set(&d.fields, "release", "6.1.0-acme", 10);
+	cgfb_fields_set(&d.fields, "kernel_file", "/home/abuild/mm/memcontrol.c", 28);
+	cgfb_fields_set(&d.fields, "function", "mem_cgroup_css_alloc", 20);
+	cgfb_fields_set(&d.fields, "kernel_line", "5007", 4);
+	cgfb_fields_set(&d.fields, "taint", "GW", 2);
+	o = cgfb_report_detection(d.entry, &d, "kmsg", anon);
+	f = json_object_object_get(o, "fields");
+	cgfb_anon_comm(anon, "acme-agent", 10, tok);
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "comm")), tok);
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "controller")), "memory");
+	assert_int_equal(json_object_get_int(json_object_object_get(f, "kernel_line")), 5007);
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "taint")), "GW");
+	/* Outside the schema, or not the right shape: never in a report. */
+	assert_null(json_object_object_get(f, "pid"));
+	assert_null(json_object_object_get(f, "caller"));
+	assert_null(json_object_object_get(f, "release"));
+	assert_null(json_object_object_get(f, "kernel_file"));
+	assert_int_equal(json_object_get_int(json_object_object_get(o, "count")), 1);
+	json_object_put(o);
+}
+
+/* A tree far over the byte cap: 20,000 cgroups with every attribute (some
+ * 3 MB of nodes; small enough for valgrind). */
+#define BIG_NODES 20000
+static void big_topology(struct cgfb_topology *t, struct cgfb_analysis *an)
+{
+	struct cgfb_hier *h = &t->h[0];
+
+	memset(t, 0, sizeof(*t));
+	t->n = 1;
+	t->mode = CGFB_MODE_LEGACY;
+	t->max_nodes = CGFB_TOPO_MAX_NODES;
+	h->version = 1;
+	h->controllers = 1u << CGFB_C_MEMORY;
+	h->n = h->total = BIG_NODES;
+	h->nodes = calloc(h->n, sizeof(*h->nodes));
+	for (size_t i = 0; i < h->n; i++) {
+		struct cgfb_node *n = &h->nodes[i];
+
+		n->parent = i ? (uint32_t)((i - 1) / 8) : CGFB_NO_PARENT;
+		n->depth = i ? h->nodes[n->parent].depth + 1 : 0;
+		n->children = i < BIG_NODES / 8 ? 8 : 0;
+		n->tasks = i % 37;
+		cgfb_anon_token(anon, (const char *)&i, sizeof(i), n->name);
+		for (int a = 0; a <= CGFB_A_SWAPPINESS; a++) {
+			n->have |= 1u << a;
+			n->v[a] = a == CGFB_A_USE_HIERARCHY ? 0 : (a >= CGFB_A_OOM_KILL_DISABLE ? 1 :
+								   (uint64_t)(i + 1) << 20);
+		}
+		if (i > 0)
+			h->max_depth = n->depth > h->max_depth ? n->depth : h->max_depth;
+	}
+	/* The analysis names nodes deep in the tree: they must stay listed. */
+	assert_int_equal(cgfb_analyse(t, cgfb_catalog_find(cat, "M8"), NULL, NULL, an), 0);
+}
+
+/* The first flat subtree's node, or the first of its children. */
+static int64_t flat0(json_object *doc, const char *key)
+{
+	json_object *f = json_object_array_get_idx(json_object_object_get(json_object_object_get(
+		doc, "analysis"), "flat_subtrees"), 0);
+	json_object *v = json_object_object_get(f, key);
+
+	if (json_object_is_type(v, json_type_array))
+		v = json_object_array_get_idx(v, 0);
+	return json_object_get_int64(v);
+}
+
+static bool listed(json_object *h, int64_t id)
+{
+	json_object *nodes = json_object_object_get(h, "nodes");
+
+	for (size_t i = 0; i < json_object_array_length(nodes); i++)
+		if (json_object_get_int64(json_object_object_get(json_object_array_get_idx(nodes, i),
+								 "id")) == id)
+			return true;
+	return false;
+}
+
+static void size_cap(void **state)
+{
+	struct cgfb_topology t;
+	struct cgfb_analysis an;
+	struct cgfb_profile p = { .release = "6.1.0-13-amd64", .series = "6.1", .arch = "x86_64",
+				  .distro_id = "debian", .distro_version = "12",
+				  .hw = { 64, 2, (uint64_t)256 << 30, "none" }, .init = "systemd" };
+	struct cgfb_report_in in = { .entry = cgfb_catalog_find(cat, "M8"), .source = "kmsg",
+				     .profile = &p, .topo = &t, .an = &an, .anon = anon,
+				     .now = 1700000000 };
+	struct cgfb_buf b = { 0 };
+	json_object *doc, *h;
+	char id[CGFB_UUID_LEN + 1], err[256];
+	size_t caps[] = { CGFB_REPORT_MAX_BYTES, 40000 };
+
+	big_topology(&t, &an);
+	assert_int_equal(an.n_flat, CGFB_FLAT_MAX);
+	for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+		assert_int_equal(cgfb_report_make(&in, schema, caps[c], &b, id, err, sizeof(err)), 0);
+		assert_true(b.len <= caps[c]);
+		assert_int_equal(cgfb_canon_parse(b.data, b.len, CGFB_REPORT_DEPTH_MAX, &doc, err,
+						  sizeof(err)), 0);
+		h = json_object_array_get_idx(json_object_object_get(json_object_object_get(doc,
+								"topology"), "hierarchies"), 0);
+		assert_int_equal(json_object_get_int(json_object_object_get(h, "nodes_total")),
+				 BIG_NODES);
+		assert_string_equal(json_object_get_string(json_object_object_get(
+			json_object_object_get(h, "cut"), "reason")), "size_cap");
+		/* The first flat subtree's node and children are listed, whatever the cap. */
+		assert_true(listed(h, flat0(doc, "node")));
+		assert_true(listed(h, flat0(doc, "children")));
+		assert_string_equal(json_object_get_string(json_object_object_get(doc, "report_id")), id);
+		assert_string_equal(json_object_get_string(json_object_object_get(doc, "created")),
+				    "2023-11-14T22:13:20Z");
+		json_object_put(doc);
+	}
+	/* A cap nothing fits in is an error, not a broken report. */
+	assert_int_equal(cgfb_report_make(&in, schema, 500, &b, id, err, sizeof(err)), -E2BIG);
+	assert_non_null(strstr(err, "500"));
+	cgfb_buf_free(&b);
+	cgfb_analysis_free(&an);
+	cgfb_topology_free(&t);
+}
+
+static void uuids(void **state)
+{
+	char a[CGFB_UUID_LEN + 1], b[CGFB_UUID_LEN + 1];
+
+	assert_int_equal(cgfb_uuid4(a), 0);
+	assert_int_equal(cgfb_uuid4(b), 0);
+	assert_int_equal(strlen(a), 36);
+	assert_int_equal(a[14], '4');
+	assert_non_null(strchr("89ab", a[19]));
+	assert_string_not_equal(a, b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pids_and_comms),
+		cmocka_unit_test(free_text),
+		cmocka_unit_test(fields),
+		cmocka_unit_test(size_cap),
+		cmocka_unit_test(uuids),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, setup, teardown);
+}
