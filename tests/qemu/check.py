@@ -7,6 +7,7 @@ Prints one line per check in TAP form, which tests/run.sh counts:
 Exits 0 only if every check passed.
 """
 import json
+import os
 import re
 import sys
 
@@ -130,6 +131,110 @@ def main():
         got = [d for d in detections if d["id"] == cid]
         check(not got, "detector ignored the injected %s copy" % cid,
               "reported %d times: %r" % (len(got), [d.get("text") for d in got]))
+
+    check_reports(lines)
+
+
+def steps_ok(lines):
+    """Guest steps that succeeded: {"M7": True, ...} from "@@STEP name rc=N@@"."""
+    out = {}
+    for line in lines:
+        m = re.fullmatch(r"@@STEP (\S+) rc=(\d+)@@", line)
+        if m:
+            out[m.group(1)] = m.group(2) == "0"
+    return out
+
+
+def memory_hierarchy(rep):
+    hs = [h for h in rep["topology"]["hierarchies"] if h["controllers"] == ["memory"]]
+    return hs[0] if hs else None
+
+
+def knob_users(rep, knob):
+    return [k for k in rep["analysis"]["knob_users"] if k["knob"] == knob]
+
+
+def check_reports(lines):
+    """watch --once in the guest wrote one report per detection (acceptance point 3)."""
+    _, end = section(lines, "@@WATCH-BEGIN@@", r"@@WATCH-END rc=(\d+)@@")
+    err, _ = section(lines, "@@WATCH-STDERR-BEGIN@@", r"@@WATCH-STDERR-END@@")
+    raw, rend = section(lines, "@@REPORTS-BEGIN@@", r"@@REPORTS-END@@")
+    if not check(end is not None and end.group(1) == "0" and rend is not None,
+                 "watcher ran to the end with status 0 and its reports were printed",
+                 "status %s" % (end.group(1) if end else "missing")):
+        comment("watcher stderr:\n" + "\n".join(err or []))
+        return
+    reports = []
+    for line in raw:
+        if line.startswith("{"):
+            try:
+                reports.append(json.loads(line))
+            except ValueError:
+                check(False, "report is JSON", line[:200])
+    ids = sorted(r["detection"]["catalog_id"] for r in reports)
+    check(ids == sorted(REAL), "one report per real detection (%s)" % " ".join(ids),
+          "want %s" % " ".join(sorted(REAL)))
+    try:
+        import jsonschema
+        schema_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                                   "report.schema.json")
+        with open(schema_path, encoding="utf-8") as f:
+            validator = jsonschema.Draft202012Validator(json.load(f))
+        bad = ["%s: /%s: %s" % (r["detection"]["catalog_id"], "/".join(map(str, e.absolute_path)),
+                                e.message) for r in reports for e in validator.iter_errors(r)]
+        check(not bad, "every report valid for python3-jsonschema (Draft 2020-12)", "; ".join(bad[:5]))
+    except ImportError:
+        check(False, "python3-jsonschema is installed (make deps)")
+    by_id = {r["detection"]["catalog_id"]: r for r in reports}
+    steps = steps_ok(lines)
+
+    m8 = by_id.get("M8")
+    if check(m8 is not None, "a report for M8"):
+        h = memory_hierarchy(m8)
+        shape = h and [(n["depth"], n["children"]) for n in h["nodes"]]
+        check(h is not None and shape == [(0, 1), (1, 1), (2, 0)] and h["nodes_total"] == 3,
+              "M8 report: the memory hierarchy root -> job -> job/task", "got %r" % shape)
+        uh = h and [n.get("memory", {}).get("use_hierarchy") for n in h["nodes"]]
+        # The kernel refused the write of 0 (EINVAL) after warning: still 1 everywhere.
+        check(uh == [1, 1, 1], "M8 report: use_hierarchy of every memory cgroup (1: the 0 was refused)",
+              "got %r" % uh)
+        d = m8["detection"]
+        check(d["fields"].get("knob") == "memory.use_hierarchy" and d["source"] == "kmsg",
+              "M8 report: the knob written, memory.use_hierarchy, from kmsg", "got %r" % d)
+        users = knob_users(m8, "memory.use_hierarchy")
+        check(len(users) == 1 and users[0]["count"] == 0,
+              "M8 report: no cgroup runs with use_hierarchy=0", "got %r" % users)
+        check(m8["system"]["cgroup_mode"] == "legacy" and m8["system"]["virtualization"] == "kvm"
+              and m8["system"]["cmdline"].get("swapaccount") == "0",
+              "M8 report: legacy mode, kvm (QEMU's DMI), swapaccount=0 from the command line",
+              "got %r" % m8["system"])
+        cpu = [h2 for h2 in m8["topology"]["hierarchies"] if "cpu" in h2["controllers"]]
+        check(len(cpu) == 1 and cpu[0]["controllers"] == ["cpu", "cpuacct"],
+              "reports see the remount: the cpu hierarchy now carries cpuacct too",
+              "got %r" % [h2["controllers"] for h2 in m8["topology"]["hierarchies"]])
+    m7 = by_id.get("M7")
+    if check(m7 is not None, "a report for M7"):
+        h = memory_hierarchy(m7)
+        job = [n for n in h["nodes"] if n["depth"] == 1] if h else []
+        moved = job and job[0].get("memory", {}).get("move_charge_at_immigrate")
+        users = knob_users(m7, "memory.move_charge_at_immigrate")
+        if steps.get("M7"):
+            check(moved == 1 and users and users[0]["count"] == 1 and users[0]["values"] == {"1": 1},
+                  "M7 report: job has move_charge_at_immigrate=1, the value written, and is its user",
+                  "got %r / %r" % (moved, users))
+        else:
+            check(moved is None and users and users[0]["count"] == 0,
+                  "M7 report: the write failed, nobody moves charges", "got %r / %r" % (moved, users))
+    m1b = by_id.get("M1b")
+    if check(m1b is not None, "a report for M1b"):
+        users = knob_users(m1b, "memory.kmem.limit_in_bytes")
+        check(users and users[0]["count"] == 0,
+              "M1b report: the kmem limit written has no effect, no cgroup has one", "got %r" % users)
+    c4 = by_id.get("C4")
+    if check(c4 is not None, "a report for C4"):
+        msg = c4["detection"]["message"]
+        check(re.search(r"\(pid=N comm=(mount|h:[0-9a-f]{12})\)$", msg) is not None,
+              "C4 report: the pid is N, the process a known name or a token", msg)
 
 
 if __name__ == "__main__":

@@ -79,6 +79,23 @@ echo "@@CGFB-STDERR-BEGIN@@"
 cat /tmp/cgfb.err
 echo "@@CGFB-STDERR-END@@"
 
+# The watcher over the same log writes a report per detection; each report (one line of
+# canonical JSON) goes to the console for check.py to validate and inspect.
+echo "@@WATCH-BEGIN@@"
+timeout 60 cgroup-feedback watch --once --json --state-dir /var/lib/cgroup-feedback \
+	>/tmp/watch.out 2>/tmp/watch.err
+echo "@@WATCH-END rc=$?@@"
+echo "@@WATCH-STDERR-BEGIN@@"
+cat /tmp/watch.err
+echo "@@WATCH-STDERR-END@@"
+echo "@@REPORTS-BEGIN@@"
+for r in /var/lib/cgroup-feedback/reports/*.json; do
+	[ -f "$r" ] || continue
+	cat "$r"
+	echo
+done
+echo "@@REPORTS-END@@"
+
 # Raw records ("<prio>[time] text") show the facility: 0 (<4>) for the kernel, 1 (<12>)
 # for the injected copies.
 echo "@@DMESG-BEGIN@@"
