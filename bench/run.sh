@@ -195,3 +195,7 @@ fi
 # The collector's load test (issue 5): reports/s with durable commits.
 echo "---"
 BUILD=$BUILD sh bench/server.sh || echo "NOTE: bench/server.sh failed"
+
+# The snapshot (issue 3): a 10,000-cgroup tree against find | cat.
+echo "---"
+BUILD=$BUILD sh bench/snapshot.sh || echo "NOTE: bench/snapshot.sh failed"
