@@ -102,16 +102,24 @@ static void build_abc(char *root, size_t sz, const char *top)
 	memcg(x, sizeof(x), root, "system.slice", UNLIMITED, "1\n", "");
 }
 
+/* Build the A/B/C tree as "top" and walk it as one memory v1 hierarchy. */
+static void walk_abc(const char *top, const struct cgfb_topo_opts *o, struct cgfb_topology *t)
+{
+	struct cgfb_mounts ms;
+	char root[4096];
+
+	build_abc(root, sizeof(root), top);
+	one_mount(&ms, root, 1, 1u << CGFB_C_MEMORY);
+	assert_int_equal(cgfb_topology_walk(&ms, anon, o, t), 0);
+	cgfb_mounts_free(&ms);
+}
+
 static void shape_and_values(void **state)
 {
 	struct cgfb_topology t;
-	struct cgfb_mounts ms;
 	const struct cgfb_node *a, *b, *c;
-	char root[4096];
 
-	build_abc(root, sizeof(root), "abc");
-	one_mount(&ms, root, 1, 1u << CGFB_C_MEMORY);
-	assert_int_equal(cgfb_topology_walk(&ms, anon, NULL, &t), 0);
+	walk_abc("abc", NULL, &t);
 	assert_int_equal(t.n, 1);
 	assert_int_equal(t.mode, CGFB_MODE_LEGACY);
 	assert_int_equal(t.h[0].n, 5);
@@ -145,7 +153,6 @@ static void shape_and_values(void **state)
 	assert_int_equal(b->parent, (uint32_t)(a - t.h[0].nodes));
 	assert_int_equal(t.trouble.vanished + t.trouble.unreadable, 0);
 	cgfb_topology_free(&t);
-	cgfb_mounts_free(&ms);
 }
 
 /* A cgroup removed between the listing of its parent and its own visit:
@@ -165,12 +172,8 @@ static void vanished_cgroup(void **state)
 	int n = 1;
 	const struct cgfb_topo_opts o = { .listed_hook = vanish, .hook_arg = &n };
 	struct cgfb_topology t;
-	struct cgfb_mounts ms;
-	char root[4096];
 
-	build_abc(root, sizeof(root), "vanish");
-	one_mount(&ms, root, 1, 1u << CGFB_C_MEMORY);
-	assert_int_equal(cgfb_topology_walk(&ms, anon, &o, &t), 0);
+	walk_abc("vanish", &o, &t);
 	assert_int_equal(t.h[0].n, 4);
 	assert_int_equal(t.h[0].total, 4);
 	assert_null(find(&t.h[0], "B"));
@@ -178,7 +181,6 @@ static void vanished_cgroup(void **state)
 	assert_int_equal(t.trouble.vanished, 1);
 	assert_int_equal(t.trouble.unreadable, 0);
 	cgfb_topology_free(&t);
-	cgfb_mounts_free(&ms);
 }
 
 /* Past the node cap cgroups are counted, not listed; the listed ones are
@@ -187,19 +189,14 @@ static void node_cap(void **state)
 {
 	const struct cgfb_topo_opts o = { .max_nodes = 3 };
 	struct cgfb_topology t;
-	struct cgfb_mounts ms;
-	char root[4096];
 
-	build_abc(root, sizeof(root), "cap");
-	one_mount(&ms, root, 1, 1u << CGFB_C_MEMORY);
-	assert_int_equal(cgfb_topology_walk(&ms, anon, &o, &t), 0);
+	walk_abc("cap", &o, &t);
 	assert_int_equal(t.max_nodes, 3);
 	assert_int_equal(t.h[0].n, 3);
 	assert_int_equal(t.h[0].total, 5);
 	for (size_t i = 1; i < t.h[0].n; i++)
 		assert_true(t.h[0].nodes[i].parent < i);
 	cgfb_topology_free(&t);
-	cgfb_mounts_free(&ms);
 }
 
 /* Odd things in a tree: a FIFO where a value should be (it must not block),
@@ -216,7 +213,6 @@ static void odd_entries(void **state)
 	snprintf(path, sizeof(path), "%s/A/memory.swappiness", root);
 	unlink(path);
 	assert_int_equal(mkfifo(path, 0644), 0);
-	snprintf(path, sizeof(path), "%s/A/memory.soft_limit_in_bytes", root);
 	put(root, "A/memory.soft_limit_in_bytes", "lots\n");
 	snprintf(path, sizeof(path), "%s/elsewhere", root);
 	assert_int_equal(symlink("/", path), 0);
