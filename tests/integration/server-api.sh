@@ -193,6 +193,19 @@ check "every error body is JSON with an error code" python3 -c 'import json, sys
 for line in open(sys.argv[1]):
     assert json.loads(line)["error"]' "$T_TMP/all-errors"
 
+# --- schema versions -----------------------------------------------------------------------
+check "the database records its schema version (PRAGMA user_version = 1)" python3 -c 'import sqlite3, sys
+sys.exit(sqlite3.connect(sys.argv[1]).execute("pragma user_version").fetchone()[0] != 1)' "$DB"
+python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("create table t (x)"); db.execute("pragma user_version = 99"); db.commit()' \
+	"$T_TMP/future.sqlite"
+"$SERVER" --listen 127.0.0.1:0 --database "$T_TMP/future.sqlite" 2>"$T_TMP/future.log" &
+p=$!
+wait_for 100 sh -c '! kill -0 "$1"' _ "$p"
+wait "$p"
+expect_eq "a database from a newer version is refused (exit 2), not touched" "$?" 2
+check "...saying why" grep -q "schema version 99 is newer" "$T_TMP/future.log"
+
 # --- per-client rate limit -------------------------------------------------------------------
 start_server c --rate 1 --burst 3
 codes=""
