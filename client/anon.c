@@ -95,5 +95,7 @@ void cgfb_anon_comm(struct cgfb_anon *a, const char *comm, size_t len, char out[
 		out[len] = '\0';
 		return;
 	}
-	cgfb_anon_token(a, comm, len, out);
+	/* The generalisations serve process names too: runc's children call
+	 * themselves "runc:[1:CHILD]". */
+	cgfb_anon_name(a, comm, len, out);
 }

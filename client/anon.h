@@ -25,7 +25,8 @@ void cgfb_anon_free(struct cgfb_anon *a);
 
 /* A cgroup name (any bytes) as a report shows it. */
 void cgfb_anon_name(struct cgfb_anon *a, const char *name, size_t len, char out[CGFB_ANON_MAX]);
-/* A process name: kept if it is a well-known manager, else a token. */
+/* A process name: kept if it is a well-known manager, generalised like a
+ * cgroup name, or else a token. */
 void cgfb_anon_comm(struct cgfb_anon *a, const char *comm, size_t len, char out[CGFB_ANON_MAX]);
 /* Always a token. */
 void cgfb_anon_token(struct cgfb_anon *a, const char *s, size_t len, char out[CGFB_ANON_MAX]);

@@ -174,6 +174,8 @@ static void tokens(void **state)
 	assert_string_equal(t1, "init.scope");
 	cgfb_anon_comm(a, "kubelet", 7, t1);
 	assert_string_equal(t1, "kubelet");
+	cgfb_anon_comm(a, "runc:[1:CHILD]", 14, t1);
+	assert_string_equal(t1, "runc");
 	cgfb_anon_comm(a, "acme-billing", 12, t1);
 	assert_int_equal(strncmp(t1, "h:", 2), 0);
 	assert_int_equal(strlen(t1), 14);

@@ -75,6 +75,11 @@ static void pids_and_comms(void **state)
 	assert_string_equal(msg, "cgroup: runc (N) created nested cgroup for controller \"memory\" "
 			    "which has incomplete hierarchy support. Nested cgroups may change "
 			    "behavior in the future.");
+	/* runc's children rename themselves: generalised back to runc. */
+	message_of("cgroup: runc:[2:INIT] (4920) created nested cgroup for controller \"memory\" "
+		   "which has incomplete hierarchy support. Nested cgroups may change behavior in "
+		   "the future.", msg, sizeof(msg));
+	assert_int_equal(strncmp(msg, "cgroup: runc (N) created", 24), 0);
 	message_of("billing-job (31337): memory.force_empty is deprecated and will be removed.  Let "
 		   "us know if it is needed in your usecase at linux-mm@kvack.org", msg, sizeof(msg));
 	cgfb_anon_comm(anon, "billing-job", 11, tok);
