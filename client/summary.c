@@ -158,7 +158,7 @@ static void print_analysis(FILE *out, json_object *an)
 		fputs("  none\n", out);
 	for (size_t i = 0; i < json_object_array_length(flat); i++)
 		print_flat(out, json_object_array_get_idx(flat, i));
-	fputs("\nDeprecated knobs set away from their defaults:\n", out);
+	fputs("\nKnobs of deprecated features, set away from their defaults:\n", out);
 	if (json_object_array_length(knobs) == 0)
 		fputs("  none\n", out);
 	for (size_t i = 0; i < json_object_array_length(knobs); i++)
