@@ -68,7 +68,7 @@ rate=$(val "$durable" rate) p99=$(val "$durable" p99_ms) crate=$(val "$ceiling" 
 echo "rows in the database: $rows; 201s sent by the server: $sent; 201s read by wrk: $(val "$durable" created)"
 awk -v r="$rate" -v p="$p99" -v c="$crate" -v rows="$rows" -v sent="$sent" 'BEGIN {
 	printf "server: %.0f durable reports/s, p99 %.1f ms; ceiling without storage %.0f/s; ratio %.2f\n",
-	       r, p, c, c > 0 ? r / c : 0
+	       r, p, c, (c > 0 ? r / c : 0)
 	if (rows != sent) { print "FAIL: rows != 201s"; exit 1 }
 	if (r < 5000 || p >= 50) print "NOTE: below the target (5000 reports/s, p99 < 50 ms)"
 }'
