@@ -41,14 +41,7 @@
 #   CGFB_BENCH_KMSG_MB  size of the kmsg log in MiB (default 256)
 #   CGFB_BENCH_RUNS     timed runs of each program (default 3)
 set -eu
-BUILD=${BUILD:-build}
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-cd "$TOP"
-case $BUILD in
-/*) B=$BUILD ;;
-*) B=$TOP/$BUILD ;;
-esac
-BIN=$B/cgroup-feedback
+. "$(dirname "$0")/lib.sh"
 PATTERNS=$TOP/bench/grep-patterns.txt
 BASE=${CGFB_BENCH_DIR:-/var/tmp}
 KEEP=${CGFB_BENCH_KEEP:-0}

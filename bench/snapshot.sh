@@ -13,14 +13,7 @@
 # best wall clock time of each counts. The snapshot's report must be within
 # its 256 KiB cap and account for all 10,000 cgroups, or the benchmark fails.
 set -eu
-BUILD=${BUILD:-build}
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-cd "$TOP"
-case $BUILD in
-/*) B=$BUILD ;;
-*) B=$TOP/$BUILD ;;
-esac
-BIN=$B/cgroup-feedback
+. "$(dirname "$0")/lib.sh"
 RUNS=${CGFB_BENCH_RUNS:-3}
 
 die() {
