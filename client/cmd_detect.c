@@ -229,11 +229,6 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 	return rc;
 }
 
-static json_object *str_or_null(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
 int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
@@ -256,13 +251,11 @@ int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
 
 			json_object_object_add(j, "id", json_object_new_string(e->id));
 			json_object_object_add(j, "title", json_object_new_string(e->title));
-			json_object_object_add(j, "contact", str_or_null(e->contact));
+			json_object_object_add(j, "contact", cgfb_json_str_or_null(e->contact));
 			json_object_object_add(j, "level", json_object_new_int(e->level));
-			json_object_object_add(j, "kernels", str_or_null(e->kernels));
-			json_object_object_add(j, "trigger", str_or_null(e->trigger));
-			printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-								      JSON_C_TO_STRING_NOSLASHESCAPE));
-			json_object_put(j);
+			json_object_object_add(j, "kernels", cgfb_json_str_or_null(e->kernels));
+			json_object_object_add(j, "trigger", cgfb_json_str_or_null(e->trigger));
+			cgfb_print_json_line(stdout, j);
 		} else {
 			printf("%-4s %s\n     kernels: %s\n     contact: %s\n", e->id, e->title,
 			       e->kernels ? e->kernels : "-", e->contact ? e->contact : "none");

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "consent.h"
 #include "notify.h"
+#include "output.h"
 #include "mailout.h"
 #include "redact.h"
 #include "review.h"
@@ -221,9 +222,7 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 			json_object_object_add(o, "created", json_object_new_int64(v[i].created));
 			json_object_object_add(o, "attempts", json_object_new_int(v[i].attempts));
 			json_object_object_add(o, "note", json_object_new_string(nb));
-			printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-								      JSON_C_TO_STRING_NOSLASHESCAPE));
-			json_object_put(o);
+			cgfb_print_json_line(stdout, o);
 		} else {
 			printf("%-36s  %-9s  %-4s  %-20s  %s\n", v[i].id, cgfb_rstate_name(v[i].state),
 			       v[i].catalog_id, when, nb);

@@ -28,9 +28,17 @@ static int level_of(const struct cgfb_detection *d)
 	return d->level >= 0 ? d->level : d->entry->level;
 }
 
-static json_object *str_or_null(const char *s)
+json_object *cgfb_json_str_or_null(const char *s)
 {
 	return s ? json_object_new_string(s) : NULL;
+}
+
+int cgfb_print_json_line(FILE *out, json_object *o)
+{
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return ferror(out) ? -EIO : 0;
 }
 
 json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *source_name)
@@ -42,7 +50,7 @@ json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *sou
 	cgfb_detection_source(d, source_name, src, sizeof(src));
 	json_object_object_add(o, "id", json_object_new_string(d->entry->id));
 	json_object_object_add(o, "title", json_object_new_string(d->entry->title));
-	json_object_object_add(o, "contact", str_or_null(d->entry->contact));
+	json_object_object_add(o, "contact", cgfb_json_str_or_null(d->entry->contact));
 	json_object_object_add(o, "level", json_object_new_int(level_of(d)));
 	json_object_object_add(o, "text", json_object_new_string(text));
 	json_object_object_add(o, "source", json_object_new_string(src));
@@ -90,11 +98,7 @@ int cgfb_detection_print(FILE *out, const struct cgfb_detection *d, const char *
 			 bool json)
 {
 	if (json) {
-		json_object *o = cgfb_detection_json(d, source_name);
-
-		fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-								       JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
+		cgfb_print_json_line(out, cgfb_detection_json(d, source_name));
 	} else {
 		char src[320];
 

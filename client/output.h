@@ -9,6 +9,11 @@
 
 #include "detect.h"
 
+/* One JSON Lines record: o on a line of its own; o is put. Returns 0 or -EIO. */
+int cgfb_print_json_line(FILE *out, json_object *o);
+/* A JSON string, or null for NULL. */
+json_object *cgfb_json_str_or_null(const char *s);
+
 /* "file:line", or "kmsg:<seq>" for the live log (source_name NULL). */
 void cgfb_detection_source(const struct cgfb_detection *d, const char *source_name, char *buf,
 			   size_t bufsz);
