@@ -54,6 +54,12 @@ static void parse_only_canonical(void **state)
 		"{\"a\":\"\xff\"}",            /* invalid UTF-8 */
 		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 		"{\"a\":01}",
+		"{\"a\":{\"b\":1,\"b\":1}}",    /* duplicate key, nested */
+		"[{\"b\":1,\"a\":2}]",            /* unsorted, nested */
+		"{\"a\":1,\"a\":1}",              /* duplicate with the same value */
+		"{\"\\u0061\":1}",                /* escaped key */
+		"{\"a\":\"\\ud800\"}",          /* lone surrogate */
+		"{\"a\":1,\"b\":[1,2]",           /* truncated */
 		"",
 	};
 	json_object *o;
