@@ -20,9 +20,9 @@ CC         ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD      ?= build
 
-CLIENT_PKGS := json-c libcrypto libcurl libudev
+CLIENT_PKGS := json-c libcrypto libcurl libudev libpcre2-8
 TEST_PKGS   := cmocka
-SERVER_PKGS := libmicrohttpd sqlite3 json-c libcrypto libssl
+SERVER_PKGS := libmicrohttpd sqlite3 json-c libcrypto libssl libpcre2-8
 
 WARN    := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wno-unused-parameter

@@ -2,7 +2,7 @@
 # Install the Debian 12 packages cgroup-feedback needs to build and test.
 # As root: installs what is missing with apt-get. Otherwise: prints the command.
 set -eu
-PKGS="build-essential pkg-config libjson-c-dev libssl-dev libcurl4-openssl-dev
+PKGS="build-essential pkg-config libjson-c-dev libssl-dev libcurl4-openssl-dev libpcre2-dev
 libudev-dev libmicrohttpd-dev libsqlite3-dev libcmocka-dev
 python3 python3-jsonschema qemu-system-x86 cpio valgrind util-linux strace
 curl openssl wrk chromium fonts-dejavu-core
