@@ -65,8 +65,11 @@ void api_post_report(struct api *a, const struct http_request *rq, struct http_r
 	char err[512];
 	int rc;
 
+	while (sem_wait(&a->ingest_slots) < 0)
+		;
 	rc = ingest_report(a->schema, rq->body.data ? rq->body.data : "", rq->body.len, &m, err,
 			   sizeof(err));
+	sem_post(&a->ingest_slots);
 	if (rc == -E2BIG) {
 		api_error(rp, 413, "too_large", "a report is at most 262144 bytes");
 		return;

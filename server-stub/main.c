@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "api.h"
@@ -25,6 +26,7 @@ static void api_free(struct api *a)
 	ratelimit_free(a->rl);
 	cgfb_catalog_free(a->catalog);
 	pthread_mutex_destroy(&a->lock);
+	sem_destroy(&a->ingest_slots);
 }
 
 /* A second connection for the writer's checkpoints; without one the
@@ -40,11 +42,13 @@ static struct store *checkpointer(const char *path)
 
 static int api_init(struct api *a, const struct server_opts *o, struct cgfb_schema *schema)
 {
+	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct store *s = NULL;
 	char err[256];
 	int rc;
 
 	pthread_mutex_init(&a->lock, NULL);
+	sem_init(&a->ingest_slots, 0, cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1);
 	a->o = o;
 	a->schema = schema;
 	rc = auth_load(&a->auth, o->admin_token_file);
