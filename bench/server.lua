@@ -3,7 +3,12 @@
 -- line) whose report_id is "@@ID@@"; each request puts in a report id of its
 -- own (thread number + counter, a valid version-4 UUID), so every 201 is a
 -- new row and nothing is answered 200 as a repeat.
-local tpl = {}
+-- wrk shares the two CPUs with the server, so the whole request (headers
+-- and body) is formatted once per template and only the id is put in per
+-- request: a gsub over 2 KB and a wrk.format per request cost the server
+-- a fifth of the CPU it could have.
+local ID_LEN = 36
+local heads, tails = {}, {}
 local counter = 0
 tid = 0
 local threads = {}
@@ -16,19 +21,27 @@ end
 
 function init(args)
 	local f = assert(io.open(os.getenv("BENCH_TEMPLATES"), "r"))
-	for line in f:lines() do table.insert(tpl, line) end
-	f:close()
-	n201, n200, nother = 0, 0, 0
+	local hole = string.rep("#", ID_LEN)
 	wrk.method = "POST"
 	wrk.headers["Content-Type"] = "application/json"
+	for line in f:lines() do
+		local at = assert(line:find("@@ID@@", 1, true))
+		local body = line:sub(1, at - 1) .. hole .. line:sub(at + 6)
+		local req = wrk.format(nil, "/api/v1/reports", nil, body)
+		local h = assert(req:find(hole, 1, true))
+		table.insert(heads, req:sub(1, h - 1))
+		table.insert(tails, req:sub(h + ID_LEN))
+	end
+	f:close()
+	n201, n200, nother = 0, 0, 0
 end
 
 function request()
 	counter = counter + 1
 	-- version-4 UUID: thread id and counter make it unique across threads
 	local id = string.format("%08x-0000-4000-8000-%012x", tid, counter)
-	local body = tpl[(counter % #tpl) + 1]:gsub("@@ID@@", id)
-	return wrk.format(nil, "/api/v1/reports", nil, body)
+	local i = (counter % #heads) + 1
+	return heads[i] .. id .. tails[i]
 end
 
 function response(status, headers, body)
