@@ -174,6 +174,13 @@ static const struct {
 	{ "/api/v1/export.mbox", api_export_mbox },
 };
 
+void api_finish(void *ud, const struct http_request *rq, void *state, struct http_reply *rp)
+{
+	const struct api_deferred *d = state;
+
+	d->finish(ud, state, rp);
+}
+
 void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 {
 	struct api *a = ud;

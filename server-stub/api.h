@@ -4,7 +4,6 @@
 #define CGFB_SERVER_API_H
 
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdbool.h>
 
 #include <json-c/json.h>
@@ -25,12 +24,6 @@ struct api {
 	struct cgfb_schema *schema;
 	struct cgfb_catalog *catalog;    /* titles for the digest */
 	struct writer *writer;           /* NULL with o->no_store */
-	/* One report is parsed and checked per CPU at a time: with a thread
-	 * per connection, 64 connections would otherwise put 64 threads on
-	 * the run queue, and the writer and syncer that every request waits
-	 * for would wait their turn behind them (p99 at 64 connections on two
-	 * CPUs: 69 ms without, 42 ms with). */
-	sem_t ingest_slots;
 	struct ratelimit *rl;
 	struct auth auth;
 	/* Read-only connections, reused between requests. */
@@ -41,6 +34,11 @@ struct api {
 
 bool api_precheck(void *ud, const struct http_request *rq, struct http_reply *rp);
 void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp);
+/* A deferred request's state starts with this. */
+struct api_deferred {
+	void (*finish)(struct api *a, void *state, struct http_reply *rp);
+};
+void api_finish(void *ud, const struct http_request *rq, void *state, struct http_reply *rp);
 
 /* Helpers for the handlers. */
 void api_error(struct http_reply *rp, unsigned status, const char *error, const char *message);

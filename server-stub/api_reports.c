@@ -58,18 +58,59 @@ static void answer_put(struct http_reply *rp, const struct job *j)
 	rp->retry_after = 1;
 }
 
+/* A write waiting for its commit: the request is suspended meanwhile. */
+struct pending {
+	struct api_deferred d;       /* first: what api_finish calls */
+	struct job j;
+	struct report_meta m;
+	char id[64];
+	const struct http_request *rq;
+};
+
+static void pending_free(void *p)
+{
+	struct pending *w = p;
+
+	ingest_meta_free(&w->m);
+	free(w);
+}
+
+static void pending_done(struct job *j)
+{
+	const struct pending *w = j->ud;
+
+	http_resume(w->rq);
+}
+
+static void finish_put(struct api *a, void *state, struct http_reply *rp)
+{
+	const struct pending *w = state;
+
+	answer_put(rp, &w->j);
+}
+
+/* Suspend the request and hand j to the writer; finish answers it. */
+static void defer_write(struct api *a, const struct http_request *rq, struct pending *w,
+			void (*finish)(struct api *, void *, struct http_reply *))
+{
+	w->d.finish = finish;
+	w->rq = rq;
+	w->j.done = pending_done;
+	w->j.ud = w;
+	http_defer(rq, w, pending_free);
+	writer_queue(a->writer, &w->j);
+}
+
 void api_post_report(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
 	struct report_meta m;
 	struct job j = { .kind = JOB_PUT, .via = "http" };
+	struct pending *w;
 	char err[512];
 	int rc;
 
-	while (sem_wait(&a->ingest_slots) < 0)
-		;
 	rc = ingest_report(a->schema, rq->body.data ? rq->body.data : "", rq->body.len, &m, err,
 			   sizeof(err));
-	sem_post(&a->ingest_slots);
 	if (rc == -E2BIG) {
 		api_error(rp, 413, "too_large", "a report is at most 262144 bytes");
 		return;
@@ -84,35 +125,34 @@ void api_post_report(struct api *a, const struct http_request *rq, struct http_r
 		snprintf(j.receipt.sha256, sizeof(j.receipt.sha256), "%s", m.sha256);
 		writer_now(j.receipt.received_at);
 		j.result = STORE_CREATED;
-	} else {
-		j.meta = &m;
-		j.body = rq->body.data;
-		j.len = rq->body.len;
-		writer_submit(a->writer, &j);
+		answer_put(rp, &j);
+		ingest_meta_free(&m);
+		return;
 	}
-	answer_put(rp, &j);
-	ingest_meta_free(&m);
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		ingest_meta_free(&m);
+		api_error(rp, 503, "unavailable", "out of memory; retry later");
+		rp->retry_after = 1;
+		return;
+	}
+	w->m = m;
+	w->j = j;
+	w->j.meta = &w->m;
+	w->j.body = rq->body.data;
+	w->j.len = rq->body.len;
+	defer_write(a, rq, w, finish_put);
 }
 
-void api_delete_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
-		       const char *id)
+static void finish_delete(struct api *a, void *state, struct http_reply *rp)
 {
-	struct job j = { .kind = JOB_DELETE, .id = id, .token = auth_deletion_token(rq) };
+	const struct pending *w = state;
 	json_object *o;
 
-	if (!j.token) {
-		api_error(rp, 401, "unauthorized", "send the report's deletion token "
-			  "in X-Deletion-Token");
-		return;
-	}
-	if (!a->writer) {
-		api_error(rp, 503, "unavailable", "this server stores nothing");
-		return;
-	}
-	switch (writer_submit(a->writer, &j)) {
+	switch (w->j.result) {
 	case 0:
 		o = json_object_new_object();
-		json_object_object_add(o, "id", json_object_new_string(id));
+		json_object_object_add(o, "id", json_object_new_string(w->id));
 		json_object_object_add(o, "deleted", json_object_new_boolean(1));
 		api_json(rp, 200, o);
 		return;
@@ -128,6 +168,33 @@ void api_delete_report(struct api *a, const struct http_request *rq, struct http
 	}
 	api_error(rp, 503, "unavailable", "the report could not be deleted; retry later");
 	rp->retry_after = 1;
+}
+
+void api_delete_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
+		       const char *id)
+{
+	const char *token = auth_deletion_token(rq);
+	struct pending *w;
+
+	if (!token) {
+		api_error(rp, 401, "unauthorized", "send the report's deletion token "
+			  "in X-Deletion-Token");
+		return;
+	}
+	if (!a->writer) {
+		api_error(rp, 503, "unavailable", "this server stores nothing");
+		return;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		api_error(rp, 503, "unavailable", "out of memory; retry later");
+		rp->retry_after = 1;
+		return;
+	}
+	/* The id and token live in the request, which outlives the job. */
+	snprintf(w->id, sizeof(w->id), "%s", id);
+	w->j = (struct job){ .kind = JOB_DELETE, .id = w->id, .token = token };
+	defer_write(a, rq, w, finish_delete);
 }
 
 void api_get_report(struct api *a, const struct http_request *rq, struct http_reply *rp,

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ struct http_server {
 	struct http_app app;
 	const struct server_opts *o;
 	atomic_int active;           /* requests between first header and completion */
+	atomic_int suspended;        /* deferred, not yet resumed */
+	atomic_int connections;      /* open, across all event loops */
 	atomic_bool closing;
 	char *cert, *key;            /* PEM text, kept for the daemon's lifetime */
 };
@@ -45,7 +48,36 @@ struct req {
 	size_t bytes;
 	bool replied;
 	bool too_big;
+	bool deferred;
+	void *state;                 /* the application's, while deferred */
+	void (*state_free)(void *);
 };
+
+static struct req *req_of(const struct http_request *rq)
+{
+	return (struct req *)((char *)rq - offsetof(struct req, rq));
+}
+
+void http_defer(const struct http_request *rq, void *state, void (*state_free)(void *))
+{
+	struct req *r = req_of(rq);
+
+	r->deferred = true;
+	r->state = state;
+	r->state_free = state_free;
+	atomic_fetch_add(&r->h->suspended, 1);
+	MHD_suspend_connection(rq->conn);
+}
+
+void http_resume(const struct http_request *rq)
+{
+	struct http_server *h = req_of(rq)->h;
+
+	/* Resumed requests are MHD's to finish even while it stops; only
+	 * suspended ones would make MHD_stop_daemon abort. */
+	MHD_resume_connection(rq->conn);
+	atomic_fetch_sub(&h->suspended, 1);
+}
 
 const char *http_header(const struct http_request *rq, const char *name)
 {
@@ -206,7 +238,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	if (r->too_big)
 		return reply_error(r, 413, "too_large", "a report is at most 262144 bytes");
+	if (r->deferred) {
+		h->app.finish(h->app.ud, &r->rq, r->state, &rp);
+		return reply(r, &rp);
+	}
 	h->app.handle(h->app.ud, &r->rq, &rp);
+	if (r->deferred)
+		return MHD_YES;
 	return reply(r, &rp);
 }
 
@@ -222,6 +260,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		cgfb_log(LOG_INFO, "%s %s %u %zu %.1fms%s", r->method, r->path, r->status,
 			 r->bytes, elapsed_ms(r),
 			 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+	if (r->state_free)
+		r->state_free(r->state);
 	cgfb_buf_free(&r->rq.body);
 	free(r);
 	*con_cls = NULL;
@@ -238,6 +278,28 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
 	cgfb_log(LOG_WARNING, "http: %s", msg);
+}
+
+/* --max-connections for the whole server: libmicrohttpd would split it
+ * between its event loops, so that one loop could refuse while another
+ * had room. Loops that accept at the same instant may each pass the check
+ * (at most one connection over per extra loop). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	const struct http_server *h = cls;
+
+	return atomic_load(&h->connections) < (int)h->o->max_connections ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_server *h = cls;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+		atomic_fetch_add(&h->connections, 1);
+	else
+		atomic_fetch_sub(&h->connections, 1);
 }
 
 /* ADDR:PORT or [ADDR6]:PORT, numeric only. */
@@ -342,18 +404,23 @@ static int write_port(const char *path, unsigned port)
 static struct MHD_Daemon *start_daemon(struct http_server *h, const struct sockaddr_storage *ss)
 {
 	const struct server_opts *o = h->o;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-			 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const unsigned loops = (unsigned)(cpus > 1 && cpus < 256 ? cpus : 1);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
 	if (ss->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	if (h->cert)
 		flags |= MHD_USE_TLS;
 	return MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, h,
+		flags, 0, on_accept, h, on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
 		MHD_OPTION_SOCK_ADDR, ss,
-		MHD_OPTION_CONNECTION_LIMIT, o->max_connections,
+		MHD_OPTION_THREAD_POOL_SIZE, loops,
+		/* Each loop may take them all; on_accept keeps the total. */
+		MHD_OPTION_CONNECTION_LIMIT, o->max_connections * loops,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_per_ip,
 		MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
@@ -419,6 +486,11 @@ void http_stop(struct http_server *h, unsigned grace_ms)
 		if (atomic_load(&h->active) > 0)
 			cgfb_log(LOG_WARNING, "%d requests still running at shutdown",
 				 atomic_load(&h->active));
+		/* A request waiting for its commit is answered whatever the
+		 * grace: the writer is still running, and libmicrohttpd cannot
+		 * stop with a suspended connection. */
+		while (atomic_load(&h->suspended) > 0)
+			usleep(10000);
 		MHD_stop_daemon(h->d);
 	}
 	free(h->cert);

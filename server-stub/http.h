@@ -1,8 +1,9 @@
-/* HTTP glue on libmicrohttpd: one thread per connection (a request may wait
- * for its group commit without holding up anybody else), limits on
- * connections, idle time, body size and body time, one log line per
- * request, and a shutdown that lets requests in flight finish. The API
- * sees plain structs, never libmicrohttpd. */
+/* HTTP glue on libmicrohttpd: one event loop (epoll) per CPU; a request
+ * that waits for its group commit is suspended, not a blocked thread, so
+ * the threads that parse are as many as the CPUs and the writer never waits
+ * behind them. Limits on connections, idle time, body size and body time,
+ * one log line per request, and a shutdown that lets requests in flight
+ * finish. The API sees plain structs, never libmicrohttpd. */
 #ifndef CGFB_SERVER_HTTP_H
 #define CGFB_SERVER_HTTP_H
 
@@ -37,12 +38,24 @@ const char *http_query(const struct http_request *rq, const char *name);
 
 /* The application's side. precheck runs when the headers are in, before
  * any body is read; it may fill in a reply (and return true) to refuse the
- * request early. handle runs with the whole body. */
+ * request early. handle runs with the whole body and fills in the reply, or
+ * defers it: it calls http_defer, hands its work to another thread, and
+ * that thread calls http_resume when the answer can be made; finish then
+ * fills in the reply, on the event loop again. */
 struct http_app {
 	bool (*precheck)(void *ud, const struct http_request *rq, struct http_reply *rp);
 	void (*handle)(void *ud, const struct http_request *rq, struct http_reply *rp);
+	void (*finish)(void *ud, const struct http_request *rq, void *state,
+		       struct http_reply *rp);
 	void *ud;
 };
+
+/* From handle only, before the work is handed over: suspend the request.
+ * state is passed to finish and freed with state_free when the request
+ * ends (whether or not it was answered). */
+void http_defer(const struct http_request *rq, void *state, void (*state_free)(void *));
+/* From any thread, once per http_defer. */
+void http_resume(const struct http_request *rq);
 
 struct http_server;
 

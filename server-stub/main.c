@@ -26,7 +26,6 @@ static void api_free(struct api *a)
 	ratelimit_free(a->rl);
 	cgfb_catalog_free(a->catalog);
 	pthread_mutex_destroy(&a->lock);
-	sem_destroy(&a->ingest_slots);
 }
 
 /* A second connection for the writer's checkpoints; without one the
@@ -42,13 +41,11 @@ static struct store *checkpointer(const char *path)
 
 static int api_init(struct api *a, const struct server_opts *o, struct cgfb_schema *schema)
 {
-	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct store *s = NULL;
 	char err[256];
 	int rc;
 
 	pthread_mutex_init(&a->lock, NULL);
-	sem_init(&a->ingest_slots, 0, cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1);
 	a->o = o;
 	a->schema = schema;
 	rc = auth_load(&a->auth, o->admin_token_file);
@@ -86,7 +83,7 @@ static int serve(struct cgfb_schema *schema, int argc, char **argv)
 	struct server_opts o;
 	struct http_server *h = NULL;
 	struct api a = { 0 };
-	const struct http_app app = { api_precheck, api_handle, &a };
+	const struct http_app app = { api_precheck, api_handle, api_finish, &a };
 	sigset_t set;
 	int rc = options_parse(&o, argc, argv);
 

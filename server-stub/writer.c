@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,16 +101,15 @@ static struct job *take_batch(struct writer *w)
 	return batch;
 }
 
-/* Wake exactly the requesters of these jobs: a broadcast to everyone
- * waiting would wake all 64 connections per commit. Under the lock. */
+/* Tell each requester its own outcome: a broadcast to everyone waiting
+ * would wake all 64 connections per commit. Under the lock. */
 static void finish(struct job *list, int fail)
 {
 	for (struct job *j = list, *next; j; j = next) {
 		next = j->next;
 		if (fail)
 			j->result = fail;
-		j->done = true;
-		pthread_cond_signal(&j->wake);
+		j->done(j);
 	}
 }
 
@@ -290,26 +290,43 @@ int writer_start(struct writer **out, struct store *s, struct store *ckpt)
 	return 0;
 }
 
-int writer_submit(struct writer *w, struct job *j)
+void writer_queue(struct writer *w, struct job *j)
 {
-	j->done = false;
 	j->next = NULL;
 	pthread_mutex_lock(&w->lock);
 	if (w->stopping) {
 		pthread_mutex_unlock(&w->lock);
-		return j->result = -ESHUTDOWN;
+		j->result = -ESHUTDOWN;
+		j->done(j);
+		return;
 	}
-	pthread_cond_init(&j->wake, NULL);
 	if (w->tail)
 		w->tail->next = j;
 	else
 		w->head = j;
 	w->tail = j;
 	pthread_cond_signal(&w->work);
-	while (!j->done)
-		pthread_cond_wait(&j->wake, &w->lock);
 	pthread_mutex_unlock(&w->lock);
-	pthread_cond_destroy(&j->wake);
+}
+
+/* glibc's sem_post is safe against the waiter destroying the semaphore
+ * as soon as sem_wait returns. */
+static void post(struct job *j)
+{
+	sem_post(j->ud);
+}
+
+int writer_submit(struct writer *w, struct job *j)
+{
+	sem_t done;
+
+	sem_init(&done, 0, 0);
+	j->done = post;
+	j->ud = &done;
+	writer_queue(w, j);
+	while (sem_wait(&done) < 0)
+		;
+	sem_destroy(&done);
 	return j->result;
 }
 

@@ -29,9 +29,12 @@ struct job {
 	/* out: an enum store_put_result, 0 for a delete, or a negative errno */
 	int result;
 	struct receipt receipt;
+	/* Called once result is final, from the writer's or syncer's thread
+	 * (or from writer_queue itself when the writer is stopping); the job
+	 * is the caller's again from that moment. Must not block. */
+	void (*done)(struct job *j);
+	void *ud;
 	/* private */
-	bool done;
-	pthread_cond_t wake;
 	struct job *next;
 };
 
@@ -42,8 +45,11 @@ struct job {
  * commits the next batch; a request is answered after an fsync begun after
  * its commit. With NULL, each commit checkpoints and fsyncs itself. */
 int writer_start(struct writer **out, struct store *s, struct store *ckpt);
-/* Queue j and wait until its batch has committed (or failed). Returns
- * j->result; -ESHUTDOWN once the writer is stopping. */
+/* Queue j; j->done(j) runs when its batch has committed and is durable (or
+ * has failed): the way for an event loop that cannot wait. A job queued
+ * once the writer is stopping ends at once with -ESHUTDOWN. */
+void writer_queue(struct writer *w, struct job *j);
+/* Queue j and wait for its outcome: returns j->result. Sets j->done. */
 int writer_submit(struct writer *w, struct job *j);
 /* Finish the queued jobs, stop the thread, close the database. */
 void writer_stop(struct writer *w);
