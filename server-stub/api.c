@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,73 @@ static void method_not_allowed(struct http_reply *rp, const char *allow)
 	rp->allow = allow;
 }
 
+typedef void handler_fn(struct api *a, const struct http_request *rq, struct http_reply *rp);
+typedef void id_handler_fn(struct api *a, const struct http_request *rq, struct http_reply *rp,
+			   const char *id);
+
+/* A handler that reads the database, run on an offload thread while the
+ * request is suspended: a summary of a large database takes seconds. */
+struct read {
+	struct api_deferred d;          /* first: what api_finish calls */
+	struct offload_job job;
+	struct api *a;
+	const struct http_request *rq;
+	handler_fn *fn;
+	id_handler_fn *fn_id;
+	char id[64];
+	struct http_reply rp;
+};
+
+static void read_run(struct offload_job *job)
+{
+	struct read *r = (struct read *)((char *)job - offsetof(struct read, job));
+
+	if (r->fn_id)
+		r->fn_id(r->a, r->rq, &r->rp, r->id);
+	else
+		r->fn(r->a, r->rq, &r->rp);
+	http_resume(r->rq);
+}
+
+static void read_finish(struct api *a, void *state, struct http_reply *rp)
+{
+	struct read *r = state;
+
+	*rp = r->rp;
+	memset(&r->rp.body, 0, sizeof(r->rp.body));
+}
+
+static void read_free(void *state)
+{
+	struct read *r = state;
+
+	cgfb_buf_free(&r->rp.body);
+	free(r);
+}
+
+static void offload_read(struct api *a, const struct http_request *rq, struct http_reply *rp,
+			 handler_fn *fn, id_handler_fn *fn_id, const char *id)
+{
+	struct read *r = a->offload ? calloc(1, sizeof(*r)) : NULL;
+
+	if (!r) {
+		if (fn_id)
+			fn_id(a, rq, rp, id);
+		else
+			fn(a, rq, rp);
+		return;
+	}
+	r->d.finish = read_finish;
+	r->job.run = read_run;
+	r->a = a;
+	r->rq = rq;
+	r->fn = fn;
+	r->fn_id = fn_id;
+	snprintf(r->id, sizeof(r->id), "%s", id ? id : "");
+	http_defer(rq, r, read_free);
+	offload_run(a->offload, &r->job);
+}
+
 static void route_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
 			 const char *id)
 {
@@ -159,7 +227,7 @@ static void route_report(struct api *a, const struct http_request *rq, struct ht
 	else if (strcmp(rq->method, "DELETE") == 0)
 		api_delete_report(a, rq, rp, id);
 	else if (strcmp(rq->method, "GET") == 0)
-		api_get_report(a, rq, rp, id);
+		offload_read(a, rq, rp, NULL, api_get_report, id);
 	else
 		method_not_allowed(rp, "GET, DELETE");
 }
@@ -190,7 +258,7 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 		if (strcmp(rq->method, "POST") == 0)
 			api_post_report(a, rq, rp);
 		else if (get)
-			api_list_reports(a, rq, rp);
+			offload_read(a, rq, rp, api_list_reports, NULL, NULL);
 		else
 			method_not_allowed(rp, "GET, POST");
 		return;
@@ -203,7 +271,7 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 		if (strcmp(rq->path, get_routes[i].path) != 0)
 			continue;
 		if (get)
-			get_routes[i].fn(a, rq, rp);
+			offload_read(a, rq, rp, get_routes[i].fn, NULL, NULL);
 		else
 			method_not_allowed(rp, "GET");
 		return;

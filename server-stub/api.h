@@ -12,6 +12,7 @@
 #include "cgfb/catalog.h"
 #include "cgfb/schema.h"
 #include "http.h"
+#include "offload.h"
 #include "options.h"
 #include "ratelimit.h"
 #include "store.h"
@@ -24,6 +25,7 @@ struct api {
 	struct cgfb_schema *schema;
 	struct cgfb_catalog *catalog;    /* titles for the digest */
 	struct writer *writer;           /* NULL with o->no_store */
+	struct offload *offload;         /* NULL: reads run on the event loop */
 	struct ratelimit *rl;
 	struct auth auth;
 	/* Read-only connections, reused between requests. */

@@ -53,6 +53,8 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 		cgfb_log(LOG_ERR, "built-in catalog: %s", err);
 	if (rc == 0)
 		rc = ratelimit_new(&a->rl, o->rate, o->burst);
+	if (rc == 0 && (rc = offload_start(&a->offload, API_READERS)) < 0)
+		cgfb_log(LOG_ERR, "cannot start the reader threads: %s", strerror(-rc));
 	/* Opening read-write creates and migrates the file before any reader. */
 	if (rc == 0 && (rc = store_open(&s, o->db_path, false)) < 0)
 		cgfb_log(LOG_ERR, "%s: cannot open the database", o->db_path);
@@ -106,6 +108,7 @@ static int serve(struct cgfb_schema *schema, int argc, char **argv)
 	}
 	/* Readers first: the writing connection must be the last one open, so
 	 * that closing it checkpoints the WAL into the database file. */
+	offload_stop(a.offload);
 	api_free(&a);
 	writer_stop(a.writer);
 	if (rc == 0)
