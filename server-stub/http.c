@@ -256,10 +256,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 	if (!r)
 		return;
+	/* A client that goes away while its write waits for the commit gets
+	 * no answer, but the write happens: say so, as the 201s in the log
+	 * are then fewer than the rows stored. */
 	if (!h->o->quiet)
 		cgfb_log(LOG_INFO, "%s %s %u %zu %.1fms%s", r->method, r->path, r->status,
 			 r->bytes, elapsed_ms(r),
-			 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+			 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" :
+			 r->deferred && !r->replied ? " (aborted before its answer)" : " (aborted)");
 	if (r->state_free)
 		r->state_free(r->state);
 	cgfb_buf_free(&r->rq.body);
