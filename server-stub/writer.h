@@ -1,7 +1,8 @@
 /* Group commit: one thread owns the writing database connection and runs
  * whatever requests are waiting as one transaction, made durable by one
- * fsync, then wakes each requester with its own outcome. Under load a batch grows to
- * the number of waiting requests, so the fsyncs per second stay few while
+ * fsync, then tells each requester its own outcome (a callback: the HTTP
+ * side resumes a suspended request). Under load a batch grows to the
+ * number of waiting requests, so the fsyncs per second stay few while
  * every answer still waits for its own durable commit. */
 #ifndef CGFB_SERVER_WRITER_H
 #define CGFB_SERVER_WRITER_H
