@@ -35,22 +35,33 @@ static const char *const migrations[] = {
 	"CREATE TABLE withdrawn (id TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;",
 };
 
+/* The summary's columns of the reports in its window, copied into a
+ * temporary table by one scan: the nine group-bys below then read these
+ * small rows, not nine times every report with its body (a summary of
+ * 50,000 reports took 1.4 s that way). */
+#define GROUPS_SRC_COLS "catalog_id, kernel_series, distribution, cgroup_mode, software," \
+	" verdict, reorganisation, month, install"
+static const char groups_src_sql[] =
+	"CREATE TEMP TABLE IF NOT EXISTS groups_src (catalog_id TEXT, kernel_series TEXT,"
+	" distribution TEXT, cgroup_mode TEXT, software TEXT, verdict TEXT,"
+	" reorganisation TEXT, month TEXT, install TEXT)";
+
 /* Group-by columns, indexed by enum store_dim: SQL identifiers cannot be
  * bound, so they come from this fixed list only. */
 #define GROUP_BY(col, where, order) \
-	"SELECT " col ", count(*), count(DISTINCT install) FROM reports" \
-	" WHERE received_at >= ?1" where " GROUP BY 1 ORDER BY " order
+	"SELECT " col ", count(*), count(DISTINCT install) FROM temp.groups_src" \
+	where " GROUP BY 1 ORDER BY " order
 
 static const char *const dim_sql[DIM_COUNT] = {
 	GROUP_BY("catalog_id", "", "2 DESC, 1"),
 	GROUP_BY("kernel_series", "", "2 DESC, 1"),
 	GROUP_BY("distribution", "", "2 DESC, 1"),
 	GROUP_BY("cgroup_mode", "", "2 DESC, 1"),
-	GROUP_BY("software", " AND software != ''", "2 DESC, 1"),
+	GROUP_BY("software", " WHERE software != ''", "2 DESC, 1"),
 	GROUP_BY("verdict", "", "2 DESC, 1"),
 	GROUP_BY("reorganisation", "", "2 DESC, 1"),
 	GROUP_BY("month", "", "1"),
-	"SELECT 'all', count(*), count(DISTINCT install) FROM reports WHERE received_at >= ?1",
+	"SELECT 'all', count(*), count(DISTINCT install) FROM temp.groups_src",
 };
 
 static const char *const dim_names[DIM_COUNT] = {
@@ -59,7 +70,7 @@ static const char *const dim_names[DIM_COUNT] = {
 };
 
 enum stmt {
-	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_FIND, ST_WITHDRAWN, ST_INSERT, ST_TOKEN, ST_DELETE,
+	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_READ, ST_SRC_FILL, ST_SRC_CLEAR, ST_FIND, ST_WITHDRAWN, ST_INSERT, ST_TOKEN, ST_DELETE,
 	ST_FORGET, ST_GET, ST_LIST, ST_COUNT
 };
 
@@ -67,6 +78,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_READ] = "BEGIN",
+	[ST_SRC_FILL] = "INSERT INTO temp.groups_src SELECT " GROUPS_SRC_COLS
+			" FROM reports WHERE received_at >= ?1",
+	[ST_SRC_CLEAR] = "DELETE FROM temp.groups_src",
 	[ST_FIND] = "SELECT sha256, received_at FROM reports WHERE id = ?1",
 	[ST_WITHDRAWN] = "SELECT 1 FROM withdrawn WHERE id = ?1",
 	[ST_INSERT] = "INSERT INTO reports (id, sha256, body, received_at, via, token_sha256,"
@@ -186,6 +201,10 @@ static int migrate(struct store *s)
 
 static int prepare_all(struct store *s)
 {
+	/* Per connection, in the temporary database: a read-only connection
+	 * may write there. */
+	if (exec_const(s, groups_src_sql) < 0)
+		return -EIO;
 	for (int i = 0; i < ST_COUNT; i++)
 		if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
 				       NULL) != SQLITE_OK)
@@ -492,14 +511,35 @@ const char *store_dim_name(enum store_dim d)
 	return dim_names[d];
 }
 
-int store_groups(struct store *s, enum store_dim d, const char *since,
+int store_groups_begin(struct store *s, const char *since)
+{
+	int rc = step_done(s, ST_READ, "summary");
+
+	if (rc == 0)
+		rc = step_done(s, ST_SRC_CLEAR, "summary");
+	if (rc == 0) {
+		sqlite3_bind_text(s->st[ST_SRC_FILL], 1, since ? since : "", -1, SQLITE_STATIC);
+		rc = step_done(s, ST_SRC_FILL, "summary");
+	}
+	if (rc < 0)
+		store_rollback(s);
+	return rc;
+}
+
+void store_groups_end(struct store *s)
+{
+	step_done(s, ST_SRC_CLEAR, "summary");
+	if (step_done(s, ST_COMMIT, "summary") < 0)
+		store_rollback(s);
+}
+
+int store_groups(struct store *s, enum store_dim d,
 		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
 		 void *ud)
 {
 	sqlite3_stmt *st = s->dim[d];
 	int rc, ret = 0;
 
-	sqlite3_bind_text(st, 1, since ? since : "", -1, SQLITE_STATIC);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		ret = fn(col(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), ud);
 	if (!ret && rc != SQLITE_DONE)

@@ -98,7 +98,12 @@ enum store_dim {
 };
 
 const char *store_dim_name(enum store_dim d);
-int store_groups(struct store *s, enum store_dim d, const char *since,
+/* The window of reports received since `since` (NULL: all) that the
+ * following store_groups calls count, all from one snapshot of the
+ * database; store_groups_end releases it. */
+int store_groups_begin(struct store *s, const char *since);
+void store_groups_end(struct store *s);
+int store_groups(struct store *s, enum store_dim d,
 		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
 		 void *ud);
 

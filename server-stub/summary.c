@@ -25,11 +25,11 @@ static int on_group(const char *key, int64_t reports, int64_t installs, void *ud
 	return 0;
 }
 
-static int add_dim(struct store *s, enum store_dim d, const char *since, json_object *dims)
+static int add_dim(struct store *s, enum store_dim d, json_object *dims)
 {
 	struct dim_ctx c = { json_object_new_array(), 0 };
 	json_object *o;
-	const int rc = store_groups(s, d, since, on_group, &c);
+	const int rc = store_groups(s, d, on_group, &c);
 
 	if (rc < 0) {
 		json_object_put(c.groups);
@@ -42,11 +42,11 @@ static int add_dim(struct store *s, enum store_dim d, const char *since, json_ob
 	return 0;
 }
 
-static int add_total(struct store *s, const char *since, json_object *out)
+static int add_total(struct store *s, json_object *out)
 {
 	struct dim_ctx c = { json_object_new_array(), 0 };
 	json_object *total = json_object_new_object();
-	const int rc = store_groups(s, DIM_ALL, since, on_group, &c);
+	const int rc = store_groups(s, DIM_ALL, on_group, &c);
 	json_object *all = json_object_array_get_idx(c.groups, 0);
 	json_object *v;
 
@@ -69,9 +69,13 @@ int summary_build(struct store *s, const char *since, json_object **out)
 	json_object_object_add(o, "min_installs", json_object_new_int(SUMMARY_MIN_INSTALLS));
 	json_object_object_add(o, "since", since ? json_object_new_string(since) : NULL);
 	json_object_object_add(o, "dimensions", dims);
-	rc = add_total(s, since, o);
-	for (int d = 0; d < DIM_ALL && rc == 0; d++)
-		rc = add_dim(s, (enum store_dim)d, since, dims);
+	rc = store_groups_begin(s, since);
+	if (rc == 0) {
+		rc = add_total(s, o);
+		for (int d = 0; d < DIM_ALL && rc == 0; d++)
+			rc = add_dim(s, (enum store_dim)d, dims);
+		store_groups_end(s);
+	}
 	if (rc < 0) {
 		json_object_put(o);
 		return rc;
