@@ -72,7 +72,6 @@ struct cgfb_schema {
 };
 
 struct ctx {
-	const struct cgfb_schema *s;
 	char *err;
 	size_t errsz;
 	bool quiet;          /* inside anyOf: failures are expected */
@@ -131,16 +130,26 @@ static int prop_cmp(const void *a, const void *b)
 	return strcmp(((const struct prop *)a)->name, ((const struct prop *)b)->name);
 }
 
+/* n zeroed items of size bytes (never a NULL for n == 0), or NULL after
+ * recording the failure. */
+static void *load_array(struct loader *l, size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		load_fail(l, -ENOMEM, "out of memory");
+	return p;
+}
+
 static void compile_props(struct loader *l, struct node *n, json_object *v)
 {
+	const size_t len = (size_t)json_object_object_length(v);
 	size_t i = 0;
 
-	n->n_props = (size_t)json_object_object_length(v);
-	n->props = calloc(n->n_props ? n->n_props : 1, sizeof(*n->props));
-	if (!n->props) {
-		load_fail(l, -ENOMEM, "out of memory");
+	n->props = load_array(l, len, sizeof(*n->props));
+	if (!n->props)
 		return;
-	}
+	n->n_props = len;
 	json_object_object_foreach(v, name, sub) {
 		n->props[i].name = name;
 		n->props[i++].node = compile(l, sub);
@@ -150,24 +159,24 @@ static void compile_props(struct loader *l, struct node *n, json_object *v)
 
 static void compile_required(struct loader *l, struct node *n, json_object *v)
 {
-	n->n_required = json_object_array_length(v);
-	n->required = calloc(n->n_required ? n->n_required : 1, sizeof(*n->required));
-	if (!n->required) {
-		load_fail(l, -ENOMEM, "out of memory");
+	const size_t len = json_object_array_length(v);
+
+	n->required = load_array(l, len, sizeof(*n->required));
+	if (!n->required)
 		return;
-	}
+	n->n_required = len;
 	for (size_t i = 0; i < n->n_required; i++)
 		n->required[i] = json_object_get_string(json_object_array_get_idx(v, i));
 }
 
 static void compile_any_of(struct loader *l, struct node *n, json_object *v)
 {
-	n->n_any_of = json_object_array_length(v);
-	n->any_of = calloc(n->n_any_of ? n->n_any_of : 1, sizeof(*n->any_of));
-	if (!n->any_of) {
-		load_fail(l, -ENOMEM, "out of memory");
+	const size_t len = json_object_array_length(v);
+
+	n->any_of = load_array(l, len, sizeof(*n->any_of));
+	if (!n->any_of)
 		return;
-	}
+	n->n_any_of = len;
 	for (size_t i = 0; i < n->n_any_of; i++)
 		n->any_of[i] = compile(l, json_object_array_get_idx(v, i));
 }
@@ -625,7 +634,7 @@ static int validate(struct ctx *c, const struct node *n, json_object *doc, const
 
 int cgfb_schema_validate(const struct cgfb_schema *s, json_object *doc, char *err, size_t errsz)
 {
-	struct ctx c = { .s = s, .err = err, .errsz = errsz };
+	struct ctx c = { .err = err, .errsz = errsz };
 	int rc;
 
 	if (errsz)

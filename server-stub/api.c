@@ -153,8 +153,6 @@ static void method_not_allowed(struct http_reply *rp, const char *allow)
 }
 
 typedef void handler_fn(struct api *a, const struct http_request *rq, struct http_reply *rp);
-typedef void id_handler_fn(struct api *a, const struct http_request *rq, struct http_reply *rp,
-			   const char *id);
 
 /* A handler that reads the database, run on an offload thread while the
  * request is suspended: a summary of a large database takes seconds. */
@@ -164,8 +162,6 @@ struct read {
 	struct api *a;
 	const struct http_request *rq;
 	handler_fn *fn;
-	id_handler_fn *fn_id;
-	char id[64];
 	struct http_reply rp;
 };
 
@@ -173,10 +169,7 @@ static void read_run(struct offload_job *job)
 {
 	struct read *r = (struct read *)((char *)job - offsetof(struct read, job));
 
-	if (r->fn_id)
-		r->fn_id(r->a, r->rq, &r->rp, r->id);
-	else
-		r->fn(r->a, r->rq, &r->rp);
+	r->fn(r->a, r->rq, &r->rp);
 	http_resume(r->rq);
 }
 
@@ -197,15 +190,12 @@ static void read_free(void *state)
 }
 
 static void offload_read(struct api *a, const struct http_request *rq, struct http_reply *rp,
-			 handler_fn *fn, id_handler_fn *fn_id, const char *id)
+			 handler_fn *fn)
 {
 	struct read *r = a->offload ? calloc(1, sizeof(*r)) : NULL;
 
 	if (!r) {
-		if (fn_id)
-			fn_id(a, rq, rp, id);
-		else
-			fn(a, rq, rp);
+		fn(a, rq, rp);
 		return;
 	}
 	r->d.finish = read_finish;
@@ -213,10 +203,14 @@ static void offload_read(struct api *a, const struct http_request *rq, struct ht
 	r->a = a;
 	r->rq = rq;
 	r->fn = fn;
-	r->fn_id = fn_id;
-	snprintf(r->id, sizeof(r->id), "%s", id ? id : "");
 	http_defer(rq, r, read_free);
 	offload_run(a->offload, &r->job);
+}
+
+/* GET /api/v1/reports/{id}, the id checked by route_report. */
+static void get_report(struct api *a, const struct http_request *rq, struct http_reply *rp)
+{
+	api_get_report(a, rq, rp, rq->path + strlen(REPORTS) + 1);
 }
 
 static void route_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
@@ -227,7 +221,7 @@ static void route_report(struct api *a, const struct http_request *rq, struct ht
 	else if (strcmp(rq->method, "DELETE") == 0)
 		api_delete_report(a, rq, rp, id);
 	else if (strcmp(rq->method, "GET") == 0)
-		offload_read(a, rq, rp, NULL, api_get_report, id);
+		offload_read(a, rq, rp, get_report);
 	else
 		method_not_allowed(rp, "GET, DELETE");
 }
@@ -258,7 +252,7 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 		if (strcmp(rq->method, "POST") == 0)
 			api_post_report(a, rq, rp);
 		else if (get)
-			offload_read(a, rq, rp, api_list_reports, NULL, NULL);
+			offload_read(a, rq, rp, api_list_reports);
 		else
 			method_not_allowed(rp, "GET, POST");
 		return;
@@ -271,7 +265,7 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 		if (strcmp(rq->path, get_routes[i].path) != 0)
 			continue;
 		if (get)
-			offload_read(a, rq, rp, get_routes[i].fn, NULL, NULL);
+			offload_read(a, rq, rp, get_routes[i].fn);
 		else
 			method_not_allowed(rp, "GET");
 		return;

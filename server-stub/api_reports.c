@@ -63,7 +63,6 @@ struct pending {
 	struct api_deferred d;       /* first: what api_finish calls */
 	struct job j;
 	struct report_meta m;
-	char id[64];
 	const struct http_request *rq;
 };
 
@@ -152,7 +151,7 @@ static void finish_delete(struct api *a, void *state, struct http_reply *rp)
 	switch (w->j.result) {
 	case 0:
 		o = json_object_new_object();
-		json_object_object_add(o, "id", json_object_new_string(w->id));
+		json_object_object_add(o, "id", json_object_new_string(w->j.id));
 		json_object_object_add(o, "deleted", json_object_new_boolean(1));
 		api_json(rp, 200, o);
 		return;
@@ -192,8 +191,7 @@ void api_delete_report(struct api *a, const struct http_request *rq, struct http
 		return;
 	}
 	/* The id and token live in the request, which outlives the job. */
-	snprintf(w->id, sizeof(w->id), "%s", id);
-	w->j = (struct job){ .kind = JOB_DELETE, .id = w->id, .token = token };
+	w->j = (struct job){ .kind = JOB_DELETE, .id = id, .token = token };
 	defer_write(a, rq, w, finish_delete);
 }
 

@@ -42,9 +42,8 @@ static const char *const migrations[] = {
 #define GROUPS_SRC_COLS "catalog_id, kernel_series, distribution, cgroup_mode, software," \
 	" verdict, reorganisation, month, install"
 static const char groups_src_sql[] =
-	"CREATE TEMP TABLE IF NOT EXISTS groups_src (catalog_id TEXT, kernel_series TEXT,"
-	" distribution TEXT, cgroup_mode TEXT, software TEXT, verdict TEXT,"
-	" reorganisation TEXT, month TEXT, install TEXT)";
+	"CREATE TEMP TABLE IF NOT EXISTS groups_src AS SELECT " GROUPS_SRC_COLS
+	" FROM main.reports WHERE 0";
 
 /* Group-by columns, indexed by enum store_dim: SQL identifiers cannot be
  * bound, so they come from this fixed list only. */
@@ -70,8 +69,8 @@ static const char *const dim_names[DIM_COUNT] = {
 };
 
 enum stmt {
-	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_READ, ST_SRC_FILL, ST_SRC_CLEAR, ST_FIND, ST_WITHDRAWN, ST_INSERT, ST_TOKEN, ST_DELETE,
-	ST_FORGET, ST_GET, ST_LIST, ST_COUNT
+	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_READ, ST_SRC_FILL, ST_SRC_CLEAR, ST_FIND,
+	ST_WITHDRAWN, ST_INSERT, ST_TOKEN, ST_DELETE, ST_FORGET, ST_GET, ST_LIST, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -203,8 +202,10 @@ static int prepare_all(struct store *s)
 {
 	/* Per connection, in the temporary database: a read-only connection
 	 * may write there. */
-	if (exec_const(s, groups_src_sql) < 0)
-		return -EIO;
+	const int rc = exec_const(s, groups_src_sql);
+
+	if (rc < 0)
+		return rc;
 	for (int i = 0; i < ST_COUNT; i++)
 		if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
 				       NULL) != SQLITE_OK)

@@ -101,8 +101,7 @@ static struct job *take_batch(struct writer *w)
 	return batch;
 }
 
-/* Tell each requester its own outcome: a broadcast to everyone waiting
- * would wake all 64 connections per commit. Under the lock. */
+/* Tell each requester its own outcome. Under the lock. */
 static void finish(struct job *list, int fail)
 {
 	for (struct job *j = list, *next; j; j = next) {
