@@ -248,6 +248,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	return reply(r, &rp);
 }
 
+/* A client that went away while its request was deferred gets no answer,
+ * but the work was done (its report stored, say): log the answer it would
+ * have had, so that the 201s in the log still count the reports stored.
+ * The work is finished by now: a suspended request never completes. */
+static void log_unanswered(struct http_server *h, struct req *r)
+{
+	struct http_reply rp = { 0 };
+
+	h->app.finish(h->app.ud, &r->rq, r->state, &rp);
+	cgfb_buf_free(&rp.body);
+	if (!h->o->quiet)
+		cgfb_log(LOG_INFO, "%s %s %u 0 %.1fms (client left before its answer)",
+			 r->method, r->path, rp.status, elapsed_ms(r));
+}
+
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
@@ -256,14 +271,12 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 	if (!r)
 		return;
-	/* A client that goes away while its write waits for the commit gets
-	 * no answer, but the write happens: say so, as the 201s in the log
-	 * are then fewer than the rows stored. */
-	if (!h->o->quiet)
+	if (r->deferred && !r->replied)
+		log_unanswered(h, r);
+	else if (!h->o->quiet)
 		cgfb_log(LOG_INFO, "%s %s %u %zu %.1fms%s", r->method, r->path, r->status,
 			 r->bytes, elapsed_ms(r),
-			 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" :
-			 r->deferred && !r->replied ? " (aborted before its answer)" : " (aborted)");
+			 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
 	if (r->state_free)
 		r->state_free(r->state);
 	cgfb_buf_free(&r->rq.body);
