@@ -45,7 +45,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 LIB_SRC    := $(wildcard lib/*.c)
-CLIENT_SRC := $(filter-out client/main.c,$(wildcard client/*.c))
+CLIENT_SRC := $(filter-out client/cli/main.c,$(wildcard client/*/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o $(BUILD)/schema_blob.o
 CLIENT_BLOBS := $(BUILD)/allowlist_blob.o
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
@@ -94,7 +94,7 @@ $(BUILD)/%_blob.o: $(BUILD)/%_blob.c
 $(BUILD)/libcgfb.a: $(LIB_OBJ) $(CLIENT_OBJ) $(CLIENT_BLOBS)
 	ar rcs $@ $^
 
-$(BUILD)/cgroup-feedback: $(BUILD)/client/main.o $(BUILD)/libcgfb.a
+$(BUILD)/cgroup-feedback: $(BUILD)/client/cli/main.o $(BUILD)/libcgfb.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(SERVER_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))

@@ -65,8 +65,8 @@ else
 	skip "cgroup-feedback-server.8 against --help" "$SERVER not built yet (issue 5)"
 fi
 # Every key the configuration parser knows is in cgroup-feedback.conf(5).
-if [ -f client/config.c ]; then
-	for k in $(sed -n 's/.*STR("\([a-z-]*\)".*/\1/p; s/.*strcmp(key, "\([a-z-]*\)").*/\1/p' client/config.c); do
+if [ -f client/config/config.c ]; then
+	for k in $(sed -n 's/.*STR("\([a-z-]*\)".*/\1/p; s/.*strcmp(key, "\([a-z-]*\)").*/\1/p' client/config/config.c); do
 		check "cgroup-feedback.conf.5 documents $k" grep -q "^\.It Cm $k " docs/man/cgroup-feedback.conf.5
 	done
 fi

@@ -9,7 +9,7 @@
 
 #include "cgfb/canon.h"
 #include "cgfb/schema.h"
-#include "readfile.h"
+#include "cgfb/readfile.h"
 
 #define REPORT_FILE_MAX (1u << 20)
 

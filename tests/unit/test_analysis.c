@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis.h"
+#include "snapshot/analysis.h"
 
 #define M(x) ((uint64_t)(x) << 20)
 #define NONE UINT64_MAX - 1     /* "the file was not there" in add() */

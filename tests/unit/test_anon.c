@@ -9,9 +9,9 @@
 
 #include <openssl/evp.h>
 
-#include "allowlist.h"
-#include "anon.h"
-#include "secret.h"
+#include "privacy/allowlist.h"
+#include "privacy/anon.h"
+#include "privacy/secret.h"
 
 static char dir[64];
 static struct cgfb_allowlist *al;

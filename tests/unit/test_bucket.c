@@ -2,8 +2,8 @@
 
 #include <errno.h>
 
-#include "attrs.h"
-#include "bucket.h"
+#include "snapshot/attrs.h"
+#include "privacy/bucket.h"
 
 static void sizes(void **state)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "submit.h"
+#include "config/config.h"
+#include "deliver/submit.h"
 
 static char path[64];
 

@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "detect.h"
+#include "detect/detect.h"
 
 #define MAXD 16
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "journal_export.h"
+#include "log/journal_export.h"
 
 struct sink {
 	unsigned n;

@@ -2,7 +2,7 @@
 
 #include <errno.h>
 
-#include "kmsg_record.h"
+#include "log/kmsg_record.h"
 
 static void parses_header_and_text(void **state)
 {

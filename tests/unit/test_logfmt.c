@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-#include "logfmt.h"
+#include "log/logfmt.h"
 
 static int parse(enum cgfb_logfmt fmt, const char *line, struct cgfb_record *r, char *buf,
 		 size_t bufsz)

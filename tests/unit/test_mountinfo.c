@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "attrs.h"
-#include "mountinfo.h"
+#include "snapshot/attrs.h"
+#include "snapshot/mountinfo.h"
 
 #define BIT(c) (UINT32_C(1) << (c))
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <utmpx.h>
 
-#include "notify.h"
+#include "consent/notify.h"
 
 static char dir[64];
 static struct cgfb_catalog *cat;

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hwprofile.h"
-#include "profile.h"
+#include "snapshot/hwprofile.h"
+#include "snapshot/profile.h"
 
 static void os_release(void **state)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "redact.h"
+#include "privacy/redact.h"
 
 static void expect_kinds(const char *text, const struct cgfb_local_names *ln,
 			 const char *want_redacted)

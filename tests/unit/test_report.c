@@ -5,9 +5,9 @@
 #include <stdlib.h>
 
 #include "cgfb/schema.h"
-#include "analysis.h"
-#include "report.h"
-#include "report_detection.h"
+#include "snapshot/analysis.h"
+#include "report/report.h"
+#include "report/report_detection.h"
 
 static struct cgfb_catalog *cat;
 static struct cgfb_allowlist *al;

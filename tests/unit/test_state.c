@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cgfb/atomic.h"
-#include "state.h"
+#include "cli/state.h"
 
 static char dir[64];
 

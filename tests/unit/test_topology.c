@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "topology.h"
+#include "snapshot/topology.h"
 
 #define UNLIMITED "9223372036854771712\n"
 

@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-#include "warnblock.h"
+#include "detect/warnblock.h"
 
 static void feed_all(struct cgfb_warn *w, const char *const *lines)
 {

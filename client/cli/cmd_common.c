@@ -1,0 +1,78 @@
+/* What several subcommands share. */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgfb/log.h"
+#include "cli/commands.h"
+#include "config/config.h"
+
+int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat)
+{
+	const char *installed = CGFB_DATADIR "/catalog.json";
+	char err[512];
+	int rc;
+
+	if (g->catalog_path) {
+		rc = cgfb_catalog_load_file(cat, g->catalog_path, err, sizeof(err));
+		if (rc < 0)
+			cgfb_log(LOG_ERR, "catalog %s: %s", g->catalog_path, err);
+		return rc;
+	}
+	if (access(installed, R_OK) == 0) {
+		rc = cgfb_catalog_load_file(cat, installed, err, sizeof(err));
+		if (rc == 0)
+			return 0;
+		cgfb_log(LOG_WARNING, "catalog %s: %s; using the built-in copy", installed, err);
+	}
+	rc = cgfb_catalog_load_builtin(cat, err, sizeof(err));
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "built-in catalog: %s", err);
+	return rc;
+}
+
+int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c)
+{
+	char err[600];
+	int rc;
+
+	cgfb_config_defaults(c);
+	rc = cgfb_config_load(c, g->config_path ? g->config_path : CGFB_DEFAULT_CONFIG,
+			      g->config_path != NULL, err, sizeof(err));
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "%s", err);
+	return rc;
+}
+
+static bool word_in(const char *words, const char *w)
+{
+	const size_t n = strlen(w);
+
+	for (const char *p = words; (p = strstr(p, w)) != NULL; p += n)
+		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+int cgfb_next_option(int argc, char **argv, const struct option *opts, const char *allowed,
+		     const char *usage)
+{
+	int idx = -1;
+	/* -o is --output, for the commands that write a file. */
+	const int opt = getopt_long(argc, argv, "ho:", opts, &idx);
+	const char *name = opt == 'o' ? "output" : idx >= 0 ? opts[idx].name : NULL;
+
+	if (opt == 'h') {
+		fputs(usage, stdout);
+		return CGFB_OPT_HELP;
+	}
+	if (opt == '?' || (opt != -1 && name && !word_in(allowed, name))) {
+		if (opt != '?')
+			cgfb_log(LOG_ERR, "%s does not take --%s", argv[0], name);
+		fputs(usage, stderr);
+		return CGFB_OPT_ERROR;
+	}
+	return opt;
+}

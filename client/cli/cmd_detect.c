@@ -1,0 +1,266 @@
+/* scan, watch and catalog: the detection commands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgfb/log.h"
+#include "cli/commands.h"
+#include "config/config.h"
+#include "log/klog.h"
+#include "cli/output.h"
+#include "detect/scan.h"
+#include "cli/state.h"
+#include "cli/watch.h"
+
+enum {
+	OPT_CATALOG = 256, OPT_KMSG, OPT_BOOT_ID, OPT_STATE_DIR, OPT_ONCE, OPT_JSON,
+	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_PROMPT,
+};
+
+struct opts {
+	struct cgfb_globals g;
+	const char *kmsg_path;
+	const char *boot_id_path;
+	const char *state_dir;
+	const char *cgroup_root;
+	const char *mountinfo;
+	bool json;
+	bool once;
+	bool prompt;
+};
+
+/* The options of the detection commands; each says which it takes. */
+static int parse(int argc, char **argv, const struct cgfb_globals *g, const char *allowed,
+		 const char *usage, struct opts *o)
+{
+	static const struct option long_opts[] = {
+		{ "catalog", required_argument, NULL, OPT_CATALOG },
+		{ "kmsg", required_argument, NULL, OPT_KMSG },
+		{ "boot-id-file", required_argument, NULL, OPT_BOOT_ID },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
+		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+		{ "prompt", no_argument, NULL, OPT_PROMPT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	o->g = *g;
+	o->state_dir = CGFB_DEFAULT_STATE_DIR;
+	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
+		switch (opt) {
+		case CGFB_OPT_HELP: return 1;
+		case CGFB_OPT_ERROR: return -EINVAL;
+		case OPT_CATALOG: o->g.catalog_path = optarg; break;
+		case OPT_KMSG: o->kmsg_path = optarg; break;
+		case OPT_BOOT_ID: o->boot_id_path = optarg; break;
+		case OPT_STATE_DIR: o->state_dir = optarg; break;
+		case OPT_ONCE: o->once = true; break;
+		case OPT_JSON: o->json = true; break;
+		case OPT_CGROUP_ROOT: o->cgroup_root = optarg; break;
+		case OPT_MOUNTINFO: o->mountinfo = optarg; break;
+		case OPT_PROMPT: o->prompt = true; break;
+		}
+	}
+	return 0;
+}
+
+struct scan_out {
+	const char *name;
+	bool json;
+	bool write_failed;
+	unsigned long found;
+};
+
+static void print_detection(const struct cgfb_detection *d, void *arg)
+{
+	struct scan_out *so = arg;
+
+	so->found++;
+	if (cgfb_detection_print(stdout, d, so->name, so->json) < 0)
+		so->write_failed = true;
+}
+
+static void report_oddities(const char *name, const struct cgfb_scan_stats *st)
+{
+	if (st->malformed)
+		cgfb_log(LOG_WARNING, "%s: %lu lines are not valid %s records; they were skipped",
+			 name, st->malformed, cgfb_logfmt_name(st->fmt));
+	if (st->long_lines)
+		cgfb_log(LOG_WARNING, "%s: %lu lines longer than 16 MiB were split", name,
+			 st->long_lines);
+	if (st->truncated)
+		cgfb_log(LOG_WARNING, "%s: the input ends inside a record", name);
+}
+
+static int scan_file(const struct cgfb_catalog *cat, const char *path, struct scan_out *so)
+{
+	const bool is_stdin = strcmp(path, "-") == 0;
+	const int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	struct cgfb_scan_stats st;
+	int rc;
+
+	if (fd < 0) {
+		rc = -errno;
+		cgfb_log(LOG_ERR, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	so->name = is_stdin ? "<stdin>" : path;
+	rc = cgfb_scan_fd(fd, cat, print_detection, so, &st);
+	if (!is_stdin)
+		close(fd);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "%s: read error after %lu lines: %s", so->name, st.lines,
+			 strerror(-rc));
+	report_oddities(so->name, &st);
+	return rc;
+}
+
+static int scan_live(const struct cgfb_catalog *cat, const struct opts *o, struct scan_out *so)
+{
+	struct cgfb_detector *det = NULL;
+	struct cgfb_record rec;
+	struct cgfb_klog k;
+	char err[512];
+	int rc;
+
+	rc = cgfb_klog_open(&k, o->kmsg_path, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "%s", err);
+		return rc;
+	}
+	so->name = NULL;
+	rc = cgfb_detector_new(cat, print_detection, so, &det);
+	if (rc == 0)
+		while ((rc = cgfb_klog_next(&k, &rec)) == 1)
+			cgfb_detector_feed(det, &rec);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "reading %s: %s", k.path, strerror(-rc));
+	if (k.lost)
+		cgfb_log(LOG_WARNING, "%lu kernel log records were overwritten while reading",
+			 k.lost);
+	if (det)
+		cgfb_detector_finish(det);
+	cgfb_detector_free(det);
+	cgfb_klog_close(&k);
+	return rc < 0 ? rc : 0;
+}
+
+int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback scan [--json] [--kmsg PATH] [FILE...]\n"
+		"Look for catalog messages in saved kernel logs (- is stdin) or, without\n"
+		"FILE, in the live kernel log. Exit 0 if found, 1 if not, 2 on trouble.\n";
+	struct cgfb_catalog *cat = NULL;
+	struct scan_out so = { 0 };
+	bool trouble = false;
+	struct opts o;
+	int rc;
+
+	rc = parse(argc, argv, g, "catalog kmsg json", usage, &o);
+	if (rc != 0)
+		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
+	if (cgfb_load_catalog(&o.g, &cat) < 0)
+		return CGFB_EXIT_TROUBLE;
+	so.json = o.json;
+	if (optind >= argc)
+		trouble = scan_live(cat, &o, &so) < 0;
+	for (int i = optind; i < argc; i++)
+		if (scan_file(cat, argv[i], &so) < 0)
+			trouble = true;
+	if (fflush(stdout) != 0 || so.write_failed) {
+		cgfb_log(LOG_ERR, "writing the output: %s", strerror(errno));
+		trouble = true;
+	}
+	cgfb_catalog_free(cat);
+	if (trouble)
+		return CGFB_EXIT_TROUBLE;
+	return so.found ? CGFB_EXIT_OK : CGFB_EXIT_NONE;
+}
+
+int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback watch [--json] [--state-dir DIR] [--once] [--prompt]\n"
+		"                             [--kmsg PATH] [--boot-id-file PATH]\n"
+		"                             [--cgroup-root DIR --mountinfo FILE]\n"
+		"Read the live kernel log from its oldest record, then follow it; report\n"
+		"each catalog message once per boot, and write a report with a snapshot\n"
+		"of the cgroups to DIR/reports/, and tell the administrator (log, login\n"
+		"banner, terminals). --once stops after the backlog; --prompt, in a\n"
+		"terminal, starts the review of each new report right away.\n";
+	struct cgfb_catalog *cat = NULL;
+	struct cgfb_config conf;
+	struct opts o;
+	int rc;
+
+	rc = parse(argc, argv, g,
+		   "catalog kmsg boot-id-file state-dir once json cgroup-root mountinfo prompt", usage,
+		   &o);
+	if (rc != 0)
+		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
+	if (optind < argc) {
+		cgfb_log(LOG_ERR, "watch takes no arguments");
+		return CGFB_EXIT_TROUBLE;
+	}
+	if (cgfb_load_config(&o.g, &conf) < 0 || cgfb_load_catalog(&o.g, &cat) < 0)
+		return CGFB_EXIT_TROUBLE;
+	const struct cgfb_snapshot_opts so = {
+		.state_dir = o.state_dir, .cgroup_root = o.cgroup_root, .mountinfo = o.mountinfo,
+		.allowlist = conf.allowlist_file[0] ? conf.allowlist_file : NULL,
+	};
+	const struct cgfb_watch_opts wo = {
+		.cat = cat, .state_dir = o.state_dir, .kmsg_path = o.kmsg_path,
+		.boot_id_path = o.boot_id_path, .json = o.json, .once = o.once, .snapshot = &so,
+		.config = &conf, .prompt = o.prompt, .config_path = g->config_path,
+		.catalog_path = o.g.catalog_path,
+	};
+
+	rc = cgfb_watch(&wo);
+	cgfb_catalog_free(cat);
+	return rc;
+}
+
+int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback catalog [--json]\n"
+		"List the kernel messages this version recognises.\n";
+	struct cgfb_catalog *cat = NULL;
+	struct opts o;
+	int rc;
+
+	rc = parse(argc, argv, g, "catalog json", usage, &o);
+	if (rc != 0)
+		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
+	if (cgfb_load_catalog(&o.g, &cat) < 0)
+		return CGFB_EXIT_TROUBLE;
+	for (size_t i = 0; i < cat->n; i++) {
+		const struct cgfb_entry *e = &cat->entries[i];
+
+		if (o.json) {
+			json_object *j = json_object_new_object();
+
+			json_object_object_add(j, "id", json_object_new_string(e->id));
+			json_object_object_add(j, "title", json_object_new_string(e->title));
+			json_object_object_add(j, "contact", cgfb_json_str_or_null(e->contact));
+			json_object_object_add(j, "level", json_object_new_int(e->level));
+			json_object_object_add(j, "kernels", cgfb_json_str_or_null(e->kernels));
+			json_object_object_add(j, "trigger", cgfb_json_str_or_null(e->trigger));
+			cgfb_print_json_line(stdout, j);
+		} else {
+			printf("%-4s %s\n     kernels: %s\n     contact: %s\n", e->id, e->title,
+			       e->kernels ? e->kernels : "-", e->contact ? e->contact : "none");
+		}
+	}
+	cgfb_catalog_free(cat);
+	return fflush(stdout) == 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
+}

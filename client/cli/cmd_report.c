@@ -1,0 +1,655 @@
+/* The commands around a report: review, list, show, status, submit,
+ * decline, withdraw, flush, export. Only submit, flush and withdraw (and
+ * review when told to send) open network connections. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgfb/log.h"
+#include "cli/commands.h"
+#include "config/config.h"
+#include "consent/consent.h"
+#include "consent/notify.h"
+#include "cli/output.h"
+#include "deliver/mailout.h"
+#include "privacy/redact.h"
+#include "cli/review.h"
+#include "report/spool.h"
+#include "deliver/submit.h"
+
+#define ANSWERS_MAX 32
+#define USE_CASE_FILE_MAX 8192
+
+struct ctx {
+	struct cgfb_globals g;
+	struct cgfb_config config;
+	struct cgfb_catalog *cat;
+	struct cgfb_schema *schema;
+	struct cgfb_spool spool;
+	const char *state_dir;
+	const char *output;
+	const char *use_case_file;
+	const char *endpoint;
+	const char *mbox;
+	bool send;
+	bool json;
+	bool yes;
+	bool redact;
+	size_t n_answers;
+	const char *answers[ANSWERS_MAX];
+};
+
+enum {
+	OPT_STATE_DIR = 256, OPT_JSON, OPT_YES, OPT_USE_CASE, OPT_ANSWER, OPT_OUTPUT,
+	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND,
+};
+
+static const struct option long_opts[] = {
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "yes", no_argument, NULL, OPT_YES },
+	{ "use-case-file", required_argument, NULL, OPT_USE_CASE },
+	{ "answer", required_argument, NULL, OPT_ANSWER },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "endpoint", required_argument, NULL, OPT_ENDPOINT },
+	{ "redact", no_argument, NULL, OPT_REDACT },
+	{ "email", no_argument, NULL, OPT_EMAIL },
+	{ "mbox", required_argument, NULL, OPT_MBOX },
+	{ "send", no_argument, NULL, OPT_SEND },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void ctx_free(struct ctx *c)
+{
+	cgfb_catalog_free(c->cat);
+	cgfb_schema_free(c->schema);
+}
+
+static int take_option(struct ctx *c, int opt)
+{
+	switch (opt) {
+	case OPT_STATE_DIR: c->state_dir = optarg; break;
+	case OPT_JSON: c->json = true; break;
+	case OPT_YES: c->yes = true; break;
+	case OPT_USE_CASE: c->use_case_file = optarg; break;
+	case 'o':
+	case OPT_OUTPUT: c->output = optarg; break;
+	case OPT_ENDPOINT: c->endpoint = optarg; break;
+	case OPT_REDACT: c->redact = true; break;
+	case OPT_EMAIL: break;          /* the e-mail form is what export writes */
+	case OPT_MBOX: c->mbox = optarg; break;
+	case OPT_SEND: c->send = true; break;
+	case OPT_ANSWER:
+		if (c->n_answers >= ANSWERS_MAX || !strchr(optarg, '=')) {
+			cgfb_log(LOG_ERR, "--answer takes KEY=VALUE (at most %d)", ANSWERS_MAX);
+			return -EINVAL;
+		}
+		c->answers[c->n_answers++] = optarg;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Parse the options a command allows, then load what every command needs. */
+static int setup(struct ctx *c, const struct cgfb_globals *g, int argc, char **argv,
+		 const char *allowed, const char *usage)
+{
+	char err[256];
+	int opt, rc;
+
+	memset(c, 0, sizeof(*c));
+	c->g = *g;
+	c->state_dir = CGFB_DEFAULT_STATE_DIR;
+	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
+		if (opt == CGFB_OPT_HELP)
+			return 1;
+		if (opt == CGFB_OPT_ERROR || take_option(c, opt) < 0)
+			return -EINVAL;
+	}
+	if (cgfb_load_config(&c->g, &c->config) < 0 || cgfb_load_catalog(&c->g, &c->cat) < 0)
+		return -EINVAL;
+	if (c->endpoint)
+		snprintf(c->config.endpoint, sizeof(c->config.endpoint), "%s", c->endpoint);
+	rc = cgfb_schema_load_builtin(&c->schema, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report schema: %s", err);
+		return rc;
+	}
+	rc = cgfb_spool_open(&c->spool, c->state_dir);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "spool in %s: %s", c->state_dir, strerror(-rc));
+	return rc;
+}
+
+static int finish(struct ctx *c, int rc)
+{
+	ctx_free(c);
+	return rc;
+}
+
+#define SETUP(allowed, usage) \
+	do { \
+		const int _r = setup(&c, g, argc, argv, allowed, usage); \
+		if (_r != 0) \
+			return finish(&c, _r > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE); \
+	} while (0)
+
+/* The one ID argument of show, submit, decline, withdraw, export. */
+static const char *one_id(int argc, char **argv, const char *usage)
+{
+	if (optind + 1 != argc) {
+		fputs(usage, stderr);
+		return NULL;
+	}
+	if (!cgfb_report_id_valid(argv[optind])) {
+		cgfb_log(LOG_ERR, "'%s' is not a report id (see cgroup-feedback list)", argv[optind]);
+		return NULL;
+	}
+	return argv[optind];
+}
+
+static int load_entry(struct ctx *c, const char *id, struct cgfb_spool_entry *e,
+		      struct cgfb_buf *bytes)
+{
+	const int rc = cgfb_spool_load(&c->spool, id, e, bytes);
+
+	if (rc == -ENOENT)
+		cgfb_log(LOG_ERR, "no report %s in %s", id, c->spool.dir);
+	else if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: %s", id, strerror(-rc));
+	return rc;
+}
+
+static void fmt_time(long long t, char *buf, size_t sz)
+{
+	const time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0) {
+		snprintf(buf, sz, "-");
+		return;
+	}
+	gmtime_r(&tt, &tm);
+	strftime(buf, sz, "%Y-%m-%d %H:%M:%SZ", &tm);
+}
+
+static void note(const struct cgfb_spool_entry *e, char *buf, size_t sz)
+{
+	char when[32];
+
+	buf[0] = '\0';
+	if (e->state == CGFB_R_SENT)
+		snprintf(buf, sz, "receipt %s", e->receipt_id);
+	else if (e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0)
+		snprintf(buf, sz, "exported for %s", e->endpoint + 7);
+	else if (e->state == CGFB_R_CONSENTED && e->next_attempt < 0)
+		snprintf(buf, sz, "not retried: %s", e->last_error);
+	else if (e->state == CGFB_R_CONSENTED && e->attempts) {
+		fmt_time(e->next_attempt, when, sizeof(when));
+		snprintf(buf, sz, "attempt %d failed (%s); next %s", e->attempts, e->last_error, when);
+	}
+}
+
+int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback list [--json] [--state-dir DIR]\n";
+	struct cgfb_spool_entry *v = NULL;
+	struct ctx c;
+	size_t n = 0;
+	char when[32], nb[400];
+
+	SETUP("state-dir json", usage);
+	if (cgfb_spool_list(&c.spool, &v, &n) < 0)
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	if (!c.json && n)
+		printf("%-36s  %-9s  %-4s  %-20s  %s\n", "ID", "STATE", "ID", "CREATED", "NOTE");
+	for (size_t i = 0; i < n; i++) {
+		fmt_time(v[i].created, when, sizeof(when));
+		note(&v[i], nb, sizeof(nb));
+		if (c.json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "id", json_object_new_string(v[i].id));
+			json_object_object_add(o, "state", json_object_new_string(cgfb_rstate_name(v[i].state)));
+			json_object_object_add(o, "catalog_id", json_object_new_string(v[i].catalog_id));
+			json_object_object_add(o, "created", json_object_new_int64(v[i].created));
+			json_object_object_add(o, "attempts", json_object_new_int(v[i].attempts));
+			json_object_object_add(o, "note", json_object_new_string(nb));
+			cgfb_print_json_line(stdout, o);
+		} else {
+			printf("%-36s  %-9s  %-4s  %-20s  %s\n", v[i].id, cgfb_rstate_name(v[i].state),
+			       v[i].catalog_id, when, nb);
+		}
+	}
+	free(v);
+	return finish(&c, fflush(stdout) ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback show [--state-dir DIR] ID\n"
+				    "Print exactly the bytes that would be sent.\n";
+	struct cgfb_spool_entry e;
+	struct cgfb_buf bytes = { 0 };
+	const char *id;
+	struct ctx c;
+	int rc;
+
+	SETUP("state-dir", usage);
+	id = one_id(argc, argv, usage);
+	if (!id || load_entry(&c, id, &e, &bytes) < 0)
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	rc = fwrite(bytes.data, 1, bytes.len, stdout) == bytes.len ? 0 : -EIO;
+	/* A terminal gets a newline; a pipe gets the bytes and nothing else. */
+	if (isatty(STDOUT_FILENO))
+		putchar('\n');
+	cgfb_buf_free(&bytes);
+	return finish(&c, rc || fflush(stdout) ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback status [--state-dir DIR]\n";
+	static const char *const modes[] = { "ask", "never", "auto" };
+	struct cgfb_spool_entry *v = NULL;
+	unsigned count[5] = { 0 }, due = 0;
+	const long long now = (long long)time(NULL);
+	struct ctx c;
+	size_t n = 0;
+	char nb[400];
+
+	SETUP("state-dir", usage);
+	if (cgfb_spool_list(&c.spool, &v, &n) < 0)
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	for (size_t i = 0; i < n; i++) {
+		count[v[i].state]++;
+		due += v[i].state == CGFB_R_CONSENTED && v[i].next_attempt >= 0 &&
+		       v[i].next_attempt <= now && strncmp(v[i].endpoint, "mailto:", 7) != 0;
+	}
+	printf("endpoint: %s\nconsent: %s\nreports: %zu (pending %u, consented %u, sent %u, "
+	       "declined %u, withdrawn %u)\ndue for sending now: %u\n", c.config.endpoint,
+	       modes[c.config.consent], n, count[CGFB_R_PENDING], count[CGFB_R_CONSENTED],
+	       count[CGFB_R_SENT], count[CGFB_R_DECLINED], count[CGFB_R_WITHDRAWN], due);
+	for (size_t i = 0; i < n; i++) {
+		note(&v[i], nb, sizeof(nb));
+		if (v[i].state == CGFB_R_PENDING)
+			printf("  %s %s: waiting for review: cgroup-feedback review %s\n",
+			       v[i].catalog_id, v[i].id, v[i].id);
+		else if (v[i].state == CGFB_R_CONSENTED && nb[0])
+			printf("  %s %s: %s\n", v[i].catalog_id, v[i].id, nb);
+	}
+	free(v);
+	return finish(&c, CGFB_EXIT_OK);
+}
+
+static char *slurp_use_case(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	size_t n;
+
+	if (!f) {
+		cgfb_log(LOG_ERR, "use case file %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	buf = calloc(1, USE_CASE_FILE_MAX + 1);
+	n = buf ? fread(buf, 1, USE_CASE_FILE_MAX + 1, f) : 0;
+	fclose(f);
+	if (buf && n > USE_CASE_FILE_MAX) {
+		cgfb_log(LOG_ERR, "use case file %s: longer than %d bytes", path, USE_CASE_FILE_MAX);
+		free(buf);
+		return NULL;
+	}
+	while (buf && n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return buf;
+}
+
+/* Secrets in unattended input are refused unless --redact says to replace
+ * them: nobody is there to look. Returns the text to use (maybe new). */
+static char *unattended_secrets(struct ctx *c, char *text, const char *what, bool *bad)
+{
+	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
+	struct cgfb_local_names ln;
+	size_t n;
+
+	cgfb_local_names_load(&ln, NULL, NULL);
+	n = cgfb_find_secrets(text, &ln, f, CGFB_REDACT_MAX_FINDINGS);
+	cgfb_local_names_free(&ln);
+	if (n == 0)
+		return text;
+	if (!c->redact) {
+		for (size_t i = 0; i < n; i++)
+			cgfb_log(LOG_ERR, "%s contains a %s: '%.*s'", what, cgfb_secret_name(f[i].kind),
+				 (int)f[i].len, text + f[i].start);
+		cgfb_log(LOG_ERR, "refusing to send it; edit it, or pass --redact to replace these");
+		*bad = true;
+		return text;
+	}
+	return cgfb_redact_replace(text, f, n);
+}
+
+/* Consent from the command line: --yes with the use case from a file and
+ * answers from --answer. */
+static int unattended_consent(struct ctx *c, struct cgfb_spool_entry *e, const char *endpoint)
+{
+	const char *file = c->use_case_file ? c->use_case_file :
+			   c->config.use_case_file[0] ? c->config.use_case_file : NULL;
+	struct cgfb_use_case uc = { 0 };
+	struct cgfb_buf report = { 0 }, bytes = { 0 };
+	char *text = NULL, *vals[ANSWERS_MAX] = { 0 }, token[65], err[256];
+	bool bad = false;
+	int rc = -EINVAL;
+
+	if (file && !(text = slurp_use_case(file)))
+		goto out;
+	if (text)
+		text = unattended_secrets(c, text, "the use case", &bad);
+	for (size_t i = 0; i < c->n_answers; i++) {
+		const char *eq = strchr(c->answers[i], '=');
+
+		vals[i] = strdup(eq + 1);
+		uc.keys[i] = strndup(c->answers[i], (size_t)(eq - c->answers[i]));
+		if (!vals[i] || !uc.keys[i])
+			goto out;
+		vals[i] = unattended_secrets(c, vals[i], uc.keys[i], &bad);
+		uc.values[i] = vals[i];
+	}
+	uc.n_answers = c->n_answers;
+	uc.text = text;
+	if (bad)
+		goto out;
+	rc = cgfb_spool_load(&c->spool, e->id, e, &report);
+	if (rc == 0)
+		rc = cgfb_consent_build(c->schema, &report, &uc, endpoint, &bytes, token, err,
+					sizeof(err));
+	if (rc < 0 && rc != -ENOENT)
+		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
+	if (rc == 0)
+		rc = cgfb_consent_record(&c->spool, e, &bytes, endpoint, token);
+out:
+	for (size_t i = 0; i < c->n_answers; i++) {
+		free(vals[i]);
+		free((char *)uc.keys[i]);
+	}
+	free(text);
+	cgfb_buf_free(&report);
+	cgfb_buf_free(&bytes);
+	return rc;
+}
+
+static int send_now(struct ctx *c, struct cgfb_spool_entry *e)
+{
+	const int rc = cgfb_deliver(&c->config, &c->spool, e);
+
+	if (rc == 0)
+		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, e->receipt_id,
+		       e->receipt_sha256);
+	else
+		cgfb_log(LOG_ERR, "%s: sending failed: %s%s", e->id, e->last_error,
+			 e->next_attempt > 0 ? "; it will be retried by flush" : "");
+	return rc;
+}
+
+int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback submit ID --yes [--use-case-file FILE] [--answer KEY=VALUE]...\n"
+		"                              [--redact] [--endpoint URL] [--state-dir DIR]\n"
+		"Consent to sending report ID as it is plus the use case, and send it now.\n";
+	struct cgfb_spool_entry e;
+	char err[256];
+	const char *id;
+	struct ctx c;
+	int rc;
+
+	SETUP("state-dir yes use-case-file answer redact endpoint", usage);
+	id = one_id(argc, argv, usage);
+	if (!id || load_entry(&c, id, &e, NULL) < 0)
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	if (!c.yes) {
+		cgfb_log(LOG_ERR, "submit sends a report only with --yes (or review it: "
+			 "cgroup-feedback review %s)", id);
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	if (c.config.consent == CGFB_CONSENT_NEVER) {
+		cgfb_log(LOG_ERR, "consent = never in the configuration: nothing is sent");
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	if (e.state != CGFB_R_PENDING && e.state != CGFB_R_CONSENTED) {
+		cgfb_log(LOG_ERR, "report %s is %s", id, cgfb_rstate_name(e.state));
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	if (cgfb_endpoint_check(c.config.endpoint, err, sizeof(err)) < 0) {
+		cgfb_log(LOG_ERR, "%s", err);
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	rc = unattended_consent(&c, &e, c.config.endpoint);
+	if (rc == 0)
+		rc = send_now(&c, &e);
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback decline [--state-dir DIR] ID\n";
+	struct cgfb_spool_entry e;
+	const char *id;
+	struct ctx c;
+	int rc;
+
+	SETUP("state-dir", usage);
+	id = one_id(argc, argv, usage);
+	if (!id || load_entry(&c, id, &e, NULL) < 0)
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	if (e.state == CGFB_R_SENT) {
+		cgfb_log(LOG_ERR, "report %s was sent already: withdraw it instead", id);
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	e.state = CGFB_R_DECLINED;
+	rc = cgfb_spool_save_state(&c.spool, &e);
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback withdraw [--state-dir DIR] ID\n"
+				    "Delete a sent report from the collector (or stop an unsent one).\n";
+	struct cgfb_submit_result res;
+	struct cgfb_spool_entry e;
+	const char *id;
+	struct ctx c;
+	int rc = 0;
+
+	SETUP("state-dir", usage);
+	id = one_id(argc, argv, usage);
+	if (!id || load_entry(&c, id, &e, NULL) < 0)
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	if (e.state == CGFB_R_SENT) {
+		rc = cgfb_submit_delete(&c.config, e.endpoint, e.id, e.deletion_token, &res);
+		if (rc < 0) {
+			cgfb_log(LOG_ERR, "withdrawing %s from %s: %s", id, e.endpoint, res.error);
+			return finish(&c, CGFB_EXIT_TROUBLE);
+		}
+		printf("%s: deleted from %s\n", id, e.endpoint);
+	} else {
+		printf("%s: was never sent; it will not be\n", id);
+	}
+	e.state = CGFB_R_WITHDRAWN;
+	e.next_attempt = 0;
+	rc = cgfb_spool_save_state(&c.spool, &e);
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+/* A consent is for one schema: a report made under another asks again. */
+static bool schema_changed(struct ctx *c, struct cgfb_spool_entry *e)
+{
+	struct cgfb_buf bytes = { 0 };
+	char sha[65];
+	bool changed;
+
+	if (cgfb_spool_load(&c->spool, e->id, e, &bytes) < 0)
+		return false;
+	changed = cgfb_consent_schema(&bytes, sha) < 0 ||
+		  strcmp(sha, cgfb_schema_sha256(c->schema)) != 0;
+	cgfb_buf_free(&bytes);
+	if (!changed)
+		return false;
+	cgfb_log(LOG_NOTICE, "report %s was consented to under another report schema; "
+		 "review it again: cgroup-feedback review %s", e->id, e->id);
+	e->state = CGFB_R_PENDING;
+	cgfb_spool_save_state(&c->spool, e);
+	return true;
+}
+
+static bool due(const struct cgfb_spool_entry *e, long long now)
+{
+	return e->state == CGFB_R_CONSENTED && e->next_attempt >= 0 && e->next_attempt <= now &&
+	       strncmp(e->endpoint, "mailto:", 7) != 0;
+}
+
+int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback flush [--state-dir DIR]\n"
+				    "Send the consented reports whose time has come.\n";
+	struct cgfb_spool_entry *v = NULL;
+	const long long now = (long long)time(NULL);
+	unsigned sent = 0, failed = 0;
+	struct ctx c;
+	size_t n = 0;
+
+	SETUP("state-dir", usage);
+	if (cgfb_spool_list(&c.spool, &v, &n) < 0)
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	for (size_t i = 0; i < n; i++) {
+		if (c.config.consent == CGFB_CONSENT_AUTO && v[i].state == CGFB_R_PENDING &&
+		    !cgfb_silenced(c.state_dir, v[i].catalog_id) &&
+		    unattended_consent(&c, &v[i], c.config.endpoint) < 0)
+			failed++;
+		if (!due(&v[i], now) || schema_changed(&c, &v[i]))
+			continue;
+		if (send_now(&c, &v[i]) == 0)
+			sent++;
+		else
+			failed++;
+	}
+	free(v);
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	printf("flush: %u sent, %u failed\n", sent, failed);
+	return finish(&c, failed ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback export ID [--email] [-o FILE | --mbox FILE] [--send]\n"
+		"                              [--use-case-file FILE] [--answer KEY=VALUE]...\n"
+		"                              [--redact] [--state-dir DIR]\n"
+		"Write the report as an e-mail ready for linux-mm (for machines without network):\n"
+		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml), appended to an\n"
+		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";
+	struct cgfb_spool_entry e;
+	struct cgfb_buf bytes = { 0 }, mail = { 0 };
+	char to[600], endpoint[620], path[4200], err[512];
+	const char *id;
+	struct ctx c;
+	int rc;
+
+	SETUP("state-dir output use-case-file answer redact email mbox send", usage);
+	id = one_id(argc, argv, usage);
+	if (!id || load_entry(&c, id, &e, &bytes) < 0)
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	cgfb_mailout_recipients(&c.config, &bytes, to, sizeof(to));
+	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
+	rc = 0;
+	if (e.state == CGFB_R_PENDING)
+		rc = unattended_consent(&c, &e, endpoint);
+	else if (e.state == CGFB_R_DECLINED || e.state == CGFB_R_WITHDRAWN)
+		rc = -EPERM;
+	if (rc == -EPERM)
+		cgfb_log(LOG_ERR, "report %s is %s", id, cgfb_rstate_name(e.state));
+	if (rc == 0)
+		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
+	if (rc == 0)
+		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
+	if (c.mbox)
+		snprintf(path, sizeof(path), "%s", c.mbox);
+	else if (c.output)
+		snprintf(path, sizeof(path), "%s", c.output);
+	else
+		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", id);
+	if (rc == 0 && c.send) {
+		rc = cgfb_mailout_send(&c.config, &mail, err, sizeof(err));
+		if (rc < 0)
+			cgfb_log(LOG_ERR, "sending %s: %s", id, err);
+		else
+			printf("%s: sent by mail to %s\n", id, to);
+	}
+	if (rc == 0 && (!c.send || c.output || c.mbox)) {
+		rc = cgfb_mailout_file(&mail, path, c.mbox != NULL);
+		if (rc == 0 && strcmp(path, "-") != 0)
+			printf("%s: %s %s; send it to %s\n", id, c.mbox ? "appended to" : "wrote",
+			       path, to);
+		else if (rc < 0)
+			cgfb_log(LOG_ERR, "writing %s: %s", path, strerror(-rc));
+	}
+	cgfb_buf_free(&bytes);
+	cgfb_buf_free(&mail);
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback review [--state-dir DIR] [--output FILE] [ID]\n"
+		"Look at a report (each pending one without ID), answer its questions, see the\n"
+		"exact bytes, and decide: send, export as e-mail, keep for later, decline.\n";
+	struct cgfb_spool_entry *v = NULL;
+	struct cgfb_review_ctx rc;
+	struct ctx c;
+	size_t n = 0, done = 0;
+	int r = 0;
+
+	SETUP("state-dir output", usage);
+	if (!isatty(STDIN_FILENO)) {
+		cgfb_log(LOG_ERR, "review asks questions on a terminal; for scripts use "
+			 "cgroup-feedback submit ID --yes --use-case-file FILE");
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	rc = (struct cgfb_review_ctx){
+		.config = &c.config, .cat = c.cat, .schema = c.schema, .spool = &c.spool,
+		.state_dir = c.state_dir, .in = stdin, .out = stdout, .export_path = c.output,
+	};
+	if (optind < argc) {
+		const char *id = one_id(argc, argv, usage);
+		struct cgfb_spool_entry e;
+
+		if (!id || load_entry(&c, id, &e, NULL) < 0)
+			return finish(&c, CGFB_EXIT_TROUBLE);
+		r = cgfb_review(&rc, &e);
+		return finish(&c, r < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+	}
+	if (cgfb_spool_list(&c.spool, &v, &n) < 0)
+		return finish(&c, CGFB_EXIT_TROUBLE);
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		if (v[i].state != CGFB_R_PENDING || cgfb_silenced(c.state_dir, v[i].catalog_id))
+			continue;
+		r = cgfb_review(&rc, &v[i]);
+		done++;
+	}
+	if (!done)
+		puts("Nothing is waiting for review.");
+	free(v);
+	return finish(&c, r < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}

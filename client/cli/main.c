@@ -1,0 +1,96 @@
+/* cgroup-feedback: global options and dispatch to the subcommands. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgfb/log.h"
+#include "cli/commands.h"
+
+static const struct cgfb_command commands[] = {
+	{ "scan", "[--json] [FILE...]  find catalog messages in saved logs or the live log",
+	  cgfb_cmd_scan },
+	{ "watch", "[--json] [--state-dir DIR] [--once]  follow the live kernel log",
+	  cgfb_cmd_watch },
+	{ "catalog", "[--json]  list the messages this version recognises", cgfb_cmd_catalog },
+	{ "snapshot", "[--json] [--for ID]  the anonymised cgroup picture a report carries",
+	  cgfb_cmd_snapshot },
+	{ "review", "[ID]  look at a report, answer its questions, decide what happens",
+	  cgfb_cmd_review },
+	{ "list", "[--json]  the reports and their states", cgfb_cmd_list },
+	{ "show", "ID  exactly the bytes that would be sent", cgfb_cmd_show },
+	{ "status", "  what is pending, due or failing", cgfb_cmd_status },
+	{ "submit", "ID --yes [--use-case-file F] [--answer K=V]...  consent and send",
+	  cgfb_cmd_submit },
+	{ "decline", "ID  never send this report", cgfb_cmd_decline },
+	{ "withdraw", "ID  delete a sent report from the collector", cgfb_cmd_withdraw },
+	{ "flush", "  send the consented reports that are due", cgfb_cmd_flush },
+	{ "export", "ID [--output FILE]  the report as an e-mail for linux-mm", cgfb_cmd_export },
+};
+
+static void usage(FILE *out)
+{
+	fputs("Usage: cgroup-feedback [--catalog FILE] COMMAND [OPTIONS] [ARGS]\n"
+	      "\n"
+	      "Recognise kernel messages that deprecate cgroup behaviour and ask for your\n"
+	      "use case, so that you can tell the kernel maintainers.\n"
+	      "\n"
+	      "Commands:\n", out);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n"
+	      "Global options:\n"
+	      "  --catalog FILE   use this catalog instead of the installed one\n"
+	      "  --config FILE    configuration (default " "/etc/cgroup-feedback/cgroup-feedback.conf" ")\n"
+	      "  -h, --help       show this help (COMMAND --help for a command's options)\n"
+	      "  -V, --version    show the version\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "catalog", required_argument, NULL, 'c' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cgfb_globals g = { 0 };
+	int opt;
+
+	cgfb_log_init("cgroup-feedback");
+	/* "+": stop at the command; what follows is the command's to parse. */
+	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			g.catalog_path = optarg;
+			break;
+		case 'C':
+			g.config_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CGFB_EXIT_OK;
+		case 'V':
+			printf("cgroup-feedback %s\n", CGFB_VERSION);
+			return CGFB_EXIT_OK;
+		default:
+			usage(stderr);
+			return CGFB_EXIT_TROUBLE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return CGFB_EXIT_TROUBLE;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[optind], commands[i].name) != 0)
+			continue;
+		argv += optind;
+		argc -= optind;
+		optind = 0;   /* glibc: 0 re-initialises getopt for the command */
+		return commands[i].run(&g, argc, argv);
+	}
+	cgfb_log(LOG_ERR, "unknown command '%s' (try --help)", argv[optind]);
+	return CGFB_EXIT_TROUBLE;
+}

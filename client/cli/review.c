@@ -1,0 +1,416 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cgfb/buf.h"
+#include "cgfb/log.h"
+#include "consent/consent.h"
+#include "deliver/mailout.h"
+#include "consent/notify.h"
+#include "privacy/redact.h"
+#include "cli/review.h"
+#include "deliver/submit.h"
+
+#define USE_CASE_MAX 8192
+#define ANSWER_MAX   2048
+
+struct answers {
+	char *text;                              /* use case */
+	size_t n;
+	const char *keys[CGFB_QUESTIONS_MAX];
+	char *values[CGFB_QUESTIONS_MAX];
+};
+
+static void answers_free(struct answers *a)
+{
+	free(a->text);
+	for (size_t i = 0; i < a->n; i++)
+		free(a->values[i]);
+	memset(a, 0, sizeof(*a));
+}
+
+/* One line without its newline; NULL at end of input. */
+static char *read_line(FILE *in)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n = getline(&line, &cap, in);
+
+	if (n < 0) {
+		free(line);
+		return NULL;
+	}
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	return line;
+}
+
+/* First letter of the answer, lower-cased; def for an empty line or EOF. */
+static int ask_choice(const struct cgfb_review_ctx *rc, const char *prompt, int def)
+{
+	char *line;
+	int c;
+
+	fputs(prompt, rc->out);
+	fflush(rc->out);
+	line = read_line(rc->in);
+	if (!line)
+		return def;
+	c = line[0] ? line[0] | 0x20 : def;
+	free(line);
+	return c;
+}
+
+static void show_analysis(FILE *out, json_object *report)
+{
+	json_object *an, *flat, *knobs;
+
+	if (!json_object_object_get_ex(report, "analysis", &an))
+		return;
+	if (json_object_object_get_ex(an, "flat_subtrees", &flat))
+		for (size_t i = 0; i < json_object_array_length(flat); i++) {
+			json_object *f = json_object_array_get_idx(flat, i), *v, *ch, *reorg;
+
+			json_object_object_get_ex(f, "verdict", &v);
+			json_object_object_get_ex(f, "children", &ch);
+			json_object_object_get_ex(f, "reorganisation", &reorg);
+			fprintf(out, "  A flat (use_hierarchy=0) group with %zu child groups: %s if memcg "
+				"became hierarchical.\n", json_object_array_length(ch),
+				strcmp(json_object_get_string(v), "affected") == 0 ?
+				"behaviour WOULD change" : "behaviour would not change");
+			if (reorg && !json_object_is_type(reorg, json_type_null))
+				fputs("    Suggested reorganisation: a new parent with use_hierarchy=1, "
+				      "no limit and no tasks above the group and its children.\n", out);
+		}
+	if (json_object_object_get_ex(an, "knob_users", &knobs))
+		for (size_t i = 0; i < json_object_array_length(knobs); i++) {
+			json_object *k = json_object_array_get_idx(knobs, i), *name, *count, *repl;
+
+			json_object_object_get_ex(k, "knob", &name);
+			json_object_object_get_ex(k, "count", &count);
+			json_object_object_get_ex(k, "replacement", &repl);
+			fprintf(out, "  %s is set in %d cgroup(s)%s%s\n", json_object_get_string(name),
+				json_object_get_int(count), repl && json_object_get_string(repl) ?
+				"; cgroup v2 replacement: " : "",
+				repl && json_object_get_string(repl) ? json_object_get_string(repl) : "");
+		}
+}
+
+static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_entry *e,
+			   json_object *report, const char *id)
+{
+	json_object *det, *msg;
+	FILE *out = rc->out;
+
+	json_object_object_get_ex(report, "detection", &det);
+	json_object_object_get_ex(det, "message", &msg);
+	fprintf(out, "\n== cgroup-feedback: report %s ==\n\n", id);
+	fprintf(out, "The kernel printed (%s):\n  %s\n\n", e->id, json_object_get_string(msg));
+	fprintf(out, "What it means: %s.\n", e->title);
+	if (e->trigger)
+		fprintf(out, "It is printed on: %s.\n", e->trigger);
+	if (e->kernels)
+		fprintf(out, "Kernels that print it: %s.\n", e->kernels);
+	if (e->contact)
+		fprintf(out, "The kernel developers ask you to tell %s if you depend on this.\n",
+			e->contact);
+	fputs("\nWhat this machine's cgroup setup says:\n", out);
+	show_analysis(out, report);
+	fputs("\n", out);
+}
+
+static char *edit_in_editor(const struct cgfb_review_ctx *rc)
+{
+	char path[] = "/tmp/cgroup-feedback-usecase.XXXXXX", cmd[4200];
+	const char *ed = getenv("VISUAL") ? getenv("VISUAL") : getenv("EDITOR");
+	struct cgfb_buf b = { 0 };
+	FILE *f;
+	char *line;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return NULL;
+	dprintf(fd, "\n# Describe your use case above. Lines starting with '#' are dropped.\n");
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s '%s'", ed ? ed : "vi", path);
+	if (system(cmd) != 0)
+		fprintf(rc->out, "The editor failed; nothing was taken from it.\n");
+	f = fopen(path, "re");
+	while (f && (line = read_line(f)) != NULL) {
+		if (line[0] != '#')
+			cgfb_buf_printf(&b, "%s%s", b.len ? "\n" : "", line);
+		free(line);
+	}
+	if (f)
+		fclose(f);
+	unlink(path);
+	return b.data ? b.data : strdup("");
+}
+
+/* Lines up to an empty one; "!e" alone hands over to $EDITOR. */
+static char *read_use_case(const struct cgfb_review_ctx *rc)
+{
+	struct cgfb_buf b = { 0 };
+	char *line;
+
+	fputs("Describe your use case: what the setup is for and why it is needed.\n"
+	      "End with an empty line (or type !e alone to use $EDITOR):\n", rc->out);
+	fflush(rc->out);
+	while ((line = read_line(rc->in)) != NULL && line[0]) {
+		if (strcmp(line, "!e") == 0 && b.len == 0) {
+			free(line);
+			return edit_in_editor(rc);
+		}
+		cgfb_buf_printf(&b, "%s%s", b.len ? "\n" : "", line);
+		free(line);
+	}
+	free(line);
+	return b.data ? b.data : strdup("");
+}
+
+static void ask_questions(const struct cgfb_review_ctx *rc, const struct cgfb_entry *e,
+			  struct answers *a)
+{
+	fputs("A few questions (press Enter to skip one):\n", rc->out);
+	for (size_t i = 0; i < e->questions->n; i++) {
+		char *line;
+
+		fprintf(rc->out, "%s\n> ", e->questions->q[i].text);
+		fflush(rc->out);
+		line = read_line(rc->in);
+		if (!line)
+			break;
+		if (!line[0]) {
+			free(line);
+			continue;
+		}
+		if (strlen(line) > ANSWER_MAX)
+			line[ANSWER_MAX] = '\0';
+		a->keys[a->n] = e->questions->q[i].key;
+		a->values[a->n++] = line;
+	}
+}
+
+/* Offer to replace what looks like a secret; returns the (new) text. */
+static char *check_secrets(const struct cgfb_review_ctx *rc, const struct cgfb_local_names *ln,
+			   char *text, bool *asked, bool *redact_all)
+{
+	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
+	const size_t n = cgfb_find_secrets(text, ln, f, CGFB_REDACT_MAX_FINDINGS);
+
+	if (n == 0)
+		return text;
+	if (!*asked) {
+		fputs("\nWhat you wrote contains what looks like private information:\n", rc->out);
+		*asked = true;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(rc->out, "  %s: %.*s\n", cgfb_secret_name(f[i].kind), (int)f[i].len,
+			text + f[i].start);
+	if (!*redact_all &&
+	    ask_choice(rc, "Replace these with [redacted ...]? [Y/n] ", 'y') != 'y')
+		return text;
+	*redact_all = true;
+	return cgfb_redact_replace(text, f, n);
+}
+
+static void redact_answers(const struct cgfb_review_ctx *rc, struct answers *a)
+{
+	struct cgfb_local_names ln;
+	bool asked = false, redact_all = false;
+
+	cgfb_local_names_load(&ln, NULL, NULL);
+	a->text = check_secrets(rc, &ln, a->text, &asked, &redact_all);
+	for (size_t i = 0; i < a->n; i++)
+		a->values[i] = check_secrets(rc, &ln, a->values[i], &asked, &redact_all);
+	cgfb_local_names_free(&ln);
+}
+
+static int build(const struct cgfb_review_ctx *rc, const struct cgfb_buf *report,
+		 const struct answers *a, const char *endpoint, struct cgfb_buf *out, char token[65])
+{
+	struct cgfb_use_case uc = { .text = a->text, .n_answers = a->n };
+	char err[256];
+	int r;
+
+	for (size_t i = 0; i < a->n; i++) {
+		uc.keys[i] = a->keys[i];
+		uc.values[i] = a->values[i];
+	}
+	r = cgfb_consent_build(rc->schema, report, &uc, endpoint, out, token, err, sizeof(err));
+	if (r < 0)
+		fprintf(rc->out, "This report cannot be completed: %s\n", err);
+	return r;
+}
+
+/* Through $PAGER when a person is looking, otherwise straight out. */
+static void show_bytes(const struct cgfb_review_ctx *rc, const struct cgfb_buf *bytes)
+{
+	const char *pager = getenv("PAGER");
+	char sha[65];
+	FILE *p = NULL;
+
+	cgfb_sha256_hex(bytes->data, bytes->len, sha);
+	fprintf(rc->out, "\nThese %zu bytes (SHA-256 %s) are exactly what would leave this "
+		"machine:\n\n", bytes->len, sha);
+	fflush(rc->out);
+	if (isatty(fileno(rc->out)) && (!pager || *pager))
+		p = popen(pager ? pager : "less -S -F -X", "w");
+	if (p) {
+		fwrite(bytes->data, 1, bytes->len, p);
+		fputc('\n', p);
+		pclose(p);
+	} else {
+		fwrite(bytes->data, 1, bytes->len, rc->out);
+		fputs("\n\n", rc->out);
+	}
+}
+
+static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
+		   const struct cgfb_buf *bytes, const char *token)
+{
+	int r = cgfb_consent_record(rc->spool, e, bytes, rc->config->endpoint, token);
+
+	if (r < 0) {
+		fprintf(rc->out, "Saving your consent failed: %s. Nothing was sent.\n", strerror(-r));
+		return r;
+	}
+	fprintf(rc->out, "Sending to %s ...\n", rc->config->endpoint);
+	r = cgfb_deliver(rc->config, rc->spool, e);
+	if (r == 0) {
+		fprintf(rc->out, "Sent. The collector stored it as %s (SHA-256 %s).\n"
+			"Withdraw it at any time: cgroup-feedback withdraw %s\n", e->receipt_id,
+			e->receipt_sha256, e->id);
+		return CGFB_REVIEW_SENT;
+	}
+	fprintf(rc->out, "Sending failed: %s\n%s\n", e->last_error, e->next_attempt > 0 ?
+		"It will be tried again by cgroup-feedback flush." :
+		"It will not be retried automatically; see cgroup-feedback status.");
+	return CGFB_REVIEW_SEND_FAILED;
+}
+
+static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
+		     const struct cgfb_buf *report, const struct answers *a)
+{
+	struct cgfb_config conf = *rc->config;
+	struct cgfb_buf bytes = { 0 }, mail = { 0 };
+	char to[600], endpoint[620], token[65], path[4200];
+	char *from = NULL;
+	int r;
+
+	if (!conf.mail_from[0]) {
+		fputs("Your address for the From: line (Enter to fill it in later): ", rc->out);
+		fflush(rc->out);
+		from = read_line(rc->in);
+		if (from && from[0])
+			snprintf(conf.mail_from, sizeof(conf.mail_from), "%s", from);
+		free(from);
+	}
+	cgfb_mailout_recipients(&conf, report, to, sizeof(to));
+	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
+	if (rc->export_path)
+		snprintf(path, sizeof(path), "%s", rc->export_path);
+	else
+		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", e->id);
+	r = build(rc, report, a, endpoint, &bytes, token);
+	if (r == 0)
+		r = cgfb_mailout_format(&conf, &bytes, &mail);
+	if (r == 0)
+		r = cgfb_mailout_file(&mail, path, false);
+	if (r == 0)
+		r = cgfb_consent_record(rc->spool, e, &bytes, endpoint, token);
+	if (r < 0)
+		fprintf(rc->out, "Export failed: %s\n", strerror(-r));
+	else
+		fprintf(rc->out, "Wrote %s. Send it to %s from any machine with mail.\n", path, to);
+	cgfb_buf_free(&bytes);
+	cgfb_buf_free(&mail);
+	return r < 0 ? r : CGFB_REVIEW_EXPORTED;
+}
+
+static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
+		  const struct cgfb_buf *report, const struct cgfb_buf *bytes,
+		  const struct answers *a, const char *token)
+{
+	char prompt[700];
+	int c;
+
+	if (rc->config->consent != CGFB_CONSENT_NEVER) {
+		snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ",
+			 rc->config->endpoint);
+		if (ask_choice(rc, prompt, 'n') == 'y')
+			return do_send(rc, e, bytes, token);
+	} else {
+		fputs("Sending is off (consent = never in the configuration).\n", rc->out);
+	}
+	snprintf(prompt, sizeof(prompt), "Then: [e]xport as e-mail, [k]eep for later, [d]ecline, "
+		 "[n]ever ask about %s again? [k] ", e->catalog_id);
+	c = ask_choice(rc, prompt, 'k');
+	switch (c) {
+	case 'e':
+		return do_export(rc, e, report, a);
+	case 'd':
+	case 'n':
+		e->state = CGFB_R_DECLINED;
+		if (cgfb_spool_save_state(rc->spool, e) < 0)
+			return -EIO;
+		if (c == 'n' && cgfb_silence_add(rc->state_dir, e->catalog_id) < 0)
+			return -EIO;
+		fprintf(rc->out, "Declined%s. Nothing was sent.\n",
+			c == 'n' ? "; you will not be asked about this message again" : "");
+		return c == 'n' ? CGFB_REVIEW_SILENCED : CGFB_REVIEW_DECLINED;
+	default:
+		fputs("Kept for later. Nothing was sent.\n", rc->out);
+		return CGFB_REVIEW_KEPT;
+	}
+}
+
+int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
+{
+	struct cgfb_buf report = { 0 }, bytes = { 0 };
+	struct answers a = { 0 };
+	const struct cgfb_entry *ce;
+	json_object *r = NULL;
+	char err[256], token[65];
+	int ret;
+
+	ret = cgfb_spool_load(rc->spool, e->id, e, &report);
+	if (ret == 0)
+		ret = cgfb_canon_parse(report.data, report.len, CGFB_REPORT_DEPTH_MAX, &r, err,
+				       sizeof(err));
+	ce = ret == 0 ? cgfb_catalog_find(rc->cat, e->catalog_id) : NULL;
+	if (!ce) {
+		fprintf(rc->out, "Report %s cannot be reviewed: %s\n", e->id,
+			ret < 0 ? strerror(-ret) : "its catalog id is unknown to this version");
+		ret = ret < 0 ? ret : -EINVAL;
+		goto out;
+	}
+	if (cgfb_endpoint_check(rc->config->endpoint, err, sizeof(err)) < 0 &&
+	    rc->config->consent != CGFB_CONSENT_NEVER) {
+		fprintf(rc->out, "%s\n", err);
+		ret = -EINVAL;
+		goto out;
+	}
+	show_detection(rc, ce, r, e->id);
+	ask_questions(rc, ce, &a);
+	a.text = read_use_case(rc);
+	redact_answers(rc, &a);
+	ret = build(rc, &report, &a, rc->config->endpoint, &bytes, token);
+	if (ret < 0)
+		goto out;
+	show_bytes(rc, &bytes);
+	ret = decide(rc, e, &report, &bytes, &a, token);
+	cgfb_notify_refresh_motd(rc->config, rc->state_dir);
+out:
+	json_object_put(r);
+	answers_free(&a);
+	cgfb_buf_free(&report);
+	cgfb_buf_free(&bytes);
+	return ret;
+}

@@ -1,0 +1,37 @@
+/* The interactive review of one report in a terminal: what was detected and
+ * what it means, the entry's questions, the use case, a check for secrets,
+ * the exact bytes through a pager, and "Send this report to ...? [y/N]". */
+#ifndef CGFB_REVIEW_H
+#define CGFB_REVIEW_H
+
+#include <stdio.h>
+
+#include "cgfb/catalog.h"
+#include "cgfb/schema.h"
+#include "config/config.h"
+#include "report/spool.h"
+
+enum cgfb_review_outcome {
+	CGFB_REVIEW_SENT,
+	CGFB_REVIEW_SEND_FAILED,   /* consented, will be retried by flush */
+	CGFB_REVIEW_EXPORTED,
+	CGFB_REVIEW_KEPT,
+	CGFB_REVIEW_DECLINED,
+	CGFB_REVIEW_SILENCED,
+};
+
+struct cgfb_review_ctx {
+	const struct cgfb_config *config;
+	const struct cgfb_catalog *cat;
+	const struct cgfb_schema *schema;
+	struct cgfb_spool *spool;
+	const char *state_dir;
+	FILE *in;
+	FILE *out;
+	const char *export_path;   /* where "export" writes; NULL: ./cgroup-feedback-<id>.eml */
+};
+
+/* Returns an outcome, or a negative errno after reporting the error. */
+int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e);
+
+#endif

@@ -1,0 +1,133 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cgfb/atomic.h"
+#include "cli/state.h"
+
+#define STATE_FILE_MAX 65536
+
+int cgfb_read_boot_id(const char *path, char *buf, size_t bufsz)
+{
+	const int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, bufsz - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return n > 0 ? 0 : -EBADMSG;
+}
+
+unsigned cgfb_state_count(const struct cgfb_state *st, const char *id)
+{
+	for (unsigned i = 0; i < st->n_ids; i++)
+		if (strcmp(st->ids[i].id, id) == 0)
+			return st->ids[i].count;
+	return 0;
+}
+
+int cgfb_state_set_count(struct cgfb_state *st, const char *id, unsigned count)
+{
+	unsigned i = 0;
+
+	if (strlen(id) >= sizeof(st->ids[0].id))
+		return -EINVAL;
+	while (i < st->n_ids && strcmp(st->ids[i].id, id) != 0)
+		i++;
+	if (i == st->n_ids) {
+		if (st->n_ids >= CGFB_STATE_MAX_IDS)
+			return -ENOSPC;
+		snprintf(st->ids[st->n_ids++].id, sizeof(st->ids[0].id), "%s", id);
+	}
+	st->ids[i].count = count;
+	return 0;
+}
+
+static int from_json(json_object *root, struct cgfb_state *st)
+{
+	json_object *v, *ids;
+
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "boot_id", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strlen(json_object_get_string(v)) >= sizeof(st->boot_id))
+		return -EBADMSG;
+	snprintf(st->boot_id, sizeof(st->boot_id), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(root, "next", &v)) {
+		if (!json_object_is_type(v, json_type_int))
+			return -EBADMSG;
+		st->has_pos = true;
+		st->pos = json_object_get_uint64(v);
+	}
+	if (json_object_object_get_ex(root, "lost", &v))
+		st->lost = (unsigned long)json_object_get_uint64(v);
+	if (!json_object_object_get_ex(root, "reported", &ids))
+		return 0;
+	if (!json_object_is_type(ids, json_type_object))
+		return -EBADMSG;
+	json_object_object_foreach(ids, id, count) {
+		if (!json_object_is_type(count, json_type_int) ||
+		    cgfb_state_set_count(st, id, (unsigned)json_object_get_int(count)) < 0)
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+int cgfb_state_load(const char *dir, struct cgfb_state *st)
+{
+	char path[PATH_MAX], bad[PATH_MAX + 16], buf[STATE_FILE_MAX];
+	json_object *root;
+	ssize_t n;
+	int fd, rc;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(path, sizeof(path), "%s/%s", dir, CGFB_STATE_FILE);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	root = json_tokener_parse(buf);
+	rc = root ? from_json(root, st) : -EBADMSG;
+	json_object_put(root);
+	if (rc < 0) {
+		/* Keep the evidence, start afresh: a crash loop helps nobody. */
+		memset(st, 0, sizeof(*st));
+		snprintf(bad, sizeof(bad), "%s.corrupt", path);
+		rename(path, bad);
+	}
+	return rc;
+}
+
+int cgfb_state_save(const char *dir, const struct cgfb_state *st)
+{
+	json_object *root = json_object_new_object(), *ids = json_object_new_object();
+	const char *s;
+	int rc;
+
+	json_object_object_add(root, "boot_id", json_object_new_string(st->boot_id));
+	if (st->has_pos)
+		json_object_object_add(root, "next", json_object_new_uint64(st->pos));
+	json_object_object_add(root, "lost", json_object_new_uint64(st->lost));
+	for (unsigned i = 0; i < st->n_ids; i++)
+		json_object_object_add(ids, st->ids[i].id, json_object_new_int((int)st->ids[i].count));
+	json_object_object_add(root, "reported", ids);
+	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
+	rc = cgfb_atomic_write(dir, CGFB_STATE_FILE, s, strlen(s), 0600);
+	json_object_put(root);
+	return rc;
+}

@@ -1,0 +1,32 @@
+/* cgroup-feedback watch: follow the live kernel log, remember progress. */
+#ifndef CGFB_WATCH_H
+#define CGFB_WATCH_H
+
+#include <stdbool.h>
+
+#include "cgfb/catalog.h"
+#include "config/config.h"
+#include "report/snapshot.h"
+
+struct cgfb_watch_opts {
+	const struct cgfb_catalog *cat;
+	const char *state_dir;
+	const char *kmsg_path;     /* NULL: /dev/kmsg */
+	const char *boot_id_path;  /* NULL: /proc/sys/kernel/random/boot_id */
+	bool json;
+	bool once;                 /* stop when the backlog is read */
+	/* Where a report's snapshot comes from; NULL writes no reports. */
+	const struct cgfb_snapshot_opts *snapshot;
+	/* Who is told about a new report, and how (NULL: nobody). */
+	const struct cgfb_config *config;
+	/* --prompt: run the review for a new report right here, in a child
+	 * process: the watcher itself never opens a network connection. */
+	bool prompt;
+	const char *config_path;   /* passed on to that review */
+	const char *catalog_path;
+};
+
+/* Returns the process exit status: 0, or 2 after an error it reported. */
+int cgfb_watch(const struct cgfb_watch_opts *o);
+
+#endif

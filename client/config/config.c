@@ -1,0 +1,212 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+
+#define LINE_MAX_LEN 1024
+
+void cgfb_config_defaults(struct cgfb_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	/* The stand-in for the linux-mm list that server-stub/ implements. */
+	snprintf(c->endpoint, sizeof(c->endpoint), "http://127.0.0.1:8080/api/v1/reports");
+	c->connect_timeout = 10;
+	c->timeout = 60;
+	c->max_attempts = 20;
+	c->consent = CGFB_CONSENT_ASK;
+	c->notify = CGFB_NOTIFY_LOG | CGFB_NOTIFY_MOTD | CGFB_NOTIFY_WALL;
+	snprintf(c->admin_group, sizeof(c->admin_group), "sudo");
+	snprintf(c->motd_path, sizeof(c->motd_path), "/run/motd.d/cgroup-feedback.motd");
+	snprintf(c->sendmail, sizeof(c->sendmail), "/usr/sbin/sendmail");
+}
+
+static int set_str(char *dst, size_t dstsz, const char *key, const char *value, char *err,
+		   size_t errsz)
+{
+	if (strlen(value) >= dstsz) {
+		snprintf(err, errsz, "%s: value longer than %zu bytes", key, dstsz - 1);
+		return -EINVAL;
+	}
+	memcpy(dst, value, strlen(value) + 1);
+	return 0;
+}
+
+static int set_long(long *dst, long lo, long hi, const char *key, const char *value, char *err,
+		    size_t errsz)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (errno || end == value || *end || v < lo || v > hi) {
+		snprintf(err, errsz, "%s: '%s' is not a whole number from %ld to %ld", key, value,
+			 lo, hi);
+		return -EINVAL;
+	}
+	*dst = v;
+	return 0;
+}
+
+static int set_consent(struct cgfb_config *c, const char *value, char *err, size_t errsz)
+{
+	if (strcmp(value, "ask") == 0)
+		c->consent = CGFB_CONSENT_ASK;
+	else if (strcmp(value, "never") == 0)
+		c->consent = CGFB_CONSENT_NEVER;
+	else if (strcmp(value, "auto") == 0)
+		c->consent = CGFB_CONSENT_AUTO;
+	else {
+		snprintf(err, errsz, "consent: '%s' is not ask, never or auto", value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "log, motd wall" or "none" */
+static int set_notify(struct cgfb_config *c, const char *value, char *err, size_t errsz)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {
+		{ "log", CGFB_NOTIFY_LOG }, { "motd", CGFB_NOTIFY_MOTD },
+		{ "wall", CGFB_NOTIFY_WALL }, { "command", CGFB_NOTIFY_COMMAND },
+		{ "none", 0 },
+	};
+	char buf[CGFB_CONFIG_STR_MAX], *save = NULL;
+	unsigned bits = 0;
+
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		size_t i = 0;
+
+		while (i < sizeof(names) / sizeof(names[0]) && strcmp(names[i].name, tok) != 0)
+			i++;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			snprintf(err, errsz, "notify: unknown channel '%s' (log, motd, wall, command, none)",
+				 tok);
+			return -EINVAL;
+		}
+		bits |= names[i].bit;
+	}
+	c->notify = bits;
+	return 0;
+}
+
+int cgfb_config_set(struct cgfb_config *c, const char *key, const char *value, char *err,
+		    size_t errsz)
+{
+	long v;
+	int rc;
+
+#define STR(name, field) \
+	if (strcmp(key, name) == 0) \
+		return set_str(c->field, sizeof(c->field), key, value, err, errsz)
+	STR("endpoint", endpoint);
+	STR("ca-file", ca_file);
+	STR("pinned-public-key", pinned_public_key);
+	STR("proxy", proxy);
+	STR("use-case-file", use_case_file);
+	STR("notify-command", notify_command);
+	STR("admin-group", admin_group);
+	STR("motd-path", motd_path);
+	STR("mail-to", mail_to);
+	STR("mail-from", mail_from);
+	STR("smtp-url", smtp_url);
+	STR("sendmail", sendmail);
+	STR("allowlist-file", allowlist_file);
+#undef STR
+	if (strcmp(key, "connect-timeout") == 0)
+		return set_long(&c->connect_timeout, 1, 600, key, value, err, errsz);
+	if (strcmp(key, "timeout") == 0)
+		return set_long(&c->timeout, 1, 3600, key, value, err, errsz);
+	if (strcmp(key, "max-attempts") == 0) {
+		rc = set_long(&v, 1, 1000, key, value, err, errsz);
+		if (rc == 0)
+			c->max_attempts = (int)v;
+		return rc;
+	}
+	if (strcmp(key, "consent") == 0)
+		return set_consent(c, value, err, errsz);
+	if (strcmp(key, "notify") == 0)
+		return set_notify(c, value, err, errsz);
+	snprintf(err, errsz, "unknown setting '%s'", key);
+	return -EINVAL;
+}
+
+static char *trim(char *s)
+{
+	char *e = s + strlen(s);
+
+	while (isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int check(const struct cgfb_config *c, const char *path, char *err, size_t errsz)
+{
+	if (c->consent == CGFB_CONSENT_AUTO && !c->use_case_file[0]) {
+		snprintf(err, errsz, "%s: consent = auto needs use-case-file", path);
+		return -EINVAL;
+	}
+	if ((c->notify & CGFB_NOTIFY_COMMAND) && !c->notify_command[0]) {
+		snprintf(err, errsz, "%s: notify = command needs notify-command", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cgfb_config_load(struct cgfb_config *c, const char *path, bool must_exist, char *err,
+		     size_t errsz)
+{
+	char line[LINE_MAX_LEN + 2], msg[256];
+	unsigned lineno = 0;
+	FILE *f = fopen(path, "re");
+	int rc = 0;
+
+	if (!f) {
+		rc = -errno;
+		if (rc == -ENOENT && !must_exist)
+			return check(c, path, err, errsz);
+		snprintf(err, errsz, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *key, *eq, *value;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errsz, "%s:%u: line longer than %d bytes", path, lineno,
+				 LINE_MAX_LEN);
+			rc = -EINVAL;
+			goto out;
+		}
+		key = trim(line);
+		if (!*key || *key == '#')
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			snprintf(err, errsz, "%s:%u: expected 'key = value'", path, lineno);
+			rc = -EINVAL;
+			goto out;
+		}
+		*eq = '\0';
+		value = trim(eq + 1);
+		key = trim(key);
+		rc = cgfb_config_set(c, key, value, msg, sizeof(msg));
+		if (rc < 0) {
+			snprintf(err, errsz, "%s:%u: %s", path, lineno, msg);
+			goto out;
+		}
+	}
+	rc = check(c, path, err, errsz);
+out:
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* Turning a pending report into the exact bytes an administrator agrees to
+ * send, and one delivery attempt of those bytes. */
+#ifndef CGFB_CONSENT_H
+#define CGFB_CONSENT_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "cgfb/canon.h"
+#include "cgfb/schema.h"
+#include "config/config.h"
+#include "report/spool.h"
+
+/* What the administrator said about their use case. */
+struct cgfb_use_case {
+	const char *text;              /* may be NULL */
+	size_t n_answers;
+	const char *keys[32];
+	const char *values[32];
+};
+
+/* The bytes to be consented to: report + use case + consent record (now,
+ * endpoint, schema hash) + the SHA-256 of a fresh deletion token (returned
+ * in token, 65 bytes). Validated against the schema. err says why not. */
+int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_buf *report,
+		       const struct cgfb_use_case *uc, const char *endpoint, struct cgfb_buf *out,
+		       char token[65], char *err, size_t errsz);
+
+/* Record the yes: save the bytes and the state (consented, due now). */
+int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,
+			const struct cgfb_buf *bytes, const char *endpoint, const char *token);
+
+/* The schema hash a consented report was made under; "" if none. */
+int cgfb_consent_schema(const struct cgfb_buf *report, char out[65]);
+
+/* One delivery attempt of a consented report. Updates and saves e: sent with
+ * the receipt, or attempts/next_attempt/last_error. Returns 0 when sent. */
+int cgfb_deliver(const struct cgfb_config *c, struct cgfb_spool *sp, struct cgfb_spool_entry *e);
+
+/* 32 random bytes as hex, from getrandom(2). */
+int cgfb_random_hex(char *out, size_t nbytes);
+
+#endif

@@ -1,0 +1,233 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utmpx.h>
+
+#include "cgfb/atomic.h"
+#include "cgfb/buf.h"
+#include "cgfb/log.h"
+#include "consent/notify.h"
+
+extern char **environ;
+
+#define SILENCED_FILE "silenced"
+#define GROUPS_MAX 256
+
+static int dir_and_name(const char *path, char *dir, size_t dsz, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path || (size_t)(slash - path) >= dsz)
+		return -EINVAL;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	*name = slash + 1;
+	return 0;
+}
+
+static void banner_text(struct cgfb_buf *b, const struct cgfb_spool_entry *v, size_t n,
+			size_t pending)
+{
+	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", pending,
+			pending == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		if (v[i].state == CGFB_R_PENDING)
+			cgfb_buf_printf(b, " %s", v[i].catalog_id);
+	cgfb_buf_adds(b, "\n  Review what would be sent (nothing leaves without your yes):\n"
+			 "    sudo cgroup-feedback review\n");
+}
+
+int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir)
+{
+	struct cgfb_spool sp;
+	struct cgfb_spool_entry *v = NULL;
+	struct cgfb_buf b = { 0 };
+	size_t n = 0, pending = 0;
+	char dir[4096];
+	const char *name;
+	int rc;
+
+	if (!c->motd_path[0] || dir_and_name(c->motd_path, dir, sizeof(dir), &name) < 0)
+		return 0;
+	rc = cgfb_spool_open(&sp, state_dir);
+	if (rc == 0)
+		rc = cgfb_spool_list(&sp, &v, &n);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		pending += v[i].state == CGFB_R_PENDING;
+	if (pending == 0) {
+		rc = unlink(c->motd_path) < 0 && errno != ENOENT ? -errno : 0;
+		goto out;
+	}
+	banner_text(&b, v, n, pending);
+	/* /run/motd.d is read by pam_motd at login; create it if needed. */
+	rc = cgfb_mkdir_p(dir, 0755);
+	if (rc == 0)
+		rc = cgfb_atomic_write(dir, name, b.data, b.len, 0644);
+out:
+	if (rc < 0)
+		cgfb_log(LOG_WARNING, "login banner %s: %s", c->motd_path, strerror(-rc));
+	free(v);
+	cgfb_buf_free(&b);
+	return rc;
+}
+
+static bool in_group(const char *user, gid_t want)
+{
+	gid_t groups[GROUPS_MAX];
+	int n = GROUPS_MAX;
+	struct passwd *pw = getpwnam(user);
+
+	if (!pw || getgrouplist(user, pw->pw_gid, groups, &n) < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (groups[i] == want)
+			return true;
+	return pw->pw_uid == 0;
+}
+
+/* Like wall(1), but only to members of the admin group, and never blocking
+ * on a stuck terminal. ut_line is checked so a crafted utmp entry cannot
+ * make us write outside the device directory. */
+static int wall_admins(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
+		       const char *msg)
+{
+	const char *dev = p && p->dev_dir ? p->dev_dir : "/dev";
+	struct group *gr = getgrnam(c->admin_group);
+	struct utmpx *u;
+	int sent = 0;
+
+	if (!gr && strcmp(c->admin_group, "root") != 0)
+		return -ENOENT;
+	if (p && p->utmp && utmpxname(p->utmp) < 0)
+		return -errno;
+	setutxent();
+	while ((u = getutxent()) != NULL) {
+		char user[sizeof(u->ut_user) + 1], line[sizeof(u->ut_line) + 1], path[4200];
+		int fd;
+
+		if (u->ut_type != USER_PROCESS)
+			continue;
+		snprintf(user, sizeof(user), "%.*s", (int)sizeof(u->ut_user), u->ut_user);
+		snprintf(line, sizeof(line), "%.*s", (int)sizeof(u->ut_line), u->ut_line);
+		if (!line[0] || strstr(line, "..") || line[0] == '/')
+			continue;
+		if (!in_group(user, gr ? gr->gr_gid : 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dev, line);
+		fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (write(fd, msg, strlen(msg)) > 0)
+			sent++;
+		close(fd);
+	}
+	endutxent();
+	return sent;
+}
+
+static void run_command(const struct cgfb_config *c, const char *id, const char *cat_id,
+			const char *title)
+{
+	char e1[128], e2[64], e3[512];
+	char *argv[] = { "/bin/sh", "-c", (char *)c->notify_command, NULL };
+	char *envp[] = { e1, e2, e3, "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+	pid_t pid;
+	int rc;
+
+	snprintf(e1, sizeof(e1), "CGFB_REPORT_ID=%s", id);
+	snprintf(e2, sizeof(e2), "CGFB_CATALOG_ID=%s", cat_id);
+	snprintf(e3, sizeof(e3), "CGFB_TITLE=%s", title);
+	/* A clean environment: nothing of ours leaks into the hook. The
+	 * child is reaped by the SIGCHLD disposition the watcher sets. */
+	rc = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, envp);
+	if (rc != 0)
+		cgfb_log(LOG_WARNING, "notify-command: %s", strerror(rc));
+}
+
+void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
+			    const struct cgfb_catalog *cat, const char *state_dir,
+			    const char *report_id, const char *catalog_id)
+{
+	const struct cgfb_entry *e = cgfb_catalog_find(cat, catalog_id);
+	const char *title = e ? e->title : catalog_id;
+	char msg[1024];
+	int n;
+
+	if (cgfb_silenced(state_dir, catalog_id))
+		return;
+	if (c->notify & CGFB_NOTIFY_LOG)
+		cgfb_log(LOG_NOTICE, "the kernel asked for your use case (%s: %s); report %s is "
+			 "ready for review: cgroup-feedback review %s", catalog_id, title,
+			 report_id, report_id);
+	if (c->notify & CGFB_NOTIFY_MOTD)
+		cgfb_notify_refresh_motd(c, state_dir);
+	if (c->notify & CGFB_NOTIFY_WALL) {
+		snprintf(msg, sizeof(msg),
+			 "\r\n\a*** cgroup-feedback: the kernel asked for your use case ***\r\n"
+			 "%s: %s\r\n"
+			 "Review it (nothing is sent without your yes): sudo cgroup-feedback review %s\r\n\r\n",
+			 catalog_id, title, report_id);
+		n = wall_admins(c, p, msg);
+		if (n < 0)
+			cgfb_log(LOG_WARNING, "admin-group %s: %s", c->admin_group, strerror(-n));
+	}
+	if ((c->notify & CGFB_NOTIFY_COMMAND) && c->notify_command[0])
+		run_command(c, report_id, catalog_id, title);
+}
+
+static int read_silenced(const char *state_dir, char *buf, size_t sz)
+{
+	char path[4200];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, SILENCED_FILE);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		buf[0] = '\0';
+		return errno == ENOENT ? 0 : -errno;
+	}
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return 0;
+}
+
+bool cgfb_silenced(const char *state_dir, const char *catalog_id)
+{
+	char buf[4096], *save = NULL;
+
+	if (read_silenced(state_dir, buf, sizeof(buf)) < 0)
+		return false;
+	for (char *t = strtok_r(buf, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
+		if (strcmp(t, catalog_id) == 0)
+			return true;
+	return false;
+}
+
+int cgfb_silence_add(const char *state_dir, const char *catalog_id)
+{
+	char buf[4096];
+	struct cgfb_buf b = { 0 };
+	int rc;
+
+	if (cgfb_silenced(state_dir, catalog_id))
+		return 0;
+	rc = read_silenced(state_dir, buf, sizeof(buf));
+	if (rc < 0)
+		return rc;
+	cgfb_buf_printf(&b, "%s%s\n", buf, catalog_id);
+	rc = cgfb_atomic_write(state_dir, SILENCED_FILE, b.data, b.len, 0600);
+	cgfb_buf_free(&b);
+	return rc;
+}

@@ -1,0 +1,30 @@
+/* Telling the administrator that the kernel asked for feedback, on a
+ * headless server first: a log line (journal), a login banner, a message on
+ * the terminals of logged-in administrators, an optional command. */
+#ifndef CGFB_NOTIFY_H
+#define CGFB_NOTIFY_H
+
+#include "cgfb/catalog.h"
+#include "config/config.h"
+#include "report/spool.h"
+
+struct cgfb_notify_paths {
+	const char *utmp;        /* NULL: the system's */
+	const char *dev_dir;     /* where ut_line lives; NULL: /dev */
+};
+
+/* A new report was written: every channel the config enables. Failures are
+ * logged, never fatal: a missing banner must not stop the watcher. */
+void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
+			    const struct cgfb_catalog *cat, const char *state_dir,
+			    const char *report_id, const char *catalog_id);
+
+/* Rewrite the login banner from the spool: the pending reports, or no file
+ * at all once nothing is pending. */
+int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir);
+
+/* Ids the administrator asked never to be asked about again. */
+int cgfb_silence_add(const char *state_dir, const char *catalog_id);
+bool cgfb_silenced(const char *state_dir, const char *catalog_id);
+
+#endif

@@ -1,0 +1,249 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+
+#include "cgfb/buf.h"
+#include "cgfb/mail.h"
+#include "deliver/mailout.h"
+
+extern char **environ;
+
+#define CGROUPS_LIST "cgroups@vger.kernel.org"
+#define MM_LIST "linux-mm@kvack.org"
+
+/* "a@b,c@d": whom the kernel message asks to hear from. The C entries are
+ * cgroup core messages that name nobody; their list is cgroups@. */
+int cgfb_mailout_recipients(const struct cgfb_config *c, const struct cgfb_buf *report, char *out,
+			    size_t outsz)
+{
+	json_object *r, *det, *v;
+	const char *contact = NULL, *id = "";
+
+	if (c->mail_to[0]) {
+		snprintf(out, outsz, "%s", c->mail_to);
+		return 0;
+	}
+	r = json_tokener_parse(report->data);
+	if (r && json_object_object_get_ex(r, "detection", &det)) {
+		if (json_object_object_get_ex(det, "contact", &v) && json_object_get_string(v))
+			contact = json_object_get_string(v);
+		if (json_object_object_get_ex(det, "catalog_id", &v))
+			id = json_object_get_string(v);
+	}
+	snprintf(out, outsz, "%s%s", contact ? contact : MM_LIST,
+		 id[0] == 'C' && (!contact || strcmp(contact, CGROUPS_LIST) != 0) ?
+		 "," CGROUPS_LIST : "");
+	json_object_put(r);
+	return 0;
+}
+
+int cgfb_mailout_format(const struct cgfb_config *c, const struct cgfb_buf *report,
+			struct cgfb_buf *mail)
+{
+	char to[600], header_to[620];
+	struct cgfb_mail_opts mo = { 0 };
+
+	cgfb_mailout_recipients(c, report, to, sizeof(to));
+	/* A header lists addresses with ", ". */
+	snprintf(header_to, sizeof(header_to), "%s", to);
+	for (char *p = strchr(header_to, ','); p; p = strchr(p + 2, ',')) {
+		memmove(p + 1, p, strlen(p) + 1);
+		p[1] = ' ';
+	}
+	mo.to = header_to;
+	mo.from = c->mail_from[0] ? c->mail_from : NULL;
+	return cgfb_mail_format(report->data, report->len, &mo, mail);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		const ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int cgfb_mailout_file(const struct cgfb_buf *mail, const char *path, bool mbox)
+{
+	struct cgfb_buf b = { 0 };
+	const char *data = mail->data;
+	size_t len = mail->len;
+	int fd, rc;
+
+	if (mbox) {
+		rc = cgfb_mbox_append(&b, mail->data, mail->len, time(NULL));
+		if (rc < 0)
+			return rc;
+		data = b.data;
+		len = b.len;
+	}
+	if (strcmp(path, "-") == 0)
+		fd = dup(STDOUT_FILENO);
+	else
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+			  (mbox ? O_APPEND : O_TRUNC), 0600);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	/* Mail clients lock mboxes the same way. */
+	if (mbox && flock(fd, LOCK_EX) < 0) {
+		rc = -errno;
+		close(fd);
+		goto out;
+	}
+	rc = write_all(fd, data, len);
+	if (rc == 0 && strcmp(path, "-") != 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+out:
+	cgfb_buf_free(&b);
+	return rc;
+}
+
+struct reader {
+	const char *p;
+	size_t left;
+};
+
+static size_t feed(char *buf, size_t size, size_t nmemb, void *arg)
+{
+	struct reader *r = arg;
+	size_t n = size * nmemb < r->left ? size * nmemb : r->left;
+
+	memcpy(buf, r->p, n);
+	r->p += n;
+	r->left -= n;
+	return n;
+}
+
+/* SMTP wants CRLF line ends. */
+static int crlf(const struct cgfb_buf *mail, struct cgfb_buf *out)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < mail->len && rc == 0; i++)
+		rc = mail->data[i] == '\n' ? cgfb_buf_add(out, "\r\n", 2)
+					   : cgfb_buf_add(out, mail->data + i, 1);
+	return rc;
+}
+
+static int send_smtp(const struct cgfb_config *c, const struct cgfb_buf *mail, const char *to,
+		     char *err, size_t errsz)
+{
+	struct curl_slist *rcpt = NULL;
+	struct cgfb_buf wire = { 0 };
+	char from[CGFB_CONFIG_STR_MAX + 2], list[600], *save = NULL;
+	struct reader r;
+	CURLcode cc = CURLE_OUT_OF_MEMORY;
+	CURL *h = curl_easy_init();
+	const char *lt = strchr(c->mail_from, '<');
+
+	/* The envelope sender is the bare address of mail-from. */
+	snprintf(from, sizeof(from), "<%.*s>", (int)(lt ? strcspn(lt + 1, ">") : strlen(c->mail_from)),
+		 lt ? lt + 1 : c->mail_from);
+	snprintf(list, sizeof(list), "%s", to);
+	for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
+		rcpt = curl_slist_append(rcpt, a);
+	if (!h || !rcpt || crlf(mail, &wire) < 0)
+		goto out;
+	r = (struct reader){ wire.data, wire.len };
+	curl_easy_setopt(h, CURLOPT_URL, c->smtp_url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	/* The report goes encrypted or not at all. */
+	curl_easy_setopt(h, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	if (c->ca_file[0])
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+	curl_easy_setopt(h, CURLOPT_MAIL_FROM, from);
+	curl_easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
+	curl_easy_setopt(h, CURLOPT_READFUNCTION, feed);
+	curl_easy_setopt(h, CURLOPT_READDATA, &r);
+	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, c->connect_timeout);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, c->timeout);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	cc = curl_easy_perform(h);
+out:
+	if (cc != CURLE_OK)
+		snprintf(err, errsz, "%s: %s", c->smtp_url, curl_easy_strerror(cc));
+	curl_slist_free_all(rcpt);
+	curl_easy_cleanup(h);
+	cgfb_buf_free(&wire);
+	return cc == CURLE_OK ? 0 : -EIO;
+}
+
+static int send_sendmail(const struct cgfb_config *c, const struct cgfb_buf *mail, char *err,
+			 size_t errsz)
+{
+	char *argv[] = { (char *)c->sendmail, "-t", "-oi", NULL };
+	posix_spawn_file_actions_t fa;
+	int pipefd[2], status = 0, rc;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[0], STDIN_FILENO);
+	rc = posix_spawn(&pid, c->sendmail, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[0]);
+	if (rc != 0) {
+		close(pipefd[1]);
+		snprintf(err, errsz, "%s: %s", c->sendmail, strerror(rc));
+		return -rc;
+	}
+	rc = write_all(pipefd[1], mail->data, mail->len);
+	close(pipefd[1]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		snprintf(err, errsz, "%s -t -oi failed (status %d)", c->sendmail,
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+int cgfb_mailout_send(const struct cgfb_config *c, const struct cgfb_buf *mail, char *err,
+		      size_t errsz)
+{
+	char to[600];
+	const char *b, *e;
+
+	if (!c->mail_from[0]) {
+		snprintf(err, errsz, "sending needs mail-from in the configuration");
+		return -EINVAL;
+	}
+	if (!c->smtp_url[0])
+		return send_sendmail(c, mail, err, errsz);
+	/* The recipients are the message's own To: line. */
+	b = strstr(mail->data, "\nTo: ");
+	e = b ? strchr(b + 5, '\n') : NULL;
+	if (!b || !e || (size_t)(e - b - 5) >= sizeof(to)) {
+		snprintf(err, errsz, "the message has no To: line");
+		return -EINVAL;
+	}
+	snprintf(to, sizeof(to), "%.*s", (int)(e - b - 5), b + 5);
+	for (char *s = to, *d = to;; s++)
+		if (*s != ' ' && !(*d++ = *s))
+			break;
+	return send_smtp(c, mail, to, err, errsz);
+}

@@ -1,0 +1,299 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+
+#include "deliver/submit.h"
+
+/* A receipt is a few hundred bytes; a server sending more is not ours. */
+#define RESPONSE_MAX (64u << 10)
+#define BACKOFF_BASE 60L
+#define BACKOFF_CAP  (6L * 3600)
+#define RETRY_AFTER_CAP (24L * 3600)
+
+struct body {
+	char data[RESPONSE_MAX + 1];
+	size_t len;
+	bool overflow;
+};
+
+int cgfb_submit_init(void)
+{
+	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -EIO;
+}
+
+void cgfb_submit_cleanup(void)
+{
+	curl_global_cleanup();
+}
+
+static bool loopback_host(const char *host)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	char buf[64];
+	size_t n = strlen(host);
+
+	if (strcmp(host, "localhost") == 0)
+		return true;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	/* curl gives IPv6 hosts in brackets. */
+	if (n > 2 && n < sizeof(buf) && host[0] == '[' && host[n - 1] == ']') {
+		memcpy(buf, host + 1, n - 2);
+		buf[n - 2] = '\0';
+		return inet_pton(AF_INET6, buf, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+	}
+	return false;
+}
+
+int cgfb_endpoint_check(const char *url, char *err, size_t errsz)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL;
+	int rc = -EINVAL;
+
+	if (!u)
+		return -ENOMEM;
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+		snprintf(err, errsz, "endpoint '%s' is not a URL", url);
+		goto out;
+	}
+	if (strcmp(scheme, "https") == 0 || (strcmp(scheme, "http") == 0 && loopback_host(host)))
+		rc = 0;
+	else
+		snprintf(err, errsz, "endpoint '%s': only https, or http to a loopback address, "
+			 "may carry a report", url);
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+static size_t collect(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	struct body *b = arg;
+	const size_t n = size * nmemb;
+
+	if (b->len + n > RESPONSE_MAX) {
+		b->overflow = true;
+		return 0;            /* abort the transfer */
+	}
+	memcpy(b->data + b->len, ptr, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return n;
+}
+
+static CURL *easy_for(const struct cgfb_config *c, const char *url, struct body *b,
+		      struct curl_slist *headers)
+{
+	CURL *h = curl_easy_init();
+
+	if (!h)
+		return NULL;
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
+	/* Verification is not configurable: a report goes to who it says. */
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (c->ca_file[0])
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+	if (c->pinned_public_key[0])
+		curl_easy_setopt(h, CURLOPT_PINNEDPUBLICKEY, c->pinned_public_key);
+	/* Without a proxy setting libcurl honours http(s)_proxy/no_proxy. */
+	if (c->proxy[0])
+		curl_easy_setopt(h, CURLOPT_PROXY, c->proxy);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, c->connect_timeout);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, c->timeout);
+	/* A redirect could take consented bytes somewhere not consented to. */
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "cgroup-feedback/" CGFB_VERSION);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	return h;
+}
+
+static void server_error(const struct body *b, struct cgfb_submit_result *res)
+{
+	json_object *o = json_tokener_parse(b->data), *e;
+	const char *msg = NULL;
+
+	if (o && json_object_object_get_ex(o, "error", &e) && json_object_is_type(e, json_type_string))
+		msg = json_object_get_string(e);
+	/* The server's words are printed to a terminal: keep them printable. */
+	snprintf(res->error, sizeof(res->error), "HTTP %ld%s%.200s", res->http_status,
+		 msg ? ": " : "", msg ? msg : "");
+	for (char *p = res->error; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
+			*p = '?';
+	json_object_put(o);
+}
+
+static int copy_member(json_object *o, const char *key, char *dst, size_t dstsz)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string) ||
+	    (size_t)json_object_get_string_len(v) >= dstsz)
+		return -EBADMSG;
+	snprintf(dst, dstsz, "%s", json_object_get_string(v));
+	return 0;
+}
+
+static int parse_receipt(const struct body *b, const char *sha256, struct cgfb_submit_result *res)
+{
+	json_object *o = json_tokener_parse(b->data);
+	int rc = -EBADMSG;
+
+	if (!o || copy_member(o, "id", res->receipt_id, sizeof(res->receipt_id)) < 0 ||
+	    copy_member(o, "sha256", res->receipt_sha256, sizeof(res->receipt_sha256)) < 0 ||
+	    copy_member(o, "received_at", res->receipt_time, sizeof(res->receipt_time)) < 0) {
+		snprintf(res->error, sizeof(res->error), "HTTP %ld but no valid receipt",
+			 res->http_status);
+		goto out;
+	}
+	if (strcmp(res->receipt_sha256, sha256) != 0) {
+		snprintf(res->error, sizeof(res->error),
+			 "the collector's receipt names SHA-256 %.64s, but %.64s was sent",
+			 res->receipt_sha256, sha256);
+		goto out;
+	}
+	rc = 0;
+out:
+	json_object_put(o);
+	return rc;
+}
+
+/* Run the transfer and sort the outcome into transient or not. */
+static int perform(CURL *h, struct body *b, struct cgfb_submit_result *res)
+{
+	const CURLcode cc = curl_easy_perform(h);
+	curl_off_t ra = -1;
+
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res->http_status);
+	if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
+		res->retry_after = ra > RETRY_AFTER_CAP ? RETRY_AFTER_CAP : (long)ra;
+	if (cc != CURLE_OK) {
+		snprintf(res->error, sizeof(res->error), "%s", b->overflow ?
+			 "the collector's answer is too large" : curl_easy_strerror(cc));
+		/* TLS and pinning failures will not fix themselves by waiting,
+		 * but a later try after an admin fixed the config should work. */
+		res->transient = true;
+		return -EIO;
+	}
+	if (res->http_status == 429 || res->http_status >= 500) {
+		server_error(b, res);
+		res->transient = true;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+struct request {
+	const char *url;
+	const char *header;          /* one extra header, or NULL */
+	const char *body;            /* POST body, or NULL for DELETE */
+	size_t len;
+};
+
+/* One HTTP exchange; the answer's body is left in b. */
+static int transfer(const struct cgfb_config *c, const struct request *rq, struct body *b,
+		    struct cgfb_submit_result *res)
+{
+	struct curl_slist *hdr = NULL;
+	CURL *h = NULL;
+	int rc = -ENOMEM;
+
+	memset(res, 0, sizeof(*res));
+	res->retry_after = -1;
+	if (rq->body) {
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+		/* No "100 Continue" round trip for a few KiB. */
+		hdr = hdr ? curl_slist_append(hdr, "Expect:") : NULL;
+	} else {
+		hdr = curl_slist_append(hdr, rq->header);
+	}
+	h = hdr ? easy_for(c, rq->url, b, hdr) : NULL;
+	if (!h)
+		goto out;
+	if (rq->body) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
+	} else {
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
+	}
+	rc = perform(h, b, res);
+out:
+	curl_easy_cleanup(h);
+	curl_slist_free_all(hdr);
+	return rc;
+}
+
+int cgfb_submit_post(const struct cgfb_config *c, const char *url, const char *body, size_t len,
+		     const char *sha256, struct cgfb_submit_result *res)
+{
+	const struct request rq = { .url = url, .body = body, .len = len };
+	struct body *b = calloc(1, sizeof(*b));
+	int rc;
+
+	if (!b)
+		return -ENOMEM;
+	rc = transfer(c, &rq, b, res);
+	if (rc == 0 && (res->http_status == 200 || res->http_status == 201)) {
+		rc = parse_receipt(b, sha256, res);
+	} else if (rc == 0) {
+		server_error(b, res);
+		rc = res->http_status == 409 ? -EEXIST : -EPROTO;
+	}
+	free(b);
+	return rc;
+}
+
+int cgfb_submit_delete(const struct cgfb_config *c, const char *url, const char *id,
+		       const char *token, struct cgfb_submit_result *res)
+{
+	char target[1024], auth[128];
+	const struct request rq = { .url = target, .header = auth };
+	struct body *b = calloc(1, sizeof(*b));
+	int rc;
+
+	if (!b)
+		return -ENOMEM;
+	snprintf(target, sizeof(target), "%s/%s", url, id);
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+	rc = transfer(c, &rq, b, res);
+	/* 404: already gone, which is what was asked for. */
+	if (rc == 0 && res->http_status != 200 && res->http_status != 204 &&
+	    res->http_status != 404) {
+		server_error(b, res);
+		rc = -EPROTO;
+	}
+	free(b);
+	return rc;
+}
+
+long cgfb_backoff_delay(int attempts, long retry_after, unsigned random)
+{
+	long delay = BACKOFF_BASE;
+
+	for (int i = 1; i < attempts && delay < BACKOFF_CAP; i++)
+		delay *= 2;
+	if (delay > BACKOFF_CAP)
+		delay = BACKOFF_CAP;
+	/* Equal jitter: half fixed, half random, so a fleet that failed
+	 * together does not come back together. */
+	delay = delay / 2 + (long)(random % (unsigned long)(delay / 2 + 1));
+	if (retry_after > delay)
+		delay = retry_after;
+	return delay;
+}

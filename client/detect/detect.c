@@ -1,0 +1,225 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/detect.h"
+
+/* More WARN_ONCE texts than this in one block would be a kernel bug. */
+#define PENDING_MAX 4
+
+struct cgfb_detector {
+	const struct cgfb_catalog *cat;
+	cgfb_detect_fn fn;
+	void *arg;
+	unsigned *counts;                /* per catalog entry, this boot */
+	struct cgfb_warn warn;
+	const struct cgfb_entry *prev;   /* entry the previous record matched */
+	unsigned long prev_line;         /* its line in a file; scans skip lines */
+	size_t n_pending;
+	struct cgfb_detection pending[PENDING_MAX];
+	/* Fragments of a continued line ('c' / '+' records), joined. */
+	struct cgfb_record frag;
+	size_t frag_len;
+	char frag_buf[CGFB_RECORD_TEXT_MAX];
+};
+
+int cgfb_detector_new(const struct cgfb_catalog *cat, cgfb_detect_fn fn, void *arg,
+		      struct cgfb_detector **out)
+{
+	struct cgfb_detector *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	d->counts = calloc(cat->n ? cat->n : 1, sizeof(*d->counts));
+	if (!d->counts) {
+		free(d);
+		return -ENOMEM;
+	}
+	d->cat = cat;
+	d->fn = fn;
+	d->arg = arg;
+	*out = d;
+	return 0;
+}
+
+void cgfb_detector_free(struct cgfb_detector *d)
+{
+	if (!d)
+		return;
+	free(d->counts);
+	free(d);
+}
+
+static size_t entry_index(const struct cgfb_detector *d, const struct cgfb_entry *e)
+{
+	return (size_t)(e - d->cat->entries);
+}
+
+unsigned cgfb_detector_count(const struct cgfb_detector *d, const char *id)
+{
+	const struct cgfb_entry *e = cgfb_catalog_find(d->cat, id);
+
+	return e ? d->counts[entry_index(d, e)] : 0;
+}
+
+void cgfb_detector_set_count(struct cgfb_detector *d, const char *id, unsigned n)
+{
+	const struct cgfb_entry *e = cgfb_catalog_find(d->cat, id);
+
+	if (e)
+		d->counts[entry_index(d, e)] = n;
+}
+
+bool cgfb_detector_in_block(const struct cgfb_detector *d)
+{
+	return d->warn.active;
+}
+
+static void emit_pending(struct cgfb_detector *d)
+{
+	for (size_t i = 0; i < d->n_pending; i++) {
+		struct cgfb_detection *det = &d->pending[i];
+
+		for (unsigned k = 0; k < d->warn.fields.n; k++)
+			cgfb_fields_add_default(&det->fields, d->warn.fields.f[k].name,
+						d->warn.fields.f[k].value,
+						strlen(d->warn.fields.f[k].value));
+		d->fn(det, d->arg);
+	}
+	d->n_pending = 0;
+}
+
+static void end_block(struct cgfb_detector *d)
+{
+	emit_pending(d);
+	d->warn.active = false;
+}
+
+/* Two call sites print one text (M4 and M5): the second time that text
+ * shows up in a boot it can only come from the other site. */
+static const struct cgfb_entry *resolve_site(const struct cgfb_detector *d,
+					     const struct cgfb_entry *e)
+{
+	const struct cgfb_entry *other;
+
+	if (!e->second_site || d->counts[entry_index(d, e)] == 0)
+		return e;
+	other = cgfb_catalog_find(d->cat, e->second_site);
+	return other ? other : e;
+}
+
+static void static_fields(struct cgfb_fields *fs, const struct cgfb_entry *e,
+			  const struct cgfb_record *rec)
+{
+	if (e->controller)
+		cgfb_fields_add_default(fs, "controller", e->controller, strlen(e->controller));
+	if (e->knob)
+		cgfb_fields_add_default(fs, "knob", e->knob, strlen(e->knob));
+	if (rec->caller[0])
+		cgfb_fields_set(fs, "caller", rec->caller, strlen(rec->caller));
+}
+
+static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
+{
+	struct cgfb_fields fields = { 0 };
+	const struct cgfb_entry *e = cgfb_catalog_match(d->cat, rec->text, rec->len, &fields);
+	struct cgfb_detection *det, tmp;
+
+	d->prev = e;
+	d->prev_line = rec->line;
+	if (!e)
+		return;
+	e = resolve_site(d, e);
+	det = d->warn.active && d->n_pending < PENDING_MAX ? &d->pending[d->n_pending++] : &tmp;
+	memset(det, 0, sizeof(*det));
+	det->entry = e;
+	det->occurrence = ++d->counts[entry_index(d, e)];
+	det->level = rec->level;
+	det->has_seq = rec->has_seq;
+	det->seq = rec->seq;
+	det->has_usec = rec->has_usec;
+	det->usec = rec->usec;
+	det->line = rec->line;
+	det->in_warn_block = d->warn.active;
+	det->text_len = rec->len < sizeof(det->text) - 1 ? rec->len : sizeof(det->text) - 1;
+	memcpy(det->text, rec->text, det->text_len);
+	det->text[det->text_len] = '\0';
+	det->fields = fields;
+	static_fields(&det->fields, e, rec);
+	if (det == &tmp)
+		d->fn(det, d->arg);
+}
+
+static bool starts_with(const struct cgfb_record *rec, const char *lit)
+{
+	const size_t n = strlen(lit);
+
+	return rec->len >= n && memcmp(rec->text, lit, n) == 0;
+}
+
+static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
+{
+	/* A new boot in a saved log: the kernel's "once" flags are reset. */
+	if (starts_with(rec, "Linux version ")) {
+		end_block(d);
+		memset(d->counts, 0, d->cat->n * sizeof(*d->counts));
+	}
+	if (cgfb_warn_is_start(rec->text, rec->len)) {
+		end_block(d);
+		cgfb_warn_begin(&d->warn);
+		return;
+	}
+	if (d->warn.active) {
+		if (cgfb_warn_is_end(rec->text, rec->len)) {
+			end_block(d);
+			return;
+		}
+		cgfb_warn_feed(&d->warn, rec->text, rec->len);
+		if (d->warn.records > CGFB_WARN_MAX_RECORDS)
+			end_block(d);
+	}
+	if (d->prev && (!rec->line || rec->line == d->prev_line + 1) &&
+	    cgfb_catalog_continues(d->prev, rec->text, rec->len)) {
+		d->prev = NULL;
+		return;
+	}
+	d->prev = NULL;
+	if (cgfb_catalog_candidate(d->cat, rec->text, rec->len))
+		detect(d, rec);
+}
+
+static void flush_fragments(struct cgfb_detector *d)
+{
+	if (!d->frag_len)
+		return;
+	d->frag.text = d->frag_buf;
+	d->frag.len = d->frag_len;
+	d->frag_len = 0;
+	feed_one(d, &d->frag);
+}
+
+void cgfb_detector_feed(struct cgfb_detector *d, const struct cgfb_record *rec)
+{
+	if (!cgfb_record_from_kernel(rec))
+		return;
+	if (rec->fragment) {
+		const size_t room = sizeof(d->frag_buf) - d->frag_len;
+		const size_t n = rec->len < room ? rec->len : room;
+
+		if (rec->frag_start)
+			flush_fragments(d);
+		if (!d->frag_len)
+			d->frag = *rec;
+		memcpy(d->frag_buf + d->frag_len, rec->text, n);
+		d->frag_len += n;
+		return;
+	}
+	flush_fragments(d);
+	feed_one(d, rec);
+}
+
+void cgfb_detector_finish(struct cgfb_detector *d)
+{
+	flush_fragments(d);
+	end_block(d);
+}

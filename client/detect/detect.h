@@ -1,0 +1,51 @@
+/* The detector: records in, catalog detections out. Pure: no I/O. */
+#ifndef CGFB_DETECT_H
+#define CGFB_DETECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgfb/catalog.h"
+#include "cgfb/fields.h"
+#include "log/record.h"
+#include "detect/warnblock.h"
+
+#define CGFB_DETECTION_TEXT_MAX 1024
+
+struct cgfb_detection {
+	const struct cgfb_entry *entry;  /* the catalog entry reported (second site resolved) */
+	unsigned occurrence;             /* 1 the first time this id is seen in this boot */
+	int level;                       /* of the record, -1 unknown */
+	bool has_seq;
+	uint64_t seq;
+	bool has_usec;
+	uint64_t usec;
+	unsigned long line;
+	bool in_warn_block;
+	size_t text_len;
+	char text[CGFB_DETECTION_TEXT_MAX];
+	struct cgfb_fields fields;       /* comm, pid, controller, knob, caller, WARN context */
+};
+
+typedef void (*cgfb_detect_fn)(const struct cgfb_detection *d, void *arg);
+
+struct cgfb_detector;
+
+int cgfb_detector_new(const struct cgfb_catalog *cat, cgfb_detect_fn fn, void *arg,
+		      struct cgfb_detector **out);
+void cgfb_detector_free(struct cgfb_detector *d);
+
+/* One complete record. Detections inside a WARN block are held until the
+ * block ends, so they carry the block's process and kernel details. */
+void cgfb_detector_feed(struct cgfb_detector *d, const struct cgfb_record *rec);
+/* End of input: emit anything still held. */
+void cgfb_detector_finish(struct cgfb_detector *d);
+/* True while a WARN block is open: every record matters then. */
+bool cgfb_detector_in_block(const struct cgfb_detector *d);
+
+/* Per-boot occurrence counts, so a restarted watcher neither repeats nor
+ * forgets what it reported. */
+unsigned cgfb_detector_count(const struct cgfb_detector *d, const char *id);
+void cgfb_detector_set_count(struct cgfb_detector *d, const char *id, unsigned n);
+
+#endif

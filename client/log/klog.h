@@ -1,0 +1,39 @@
+/* The live kernel log: /dev/kmsg, or klogctl(2) on kernels before 3.5 whose
+ * /dev/kmsg cannot be read. */
+#ifndef CGFB_KLOG_H
+#define CGFB_KLOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "log/record.h"
+
+struct cgfb_klog {
+	int fd;                 /* -1 when reading through klogctl */
+	bool device;            /* a character device: one record per read() */
+	bool use_klogctl;
+	const char *path;
+	unsigned long lost;     /* records overwritten before we read them */
+	bool have_next;
+	uint64_t next_seq;
+	/* klogctl snapshot, and line buffer for a kmsg-format file or FIFO */
+	char *buf;
+	size_t cap, have, pos;
+	char raw[CGFB_RECORD_TEXT_MAX];
+	char text[CGFB_RECORD_TEXT_MAX];
+};
+
+/* Open path (NULL: /dev/kmsg, falling back to klogctl). A path that is not a
+ * character device is read as a file of kmsg records (saved logs, tests).
+ * Returns 0 or a negative errno; err explains what is needed to fix it. */
+int cgfb_klog_open(struct cgfb_klog *k, const char *path, char *err, size_t errsz);
+void cgfb_klog_close(struct cgfb_klog *k);
+
+/* The next record: 1 one was read, 0 nothing more for now, or -errno. */
+int cgfb_klog_next(struct cgfb_klog *k, struct cgfb_record *rec);
+
+/* Wait until more may be read: poll(2) on the device or a FIFO, a timed
+ * re-read for klogctl and regular files. Returns 0, or -EINTR. */
+int cgfb_klog_wait(struct cgfb_klog *k, int timeout_ms);
+
+#endif

@@ -1,0 +1,348 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "log/kmsg_record.h"
+#include "log/logfmt.h"
+
+/* How much of a file the format guess looks at. */
+#define DETECT_LINES 64
+#define DETECT_BYTES (64u << 10)
+
+static const char *const level_names[] = {
+	"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug",
+};
+
+static const char *const facility_names[] = {
+	"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
+	"uucp", "cron", "authpriv", "ftp", "res0", "res1", "res2", "res3",
+	"local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7",
+};
+
+const char *cgfb_logfmt_name(enum cgfb_logfmt fmt)
+{
+	switch (fmt) {
+	case CGFB_FMT_KMSG:
+		return "kmsg";
+	case CGFB_FMT_SYSLOG:
+		return "syslog";
+	case CGFB_FMT_JOURNAL_EXPORT:
+		return "journal-export";
+	case CGFB_FMT_DMESG:
+		break;
+	}
+	return "dmesg";
+}
+
+static bool starts(const char *p, const char *end, const char *lit)
+{
+	const size_t n = strlen(lit);
+
+	return (size_t)(end - p) >= n && memcmp(p, lit, n) == 0;
+}
+
+static const char *skip_spaces(const char *p, const char *end)
+{
+	while (p < end && *p == ' ')
+		p++;
+	return p;
+}
+
+static const char *skip_token(const char *p, const char *end)
+{
+	while (p < end && *p != ' ')
+		p++;
+	return p;
+}
+
+/* "<N>" as in klogctl output and dmesg -r: facility and level. */
+static const char *parse_prio(const char *p, const char *end, struct cgfb_record *rec)
+{
+	unsigned v = 0;
+	const char *s = p + 1;
+
+	if (p >= end || *p != '<')
+		return p;
+	for (; s < end && isdigit((unsigned char)*s) && v < 1024; s++)
+		v = v * 10 + (unsigned)(*s - '0');
+	if (s == p + 1 || s >= end || *s != '>' || v >= 1024)
+		return p;
+	rec->level = (int)(v & 7);
+	rec->facility = (int)(v >> 3);
+	return s + 1;
+}
+
+static int name_index(const char *p, size_t n, const char *const *names, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strlen(names[i]) == n && memcmp(names[i], p, n) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* dmesg -x: "kern  :warn  : " (facility and level names, padded). */
+static const char *parse_decoded_prio(const char *p, const char *end, struct cgfb_record *rec)
+{
+	const char *c1 = memchr(p, ':', (size_t)(end - p) < 16 ? (size_t)(end - p) : 16);
+	const char *f_end, *l, *c2;
+	int fac, lvl;
+
+	if (!c1)
+		return p;
+	for (f_end = c1; f_end > p && f_end[-1] == ' '; f_end--)
+		;
+	l = c1 + 1;
+	c2 = memchr(l, ':', (size_t)(end - l) < 16 ? (size_t)(end - l) : 16);
+	if (!c2 || c2 + 1 >= end || c2[1] != ' ')
+		return p;
+	const char *l_end = c2;
+
+	while (l_end > l && l_end[-1] == ' ')
+		l_end--;
+	fac = name_index(p, (size_t)(f_end - p), facility_names, 24);
+	lvl = name_index(l, (size_t)(l_end - l), level_names, 8);
+	if (fac < 0 || lvl < 0)
+		return p;
+	rec->facility = fac;
+	rec->level = lvl;
+	return c2 + 2;
+}
+
+/* A bracketed time stamp as dmesg prints it: "[ 1.234567]", "[Tue Feb  3
+ * 13:45:33 2026]", "[  +0,000000]", "[Feb 3 13:45]", "[<    0.000000>]". Only
+ * characters a time stamp is made of are accepted, so "[drm]" is text. */
+static const char *skip_timestamp(const char *p, const char *end)
+{
+	const char *s;
+
+	if (p >= end || *p != '[')
+		return p;
+	for (s = p + 1; s < end && s - p < 48; s++) {
+		const unsigned char c = (unsigned char)*s;
+
+		if (c == ']')
+			break;
+		if (!isdigit(c) && !isalpha(c) && !strchr(" .,:+-<>", c))
+			return p;
+	}
+	if (s >= end || *s != ']' || s == p + 1)
+		return p;
+	/* At least one digit, or "[drm]" and friends would be taken. */
+	for (const char *d = p + 1; d < s; d++)
+		if (isdigit((unsigned char)*d))
+			return skip_spaces(s + 1, end);
+	return p;
+}
+
+/* CONFIG_PRINTK_CALLER as dmesg shows it: "[  T123] " or "[    C1] ". */
+static const char *parse_caller(const char *p, const char *end, struct cgfb_record *rec)
+{
+	const char *s = p + 1, *id;
+
+	if (p >= end || *p != '[')
+		return p;
+	s = skip_spaces(s, end);
+	id = s;
+	if (s >= end || (*s != 'T' && *s != 'C'))
+		return p;
+	for (s++; s < end && isdigit((unsigned char)*s); s++)
+		;
+	if (s >= end || *s != ']' || s == id + 1 || (size_t)(s - id) >= sizeof(rec->caller))
+		return p;
+	memcpy(rec->caller, id, (size_t)(s - id));
+	rec->caller[s - id] = '\0';
+	return skip_spaces(s + 1, end);
+}
+
+static void finish(struct cgfb_record *rec, const char *p, const char *end)
+{
+	rec->text = p;
+	rec->len = (size_t)(end - p);
+	/* Carriage returns from logs that went through a Windows share. */
+	while (rec->len && rec->text[rec->len - 1] == '\r')
+		rec->len--;
+}
+
+/* "[ 1234.567890]": seconds since boot, kept so that a log without sequence
+ * numbers (klogctl on old kernels) still has an order to resume from. */
+static void monotonic_time(const char *p, const char *end, struct cgfb_record *rec)
+{
+	uint64_t sec = 0, usec = 0;
+	int digits = 0;
+
+	if (p >= end || *p != '[')
+		return;
+	for (p = skip_spaces(p + 1, end); p < end && isdigit((unsigned char)*p); p++)
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	if (p >= end || *p != '.' || sec > UINT64_MAX / 2000000)
+		return;
+	for (p++; p < end && isdigit((unsigned char)*p) && digits < 6; p++, digits++)
+		usec = usec * 10 + (uint64_t)(*p - '0');
+	if (p >= end || *p != ']' || digits != 6)
+		return;
+	rec->usec = sec * 1000000 + usec;
+	rec->has_usec = true;
+}
+
+static int parse_dmesg(const char *line, size_t len, struct cgfb_record *rec)
+{
+	const char *p = line, *end = line + len, *q;
+
+	p = parse_prio(p, end, rec);
+	if (p == line)
+		p = parse_decoded_prio(p, end, rec);
+	monotonic_time(p, end, rec);
+	p = skip_timestamp(p, end);
+	/* "[  T123]" after the time stamp is the caller, which would also pass
+	 * for a time stamp; dmesg -H prints "[Feb 3 13:45] " before the first
+	 * "[  +0.000123]". */
+	q = parse_caller(p, end, rec);
+	if (q == p) {
+		p = skip_timestamp(p, end);
+		q = parse_caller(p, end, rec);
+	}
+	p = q;
+	finish(rec, p, end);
+	return 1;
+}
+
+static bool is_month(const char *p, const char *end)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+	if (end - p < 4 || p[3] != ' ')
+		return false;
+	for (int i = 0; i < 12; i++)
+		if (memcmp(p, months + 3 * i, 3) == 0)
+			return true;
+	return false;
+}
+
+/* Past the time stamp of a syslog or journalctl line, or NULL. */
+static const char *skip_syslog_time(const char *p, const char *end)
+{
+	if (is_month(p, end)) {
+		/* "Aug 10 18:00:07", "Dec 03 01:50:51.123456" */
+		p = skip_spaces(p + 4, end);
+		p = skip_token(p, end);
+		p = skip_spaces(p, end);
+		if (p >= end || !isdigit((unsigned char)*p))
+			return NULL;
+		p = skip_token(p, end);
+		return p < end ? p + 1 : NULL;
+	}
+	if (end - p >= 11 && isdigit((unsigned char)p[0]) && p[4] == '-' && p[7] == '-' &&
+	    (p[10] == 'T' || p[10] == ' ')) {
+		/* RFC 3339 (rsyslog) and journalctl short-iso(-precise) */
+		p = skip_token(p + 11, end);
+		return p < end ? p + 1 : NULL;
+	}
+	if (p < end && *p == '[') {
+		/* journalctl -o short-monotonic */
+		const char *q = skip_timestamp(p, end);
+
+		return q != p ? q : NULL;
+	}
+	return NULL;
+}
+
+/* "<time> <host> <tag>: message". Only the "kernel" tag counts: every other
+ * program's lines are skipped, whatever they say. */
+static int parse_syslog(const char *line, size_t len, struct cgfb_record *rec)
+{
+	const char *p = line, *end = line + len, *tag;
+
+	const bool monotonic = p < end && *p == '[';
+
+	p = skip_syslog_time(p, end);
+	if (!p)
+		return -EBADMSG;
+	p = skip_spaces(p, end);
+	p = skip_token(p, end);            /* host */
+	tag = skip_spaces(p, end);
+	p = skip_token(tag, end);
+	if (p == tag || p[-1] != ':')
+		return -EBADMSG;
+	if ((size_t)(p - tag) != 7 || memcmp(tag, "kernel:", 7) != 0)
+		/* "[ 1.2] usb 2-1: ..." is dmesg, not journalctl -o
+		 * short-monotonic, which with -k only ever shows "kernel:". */
+		return monotonic ? -EBADMSG : 0;
+	p = skip_spaces(p, end);
+	rec->facility = 0;
+	p = skip_timestamp(p, end);
+	p = parse_caller(p, end, rec);
+	finish(rec, p, end);
+	return 1;
+}
+
+int cgfb_logfmt_parse_line(enum cgfb_logfmt fmt, const char *line, size_t len, char *buf,
+			   size_t bufsz, struct cgfb_record *rec)
+{
+	int rc;
+
+	switch (fmt) {
+	case CGFB_FMT_KMSG:
+		/* Continuation lines (" KEY=value") are device properties, not text. */
+		if (len == 0 || line[0] == ' ')
+			return 0;
+		/* A saved copy that went through a Windows share. */
+		while (len && line[len - 1] == '\r')
+			len--;
+		rc = cgfb_kmsg_parse(line, len, buf, bufsz, rec);
+		return rc < 0 ? rc : 1;
+	case CGFB_FMT_SYSLOG:
+		memset(rec, 0, sizeof(*rec));
+		rec->level = -1;
+		rec->facility = -1;
+		return parse_syslog(line, len, rec);
+	case CGFB_FMT_JOURNAL_EXPORT:
+		return -EINVAL;
+	case CGFB_FMT_DMESG:
+		break;
+	}
+	memset(rec, 0, sizeof(*rec));
+	rec->level = -1;
+	rec->facility = -1;
+	return parse_dmesg(line, len, rec);
+}
+
+static enum cgfb_logfmt classify(const char *line, size_t len)
+{
+	struct cgfb_record rec;
+
+	if (cgfb_kmsg_looks_like(line, len))
+		return CGFB_FMT_KMSG;
+	if (parse_syslog(line, len, &rec) >= 0)
+		return CGFB_FMT_SYSLOG;
+	return CGFB_FMT_DMESG;
+}
+
+enum cgfb_logfmt cgfb_logfmt_detect(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + (len < DETECT_BYTES ? len : DETECT_BYTES);
+	unsigned votes[4] = { 0 }, lines = 0;
+
+	while (p < end && (*p == '\n' || *p == '\r'))
+		p++;
+	if (starts(p, end, "__CURSOR=") || starts(p, end, "__REALTIME_TIMESTAMP="))
+		return CGFB_FMT_JOURNAL_EXPORT;
+	while (p < end && lines < DETECT_LINES) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+
+		if (e > p && *p != ' ') {
+			votes[classify(p, (size_t)(e - p))]++;
+			lines++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	/* A structured format wins when most lines have its shape; dmesg
+	 * output without time stamps has no shape at all. */
+	if (votes[CGFB_FMT_KMSG] * 2 > lines)
+		return CGFB_FMT_KMSG;
+	if (votes[CGFB_FMT_SYSLOG] * 2 > lines)
+		return CGFB_FMT_SYSLOG;
+	return CGFB_FMT_DMESG;
+}

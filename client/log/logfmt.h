@@ -1,0 +1,28 @@
+/* Saved kernel log formats: detection per file and parsing per line. */
+#ifndef CGFB_LOGFMT_H
+#define CGFB_LOGFMT_H
+
+#include <stddef.h>
+
+#include "log/record.h"
+
+enum cgfb_logfmt {
+	CGFB_FMT_DMESG,          /* dmesg output: [ts], -T, -H, --reltime, -x, -r, or no timestamps */
+	CGFB_FMT_KMSG,           /* raw /dev/kmsg records */
+	CGFB_FMT_SYSLOG,         /* syslog files and journalctl -k short formats */
+	CGFB_FMT_JOURNAL_EXPORT, /* journalctl -o export */
+};
+
+const char *cgfb_logfmt_name(enum cgfb_logfmt fmt);
+
+/* Guess the format of a log from its first bytes (the first lines decide). */
+enum cgfb_logfmt cgfb_logfmt_detect(const char *buf, size_t len);
+
+/* Parse one line (without newline) of a line-oriented format into rec.
+ * Returns 1 for a kernel record, 0 for a line to skip (a syslog line from
+ * another program, a kmsg continuation line), or -EBADMSG for a line that
+ * does not fit a structured format. buf receives unescaped text if needed. */
+int cgfb_logfmt_parse_line(enum cgfb_logfmt fmt, const char *line, size_t len, char *buf,
+			   size_t bufsz, struct cgfb_record *rec);
+
+#endif

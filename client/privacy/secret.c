@@ -1,0 +1,126 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgfb/atomic.h"
+#include "privacy/secret.h"
+
+static int fill_random(uint8_t *p, size_t n)
+{
+	while (n) {
+		const ssize_t r = getrandom(p, n, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int read_secret(int dfd, uint8_t key[CGFB_SECRET_LEN], char *err, size_t errsz)
+{
+	const int fd = openat(dfd, CGFB_SECRET_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	uint8_t extra;
+	struct stat st;
+	ssize_t n;
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errsz, "not a regular file");
+		rc = -EINVAL;
+		goto out;
+	}
+	if (st.st_mode & 077) {
+		/* Tokens are only as private as the key. */
+		snprintf(err, errsz, "readable by others (mode %03o); expected 0600",
+			 (unsigned)(st.st_mode & 0777));
+		rc = -EPERM;
+		goto out;
+	}
+	n = read(fd, key, CGFB_SECRET_LEN);
+	if (n == CGFB_SECRET_LEN && read(fd, &extra, 1) == 0)
+		goto out;
+	snprintf(err, errsz, "not %d bytes long", CGFB_SECRET_LEN);
+	rc = -EBADMSG;
+out:
+	close(fd);
+	return rc;
+}
+
+/* Write a fresh key to a temporary name, then link it into place: link(2)
+ * fails if another process got there first, and then its key is used. */
+static int create_secret(int dfd, char *err, size_t errsz)
+{
+	uint8_t key[CGFB_SECRET_LEN];
+	char tmp[64];
+	int fd, rc;
+
+	rc = fill_random(key, sizeof(key));
+	if (rc < 0) {
+		snprintf(err, errsz, "getrandom: %s", strerror(-rc));
+		return rc;
+	}
+	snprintf(tmp, sizeof(tmp), ".%s.tmp.%ld", CGFB_SECRET_FILE, (long)getpid());
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	const ssize_t w = write(fd, key, sizeof(key));
+
+	if (w < 0)
+		rc = -errno;
+	else if (w != (ssize_t)sizeof(key))
+		rc = -EIO;
+	else if (fsync(fd) < 0)
+		rc = -errno;
+	close(fd);
+	if (rc == 0 && linkat(dfd, tmp, dfd, CGFB_SECRET_FILE, 0) < 0 && errno != EEXIST)
+		rc = -errno;
+	unlinkat(dfd, tmp, 0);
+	if (rc == 0)
+		fsync(dfd);
+out:
+	explicit_bzero(key, sizeof(key));
+	if (rc < 0)
+		snprintf(err, errsz, "creating it: %s", strerror(-rc));
+	return rc;
+}
+
+int cgfb_secret_load(const char *state_dir, uint8_t key[CGFB_SECRET_LEN], char *err,
+		     size_t errsz)
+{
+	int dfd, rc;
+
+	*err = '\0';
+	rc = cgfb_mkdir_p(state_dir, 0700);
+	if (rc < 0) {
+		snprintf(err, errsz, "%s: %s", state_dir, strerror(-rc));
+		return rc;
+	}
+	dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		rc = -errno;
+		snprintf(err, errsz, "%s: %s", state_dir, strerror(-rc));
+		return rc;
+	}
+	rc = read_secret(dfd, key, err, errsz);
+	if (rc == -ENOENT) {
+		rc = create_secret(dfd, err, errsz);
+		if (rc == 0)
+			rc = read_secret(dfd, key, err, errsz);
+	} else if (rc < 0 && !*err) {
+		snprintf(err, errsz, "%s", strerror(-rc));
+	}
+	close(dfd);
+	return rc;
+}

@@ -1,0 +1,161 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgfb/log.h"
+#include "cgfb/utf8.h"
+#include "report/snapshot.h"
+#include "report/spool.h"
+
+#define MOUNTINFO_PATH "/proc/self/mountinfo"
+
+struct cgfb_snapshot {
+	struct cgfb_snapshot_opts o;
+	struct cgfb_allowlist *al;
+	struct cgfb_anon *anon;
+	struct cgfb_schema *schema;
+};
+
+int cgfb_snapshot_new(const struct cgfb_snapshot_opts *o, struct cgfb_snapshot **out)
+{
+	struct cgfb_snapshot *s = calloc(1, sizeof(*s));
+	uint8_t key[CGFB_SECRET_LEN];
+	char err[512] = "";
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (!s) {
+		cgfb_log(LOG_ERR, "snapshot: out of memory");
+		return rc;
+	}
+	s->o = *o;
+	rc = cgfb_secret_load(o->state_dir, key, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "secret %s/%s: %s", o->state_dir, CGFB_SECRET_FILE, err);
+		goto fail;
+	}
+	rc = cgfb_allowlist_load(&s->al, o->allowlist, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "allowlist: %s", err);
+		goto fail;
+	}
+	rc = cgfb_anon_new(key, s->al, &s->anon);
+	if (rc == 0)
+		rc = cgfb_schema_load_builtin(&s->schema, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "snapshot: %s", *err ? err : strerror(-rc));
+		goto fail;
+	}
+	explicit_bzero(key, sizeof(key));
+	*out = s;
+	return 0;
+fail:
+	explicit_bzero(key, sizeof(key));
+	cgfb_snapshot_free(s);
+	return rc;
+}
+
+void cgfb_snapshot_free(struct cgfb_snapshot *s)
+{
+	if (!s)
+		return;
+	cgfb_schema_free(s->schema);
+	cgfb_anon_free(s->anon);
+	cgfb_allowlist_free(s->al);
+	free(s);
+}
+
+/* One line for what the walk could not see; the report says the rest. */
+static void log_trouble(const struct cgfb_topology *t)
+{
+	const struct cgfb_topo_trouble *tr = &t->trouble;
+	char path[sizeof(tr->first) * 3];
+
+	if (tr->unreadable) {
+		cgfb_utf8_sanitize(path, sizeof(path), tr->first, strlen(tr->first));
+		cgfb_log(LOG_WARNING, "snapshot: %lu cgroup files or directories could not be read "
+			 "(first: %s: %s); the report leaves them out", tr->unreadable, path,
+			 strerror(tr->first_errno));
+	}
+	if (tr->vanished)
+		cgfb_log(LOG_INFO, "snapshot: %lu cgroups vanished while they were read",
+			 tr->vanished);
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->h[i].count_capped || t->h[i].depth_capped)
+			cgfb_log(LOG_WARNING, "snapshot: hierarchy %u is %s; only part of it was "
+				 "counted", i, t->h[i].count_capped ? "over a million cgroups" :
+				 "deeper than 256 levels");
+}
+
+static int walk(struct cgfb_snapshot *s, struct cgfb_topology *t, char *err, size_t errsz)
+{
+	const char *path = s->o.mountinfo ? s->o.mountinfo : MOUNTINFO_PATH;
+	const struct cgfb_topo_opts to = { .max_nodes = s->o.max_nodes };
+	struct cgfb_mounts ms;
+	int rc;
+
+	rc = cgfb_mountinfo_read(path, s->o.cgroup_root, &ms);
+	if (rc < 0) {
+		snprintf(err, errsz, "reading %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (ms.dropped)
+		cgfb_log(LOG_WARNING, "snapshot: %u cgroup hierarchies beyond the first %d are left "
+			 "out", ms.dropped, CGFB_HIER_MAX);
+	rc = cgfb_topology_walk(&ms, s->anon, &to, t);
+	cgfb_mounts_free(&ms);
+	if (rc < 0)
+		snprintf(err, errsz, "walking the cgroup hierarchies: %s", strerror(-rc));
+	else
+		log_trouble(t);
+	return rc;
+}
+
+int cgfb_snapshot_report(struct cgfb_snapshot *s, const struct cgfb_entry *e,
+			 const struct cgfb_detection *d, const char *source, bool all,
+			 struct cgfb_buf *out, char id[CGFB_UUID_LEN + 1], char *err, size_t errsz)
+{
+	const struct cgfb_profile_opts po = { s->o.os_release, s->o.cmdline };
+	const char *knob = d ? cgfb_fields_get(&d->fields, "knob") : NULL;
+	const char *ctrl = d ? cgfb_fields_get(&d->fields, "controller") : NULL;
+	struct cgfb_topology t;
+	struct cgfb_analysis an = { 0 };
+	struct cgfb_profile p = { 0 };
+	int rc;
+
+	*err = '\0';
+	rc = walk(s, &t, err, errsz);
+	if (rc < 0)
+		return rc;
+	rc = cgfb_profile_collect(&po, &p);
+	if (rc == 0)
+		rc = cgfb_analyse(&t, all ? NULL : e, knob, ctrl, &an);
+	if (rc < 0) {
+		snprintf(err, errsz, "%s", strerror(-rc));
+		goto out;
+	}
+	const struct cgfb_report_in in = {
+		.entry = e, .det = d, .source = source, .profile = &p, .topo = &t, .an = &an,
+		.anon = s->anon, .now = time(NULL),
+	};
+
+	rc = cgfb_report_make(&in, s->schema, s->o.max_bytes ? s->o.max_bytes :
+			      CGFB_REPORT_MAX_BYTES, out, id, err, errsz);
+out:
+	cgfb_analysis_free(&an);
+	cgfb_profile_free(&p);
+	cgfb_topology_free(&t);
+	return rc;
+}
+
+int cgfb_snapshot_save(struct cgfb_snapshot *s, const char *id, const struct cgfb_buf *b)
+{
+	struct cgfb_spool sp;
+	int rc;
+
+	rc = cgfb_spool_open(&sp, s->o.state_dir);
+	if (rc == 0)
+		rc = cgfb_spool_save_report(&sp, id, b->data, b->len);
+	return rc;
+}

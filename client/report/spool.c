@@ -1,0 +1,366 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cgfb/atomic.h"
+#include "cgfb/log.h"
+#include "report/spool.h"
+
+#define REPORT_MAX  (256u << 10)
+#define STATE_MAX   (16u << 10)
+
+static const char *const state_names[] = {
+	"pending", "declined", "consented", "sent", "withdrawn",
+};
+
+const char *cgfb_rstate_name(enum cgfb_rstate s)
+{
+	return (unsigned)s < 5 ? state_names[s] : "?";
+}
+
+static int rstate_parse(const char *s, enum cgfb_rstate *out)
+{
+	for (int i = 0; i < 5; i++)
+		if (strcmp(s, state_names[i]) == 0) {
+			*out = (enum cgfb_rstate)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* A UUID in lower case: the only names a path is ever built from, so that
+ * "show ../../etc/shadow" cannot name a file. */
+bool cgfb_report_id_valid(const char *id)
+{
+	if (strlen(id) != CGFB_REPORT_ID_LEN)
+		return false;
+	for (int i = 0; i < CGFB_REPORT_ID_LEN; i++) {
+		const char c = id[i];
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (c != '-')
+				return false;
+		} else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir)
+{
+	if (snprintf(sp->dir, sizeof(sp->dir), "%s/reports", state_dir) >= (int)sizeof(sp->dir))
+		return -ENAMETOOLONG;
+	return cgfb_mkdir_p(sp->dir, 0700);
+}
+
+void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why)
+{
+	char q[4200], from[4400], to[4400];
+
+	snprintf(q, sizeof(q), "%s/quarantine", sp->dir);
+	if (cgfb_mkdir_p(q, 0700) < 0) {
+		cgfb_log(LOG_ERR, "spool: cannot create %s to move %s aside (%s)", q, name, why);
+		return;
+	}
+	snprintf(from, sizeof(from), "%s/%s", sp->dir, name);
+	snprintf(to, sizeof(to), "%s/%s", q, name);
+	if (rename(from, to) < 0)
+		cgfb_log(LOG_ERR, "spool: moving %s aside failed: %s (%s)", from, strerror(errno), why);
+	else
+		cgfb_log(LOG_WARNING, "spool: moved %s to %s: %s", name, q, why);
+}
+
+static int read_file(const char *path, size_t max, struct cgfb_buf *b)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
+	ssize_t got = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if ((size_t)st.st_size > max) {
+		rc = -EFBIG;
+		goto out;
+	}
+	free(b->data);
+	b->cap = (size_t)st.st_size + 1;
+	b->data = malloc(b->cap);
+	if (!b->data) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (got < st.st_size) {
+		const ssize_t r = read(fd, b->data + got, (size_t)(st.st_size - got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? -errno : -EIO;
+			goto out;
+		}
+		got += r;
+	}
+	b->len = (size_t)got;
+	b->data[b->len] = '\0';
+out:
+	close(fd);
+	return rc;
+}
+
+static void get_string(json_object *o, const char *key, char *dst, size_t dstsz)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		snprintf(dst, dstsz, "%s", json_object_get_string(v));
+}
+
+static long long get_ll(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? (long long)json_object_get_int64(v) : 0;
+}
+
+static int state_from_json(json_object *o, struct cgfb_spool_entry *e)
+{
+	json_object *v;
+	char st[16] = "";
+
+	if (!json_object_is_type(o, json_type_object))
+		return -EBADMSG;
+	get_string(o, "state", st, sizeof(st));
+	if (rstate_parse(st, &e->state) < 0)
+		return -EBADMSG;
+	get_string(o, "catalog_id", e->catalog_id, sizeof(e->catalog_id));
+	e->created = get_ll(o, "created");
+	e->updated = get_ll(o, "updated");
+	e->attempts = (int)get_ll(o, "attempts");
+	e->next_attempt = get_ll(o, "next_attempt");
+	get_string(o, "last_error", e->last_error, sizeof(e->last_error));
+	get_string(o, "deletion_token", e->deletion_token, sizeof(e->deletion_token));
+	get_string(o, "endpoint", e->endpoint, sizeof(e->endpoint));
+	get_string(o, "sha256", e->sha256, sizeof(e->sha256));
+	if (json_object_object_get_ex(o, "receipt", &v)) {
+		get_string(v, "id", e->receipt_id, sizeof(e->receipt_id));
+		get_string(v, "sha256", e->receipt_sha256, sizeof(e->receipt_sha256));
+		get_string(v, "received_at", e->receipt_time, sizeof(e->receipt_time));
+	}
+	return 0;
+}
+
+/* A report without a .state file is new: its catalog id and time come from
+ * the report itself. */
+static int state_from_report(const struct cgfb_buf *report, struct cgfb_spool_entry *e)
+{
+	json_object *r = NULL, *det;
+	char err[160];
+	int rc = -EBADMSG;
+
+	/* Reports are written canonical; anything else was damaged or planted. */
+	if (cgfb_canon_parse(report->data, report->len, CGFB_REPORT_DEPTH_MAX, &r, err,
+			     sizeof(err)) < 0 ||
+	    !json_object_object_get_ex(r, "detection", &det))
+		goto out;
+	get_string(det, "catalog_id", e->catalog_id, sizeof(e->catalog_id));
+	e->state = CGFB_R_PENDING;
+	rc = 0;
+out:
+	json_object_put(r);
+	return rc;
+}
+
+int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_entry *e,
+		    struct cgfb_buf *bytes)
+{
+	char path[4200];
+	struct cgfb_buf report = { 0 }, st = { 0 };
+	struct stat sb;
+	json_object *o = NULL;
+	int rc;
+
+	if (!cgfb_report_id_valid(id))
+		return -EINVAL;
+	/* id may be e->id itself. */
+	memmove(e->id, id, CGFB_REPORT_ID_LEN + 1);
+	memset((char *)e + sizeof(e->id), 0, sizeof(*e) - sizeof(e->id));
+	id = e->id;
+	snprintf(path, sizeof(path), "%s/%s.json", sp->dir, id);
+	rc = read_file(path, REPORT_MAX, &report);
+	if (rc < 0)
+		goto out;
+	if (stat(path, &sb) == 0)
+		e->created = (long long)sb.st_mtime;
+	snprintf(path, sizeof(path), "%s/%s.state", sp->dir, id);
+	rc = read_file(path, STATE_MAX, &st);
+	if (rc == -ENOENT) {
+		rc = state_from_report(&report, e);
+		e->updated = e->created;
+	} else if (rc == 0) {
+		o = json_tokener_parse(st.data);
+		rc = o ? state_from_json(o, e) : -EBADMSG;
+	}
+	if (rc == 0 && bytes) {
+		cgfb_buf_free(bytes);
+		*bytes = report;
+		report.data = NULL;
+	}
+out:
+	json_object_put(o);
+	cgfb_buf_free(&report);
+	cgfb_buf_free(&st);
+	return rc;
+}
+
+int cgfb_spool_save_state(struct cgfb_spool *sp, struct cgfb_spool_entry *e)
+{
+	json_object *o = json_object_new_object(), *r;
+	char name[64];
+	const char *s;
+	int rc;
+
+	e->updated = (long long)time(NULL);
+	json_object_object_add(o, "state", json_object_new_string(cgfb_rstate_name(e->state)));
+	json_object_object_add(o, "catalog_id", json_object_new_string(e->catalog_id));
+	json_object_object_add(o, "created", json_object_new_int64(e->created));
+	json_object_object_add(o, "updated", json_object_new_int64(e->updated));
+	json_object_object_add(o, "attempts", json_object_new_int(e->attempts));
+	json_object_object_add(o, "next_attempt", json_object_new_int64(e->next_attempt));
+	json_object_object_add(o, "last_error", json_object_new_string(e->last_error));
+	json_object_object_add(o, "deletion_token", json_object_new_string(e->deletion_token));
+	json_object_object_add(o, "endpoint", json_object_new_string(e->endpoint));
+	json_object_object_add(o, "sha256", json_object_new_string(e->sha256));
+	if (e->receipt_id[0]) {
+		r = json_object_new_object();
+		json_object_object_add(r, "id", json_object_new_string(e->receipt_id));
+		json_object_object_add(r, "sha256", json_object_new_string(e->receipt_sha256));
+		json_object_object_add(r, "received_at", json_object_new_string(e->receipt_time));
+		json_object_object_add(o, "receipt", r);
+	}
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	snprintf(name, sizeof(name), "%s.state", e->id);
+	rc = cgfb_atomic_write(sp->dir, name, s, strlen(s), 0600);
+	json_object_put(o);
+	return rc;
+}
+
+int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *bytes, size_t len)
+{
+	char name[64];
+
+	if (!cgfb_report_id_valid(id))
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%s.json", id);
+	return cgfb_atomic_write(sp->dir, name, bytes, len, 0600);
+}
+
+static int by_created(const void *a, const void *b)
+{
+	const struct cgfb_spool_entry *x = a, *y = b;
+
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+/* What a directory entry is: 1 a report, 0 to ignore, -1 foreign. */
+static int classify(const char *name, char id[CGFB_REPORT_ID_LEN + 1])
+{
+	const size_t n = strlen(name);
+
+	if (name[0] == '.')
+		return 0;            /* ".", "..", and temporaries of atomic writes */
+	if (strcmp(name, "quarantine") == 0)
+		return 0;
+	if (n == CGFB_REPORT_ID_LEN + 6 && strcmp(name + CGFB_REPORT_ID_LEN, ".state") == 0) {
+		memcpy(id, name, CGFB_REPORT_ID_LEN);
+		id[CGFB_REPORT_ID_LEN] = '\0';
+		return cgfb_report_id_valid(id) ? 0 : -1;
+	}
+	if (n == CGFB_REPORT_ID_LEN + 5 && strcmp(name + CGFB_REPORT_ID_LEN, ".json") == 0) {
+		memcpy(id, name, CGFB_REPORT_ID_LEN);
+		id[CGFB_REPORT_ID_LEN] = '\0';
+		return cgfb_report_id_valid(id) ? 1 : -1;
+	}
+	return -1;
+}
+
+static void quarantine_report(struct cgfb_spool *sp, const char *id, const char *why)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s.json", id);
+	cgfb_spool_quarantine(sp, name, why);
+	snprintf(name, sizeof(name), "%s.state", id);
+	if (faccessat(AT_FDCWD, sp->dir, F_OK, 0) == 0) {
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/%s", sp->dir, name);
+		if (access(path, F_OK) == 0)
+			cgfb_spool_quarantine(sp, name, why);
+	}
+}
+
+int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n)
+{
+	DIR *d = opendir(sp->dir);
+	struct cgfb_spool_entry *v = NULL;
+	size_t count = 0, cap = 0;
+	struct dirent *de;
+	char id[CGFB_REPORT_ID_LEN + 1];
+
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) != NULL) {
+		const int kind = classify(de->d_name, id);
+		int rc;
+
+		if (kind < 0) {
+			cgfb_spool_quarantine(sp, de->d_name, "not a report of this spool");
+			continue;
+		}
+		if (kind == 0)
+			continue;
+		if (count == cap) {
+			struct cgfb_spool_entry *bigger;
+
+			cap = cap ? cap * 2 : 16;
+			bigger = realloc(v, cap * sizeof(*v));
+			if (!bigger) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = bigger;
+		}
+		rc = cgfb_spool_load(sp, id, &v[count], NULL);
+		if (rc == -EBADMSG || rc == -EFBIG || rc == -EINVAL) {
+			quarantine_report(sp, id, rc == -EFBIG ? "larger than any report can be"
+							       : "corrupt report or state file");
+			continue;
+		}
+		if (rc == 0)
+			count++;
+	}
+	closedir(d);
+	if (count)
+		qsort(v, count, sizeof(*v), by_created);
+	*out = v;
+	*n = count;
+	return 0;
+}
