@@ -57,7 +57,7 @@ SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
               $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o
 SERVER     := $(BUILD)/cgroup-feedback-server
 
-.PHONY: all deps tests check check-quick run bench install clean
+.PHONY: all deps tests layers check check-quick run bench install clean
 all: $(BUILD)/cgroup-feedback $(SERVER)
 
 $(BUILD)/%.o: %.c
@@ -118,17 +118,21 @@ tests: $(BUILD)/cgroup-feedback $(SERVER) $(UNIT_BIN) $(TEST_TOOLS)
 
 # The whole suite runs twice: on the normal build (unit tests under
 # valgrind too) and on the ASan+UBSan build. SANITIZE=1 runs only the latter.
+# The layering rule of docs/ARCHITECTURE.md, first: a violation fails at once.
+layers:
+	sh tools/check-layers.sh
+
 ifeq ($(SANITIZE),1)
-check: tests
+check: layers tests
 	BUILDS="$(BUILD)" sh tests/run.sh
 else
-check: tests
+check: layers tests
 	$(MAKE) --no-print-directory SANITIZE=1 tests
 	BUILDS="$(BUILD) build-san" VALGRIND=$(VALGRIND) sh tests/run.sh
 endif
 
 # One build, no valgrind, no qemu, no package builds: for the edit-compile-test loop.
-check-quick: tests
+check-quick: layers tests
 	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 CGFB_SKIP_PACKAGES=1 sh tests/run.sh
 
 run: $(BUILD)/cgroup-feedback $(SERVER)

@@ -19,6 +19,7 @@
 #include "privacy/redact.h"
 #include "cli/review.h"
 #include "report/spool.h"
+#include "deliver/deliver.h"
 #include "deliver/submit.h"
 
 #define ANSWERS_MAX 32

@@ -15,6 +15,7 @@
 #include "consent/notify.h"
 #include "privacy/redact.h"
 #include "cli/review.h"
+#include "deliver/deliver.h"
 #include "deliver/submit.h"
 
 #define USE_CASE_MAX 8192

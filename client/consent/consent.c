@@ -6,11 +6,8 @@
 
 #include "cgfb/log.h"
 #include "consent/consent.h"
-#include "deliver/submit.h"
 
 #define REPORT_MAX (256u << 10)
-/* attempts beyond the limit wait for an administrator: no next attempt */
-#define NEVER (-1LL)
 
 int cgfb_random_hex(char *out, size_t nbytes)
 {
@@ -119,62 +116,4 @@ int cgfb_consent_schema(const struct cgfb_buf *report, char out[65])
 		snprintf(out, 65, "%s", json_object_get_string(h));
 	json_object_put(r);
 	return out[0] ? 0 : -ENOENT;
-}
-
-static void schedule_retry(const struct cgfb_config *c, struct cgfb_spool_entry *e,
-			   const struct cgfb_submit_result *res)
-{
-	unsigned rnd = 0;
-
-	if (!res->transient || e->attempts >= c->max_attempts) {
-		/* Refused for good (400, 409, 413, receipt mismatch) or too
-		 * many tries: wait for an administrator to look. */
-		e->next_attempt = NEVER;
-		return;
-	}
-	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-		rnd = (unsigned)time(NULL);
-	e->next_attempt = (long long)time(NULL) +
-			  cgfb_backoff_delay(e->attempts, res->retry_after, rnd);
-}
-
-int cgfb_deliver(const struct cgfb_config *c, struct cgfb_spool *sp, struct cgfb_spool_entry *e)
-{
-	struct cgfb_submit_result res;
-	struct cgfb_buf bytes = { 0 };
-	struct cgfb_spool_entry now;
-	char sha[65];
-	int rc, src;
-
-	rc = cgfb_spool_load(sp, e->id, &now, &bytes);
-	if (rc < 0)
-		return rc;
-	cgfb_sha256_hex(bytes.data, bytes.len, sha);
-	/* Only what was agreed to leaves: same bytes, same place. */
-	if (strcmp(sha, e->sha256) != 0) {
-		snprintf(e->last_error, sizeof(e->last_error),
-			 "the report changed after consent; review it again");
-		e->state = CGFB_R_PENDING;
-		rc = -EPERM;
-		goto save;
-	}
-	e->attempts++;
-	rc = cgfb_submit_post(c, e->endpoint, bytes.data, bytes.len, e->sha256, &res);
-	if (rc == 0) {
-		e->state = CGFB_R_SENT;
-		e->next_attempt = 0;
-		e->last_error[0] = '\0';
-		snprintf(e->receipt_id, sizeof(e->receipt_id), "%s", res.receipt_id);
-		snprintf(e->receipt_sha256, sizeof(e->receipt_sha256), "%s", res.receipt_sha256);
-		snprintf(e->receipt_time, sizeof(e->receipt_time), "%s", res.receipt_time);
-	} else {
-		snprintf(e->last_error, sizeof(e->last_error), "%s", res.error);
-		schedule_retry(c, e, &res);
-	}
-save:
-	src = cgfb_spool_save_state(sp, e);
-	if (src < 0)
-		cgfb_log(LOG_ERR, "report %s: saving its state: %s", e->id, strerror(-src));
-	cgfb_buf_free(&bytes);
-	return rc;
 }

@@ -1,5 +1,5 @@
 /* Turning a pending report into the exact bytes an administrator agrees to
- * send, and one delivery attempt of those bytes. */
+ * send. Delivering them is deliver/deliver.h's work. */
 #ifndef CGFB_CONSENT_H
 #define CGFB_CONSENT_H
 
@@ -34,9 +34,6 @@ int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,
 /* The schema hash a consented report was made under; "" if none. */
 int cgfb_consent_schema(const struct cgfb_buf *report, char out[65]);
 
-/* One delivery attempt of a consented report. Updates and saves e: sent with
- * the receipt, or attempts/next_attempt/last_error. Returns 0 when sent. */
-int cgfb_deliver(const struct cgfb_config *c, struct cgfb_spool *sp, struct cgfb_spool_entry *e);
 
 /* 32 random bytes as hex, from getrandom(2). */
 int cgfb_random_hex(char *out, size_t nbytes);

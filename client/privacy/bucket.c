@@ -1,7 +1,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "snapshot/attrs.h"
 #include "privacy/bucket.h"
 
 #define COUNT_OPEN_FROM (UINT64_C(1) << 19)

@@ -9,10 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A size that means "no limit": v1 prints PAGE_COUNTER_MAX pages in bytes
- * (9223372036854771712 on 4 KiB pages) or RESOURCE_MAX on 2.6/3.x kernels,
- * v2 prints "max". Anything from 2^62 up is treated as unlimited. */
-#define CGFB_UNLIMITED UINT64_MAX
+#include "privacy/bucket.h"
+
 
 /* Controllers by bit. The list is closed on purpose: a v1 mount option that
  * is not one of these (release_agent=..., xattr, name=...) is never taken
