@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "cgfb/buf.h"
 #include "cgfb/catalog.h"
 
 /* Needles shorter than this make the prefilter skip too little. */
@@ -59,6 +61,7 @@ static void entry_free(struct cgfb_entry *e)
 {
 	free(e->id);
 	free(e->title);
+	free(e->message);
 	free(e->contact);
 	free(e->kernels);
 	free(e->trigger);
@@ -67,6 +70,9 @@ static void entry_free(struct cgfb_entry *e)
 	free(e->second_site);
 	for (size_t i = 0; i < e->n_needles; i++)
 		free(e->needles[i]);
+	for (size_t i = 0; i < e->n_vocab; i++)
+		free(e->vocab[i]);
+	free(e->vocab);
 	if (e->has_regex)
 		regfree(&e->re);
 	if (e->has_continuation)
@@ -80,6 +86,7 @@ static int load_strings(struct cgfb_entry *e, json_object *o)
 		size_t off;
 	} keys[] = {
 		{ "title", offsetof(struct cgfb_entry, title) },
+		{ "message", offsetof(struct cgfb_entry, message) },
 		{ "contact", offsetof(struct cgfb_entry, contact) },
 		{ "kernels", offsetof(struct cgfb_entry, kernels) },
 		{ "trigger", offsetof(struct cgfb_entry, trigger) },
@@ -162,6 +169,47 @@ static int load_regex(struct cgfb_entry *e, json_object *o, char *err, size_t er
 	return 0;
 }
 
+static bool has_capture(const struct cgfb_entry *e, const char *name, size_t len)
+{
+	for (size_t i = 0; i < e->n_caps; i++)
+		if (strlen(e->caps[i].name) == len && memcmp(e->caps[i].name, name, len) == 0)
+			return true;
+	return false;
+}
+
+/* A message names only the entry's own captures, and brackets neither nest
+ * nor stay open: what the renderer can fill is all a template may ask. */
+static int check_message(const struct cgfb_entry *e, char *err, size_t errsz)
+{
+	bool in_opt = false;
+
+	if (e->generic)
+		return e->message ? fail(err, errsz, -EINVAL, "entry %s: a generic entry has "
+					 "no message", e->id) : 0;
+	if (!e->message)
+		return fail(err, errsz, -EINVAL, "entry %s: missing 'message'", e->id);
+	for (const char *p = e->message; *p; p++) {
+		if (*p == '[' || *p == ']') {
+			if (in_opt == (*p == '['))
+				return fail(err, errsz, -EINVAL, "entry %s: message has unbalanced "
+					    "brackets", e->id);
+			in_opt = *p == '[';
+		} else if (*p == '{') {
+			const char *end = strchr(p, '}');
+
+			if (!end || !has_capture(e, p + 1, (size_t)(end - p - 1)))
+				return fail(err, errsz, -EINVAL, "entry %s: message names a field "
+					    "the regex does not capture", e->id);
+			p = end;
+		} else if (*p == '}') {
+			return fail(err, errsz, -EINVAL, "entry %s: stray '}' in message", e->id);
+		}
+	}
+	if (in_opt)
+		return fail(err, errsz, -EINVAL, "entry %s: message has unbalanced brackets", e->id);
+	return 0;
+}
+
 static int load_entry(struct cgfb_entry *e, json_object *o, size_t idx, char *err, size_t errsz)
 {
 	json_object *lvl;
@@ -183,7 +231,10 @@ static int load_entry(struct cgfb_entry *e, json_object *o, size_t idx, char *er
 	rc = load_needles(e, o, err, errsz);
 	if (rc < 0)
 		return rc;
-	return load_regex(e, o, err, errsz);
+	rc = load_regex(e, o, err, errsz);
+	if (rc < 0)
+		return rc;
+	return check_message(e, err, errsz);
 }
 
 static int load_question_set(struct cgfb_question_set *qs, const char *name, json_object *arr,
@@ -288,6 +339,131 @@ static int check_references(const struct cgfb_catalog *cat, char *err, size_t er
 	return 0;
 }
 
+struct words {
+	size_t n, cap;
+	char **w;
+};
+
+static int words_add(struct words *ws, const char *w, size_t n)
+{
+	char *copy;
+
+	if (n == 0 || n > 64)
+		return 0;
+	if (ws->n == ws->cap) {
+		const size_t cap = ws->cap ? ws->cap * 2 : 256;
+		char **nw = realloc(ws->w, cap * sizeof(*nw));
+
+		if (!nw)
+			return -ENOMEM;
+		ws->w = nw;
+		ws->cap = cap;
+	}
+	copy = strndup(w, n);
+	if (!copy)
+		return -ENOMEM;
+	for (char *p = copy; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	ws->w[ws->n++] = copy;
+	return 0;
+}
+
+/* Every word of text: runs of word bytes, a sentence's final dot dropped. */
+static int words_of(struct words *ws, const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		size_t n = strspn(p, CGFB_CATALOG_WORD_CHARS);
+
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		const size_t keep = (n > 1 && p[n - 1] == '.') ? n - 1 : n;
+		const int rc = words_add(ws, p, keep);
+
+		if (rc < 0)
+			return rc;
+		p += n;
+	}
+	return 0;
+}
+
+static int cmp_word(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int build_vocabularies(struct cgfb_catalog *cat, json_object *root, char *err,
+			      size_t errsz)
+{
+	struct words ws = { 0 };
+	json_object *voc;
+	size_t n = 0;
+	int rc = 0;
+
+	if (json_object_object_get_ex(root, "vocabulary", &voc)) {
+		if (!json_object_is_type(voc, json_type_array))
+			return fail(err, errsz, -EINVAL, "'vocabulary' is not an array of words");
+		for (size_t i = 0; i < json_object_array_length(voc) && rc == 0; i++)
+			rc = words_of(&ws, json_object_get_string(json_object_array_get_idx(voc, i)));
+	}
+	for (size_t i = 0; i < cat->n && rc == 0; i++) {
+		rc = words_of(&ws, cat->entries[i].message);
+		if (rc == 0)
+			rc = words_of(&ws, cat->entries[i].title);
+	}
+	if (rc < 0)
+		goto out;
+	if (ws.n)
+		qsort(ws.w, ws.n, sizeof(*ws.w), cmp_word);
+	for (size_t i = 0; i < ws.n; i++) {
+		if (n && strcmp(ws.w[n - 1], ws.w[i]) == 0)
+			free(ws.w[i]);
+		else
+			ws.w[n++] = ws.w[i];
+	}
+	ws.n = n;
+	/* One generic entry in practice; each gets its own copy to own. */
+	for (size_t i = 0; i < cat->n && rc == 0; i++) {
+		struct cgfb_entry *e = &cat->entries[i];
+
+		if (!e->generic)
+			continue;
+		e->vocab = calloc(ws.n ? ws.n : 1, sizeof(*e->vocab));
+		if (!e->vocab) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (size_t k = 0; k < ws.n && rc == 0; k++) {
+			e->vocab[k] = strdup(ws.w[k]);
+			if (!e->vocab[k])
+				rc = -ENOMEM;
+			else
+				e->n_vocab++;
+		}
+	}
+out:
+	for (size_t i = 0; i < ws.n; i++)
+		free(ws.w[i]);
+	free(ws.w);
+	return rc;
+}
+
+bool cgfb_catalog_word(const struct cgfb_entry *e, const char *w, size_t n)
+{
+	char key[65];
+	const char *k = key;
+
+	if (n == 0 || n >= sizeof(key) || !e->n_vocab)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		key[i] = (char)tolower((unsigned char)w[i]);
+	key[n] = '\0';
+	return bsearch(&k, e->vocab, e->n_vocab, sizeof(*e->vocab), cmp_word) != NULL;
+}
+
 int cgfb_catalog_load_buffer(struct cgfb_catalog **out, const char *json, size_t len,
 			     char *err, size_t errsz)
 {
@@ -325,6 +501,8 @@ int cgfb_catalog_load_buffer(struct cgfb_catalog **out, const char *json, size_t
 		rc = check_references(cat, err, errsz);
 	if (rc == 0)
 		rc = collect_needles(cat, err, errsz);
+	if (rc == 0)
+		rc = build_vocabularies(cat, root, err, errsz);
 out:
 	json_object_put(root);
 	if (tok)
@@ -471,4 +649,72 @@ const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, cons
 				return e;
 		}
 	return NULL;
+}
+
+static const char *value_of(const char *name, size_t len, const char *const *names,
+			    const char *const *values, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
+			return values[i];
+	return NULL;
+}
+
+/* The text of a template from p up to stop (']' or the end) into out at
+ * *len; returns where it stopped and whether every field had a value. */
+static const char *render_part(const char *p, char stop, const char *const *names,
+			       const char *const *values, size_t n, struct cgfb_buf *out,
+			       bool *complete)
+{
+	*complete = true;
+	while (*p && *p != stop) {
+		const char *end, *v;
+
+		if (*p != '{') {
+			end = p + strcspn(p, stop == ']' ? "{]" : "{[");
+			cgfb_buf_add(out, p, (size_t)(end - p));
+			p = end;
+			continue;
+		}
+		end = strchr(p, '}');
+		v = value_of(p + 1, (size_t)(end - p - 1), names, values, n);
+		*complete &= v != NULL;
+		cgfb_buf_adds(out, v ? v : "_");
+		p = end + 1;
+	}
+	return p;
+}
+
+int cgfb_catalog_render(const struct cgfb_entry *e, const char *const *names,
+			const char *const *values, size_t n, char *out, size_t outsz)
+{
+	struct cgfb_buf b = { 0 }, opt = { 0 };
+	const char *p;
+	bool complete;
+	int rc = 0;
+
+	if (outsz)
+		out[0] = '\0';
+	if (!e->message)
+		return -ENOENT;
+	p = e->message;
+	while (*p) {
+		if (*p != '[') {
+			p = render_part(p, '[', names, values, n, &b, &complete);
+			continue;
+		}
+		opt.len = 0;
+		p = render_part(p + 1, ']', names, values, n, &opt, &complete);
+		if (complete && opt.len)
+			cgfb_buf_add(&b, opt.data, opt.len);
+		if (*p == ']')
+			p++;
+	}
+	if (b.len >= outsz)
+		rc = -ENOSPC;
+	if (outsz)
+		snprintf(out, outsz, "%s", b.data ? b.data : "");
+	cgfb_buf_free(&b);
+	cgfb_buf_free(&opt);
+	return rc;
 }

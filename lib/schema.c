@@ -63,10 +63,17 @@ struct node {
 	struct node *next;          /* every node, for freeing */
 };
 
+struct def_node {
+	const char *name;           /* borrowed from root */
+	const struct node *node;
+};
+
 struct cgfb_schema {
 	json_object *root;
 	json_object *defs;
 	struct node *top;
+	size_t n_defs;
+	struct def_node *def_nodes;
 	struct node *nodes;
 	char sha256[65];
 };
@@ -337,10 +344,14 @@ int cgfb_schema_load_buffer(struct cgfb_schema **out, const char *json, size_t l
 	s->top = compile(&l, s->root);
 	/* Definitions nobody refers to are still checked. */
 	if (s->defs && json_object_is_type(s->defs, json_type_object)) {
-		json_object_object_foreach(s->defs, name, def) {
-			(void)name;
-			compile(&l, def);
+		s->def_nodes = calloc((size_t)json_object_object_length(s->defs) + 1,
+				      sizeof(*s->def_nodes));
+		if (!s->def_nodes) {
+			l.rc = -ENOMEM;
+			goto fail;
 		}
+		json_object_object_foreach(s->defs, name, def)
+			s->def_nodes[s->n_defs++] = (struct def_node){ name, compile(&l, def) };
 	}
 	if (l.rc)
 		goto fail;
@@ -363,6 +374,7 @@ void cgfb_schema_free(struct cgfb_schema *s)
 	if (!s)
 		return;
 	free_nodes(s->nodes);
+	free(s->def_nodes);
 	json_object_put(s->root);
 	free(s);
 }
@@ -646,5 +658,36 @@ int cgfb_schema_validate(const struct cgfb_schema *s, json_object *doc, char *er
 	}
 	rc = validate(&c, s->top, doc, "");
 	pcre2_match_data_free(c.md);
+	return rc;
+}
+
+int cgfb_schema_check_def(const struct cgfb_schema *s, const char *def, json_object *value)
+{
+	struct ctx c = { .quiet = true };
+	const struct node *n = NULL;
+	int rc;
+
+	for (size_t i = 0; i < s->n_defs && !n; i++)
+		if (strcmp(s->def_nodes[i].name, def) == 0)
+			n = s->def_nodes[i].node;
+	if (!n)
+		return -ENOENT;
+	c.md = pcre2_match_data_create(1, NULL);
+	if (!c.md)
+		return -ENOMEM;
+	rc = validate(&c, n, value, "");
+	pcre2_match_data_free(c.md);
+	return rc;
+}
+
+int cgfb_schema_check_word(const struct cgfb_schema *s, const char *def, const char *word)
+{
+	json_object *v = json_object_new_string(word);
+	int rc;
+
+	if (!v)
+		return -ENOMEM;
+	rc = cgfb_schema_check_def(s, def, v);
+	json_object_put(v);
 	return rc;
 }

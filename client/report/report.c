@@ -48,7 +48,8 @@ static json_object *client_json(void)
 }
 
 /* Everything but the topology's nodes. */
-static json_object *document(const struct cgfb_report_in *in, const char *id)
+static json_object *document(const struct cgfb_report_in *in, const struct cgfb_schema *schema,
+			     const char *id)
 {
 	json_object *o = json_object_new_object();
 	char created[32];
@@ -61,8 +62,9 @@ static json_object *document(const struct cgfb_report_in *in, const char *id)
 	json_object_object_add(o, "report_id", json_object_new_string(id));
 	json_object_object_add(o, "created", json_object_new_string(created));
 	json_object_object_add(o, "client", client_json());
-	json_object_object_add(o, "detection", cgfb_report_detection(in->entry, in->det,
-								       in->source, in->anon));
+	json_object_object_add(o, "detection", cgfb_report_detection(schema, in->entry,
+								       in->det, in->source,
+								       in->anon));
 	json_object_object_add(o, "system", cgfb_report_system(in->profile, in->topo->mode));
 	json_object_object_add(o, "analysis", cgfb_analysis_json(in->an));
 	/* Filled by the review step, with the administrator. */
@@ -141,7 +143,7 @@ int cgfb_report_make(const struct cgfb_report_in *in, const struct cgfb_schema *
 		snprintf(err, errsz, "getrandom: %s", strerror(-rc));
 		return rc;
 	}
-	doc = document(&my, id);
+	doc = document(&my, schema, id);
 	rc = node_budget(doc, &my, &an, max_bytes, &budget);
 	if (rc == -E2BIG)
 		snprintf(err, errsz, "the report is over %zu bytes without any cgroup", max_bytes);

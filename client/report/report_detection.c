@@ -6,20 +6,10 @@
 #include <string.h>
 
 #include "cgfb/utf8.h"
-#include "snapshot/attrs.h"
-#include "privacy/redact.h"
+#include "privacy/vocab.h"
 #include "report/report_detection.h"
 
 #define SPANS_MAX 4
-
-static const char *const contacts[] = {
-	"linux-mm@kvack.org", "linux-mm-@kvack.org", "cgroups@vger.kernel.org",
-};
-
-struct span {
-	regoff_t so, eo;
-	bool pid;
-};
 
 /* c in a class like "a-z0-9_." */
 static bool in_class(char c, const char *cls)
@@ -54,173 +44,48 @@ static bool taint_ok(const char *s)
 	return strcmp(s, "none") == 0 || shape(s, "A-Z", "A-Z", 26);
 }
 
-static int cmp_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
+/* The anonymised value of each field a message template may name. */
+struct rendered {
+	const char *names[5];
+	const char *values[5];
+	char comm[CGFB_ANON_MAX];
+	char ctrl[CGFB_ANON_MAX];
+};
 
-	return (x->so > y->so) - (x->so < y->so);
+/* A controller the kernel has, or else what was captured is a name (C1
+ * prints whatever the cgroup core passed it), and becomes a token. */
+static const char *controller_value(const struct cgfb_schema *schema, struct cgfb_anon *anon,
+				    const char *v, char tok[CGFB_ANON_MAX])
+{
+	if (!v)
+		return NULL;
+	if (cgfb_vocab_or(schema, "controller", v, NULL))
+		return v;
+	cgfb_anon_token(anon, v, strlen(v), tok);
+	return tok;
 }
 
-/* Where the entry's regex captured comm and pid in text: how many, or -1
- * when the regex does not describe the text. */
-static int capture_spans(const struct cgfb_entry *e, const char *text, struct span *sp)
+static void render_fields(const struct cgfb_schema *schema, const struct cgfb_detection *d,
+			  struct cgfb_anon *anon, struct rendered *r)
 {
-	regmatch_t m[CGFB_CATALOG_MAX_CAPS + 4];
-	int n = 0;
+	const char *comm = cgfb_fields_get(&d->fields, "comm");
 
-	if (!e->has_regex || regexec(&e->re, text, sizeof(m) / sizeof(m[0]), m, 0) != 0)
-		return -1;
-	for (size_t i = 0; i < e->n_caps && n < SPANS_MAX; i++) {
-		const int g = e->caps[i].group;
-		const bool pid = strcmp(e->caps[i].name, "pid") == 0;
-
-		if (!pid && strcmp(e->caps[i].name, "comm") != 0)
-			continue;
-		if (g < 0 || g >= (int)(sizeof(m) / sizeof(m[0])) || m[g].rm_so < 0)
-			continue;
-		sp[n++] = (struct span){ m[g].rm_so, m[g].rm_eo, pid };
-	}
-	qsort(sp, (size_t)n, sizeof(*sp), cmp_span);
-	return n;
-}
-
-static void put(char *out, size_t outsz, size_t *len, const char *s, size_t n)
-{
-	if (*len + n >= outsz)
-		n = outsz - 1 - *len;
-	memcpy(out + *len, s, n);
-	*len += n;
-	out[*len] = '\0';
-}
-
-/* comm is the detection's own copy of the process name, so that message
- * and fields give the same token; NULL uses the captured text. */
-static void replace_captures(const char *text, const struct span *sp, size_t n,
-			     const char *comm, struct cgfb_anon *anon, char *out, size_t outsz)
-{
-	size_t at = 0, len = 0;
-
-	out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		char who[CGFB_ANON_MAX];
-
-		if ((size_t)sp[i].so < at)
-			continue;
-		put(out, outsz, &len, text + at, (size_t)sp[i].so - at);
-		if (sp[i].pid) {
-			put(out, outsz, &len, "N", 1);
-		} else {
-			if (comm)
-				cgfb_anon_comm(anon, comm, strlen(comm), who);
-			else
-				cgfb_anon_comm(anon, text + sp[i].so, (size_t)(sp[i].eo - sp[i].so),
-					       who);
-			put(out, outsz, &len, who, strlen(who));
-		}
-		at = (size_t)sp[i].eo;
-	}
-	put(out, outsz, &len, text + at, strlen(text + at));
-}
-
-static bool is_contact(const char *w, size_t n)
-{
-	for (size_t i = 0; i < sizeof(contacts) / sizeof(contacts[0]); i++) {
-		const size_t cl = strlen(contacts[i]);
-
-		for (size_t k = 0; k + cl <= n; k++)
-			if (memcmp(w + k, contacts[i], cl) == 0)
-				return true;
-	}
-	return false;
-}
-
-/* "memory.force_empty", "cgroup.procs": a knob, not a host name. */
-static bool knob_shaped(const char *w, size_t n)
-{
-	const char *dot = memchr(w, '.', n);
-
-	if (!dot || !(cgfb_ctrl_index(w, (size_t)(dot - w)) >= 0 ||
-		      ((size_t)(dot - w) == 6 && memcmp(w, "cgroup", 6) == 0)))
-		return false;
-	for (const char *p = dot; p < w + n; p++)
-		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_' &&
-		    *p != '.')
-			return false;
-	return true;
-}
-
-/* A word that may hold a path, an address, a host name or a key=value
- * setting. A dot ending a sentence is not one. */
-static bool risky(const char *w, size_t n)
-{
-	bool dotted = false;
-
-	while (n && strchr(".,;:)", w[n - 1]))
-		n--;
-	for (size_t i = 0; i < n; i++) {
-		if (w[i] == '/' || w[i] == '@' || w[i] == '=' || w[i] == '\\' || w[i] == ':')
-			return true;
-		dotted |= w[i] == '.';
-	}
-	return dotted && !knob_shaped(w, n);
-}
-
-/* For messages no regex describes: every word with a path or address
- * becomes "_", every number "N"; the maintainers' addresses stay. */
-static void scrub_free_text(const char *text, char *out, size_t outsz)
-{
-	const char *p = text;
-	size_t len = 0;
-
-	out[0] = '\0';
-	while (*p) {
-		const char *w = p;
-
-		if (isspace((unsigned char)*p)) {
-			put(out, outsz, &len, " ", 1);
-			while (isspace((unsigned char)*p))
-				p++;
-			continue;
-		}
-		while (*p && !isspace((unsigned char)*p))
-			p++;
-		if (is_contact(w, (size_t)(p - w))) {
-			put(out, outsz, &len, w, (size_t)(p - w));
-		} else if (risky(w, (size_t)(p - w))) {
-			put(out, outsz, &len, "_", 1);
-		} else {
-			for (const char *c = w; c < p; c++) {
-				if (!isdigit((unsigned char)*c))
-					put(out, outsz, &len, c, 1);
-				else if (c == w || !isdigit((unsigned char)c[-1]))
-					put(out, outsz, &len, "N", 1);
-			}
-		}
-	}
-}
-
-/* The machine's own host and user names, should a free-form message name
- * them without a digit or a slash. Only those kinds: the maintainers'
- * address is an e-mail address and must stay. */
-static void redact_local_names(char *text, size_t textsz)
-{
-	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS], keep[CGFB_REDACT_MAX_FINDINGS];
-	struct cgfb_local_names ln = { 0 };
-	size_t n, k = 0;
-	char *red;
-
-	if (cgfb_local_names_load(&ln, NULL, NULL) < 0)
-		goto out;
-	n = cgfb_find_secrets(text, &ln, f, CGFB_REDACT_MAX_FINDINGS);
-	for (size_t i = 0; i < n; i++)
-		if (f[i].kind == CGFB_SECRET_HOSTNAME || f[i].kind == CGFB_SECRET_USER)
-			keep[k++] = f[i];
-	red = k ? cgfb_redact(text, keep, k) : NULL;
-	if (red)
-		snprintf(text, textsz, "%s", red);
-	free(red);
-out:
-	cgfb_local_names_free(&ln);
+	if (comm && *comm)
+		cgfb_anon_comm(anon, comm, strlen(comm), r->comm);
+	r->names[0] = "comm";
+	r->values[0] = comm && *comm ? r->comm : NULL;
+	r->names[1] = "pid";
+	r->values[1] = cgfb_fields_get(&d->fields, "pid") ? "N" : NULL;
+	r->names[2] = "controller";
+	r->values[2] = controller_value(schema, anon, cgfb_fields_get(&d->fields, "controller"),
+					r->ctrl);
+	r->names[3] = "knob";
+	r->values[3] = cgfb_fields_get(&d->fields, "knob") ?
+		cgfb_vocab_or(schema, "knob", cgfb_fields_get(&d->fields, "knob"), "other") : NULL;
+	r->names[4] = "replacement";
+	r->values[4] = cgfb_fields_get(&d->fields, "replacement") ?
+		cgfb_vocab_or(schema, "replacement", cgfb_fields_get(&d->fields, "replacement"),
+			      "other") : NULL;
 }
 
 /* Cut to at most max code points without splitting one. */
@@ -238,40 +103,57 @@ static void cut_chars(char *s, size_t max)
 	}
 }
 
-void cgfb_report_message(const struct cgfb_entry *e, const struct cgfb_detection *d,
-			 struct cgfb_anon *anon, char *out, size_t outsz)
+void cgfb_report_message(const struct cgfb_schema *schema, const struct cgfb_entry *e,
+			 const struct cgfb_detection *d, struct cgfb_anon *anon, char *out,
+			 size_t outsz)
 {
-	char text[CGFB_DETECTION_TEXT_MAX * 3], tmp[CGFB_DETECTION_TEXT_MAX * 3];
-	struct span sp[SPANS_MAX];
-	int n;
+	struct rendered r = { 0 };
 
 	out[0] = '\0';
 	if (!d)
 		return;
-	/* Bytes to UTF-8 first: control characters go, so a message is one line. */
-	cgfb_utf8_sanitize(text, sizeof(text), d->text, d->text_len);
-	/* Catalog text is fixed but for its captures; anything else is free form. */
-	n = e->generic ? -1 : capture_spans(e, text, sp);
-	if (n >= 0) {
-		replace_captures(text, sp, (size_t)n, cgfb_fields_get(&d->fields, "comm"), anon,
-				 tmp, sizeof(tmp));
+	/* Nothing of the record's text is copied: a catalog entry's message is
+	 * its own wording with the anonymised fields put in; a message no
+	 * entry describes keeps only words of the catalog's vocabulary. */
+	if (e->generic) {
+		cgfb_vocab_shape(e, schema, d->text, d->text_len, out, outsz);
 	} else {
-		scrub_free_text(text, tmp, sizeof(tmp));
-		redact_local_names(tmp, sizeof(tmp));
+		render_fields(schema, d, anon, &r);
+		cgfb_catalog_render(e, r.names, r.values, 5, out, outsz);
 	}
-	snprintf(out, outsz, "%s", tmp);
 	cut_chars(out, CGFB_MESSAGE_MAX);
 }
 
-static void add_checked(json_object *f, const char *key, const char *v, const char *first,
-			const char *rest, size_t max)
+static void add_word(json_object *f, const char *key, const char *v)
 {
-	if (v && shape(v, first, rest, max))
+	if (v)
 		json_object_object_add(f, key, json_object_new_string(v));
 }
 
-static json_object *fields_json(const struct cgfb_entry *e, const struct cgfb_detection *d,
-				struct cgfb_anon *anon)
+/* The WARN block's place in the kernel: a known file from the top of the
+ * tree and, only then, the function's symbol; a file the schema does not
+ * list may be an out-of-tree module whose names say whose it is. */
+static void add_warn_site(const struct cgfb_schema *schema, json_object *f,
+			  const struct cgfb_fields *fs)
+{
+	const char *file = cgfb_fields_get(fs, "kernel_file"), *v;
+	char sym[CGFB_VOCAB_WORD_MAX + 1];
+
+	if (!file)
+		return;
+	file = cgfb_vocab_kernel_file(schema, file);
+	add_word(f, "kernel_file", file);
+	if (strcmp(file, "other") == 0)
+		return;
+	v = cgfb_fields_get(fs, "kernel_line");
+	if (v && shape(v, "0-9", "0-9", 7) && atol(v) <= 1000000)
+		json_object_object_add(f, "kernel_line", json_object_new_int(atoi(v)));
+	cgfb_vocab_symbol(cgfb_fields_get(fs, "function"), sym);
+	add_word(f, "function", cgfb_vocab_or(schema, "function", sym, NULL));
+}
+
+static json_object *fields_json(const struct cgfb_schema *schema, const struct cgfb_entry *e,
+				const struct cgfb_detection *d, struct cgfb_anon *anon)
 {
 	const struct cgfb_fields *fs = d ? &d->fields : NULL;
 	json_object *f = json_object_new_object();
@@ -283,21 +165,19 @@ static json_object *fields_json(const struct cgfb_entry *e, const struct cgfb_de
 		cgfb_anon_comm(anon, v, strlen(v), who);
 		json_object_object_add(f, "comm", json_object_new_string(who));
 	}
+	/* A controller that is not one is a name: in the message as a token,
+	 * not in the fields. */
 	v = fs ? cgfb_fields_get(fs, "controller") : e->controller;
-	add_checked(f, "controller", v, "a-z", "a-z0-9_", 32);
+	add_word(f, "controller", cgfb_vocab_or(schema, "controller", v, NULL));
 	v = fs ? cgfb_fields_get(fs, "knob") : e->knob;
-	add_checked(f, "knob", v, "a-z", "a-z0-9_.=/", 64);
+	if (v)
+		add_word(f, "knob", cgfb_vocab_or(schema, "knob", v, "other"));
 	if (!fs)
 		return f;
-	add_checked(f, "replacement", cgfb_fields_get(fs, "replacement"), "A-Za-z0-9_. ",
-		    "A-Za-z0-9_. ", 64);
-	add_checked(f, "kernel_file", cgfb_fields_get(fs, "kernel_file"), "A-Za-z0-9_",
-		    "A-Za-z0-9_./-", 128);
-	add_checked(f, "function", cgfb_fields_get(fs, "function"), "A-Za-z_", "A-Za-z0-9_.",
-		    128);
-	v = cgfb_fields_get(fs, "kernel_line");
-	if (v && shape(v, "0-9", "0-9", 7) && atol(v) <= 1000000)
-		json_object_object_add(f, "kernel_line", json_object_new_int(atoi(v)));
+	v = cgfb_fields_get(fs, "replacement");
+	if (v)
+		add_word(f, "replacement", cgfb_vocab_or(schema, "replacement", v, "other"));
+	add_warn_site(schema, f, fs);
 	v = cgfb_fields_get(fs, "taint");
 	if (v && taint_ok(v))
 		json_object_object_add(f, "taint", json_object_new_string(v));
@@ -311,8 +191,9 @@ static json_object *contact_json(const char *c)
 	return NULL;
 }
 
-json_object *cgfb_report_detection(const struct cgfb_entry *e, const struct cgfb_detection *d,
-				   const char *source, struct cgfb_anon *anon)
+json_object *cgfb_report_detection(const struct cgfb_schema *schema, const struct cgfb_entry *e,
+				   const struct cgfb_detection *d, const char *source,
+				   struct cgfb_anon *anon)
 {
 	json_object *o = json_object_new_object();
 	char msg[CGFB_MESSAGE_MAX * 4 + 1], title[201];
@@ -325,7 +206,7 @@ json_object *cgfb_report_detection(const struct cgfb_entry *e, const struct cgfb
 		count = 1;
 	if (count > 1000000)
 		count = 1000000;
-	cgfb_report_message(e, d, anon, msg, sizeof(msg));
+	cgfb_report_message(schema, e, d, anon, msg, sizeof(msg));
 	cgfb_utf8_sanitize(title, sizeof(title), e->title, strlen(e->title));
 	json_object_object_add(o, "catalog_id", json_object_new_string(e->id));
 	json_object_object_add(o, "title", json_object_new_string(title));
@@ -336,6 +217,6 @@ json_object *cgfb_report_detection(const struct cgfb_entry *e, const struct cgfb
 	json_object_object_add(o, "source", json_object_new_string(source));
 	json_object_object_add(o, "warn_block", json_object_new_boolean(d ? d->in_warn_block :
 									 e->warn_block));
-	json_object_object_add(o, "fields", fields_json(e, d, anon));
+	json_object_object_add(o, "fields", fields_json(schema, e, d, anon));
 	return o;
 }

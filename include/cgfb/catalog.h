@@ -38,6 +38,10 @@ struct cgfb_question_set {
 struct cgfb_entry {
 	char *id;
 	char *title;
+	/* The kernel's wording, each capture a {name}, an optional part in
+	 * [brackets]: a report's message is rendered from it, never copied
+	 * from the log. NULL for the generic entry. */
+	char *message;
 	char *contact;                 /* NULL: the message names nobody */
 	char *kernels;
 	char *trigger;
@@ -58,6 +62,11 @@ struct cgfb_entry {
 	char *needles[CGFB_CATALOG_MAX_NEEDLES];
 	size_t n_caps;
 	struct cgfb_capture caps[CGFB_CATALOG_MAX_CAPS];
+	/* Generic entries only: the words a shaped message may keep, lower
+	 * case, sorted: the catalog's "vocabulary" and every word of every
+	 * entry's message and title. */
+	size_t n_vocab;
+	char **vocab;
 };
 
 struct cgfb_catalog {
@@ -75,6 +84,20 @@ struct cgfb_catalog {
  * NULL, a message naming the entry and the field at fault. */
 int cgfb_catalog_load_buffer(struct cgfb_catalog **out, const char *json, size_t len,
 			     char *err, size_t errsz);
+/* e's message with {name} replaced by values[i] where names[i] is name. An
+ * optional [part] is left out when a field in it has no value (NULL);
+ * a field without value outside brackets renders as "_". -ENOENT if e has
+ * no message, -ENOSPC when out is too small (out is still terminated). */
+int cgfb_catalog_render(const struct cgfb_entry *e, const char *const *names,
+			const char *const *values, size_t n, char *out, size_t outsz);
+
+/* Whether the word w (n bytes, any case) is in the generic entry e's
+ * vocabulary. */
+bool cgfb_catalog_word(const struct cgfb_entry *e, const char *w, size_t n);
+/* The bytes a vocabulary word is made of. */
+#define CGFB_CATALOG_WORD_CHARS \
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=/-"
+
 int cgfb_catalog_load_file(struct cgfb_catalog **out, const char *path, char *err, size_t errsz);
 /* The copy compiled into the binary. */
 int cgfb_catalog_load_builtin(struct cgfb_catalog **out, char *err, size_t errsz);

@@ -22,4 +22,13 @@ const char *cgfb_schema_sha256(const struct cgfb_schema *s);
 /* 0 when doc is valid; otherwise -EINVAL and "<json pointer>: <reason>" in err. */
 int cgfb_schema_validate(const struct cgfb_schema *s, json_object *doc, char *err, size_t errsz);
 
+/* Whether value is valid under #/$defs/<def>: 0, -EINVAL, or -ENOENT when
+ * the schema has no such definition. The vocabularies a report may use
+ * (controllers, knobs, kernel files, distributions, ...) are defined once,
+ * in the schema; the client asks it before it writes a value, so that what
+ * it sends and what the collector accepts cannot drift apart. Quiet: no
+ * reason is given, the caller substitutes its placeholder. */
+int cgfb_schema_check_def(const struct cgfb_schema *s, const char *def, json_object *value);
+int cgfb_schema_check_word(const struct cgfb_schema *s, const char *def, const char *word);
+
 #endif

@@ -8,6 +8,7 @@
 #include "snapshot/analysis.h"
 #include "report/report.h"
 #include "report/report_detection.h"
+#include "privacy/vocab.h"
 
 static struct cgfb_catalog *cat;
 static struct cgfb_allowlist *al;
@@ -58,11 +59,53 @@ static struct cgfb_detection detect(const char *text)
 	return d;
 }
 
+/* The detection of several records fed in order (a WARN block). */
+static struct cgfb_detection detect_all(const char *const *texts, size_t n)
+{
+	struct cgfb_detection d = { 0 };
+	struct cgfb_detector *det;
+
+	assert_int_equal(cgfb_detector_new(cat, keep, &d, &det), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct cgfb_record r = { .text = texts[i], .len = strlen(texts[i]), .level = 4 };
+
+		cgfb_detector_feed(det, &r);
+	}
+	cgfb_detector_finish(det);
+	cgfb_detector_free(det);
+	assert_non_null(d.entry);
+	return d;
+}
+
+/* Neither the message nor the fields of the detection of texts hold any of
+ * the planted strings. */
+static void assert_clean(const char *const *texts, size_t n, const char *want_id,
+			 const char *const *planted)
+{
+	struct cgfb_detection d = detect_all(texts, n);
+	json_object *o = cgfb_report_detection(schema, d.entry, &d, "kmsg", anon);
+	const char *js = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	char err[256];
+
+	assert_string_equal(d.entry->id, want_id);
+	for (const char *const *p = planted; *p; p++)
+		if (strstr(js, *p))
+			fail_msg("%s: planted \"%s\" reached %s", want_id, *p, js);
+	/* And what is sent is what the collector accepts. */
+	json_object *doc = json_object_new_object();
+
+	json_object_object_add(doc, "detection", json_object_get(o));
+	assert_int_equal(cgfb_schema_check_def(schema, "detection", o), 0);
+	(void)err;
+	json_object_put(doc);
+	json_object_put(o);
+}
+
 static void message_of(const char *text, char *out, size_t sz)
 {
 	const struct cgfb_detection d = detect(text);
 
-	cgfb_report_message(d.entry, &d, anon, out, sz);
+	cgfb_report_message(schema, d.entry, &d, anon, out, sz);
 }
 
 static void pids_and_comms(void **state)
@@ -72,20 +115,21 @@ static void pids_and_comms(void **state)
 	message_of("cgroup: runc (4918) created nested cgroup for controller \"memory\" which has "
 		   "incomplete hierarchy support. Nested cgroups may change behavior in the future.",
 		   msg, sizeof(msg));
-	assert_string_equal(msg, "cgroup: runc (N) created nested cgroup for controller \"memory\" "
+	/* The catalog's wording, whatever prefix the record had. */
+	assert_string_equal(msg, "runc (N) created nested cgroup for controller \"memory\" "
 			    "which has incomplete hierarchy support. Nested cgroups may change "
 			    "behavior in the future.");
 	/* runc's children rename themselves: generalised back to runc. */
 	message_of("cgroup: runc:[2:INIT] (4920) created nested cgroup for controller \"memory\" "
 		   "which has incomplete hierarchy support. Nested cgroups may change behavior in "
 		   "the future.", msg, sizeof(msg));
-	assert_int_equal(strncmp(msg, "cgroup: runc (N) created", 24), 0);
+	assert_int_equal(strncmp(msg, "runc (N) created", 16), 0);
 	message_of("billing-job (31337): memory.force_empty is deprecated and will be removed.  Let "
 		   "us know if it is needed in your usecase at linux-mm@kvack.org", msg, sizeof(msg));
 	cgfb_anon_comm(anon, "billing-job", 11, tok);
 	assert_int_equal(strncmp(msg, tok, strlen(tok)), 0);
 	assert_string_equal(msg + strlen(tok), " (N): memory.force_empty is deprecated and will be "
-			    "removed.  Let us know if it is needed in your usecase at linux-mm@kvack.org");
+			    "removed. Let us know if it is needed in your usecase at linux-mm@kvack.org.");
 	message_of("option changes via remount are deprecated (pid=1 comm=systemd)", msg, sizeof(msg));
 	assert_string_equal(msg, "option changes via remount are deprecated (pid=N comm=systemd)");
 	/* Text without a process stays as the kernel wrote it. */
@@ -102,7 +146,8 @@ static void free_text(void **state)
 
 	message_of("memcg 42 of db1.corp.example at /srv/x (10.0.0.1, fe80::1) needs memory.high; "
 		   "ask cgroups@vger.kernel.org", msg, sizeof(msg));
-	assert_string_equal(msg, "memcg N of _ at _ _ _ needs memory.high; ask cgroups@vger.kernel.org");
+	assert_string_equal(msg, "memcg N of _ at _ (_, _::N) needs memory.high; ask "
+			    "cgroups@vger.kernel.org");
 }
 
 static void fields(void **state)
@@ -119,7 +164,7 @@ static void fields(void **state)
 	cgfb_fields_set(&d.fields, "function", "mem_cgroup_css_alloc", 20);
 	cgfb_fields_set(&d.fields, "kernel_line", "5007", 4);
 	cgfb_fields_set(&d.fields, "taint", "GW", 2);
-	o = cgfb_report_detection(d.entry, &d, "kmsg", anon);
+	o = cgfb_report_detection(schema, d.entry, &d, "kmsg", anon);
 	f = json_object_object_get(o, "fields");
 	cgfb_anon_comm(anon, "acme-agent", 10, tok);
 	assert_string_equal(json_object_get_string(json_object_object_get(f, "comm")), tok);
@@ -130,9 +175,145 @@ static void fields(void **state)
 	assert_null(json_object_object_get(f, "pid"));
 	assert_null(json_object_object_get(f, "caller"));
 	assert_null(json_object_object_get(f, "release"));
-	assert_null(json_object_object_get(f, "kernel_file"));
+	/* From the top of the kernel tree, whatever the build directory. */
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "kernel_file")),
+			    "mm/memcontrol.c");
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "function")),
+			    "mem_cgroup_css_alloc");
 	assert_int_equal(json_object_get_int(json_object_object_get(o, "count")), 1);
 	json_object_put(o);
+}
+
+/* Hostile records: identifying strings in every place a kernel message can
+ * carry them. None reaches the detection member of a report. */
+static void hostile_messages(void **state)
+{
+	static const char *const planted[] = { "acme", "jdoe", "ACME", "secret", "4711",
+					       "10.9.8.7", "\xc3", "\x1b", NULL };
+	/* comm cut by the kernel inside a multi-byte character, and one with
+	 * control bytes: neither may fall back to free text. */
+	const char *c1_utf8[] = { "cgroup: acme-db\xc3 (4711) created nested cgroup for controller "
+				  "\"memory\" which has incomplete hierarchy support. Nested "
+				  "cgroups may change behavior in the future." };
+	const char *c1_ctrl[] = { "cgroup: acme\x1b[1m (4711) created nested cgroup for controller "
+				  "\"memory\" which has incomplete hierarchy support. Nested "
+				  "cgroups may change behavior in the future." };
+	/* A controller that is not one is a name. */
+	const char *c1_name[] = { "cgroup: runc (4711) created nested cgroup for controller "
+				  "\"acme_secret\" which has incomplete hierarchy support. Nested "
+				  "cgroups may change behavior in the future." };
+	const char *s2[] = { "acme\xe2\x82 (4711): memory.force_empty is deprecated and will be "
+			     "removed.  Let us know if it is needed in your usecase at "
+			     "linux-mm@kvack.org" };
+	const char *v1[] = { "cpuset.acme_secret is deprecated, use /home/jdoe/acme instead" };
+	const char *c2[] = { "cgroup: \"acme_secret\" requires setting use_hierarchy to 1 on the root." };
+	/* Uncatalogued: the safety net keeps only vocabulary words. */
+	const char *g1[] = { "acme-db01 (4711): memory.acme_customer_secret broke at "
+			     "/home/jdoe/x 10.9.8.7 for jdoe@acme.example, tell linux-mm@kvack.org" };
+	/* Text after a catalog wording makes it another message. */
+	const char *p2[] = { "Setting this file to 0 (flat hierarchy) is considered deprecated. "
+			     "acme secret, contact linux-mm@kvack.org" };
+	/* A WARN block built in /srv/.../jdoe/acme-kernel, and one from an
+	 * out-of-tree module whose file and symbol are its own. */
+	const char *warn[] = {
+		"------------[ cut here ]------------",
+		"WARNING: CPU: 1 PID: 4711 at /srv/linux-builds/jdoe/acme-kernel/mm/memcontrol.c:5001 "
+		"mem_cgroup_css_alloc+0x1a/0x2b0 [acme_mod]",
+		"Creating hierarchies with use_hierarchy==0 (flat hierarchy) is considered "
+		"deprecated. If you believe that your setup is correct, we kindly ask you to "
+		"contact linux-mm@kvack.org and let us know",
+		"---[ end trace 0000000000000000 ]---",
+	};
+	const char *warn_mod[] = {
+		"------------[ cut here ]------------",
+		"WARNING: CPU: 1 PID: 4711 at /home/jdoe/acme_mod/acme_secret.c:12 "
+		"acme_secret_init+0x1a/0x2b0 [acme_mod]",
+		"Creating hierarchies with use_hierarchy==0 (flat hierarchy) is considered "
+		"deprecated. If you believe that your setup is correct, we kindly ask you to "
+		"contact linux-mm@kvack.org and let us know",
+		"---[ end trace 0000000000000000 ]---",
+	};
+
+	assert_clean(c1_utf8, 1, "C1", planted);
+	assert_clean(c1_ctrl, 1, "C1", planted);
+	assert_clean(c1_name, 1, "C1", planted);
+	assert_clean(s2, 1, "S2", planted);
+	assert_clean(v1, 1, "V1", planted);
+	assert_clean(c2, 1, "C2", planted);
+	assert_clean(g1, 1, "G1", planted);
+	assert_clean(p2, 1, "G1", planted);
+	assert_clean(warn, 4, "S1", planted);
+	assert_clean(warn_mod, 4, "S1", planted);
+}
+
+static void warn_site(void **state)
+{
+	const char *warn[] = {
+		"------------[ cut here ]------------",
+		"WARNING: CPU: 1 PID: 4711 at /srv/linux-builds/jdoe/acme-kernel/mm/memcontrol.c:5001 "
+		"mem_cgroup_css_alloc.isra.0+0x1a/0x2b0",
+		"Creating hierarchies with use_hierarchy==0 (flat hierarchy) is considered "
+		"deprecated. If you believe that your setup is correct, we kindly ask you to "
+		"contact linux-mm@kvack.org and let us know",
+		"---[ end trace 0000000000000000 ]---",
+	};
+	struct cgfb_detection d = detect_all(warn, 4);
+	json_object *o = cgfb_report_detection(schema, d.entry, &d, "kmsg", anon);
+	json_object *f = json_object_object_get(o, "fields");
+	char msg[2048];
+
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "kernel_file")),
+			    "mm/memcontrol.c");
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "function")),
+			    "mem_cgroup_css_alloc");
+	assert_int_equal(json_object_get_int(json_object_object_get(f, "kernel_line")), 5001);
+	cgfb_report_message(schema, d.entry, &d, anon, msg, sizeof(msg));
+	assert_string_equal(msg, d.entry->message);
+	json_object_put(o);
+}
+
+/* Captures outside the closed lists: a token in the message, a placeholder
+ * in the fields. */
+static void closed_captures(void **state)
+{
+	char msg[2048], tok[CGFB_ANON_MAX];
+	struct cgfb_detection d;
+	json_object *o, *f;
+
+	message_of("cgroup: runc (1) created nested cgroup for controller \"acme_secret\" which "
+		   "has incomplete hierarchy support. Nested cgroups may change behavior in the "
+		   "future.", msg, sizeof(msg));
+	cgfb_anon_token(anon, "acme_secret", 11, tok);
+	assert_non_null(strstr(msg, tok));
+	message_of("cpuset.sched_load_balance is deprecated, use cpuset.cpus.partition instead",
+		   msg, sizeof(msg));
+	assert_string_equal(msg, "cpuset.sched_load_balance is deprecated, use "
+			    "cpuset.cpus.partition instead");
+	message_of("cpuset.mem_exclusive is deprecated", msg, sizeof(msg));
+	assert_string_equal(msg, "cpuset.mem_exclusive is deprecated");
+	d = detect("cpuset.acme is deprecated, use acme instead");
+	o = cgfb_report_detection(schema, d.entry, &d, "kmsg", anon);
+	f = json_object_object_get(o, "fields");
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "knob")), "other");
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "replacement")),
+			    "other");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "message")),
+			    "other is deprecated, use other instead");
+	json_object_put(o);
+}
+
+/* Every catalog entry's own controller and knob are in the schema's lists,
+ * and every entry renders a message the schema accepts. */
+static void catalog_in_vocabulary(void **state)
+{
+	for (size_t i = 0; i < cat->n; i++) {
+		const struct cgfb_entry *e = &cat->entries[i];
+
+		if (e->controller)
+			assert_non_null(cgfb_vocab_or(schema, "controller", e->controller, NULL));
+		if (e->knob)
+			assert_non_null(cgfb_vocab_or(schema, "knob", e->knob, NULL));
+	}
 }
 
 /* A tree far over the byte cap: 20,000 cgroups with every attribute (some
@@ -255,6 +436,10 @@ int main(void)
 		cmocka_unit_test(pids_and_comms),
 		cmocka_unit_test(free_text),
 		cmocka_unit_test(fields),
+		cmocka_unit_test(hostile_messages),
+		cmocka_unit_test(warn_site),
+		cmocka_unit_test(closed_captures),
+		cmocka_unit_test(catalog_in_vocabulary),
 		cmocka_unit_test(size_cap),
 		cmocka_unit_test(uuids),
 	};
