@@ -81,25 +81,63 @@ static void rejects_bad_catalogs(void **state)
 	expect_error("{", "not valid JSON");
 	expect_error("{\"entries\": []}", "no 'question_sets'");
 	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", "
-		     "\"title\": \"t\", \"questions\": \"nope\", \"needles\": []}]}",
+		     "\"title\": \"t\", \"message\": \"m\", \"questions\": \"nope\", \"needles\": []}]}",
 		     "A: no question set 'nope'");
 	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": 3}", "entries");
-	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"title\": \"t\", \"needles\": []}]}", "missing 'id'");
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"title\": \"t\", \"message\": \"m\", \"needles\": []}]}", "missing 'id'");
 	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"needles\": []}]}", "A: missing 'title'");
-	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": [\"short\"], "
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"needles\": [\"short\"], "
 		     "\"regex\": \"x\"}]}", "A: needle 0 shorter");
-	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"needles\": "
 		     "[\"long enough needle\"], \"regex\": \"(\"}]}", "A: bad regex");
-	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"needles\": "
 		     "[\"long enough needle\"], \"regex\": \"(x)\", \"fields\": {\"comm\": 2}}]}",
 		     "A: bad field 'comm'");
-	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
-		     "[\"long enough needle\"]}, {\"id\": \"A\", \"title\": \"t\", \"needles\": "
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"needles\": "
+		     "[\"long enough needle\"]}, {\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"needles\": "
 		     "[]}]}", "duplicate id A");
-	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"second_site\": \"B\", "
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"second_site\": \"B\", "
 		     "\"needles\": [\"long enough needle\"]}]}", "second_site B");
 	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": 5, \"needles\": []}]}",
 		     "not a string");
+	/* A message names only the entry's captures, brackets balanced. */
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+		     "[\"long enough needle\"]}]}", "A: missing 'message'");
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+		     "[\"long enough needle\"], \"regex\": \"(x)\", \"fields\": {\"comm\": 1}, "
+		     "\"message\": \"{comm} {pid}\"}]}", "A: message names a field");
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+		     "[\"long enough needle\"], \"message\": \"[open\"}]}", "A: message has unbalanced");
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+		     "[\"long enough needle\"], \"generic\": true, \"message\": \"m\"}]}",
+		     "A: a generic entry has no message");
+}
+
+static void renders(void **state)
+{
+	struct cgfb_catalog *cat = test_catalog();
+	const struct cgfb_entry *v1 = cgfb_catalog_find(cat, "V1");
+	const char *names[] = { "knob", "replacement" };
+	const char *with[] = { "cpuset.x", "y" }, *without[] = { "cpuset.x", NULL };
+	char out[128], tiny[8];
+
+	assert_int_equal(cgfb_catalog_render(v1, names, with, 2, out, sizeof(out)), 0);
+	assert_string_equal(out, "cpuset.x is deprecated, use y instead");
+	/* An optional part whose field was not captured is left out. */
+	assert_int_equal(cgfb_catalog_render(v1, names, without, 2, out, sizeof(out)), 0);
+	assert_string_equal(out, "cpuset.x is deprecated");
+	/* A field outside brackets without a value is a placeholder. */
+	assert_int_equal(cgfb_catalog_render(v1, names, without, 0, out, sizeof(out)), 0);
+	assert_string_equal(out, "_ is deprecated");
+	assert_int_equal(cgfb_catalog_render(v1, names, with, 2, tiny, sizeof(tiny)), -ENOSPC);
+	assert_string_equal(tiny, "cpuset.");
+	assert_int_equal(cgfb_catalog_render(cgfb_catalog_find(cat, "G1"), names, with, 2, out,
+					     sizeof(out)), -ENOENT);
+	/* The generic entry's vocabulary: catalog words, any case; not others. */
+	assert_true(cgfb_catalog_word(cgfb_catalog_find(cat, "G1"), "Deprecated", 10));
+	assert_true(cgfb_catalog_word(cgfb_catalog_find(cat, "G1"), "use_hierarchy", 13));
+	assert_false(cgfb_catalog_word(cgfb_catalog_find(cat, "G1"), "acme", 4));
+	cgfb_catalog_free(cat);
 }
 
 static void loads_file(void **state)
@@ -121,6 +159,7 @@ int main(void)
 		cmocka_unit_test(builtin_loads),
 		cmocka_unit_test(match_and_fields),
 		cmocka_unit_test(rejects_bad_catalogs),
+		cmocka_unit_test(renders),
 		cmocka_unit_test(questions),
 		cmocka_unit_test(loads_file),
 	};
