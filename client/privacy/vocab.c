@@ -140,8 +140,9 @@ void cgfb_vocab_shape(const struct cgfb_entry *generic, const struct cgfb_schema
 		if (n) {
 			shape_word(generic, s, p, n, out, outsz, &olen);
 			p += n;
-		} else if (*p && strchr(punct, *p) &&
-			   !(*p == ' ' && (olen == 0 || out[olen - 1] == ' '))) {
+		} else if (*p && strchr(punct, *p) && !(*p == ' ' && (olen == 0 || out[olen - 1] == ' ')) &&
+			   /* "fe80::1" is an address, "at: x" a sentence */
+			   !(*p == ':' && p + 1 < end && p[1] != ' ')) {
 			put(out, outsz, &olen, p++, 1);
 		} else {
 			/* Control bytes, non-ASCII, '@', '\\', '$'...: gone. A run of

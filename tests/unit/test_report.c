@@ -146,7 +146,7 @@ static void free_text(void **state)
 
 	message_of("memcg 42 of db1.corp.example at /srv/x (10.0.0.1, fe80::1) needs memory.high; "
 		   "ask cgroups@vger.kernel.org", msg, sizeof(msg));
-	assert_string_equal(msg, "memcg N of _ at _ (_, _::N) needs memory.high; ask "
+	assert_string_equal(msg, "memcg N of _ at _ (_, _ N) needs memory.high; ask "
 			    "cgroups@vger.kernel.org");
 }
 
