@@ -146,11 +146,28 @@ static int crlf(const struct cgfb_buf *mail, struct cgfb_buf *out)
 	return rc;
 }
 
+/* libcurl greets with the local host name unless the URL's path names a
+ * domain: the path is set to a constant, so the EHLO never says which
+ * machine is sending. */
+static int smtp_url(const char *url, char **out)
+{
+	CURLU *u = curl_url();
+	CURLUcode uc = CURLUE_OUT_OF_MEMORY;
+
+	*out = NULL;
+	if (u && (uc = curl_url_set(u, CURLUPART_URL, url, 0)) == CURLUE_OK &&
+	    (uc = curl_url_set(u, CURLUPART_PATH, "/" CGFB_MAIL_EHLO_NAME, 0)) == CURLUE_OK)
+		uc = curl_url_get(u, CURLUPART_URL, out, 0);
+	curl_url_cleanup(u);
+	return uc == CURLUE_OK ? 0 : -EINVAL;
+}
+
 static int send_smtp(const struct cgfb_config *c, const struct cgfb_buf *mail, const char *to,
 		     char *err, size_t errsz)
 {
 	struct curl_slist *rcpt = NULL;
 	struct cgfb_buf wire = { 0 };
+	char *url = NULL;
 	char from[CGFB_CONFIG_STR_MAX + 2], list[600], *save = NULL;
 	struct reader r;
 	CURLcode cc = CURLE_OUT_OF_MEMORY;
@@ -165,8 +182,12 @@ static int send_smtp(const struct cgfb_config *c, const struct cgfb_buf *mail, c
 		rcpt = curl_slist_append(rcpt, a);
 	if (!h || !rcpt || crlf(mail, &wire) < 0)
 		goto out;
+	if (smtp_url(c->smtp_url, &url) < 0) {
+		cc = CURLE_URL_MALFORMAT;
+		goto out;
+	}
 	r = (struct reader){ wire.data, wire.len };
-	curl_easy_setopt(h, CURLOPT_URL, c->smtp_url);
+	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
 	/* The report goes encrypted or not at all. */
 	curl_easy_setopt(h, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
@@ -186,6 +207,7 @@ out:
 		snprintf(err, errsz, "%s: %s", c->smtp_url, curl_easy_strerror(cc));
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(h);
+	curl_free(url);
 	cgfb_buf_free(&wire);
 	return cc == CURLE_OK ? 0 : -EIO;
 }

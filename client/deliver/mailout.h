@@ -8,6 +8,10 @@
 #include "cgfb/canon.h"
 #include "config/config.h"
 
+/* What the SMTP client calls itself in EHLO: a name under .invalid, the
+ * same for every machine. */
+#define CGFB_MAIL_EHLO_NAME "cgroup-feedback.invalid"
+
 /* "a@b,c@d": whom the message goes to (see below). */
 int cgfb_mailout_recipients(const struct cgfb_config *c, const struct cgfb_buf *report, char *out,
 			    size_t outsz);

@@ -65,7 +65,8 @@ static json_object *document(const struct cgfb_report_in *in, const struct cgfb_
 	json_object_object_add(o, "detection", cgfb_report_detection(schema, in->entry,
 								       in->det, in->source,
 								       in->anon));
-	json_object_object_add(o, "system", cgfb_report_system(in->profile, in->topo->mode));
+	json_object_object_add(o, "system", cgfb_report_system(schema, in->profile,
+									  in->topo->mode));
 	json_object_object_add(o, "analysis", cgfb_analysis_json(in->an));
 	/* Filled by the review step, with the administrator. */
 	json_object_object_add(o, "use_case", NULL);

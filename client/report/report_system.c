@@ -1,4 +1,10 @@
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cgfb/buf.h"
 #include "privacy/bucket.h"
+#include "privacy/vocab.h"
 #include "report/report_system.h"
 
 static json_object *pair(const char *k1, const char *v1, const char *k2, const char *v2)
@@ -10,27 +16,94 @@ static json_object *pair(const char *k1, const char *v1, const char *k2, const c
 	return o;
 }
 
-static json_object *cmdline_json(const struct cgfb_cmdline *c)
+void cgfb_report_release(const struct cgfb_schema *schema, const char *release, char out[65])
+{
+	unsigned major, minor, patch, rc;
+	int n = 0;
+
+	if (cgfb_schema_check_word(schema, "kernel_release", release) == 0) {
+		snprintf(out, 65, "%s", release);
+		return;
+	}
+	/* The upstream part is public; whatever a local build appended to it
+	 * (-acmedb01-build, +, a user name) is not. */
+	if (sscanf(release, "%u.%u%n", &major, &minor, &n) == 2) {
+		int len = snprintf(out, 65, "%u.%u", major, minor);
+		const char *p = release + n;
+
+		if (sscanf(p, ".%u%n", &patch, &n) == 1) {
+			len += snprintf(out + len, 65 - (size_t)len, ".%u", patch);
+			p += n;
+		}
+		if (sscanf(p, "-rc%u%n", &rc, &n) == 1)
+			len += snprintf(out + len, 65 - (size_t)len, "-rc%u", rc);
+		snprintf(out + len, 65 - (size_t)len, "-custom");
+	}
+	if (n == 0 || cgfb_schema_check_word(schema, "kernel_release", out) != 0)
+		snprintf(out, 65, "0.0-custom");
+}
+
+/* Whether the schema's cmdline definition takes value for key. */
+static bool cmdline_ok(const struct cgfb_schema *schema, const char *key, const char *value)
+{
+	json_object *trial = json_object_new_object();
+	bool ok;
+
+	json_object_object_add(trial, key, json_object_new_string(value));
+	ok = cgfb_schema_check_def(schema, "cmdline", trial) == 0;
+	json_object_put(trial);
+	return ok;
+}
+
+/* key=a,b,c word by word: a word of the key's vocabulary stays, any other
+ * becomes "other". */
+static json_object *cmdline_value(const struct cgfb_schema *schema, const char *key,
+				  const char *value)
+{
+	struct cgfb_buf out = { 0 };
+	const char *p = value;
+	json_object *v;
+
+	do {
+		const size_t n = strcspn(p, ",");
+		char word[CGFB_CMDVALUE_MAX + 1];
+
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		if (p != value)
+			cgfb_buf_adds(&out, ",");
+		cgfb_buf_adds(&out, cmdline_ok(schema, key, word) ? word : "other");
+		p += n;
+	} while (*p++ == ',');
+	v = json_object_new_string(out.data ? out.data : "");
+	cgfb_buf_free(&out);
+	return v;
+}
+
+static json_object *cmdline_json(const struct cgfb_schema *schema, const struct cgfb_cmdline *c)
 {
 	const char *const *keys = cgfb_cmdline_keys();
 	json_object *o = json_object_new_object();
 
 	for (int i = 0; i < CGFB_CMDLINE_KEYS; i++)
 		if (c->value[i])
-			json_object_object_add(o, keys[i], json_object_new_string(c->value[i]));
+			json_object_object_add(o, keys[i], cmdline_value(schema, keys[i],
+									 c->value[i]));
 	return o;
 }
 
-json_object *cgfb_report_system(const struct cgfb_profile *p, enum cgfb_cgroup_mode mode)
+json_object *cgfb_report_system(const struct cgfb_schema *schema, const struct cgfb_profile *p,
+				enum cgfb_cgroup_mode mode)
 {
 	json_object *o = json_object_new_object(), *k;
-	char buf[CGFB_BUCKET_MAX];
+	char buf[CGFB_BUCKET_MAX], release[65];
 
-	k = pair("release", p->release, "series", p->series);
+	cgfb_report_release(schema, p->release, release);
+	k = pair("release", release, "series", p->series);
 	json_object_object_add(k, "arch", json_object_new_string(p->arch));
 	json_object_object_add(o, "kernel", k);
-	json_object_object_add(o, "distribution", pair("id", p->distro_id, "version_id",
-						       p->distro_version));
+	json_object_object_add(o, "distribution", pair("id",
+		cgfb_vocab_or(schema, "distro_id", p->distro_id, "other"), "version_id",
+		cgfb_vocab_or(schema, "distro_version", p->distro_version, "other")));
 	json_object_object_add(o, "cpus", json_object_new_string(cgfb_bucket_count(p->hw.cpus,
 										   buf)));
 	json_object_object_add(o, "numa_nodes", json_object_new_int(p->hw.numa_nodes > 4096 ? 4096 :
@@ -40,6 +113,6 @@ json_object *cgfb_report_system(const struct cgfb_profile *p, enum cgfb_cgroup_m
 	json_object_object_add(o, "virtualization", json_object_new_string(p->hw.virt));
 	json_object_object_add(o, "cgroup_mode", json_object_new_string(cgfb_cgroup_mode_name(mode)));
 	json_object_object_add(o, "init", json_object_new_string(p->init));
-	json_object_object_add(o, "cmdline", cmdline_json(&p->cmdline));
+	json_object_object_add(o, "cmdline", cmdline_json(schema, &p->cmdline));
 	return o;
 }

@@ -30,6 +30,7 @@ def serve(conn, a, counter):
         cmd = line.decode("utf-8", "replace").rstrip("\r\n")
         up = cmd.upper()
         if up.startswith("EHLO") or up.startswith("HELO"):
+            env.append(cmd)
             lines = ["250-smtp-double", "250-8BITMIME", "250-SIZE 10485760"]
             if not a.no_starttls and not tls:
                 lines.append("250-STARTTLS")

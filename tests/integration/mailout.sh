@@ -96,6 +96,20 @@ check "SMTP: STARTTLS was used" grep -qx 'TLS yes' "$T_TMP/smtp/msg-1.env"
 check "SMTP: envelope from the bare mail-from address" grep -qx 'MAIL FROM:<ops@example.org>' "$T_TMP/smtp/msg-1.env"
 check "SMTP: both lists are recipients" sh -c "grep -qx 'RCPT TO:<linux-mm@kvack.org>' '$T_TMP/smtp/msg-1.env' && grep -qx 'RCPT TO:<cgroups@vger.kernel.org>' '$T_TMP/smtp/msg-1.env'"
 check "SMTP: the message is the report's" grep -q "X-Cgroup-Feedback-Report-Id: $id" "$T_TMP/smtp/msg-1.eml"
+check "SMTP: EHLO names a constant, not this machine" grep -qx 'EHLO cgroup-feedback.invalid' "$T_TMP/smtp/msg-1.env"
+# A host name planted in a UTS namespace of its own: neither the SMTP
+# conversation nor any header of the mail may name it.
+if [ "$(id -u)" -eq 0 ] && unshare -u true 2>/dev/null; then
+	id=$(new_report M8 m7)
+	unshare -u sh -c 'hostname acmedb01-planted.corp.example && "$@"' _ \
+		"$CGFB" --config "$CONF" export --state-dir "$ST" --send "$id" > /dev/null 2>"$T_TMP/err"
+	check "SMTP from a host named acmedb01-planted: exit 0" [ $? -eq 0 ]
+	check "SMTP: the planted host name is in no command and no header" \
+		sh -c '! grep -rqi "acmedb01" "$1"/msg-2.env "$1"/msg-2.eml' _ "$T_TMP/smtp"
+else
+	skip "SMTP from a planted host name" "needs root and unshare -u"
+	skip "SMTP: the planted host name is in no command and no header" "needs root and unshare -u"
+fi
 kill $SPID 2>/dev/null
 smtp "$T_TMP/plain" --no-starttls
 SPID=$!

@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "report/report_detection.h"
 #include "privacy/vocab.h"
+#include "report/report_system.h"
 
 static struct cgfb_catalog *cat;
 static struct cgfb_allowlist *al;
@@ -316,6 +317,76 @@ static void catalog_in_vocabulary(void **state)
 	}
 }
 
+static void release_is(const char *uname, const char *want)
+{
+	char out[65];
+
+	cgfb_report_release(schema, uname, out);
+	if (strcmp(out, want) != 0)
+		fail_msg("uname -r %s gave %s, want %s", uname, out, want);
+}
+
+/* Distribution kernels keep their flavour; a local suffix is "custom". */
+static void kernel_releases(void **state)
+{
+	release_is("6.1.0-28-cloud-amd64", "6.1.0-28-cloud-amd64");
+	release_is("6.1.0-28-amd64", "6.1.0-28-amd64");
+	release_is("6.8.0-45-generic", "6.8.0-45-generic");
+	release_is("5.14.0-427.13.1.el9_4.x86_64", "5.14.0-427.13.1.el9_4.x86_64");
+	release_is("6.11.4-301.fc41.x86_64", "6.11.4-301.fc41.x86_64");
+	release_is("5.14.21-150500.55.65-default", "5.14.21-150500.55.65-default");
+	release_is("6.12.4-arch1-1", "6.12.4-arch1-1");
+	release_is("6.1.109-118.189.amzn2023.x86_64", "6.1.109-118.189.amzn2023.x86_64");
+	release_is("5.15.153.1-microsoft-standard-WSL2", "5.15.153.1-microsoft-standard-WSL2");
+	release_is("6.12.0", "6.12.0");
+	release_is("6.13.0-rc3", "6.13.0-rc3");
+	release_is("6.1.0-acmedb01-build", "6.1.0-custom");
+	release_is("6.1.0-28-acme-amd64", "6.1.0-custom");
+	release_is("6.6.7+", "6.6.7-custom");
+	release_is("5.10.0-rc2-jdoe", "5.10.0-rc2-custom");
+	release_is("acme", "0.0-custom");
+	release_is("6.1.0-28-amd64-acme", "6.1.0-custom");
+}
+
+/* os-release and /proc/cmdline values outside the vocabularies. */
+static void hostile_profile(void **state)
+{
+	struct cgfb_profile p = { .init = "systemd" };
+	const char *cmd = "BOOT_IMAGE=/vmlinuz-acme root=/dev/acme swapaccount=0 psi=acme "
+			  "cgroup_no_v1=memory,acme_ctl,all cgroup.memory=nokmem,acmeflag "
+			  "systemd.unified_cgroup_hierarchy=false cgroup_enable=jdoe";
+	json_object *sys, *cl;
+	const char *js;
+
+	snprintf(p.release, sizeof(p.release), "6.1.0-acmedb01-build");
+	snprintf(p.series, sizeof(p.series), "6.1");
+	snprintf(p.arch, sizeof(p.arch), "x86_64");
+	cgfb_os_release_parse(S("ID=acme-linux\nVERSION_ID=\"jdoe-7\"\n"), p.distro_id,
+			      p.distro_version);
+	assert_int_equal(cgfb_cmdline_parse(cmd, strlen(cmd), &p.cmdline), 0);
+	p.hw.virt = "kvm";
+	sys = cgfb_report_system(schema, &p, CGFB_MODE_LEGACY);
+	js = json_object_to_json_string_ext(sys, JSON_C_TO_STRING_PLAIN);
+	assert_null(strstr(js, "acme"));
+	assert_null(strstr(js, "jdoe"));
+	assert_int_equal(cgfb_schema_check_def(schema, "system", sys), 0);
+	cl = json_object_object_get(sys, "cmdline");
+	assert_string_equal(json_object_get_string(json_object_object_get(cl, "swapaccount")), "0");
+	assert_string_equal(json_object_get_string(json_object_object_get(cl, "psi")), "other");
+	assert_string_equal(json_object_get_string(json_object_object_get(cl, "cgroup_no_v1")),
+			    "memory,other,all");
+	assert_string_equal(json_object_get_string(json_object_object_get(cl, "cgroup.memory")),
+			    "nokmem,other");
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		cl, "systemd.unified_cgroup_hierarchy")), "false");
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		json_object_object_get(sys, "distribution"), "id")), "other");
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		json_object_object_get(sys, "distribution"), "version_id")), "other");
+	json_object_put(sys);
+	cgfb_cmdline_free(&p.cmdline);
+}
+
 /* A tree far over the byte cap: 20,000 cgroups with every attribute (some
  * 3 MB of nodes; small enough for valgrind). */
 #define BIG_NODES 20000
@@ -440,6 +511,8 @@ int main(void)
 		cmocka_unit_test(warn_site),
 		cmocka_unit_test(closed_captures),
 		cmocka_unit_test(catalog_in_vocabulary),
+		cmocka_unit_test(kernel_releases),
+		cmocka_unit_test(hostile_profile),
 		cmocka_unit_test(size_cap),
 		cmocka_unit_test(uuids),
 	};
