@@ -116,8 +116,11 @@ static int setup(struct ctx *c, const struct cgfb_globals *g, int argc, char **a
 	}
 	if (cgfb_load_config(&c->g, &c->config) < 0 || cgfb_load_catalog(&c->g, &c->cat) < 0)
 		return -EINVAL;
-	if (c->endpoint)
-		snprintf(c->config.endpoint, sizeof(c->config.endpoint), "%s", c->endpoint);
+	if (c->endpoint && cgfb_config_set(&c->config, "endpoint", c->endpoint, err,
+					   sizeof(err)) < 0) {
+		cgfb_log(LOG_ERR, "--endpoint: %s", err);
+		return -EINVAL;
+	}
 	rc = cgfb_schema_load_builtin(&c->schema, err, sizeof(err));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "report schema: %s", err);

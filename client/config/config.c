@@ -97,6 +97,50 @@ static int set_notify(struct cgfb_config *c, const char *value, char *err, size_
 	return 0;
 }
 
+static bool loopback_host(const char *h, size_t n)
+{
+	return (n == 9 && memcmp(h, "localhost", 9) == 0) || (n == 5 && memcmp(h, "[::1]", 5) == 0) ||
+	       (n >= 4 && memcmp(h, "127.", 4) == 0 && strspn(h, "0123456789.") == n);
+}
+
+/* An endpoint is https (or http to this machine), and never carries
+ * credentials: a report records the endpoint it was consented for, and a
+ * user:password@ in it would travel with every report. */
+static int check_endpoint(const char *url, char *err, size_t errsz)
+{
+	const bool https = strncmp(url, "https://", 8) == 0;
+	const char *host = url + (https ? 8 : 7);
+	size_t n;
+
+	if (strpbrk(url, "\"' \t")) {
+		snprintf(err, errsz, "endpoint: '%s' holds quotes or white space; write the URL bare",
+			 url);
+		return -EINVAL;
+	}
+	if (!https && strncmp(url, "http://", 7) != 0) {
+		snprintf(err, errsz, "endpoint: '%s' is not an https:// URL", url);
+		return -EINVAL;
+	}
+	n = strcspn(host, "/?#");
+	if (memchr(host, '@', n)) {
+		snprintf(err, errsz, "endpoint: user information (user:password@) is not allowed in "
+			 "the endpoint; it would be recorded in every report");
+		return -EINVAL;
+	}
+	const size_t hn = host[0] == '[' ? strcspn(host, "]") + 1 : strcspn(host, ":/?#");
+
+	if (n == 0 || hn == 0) {
+		snprintf(err, errsz, "endpoint: '%s' names no host", url);
+		return -EINVAL;
+	}
+	if (!https && !loopback_host(host, hn)) {
+		snprintf(err, errsz, "endpoint: plain http is only for a collector on this machine "
+			 "(127.0.0.1, [::1], localhost); use https://");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cgfb_config_set(struct cgfb_config *c, const char *key, const char *value, char *err,
 		    size_t errsz)
 {
@@ -106,7 +150,10 @@ int cgfb_config_set(struct cgfb_config *c, const char *key, const char *value, c
 #define STR(name, field) \
 	if (strcmp(key, name) == 0) \
 		return set_str(c->field, sizeof(c->field), key, value, err, errsz)
-	STR("endpoint", endpoint);
+	if (strcmp(key, "endpoint") == 0) {
+		rc = check_endpoint(value, err, errsz);
+		return rc < 0 ? rc : set_str(c->endpoint, sizeof(c->endpoint), key, value, err, errsz);
+	}
 	STR("ca-file", ca_file);
 	STR("pinned-public-key", pinned_public_key);
 	STR("proxy", proxy);

@@ -54,7 +54,7 @@ static bool loopback_host(const char *host)
 int cgfb_endpoint_check(const char *url, char *err, size_t errsz)
 {
 	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL;
+	char *scheme = NULL, *host = NULL, *user = NULL;
 	int rc = -EINVAL;
 
 	if (!u)
@@ -65,7 +65,11 @@ int cgfb_endpoint_check(const char *url, char *err, size_t errsz)
 		snprintf(err, errsz, "endpoint '%s' is not a URL", url);
 		goto out;
 	}
-	if (strcmp(scheme, "https") == 0 || (strcmp(scheme, "http") == 0 && loopback_host(host)))
+	if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK)
+		snprintf(err, errsz, "endpoint: user information (user:password@) is not allowed; "
+			 "it would be recorded in every report");
+	else if (strcmp(scheme, "https") == 0 ||
+		 (strcmp(scheme, "http") == 0 && loopback_host(host)))
 		rc = 0;
 	else
 		snprintf(err, errsz, "endpoint '%s': only https, or http to a loopback address, "
@@ -73,6 +77,7 @@ int cgfb_endpoint_check(const char *url, char *err, size_t errsz)
 out:
 	curl_free(scheme);
 	curl_free(host);
+	curl_free(user);
 	curl_url_cleanup(u);
 	return rc;
 }

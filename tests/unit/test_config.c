@@ -96,7 +96,44 @@ static void endpoints(void **state)
 	assert_int_equal(cgfb_endpoint_check("http://10.0.0.1/api", err, sizeof(err)), -EINVAL);
 	assert_int_equal(cgfb_endpoint_check("ftp://127.0.0.1/", err, sizeof(err)), -EINVAL);
 	assert_int_equal(cgfb_endpoint_check("not a url", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cgfb_endpoint_check("https://jdoe:s3cret@collector.example/api", err,
+					     sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "user information"));
 	cgfb_submit_cleanup();
+}
+
+/* The same rules when the file is loaded, so that a bad endpoint is an
+ * error at once and never lands in a report's consent record. */
+static void endpoints_in_config(void **state)
+{
+	static const struct {
+		const char *line, *why;
+	} bad[] = {
+		{ "endpoint = https://jdoe:s3cret@collector.example/api\n", "user information" },
+		{ "endpoint = http://acme@127.0.0.1:8080/api\n", "user information" },
+		{ "endpoint = \"https://collector.example/api\"\n", "quotes" },
+		{ "endpoint = http://collector.example/api\n", "only for a collector on this machine" },
+		{ "endpoint = ftp://collector.example/\n", "not an https:// URL" },
+		{ "endpoint = https:///api\n", "names no host" },
+	};
+	struct cgfb_config c;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_conf(bad[i].line);
+		cgfb_config_defaults(&c);
+		assert_int_equal(cgfb_config_load(&c, path, true, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, bad[i].why) || !strstr(err, ":1:"))
+			fail_msg("%s: error '%s' does not say '%s' at line 1", bad[i].line, err,
+				 bad[i].why);
+		assert_null(strstr(c.endpoint, "s3cret"));
+	}
+	write_conf("endpoint = http://[::1]:8080/api/v1/reports\n");
+	cgfb_config_defaults(&c);
+	assert_int_equal(cgfb_config_load(&c, path, true, err, sizeof(err)), 0);
+	write_conf("endpoint = https://collector.example:8443/api/v1/reports\n");
+	assert_int_equal(cgfb_config_load(&c, path, true, err, sizeof(err)), 0);
+	assert_string_equal(c.endpoint, "https://collector.example:8443/api/v1/reports");
 }
 
 static void backoff(void **state)
@@ -119,6 +156,7 @@ int main(void)
 		cmocka_unit_test(loads),
 		cmocka_unit_test(errors_name_the_line),
 		cmocka_unit_test(endpoints),
+		cmocka_unit_test(endpoints_in_config),
 		cmocka_unit_test(backoff),
 	};
 
