@@ -1,6 +1,8 @@
 /* Spotting what should not leave the machine in free text an administrator
- * typed: e-mail addresses, IP addresses, URLs with credentials, tokens, this
- * machine's host name and its users' names. */
+ * typed: e-mail addresses, IP addresses, URLs, host names in dotted form,
+ * home directories, tokens, this machine's host name and its users' names.
+ * The text is scanned as NFKC would fold it (full-width '＠', '．', digits
+ * count as '@', '.', digits); findings point into the original bytes. */
 #ifndef CGFB_REDACT_H
 #define CGFB_REDACT_H
 
@@ -17,6 +19,8 @@ enum cgfb_secret_kind {
 	CGFB_SECRET_TOKEN,
 	CGFB_SECRET_HOSTNAME,
 	CGFB_SECRET_USER,
+	CGFB_SECRET_URL,
+	CGFB_SECRET_HOME,
 };
 
 struct cgfb_finding {
