@@ -164,8 +164,12 @@ kill $PPID_ 2>/dev/null
 # --- where reports may go ------------------------------------------------------
 id=$(new_report M8 7)
 cfb submit --state-dir "$ST" --endpoint http://192.0.2.1/api/v1/reports --yes "$id" 2>"$T_TMP/err"
-check "plain http off loopback: refused" grep -q 'only https' "$T_TMP/err"
+check "plain http off loopback: refused" grep -q 'plain http is only for a collector on this machine' "$T_TMP/err"
 check "plain http off loopback: still pending" [ ! -f "$ST/reports/$id.state" ]
+id=$(new_report M8 8)
+cfb submit --state-dir "$ST" --endpoint https://jdoe:s3cret@127.0.0.1:1/api/v1/reports --yes "$id" 2>"$T_TMP/err"
+check "an endpoint with user information: refused" grep -q "user information" "$T_TMP/err"
+check "an endpoint with user information: nothing recorded" sh -c '! grep -rq s3cret "$1"' _ "$ST"
 
 mkdir -p "$T_TMP/pki"
 (cd "$T_TMP/pki" &&
