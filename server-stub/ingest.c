@@ -58,9 +58,7 @@ static void verdict(char *dst, size_t dstsz, json_object *flat)
 
 static int fill_meta(json_object *doc, struct report_meta *m)
 {
-	struct cgfb_buf sys = { 0 };
 	json_object *uc = cgfb_json_get(doc, "use_case");
-	int rc;
 
 	copy(m->id, sizeof(m->id), doc, "report_id");
 	copy(m->token_sha256, sizeof(m->token_sha256), doc, "deletion.token_sha256");
@@ -71,6 +69,9 @@ static int fill_meta(json_object *doc, struct report_meta *m)
 		 json_object_get_string(cgfb_json_get(doc, "system.distribution.version_id")));
 	copy(m->cgroup_mode, sizeof(m->cgroup_mode), doc, "system.cgroup_mode");
 	copy(m->software, sizeof(m->software), doc, "detection.fields.comm");
+	/* A token names one machine's process: no group for the public view. */
+	if (strncmp(m->software, "h:", 2) == 0)
+		m->software[0] = '\0';
 	verdict(m->verdict, sizeof(m->verdict), cgfb_json_get(doc, "analysis.flat_subtrees"));
 	normalise_answer(m->reorganisation, sizeof(m->reorganisation),
 			 cgfb_json_get(uc, "answers.reorganisation"));
@@ -80,11 +81,10 @@ static int fill_meta(json_object *doc, struct report_meta *m)
 		if (!m->use_case)
 			return -ENOMEM;
 	}
-	rc = cgfb_canon_serialize(cgfb_json_get(doc, "system"), CGFB_REPORT_MAX, &sys);
-	if (rc == 0)
-		cgfb_sha256_hex(sys.data, sys.len, m->install);
-	cgfb_buf_free(&sys);
-	return rc;
+	/* The client's pseudonym for itself on this collector: one machine on
+	 * five kernels is one install. */
+	copy(m->install, sizeof(m->install), doc, "consent.install");
+	return 0;
 }
 
 int ingest_report(const struct cgfb_schema *schema, const char *body, size_t len,

@@ -13,15 +13,14 @@
 /* Nesting a valid report needs is about 8; far more is an attack. */
 #define CGFB_REPORT_DEPTH 20
 
-/* Reports carry no install id by design. Installs are counted as distinct
- * "system" objects (kernel, distribution, CPUs, memory, ...): two machines
- * with the same profile count as one, so a count is a lower bound and small
- * groups are suppressed rather too often than too rarely. */
+/* Installs are counted by the pseudonym a client derives for this collector
+ * from its per-install secret (consent.install): the same machine across
+ * boots and kernels is one install, two collectors cannot link it. */
 struct report_meta {
 	char id[CGFB_ID_LEN + 1];
 	char sha256[65];
 	char token_sha256[65];       /* "" when the report has no deletion token */
-	char install[65];            /* SHA-256 of the canonical "system" object */
+	char install[65];            /* consent.install, the client's pseudonym */
 	char catalog_id[16];
 	char kernel_series[16];
 	char distribution[72];       /* "<id> <version_id>" */

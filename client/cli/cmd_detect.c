@@ -17,7 +17,7 @@
 
 enum {
 	OPT_CATALOG = 256, OPT_KMSG, OPT_BOOT_ID, OPT_STATE_DIR, OPT_ONCE, OPT_JSON,
-	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_PROMPT,
+	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_PROMPT, OPT_OS_RELEASE, OPT_CMDLINE,
 };
 
 struct opts {
@@ -27,6 +27,8 @@ struct opts {
 	const char *state_dir;
 	const char *cgroup_root;
 	const char *mountinfo;
+	const char *os_release;
+	const char *cmdline;
 	bool json;
 	bool once;
 	bool prompt;
@@ -46,6 +48,8 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 		{ "prompt", no_argument, NULL, OPT_PROMPT },
+		{ "os-release", required_argument, NULL, OPT_OS_RELEASE },
+		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -67,6 +71,8 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		case OPT_CGROUP_ROOT: o->cgroup_root = optarg; break;
 		case OPT_MOUNTINFO: o->mountinfo = optarg; break;
 		case OPT_PROMPT: o->prompt = true; break;
+		case OPT_OS_RELEASE: o->os_release = optarg; break;
+		case OPT_CMDLINE: o->cmdline = optarg; break;
 		}
 	}
 	return 0;
@@ -192,6 +198,7 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 		"Usage: cgroup-feedback watch [--json] [--state-dir DIR] [--once] [--prompt]\n"
 		"                             [--kmsg PATH] [--boot-id-file PATH]\n"
 		"                             [--cgroup-root DIR --mountinfo FILE]\n"
+		"                             [--os-release FILE] [--cmdline FILE]\n"
 		"Read the live kernel log from its oldest record, then follow it; report\n"
 		"each catalog message once per boot, and write a report with a snapshot\n"
 		"of the cgroups to DIR/reports/, and tell the administrator (log, login\n"
@@ -203,7 +210,8 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 	int rc;
 
 	rc = parse(argc, argv, g,
-		   "catalog kmsg boot-id-file state-dir once json cgroup-root mountinfo prompt", usage,
+		   "catalog kmsg boot-id-file state-dir once json cgroup-root mountinfo prompt "
+		   "os-release cmdline", usage,
 		   &o);
 	if (rc != 0)
 		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
@@ -215,6 +223,7 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 		return CGFB_EXIT_TROUBLE;
 	const struct cgfb_snapshot_opts so = {
 		.state_dir = o.state_dir, .cgroup_root = o.cgroup_root, .mountinfo = o.mountinfo,
+		.os_release = o.os_release, .cmdline = o.cmdline,
 		.allowlist = conf.allowlist_file[0] ? conf.allowlist_file : NULL,
 	};
 	const struct cgfb_watch_opts wo = {

@@ -372,8 +372,8 @@ static int unattended_consent(struct ctx *c, struct cgfb_spool_entry *e, const c
 		goto out;
 	rc = cgfb_spool_load(&c->spool, e->id, e, &report);
 	if (rc == 0)
-		rc = cgfb_consent_build(c->schema, &report, &uc, endpoint, &bytes, token, err,
-					sizeof(err));
+		rc = cgfb_consent_build(c->schema, c->state_dir, &report, &uc, endpoint, &bytes,
+					token, err, sizeof(err));
 	if (rc < 0 && rc != -ENOENT)
 		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
 	if (rc == 0)

@@ -244,7 +244,8 @@ static int build(const struct cgfb_review_ctx *rc, const struct cgfb_buf *report
 		uc.keys[i] = a->keys[i];
 		uc.values[i] = a->values[i];
 	}
-	r = cgfb_consent_build(rc->schema, report, &uc, endpoint, out, token, err, sizeof(err));
+	r = cgfb_consent_build(rc->schema, rc->state_dir, report, &uc, endpoint, out, token, err,
+			       sizeof(err));
 	if (r < 0)
 		fprintf(rc->out, "This report cannot be completed: %s\n", err);
 	return r;

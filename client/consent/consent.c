@@ -6,6 +6,7 @@
 
 #include "cgfb/log.h"
 #include "consent/consent.h"
+#include "privacy/secret.h"
 
 #define REPORT_MAX (256u << 10)
 
@@ -46,13 +47,25 @@ static json_object *use_case_json(const struct cgfb_use_case *uc)
 	return o;
 }
 
-int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_buf *report,
-		       const struct cgfb_use_case *uc, const char *endpoint, struct cgfb_buf *out,
-		       char token[65], char *err, size_t errsz)
+int cgfb_consent_build(const struct cgfb_schema *schema, const char *state_dir,
+		       const struct cgfb_buf *report, const struct cgfb_use_case *uc,
+		       const char *endpoint, struct cgfb_buf *out, char token[65], char *err,
+		       size_t errsz)
 {
 	json_object *r = NULL, *consent, *deletion;
-	char now[32], token_sha[65];
+	char now[32], token_sha[65], install[CGFB_PSEUDONYM_HEX + 1];
+	uint8_t key[CGFB_SECRET_LEN];
 	int rc;
+
+	rc = cgfb_secret_load(state_dir, key, err, errsz);
+	if (rc < 0)
+		return rc;
+	rc = cgfb_install_pseudonym(key, endpoint, install);
+	explicit_bzero(key, sizeof(key));
+	if (rc < 0) {
+		snprintf(err, errsz, "no install pseudonym for %s", endpoint);
+		return rc;
+	}
 
 	rc = cgfb_canon_parse(report->data, report->len, CGFB_REPORT_DEPTH_MAX, &r, err, errsz);
 	if (rc < 0)
@@ -70,6 +83,7 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_buf *
 	json_object_object_add(consent, "endpoint", json_object_new_string(endpoint));
 	json_object_object_add(consent, "schema_sha256",
 			       json_object_new_string(cgfb_schema_sha256(schema)));
+	json_object_object_add(consent, "install", json_object_new_string(install));
 	deletion = json_object_new_object();
 	json_object_object_add(deletion, "token_sha256", json_object_new_string(token_sha));
 	json_object_object_add(r, "use_case", use_case_json(uc));

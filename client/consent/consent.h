@@ -21,11 +21,13 @@ struct cgfb_use_case {
 };
 
 /* The bytes to be consented to: report + use case + consent record (now,
- * endpoint, schema hash) + the SHA-256 of a fresh deletion token (returned
- * in token, 65 bytes). Validated against the schema. err says why not. */
-int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_buf *report,
-		       const struct cgfb_use_case *uc, const char *endpoint, struct cgfb_buf *out,
-		       char token[65], char *err, size_t errsz);
+ * endpoint, schema hash, this install's pseudonym for that endpoint from
+ * the secret in state_dir) + the SHA-256 of a fresh deletion token
+ * (returned in token, 65 bytes). Validated against the schema. err says why not. */
+int cgfb_consent_build(const struct cgfb_schema *schema, const char *state_dir,
+		       const struct cgfb_buf *report, const struct cgfb_use_case *uc,
+		       const char *endpoint, struct cgfb_buf *out, char token[65], char *err,
+		       size_t errsz);
 
 /* Record the yes: save the bytes and the state (consented, due now). */
 int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "cgfb/atomic.h"
 #include "privacy/secret.h"
 
@@ -123,4 +125,28 @@ int cgfb_secret_load(const char *state_dir, uint8_t key[CGFB_SECRET_LEN], char *
 	}
 	close(dfd);
 	return rc;
+}
+
+int cgfb_install_pseudonym(const uint8_t key[CGFB_SECRET_LEN], const char *endpoint,
+			   char out[CGFB_PSEUDONYM_HEX + 1])
+{
+	static const char label[] = "install";   /* with its NUL: a domain separator */
+	static const char hex[] = "0123456789abcdef";
+	unsigned char msg[sizeof(label) + 512], md[EVP_MAX_MD_SIZE];
+	const size_t elen = strlen(endpoint);
+	size_t mdlen = 0;
+
+	if (elen > 512)
+		return -EINVAL;
+	memcpy(msg, label, sizeof(label));
+	memcpy(msg + sizeof(label), endpoint, elen);
+	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, key, CGFB_SECRET_LEN, msg,
+		       sizeof(label) + elen, md, sizeof(md), &mdlen) || mdlen < CGFB_PSEUDONYM_HEX / 2)
+		return -EIO;
+	for (size_t i = 0; i < CGFB_PSEUDONYM_HEX / 2; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[CGFB_PSEUDONYM_HEX] = '\0';
+	return 0;
 }

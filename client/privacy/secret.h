@@ -17,4 +17,14 @@
 int cgfb_secret_load(const char *state_dir, uint8_t key[CGFB_SECRET_LEN], char *err,
 		     size_t errsz);
 
+#define CGFB_PSEUDONYM_HEX 32
+
+/* This install as one collector sees it: 16 bytes of
+ * HMAC-SHA256(secret, "install\0" endpoint), in hex. Stable for one
+ * collector, so that its public count of installs counts machines, not
+ * reports; unlinkable between two collectors (or the mail channel), which
+ * see different pseudonyms for the same machine. */
+int cgfb_install_pseudonym(const uint8_t key[CGFB_SECRET_LEN], const char *endpoint,
+			   char out[CGFB_PSEUDONYM_HEX + 1]);
+
 #endif

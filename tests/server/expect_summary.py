@@ -5,7 +5,8 @@ of the server's code, and compare it with a summary the server returned.
   expect_summary.py SUMMARY.json REPORT.json...
 
 Exit 0 when they agree; otherwise print the differences and exit 1.
-Installs are distinct "system" objects; groups under 5 installs are hidden.
+Installs are distinct consent.install pseudonyms; groups under 5 installs are
+hidden; process names that are tokens (h:...) form no group.
 """
 import json
 import sys
@@ -38,7 +39,8 @@ KEYS = {
     "distribution": lambda r: "%s %s" % (r["system"]["distribution"]["id"],
                                          r["system"]["distribution"]["version_id"]),
     "cgroup_mode": lambda r: r["system"]["cgroup_mode"],
-    "software": lambda r: r["detection"]["fields"].get("comm") or None,
+    "software": lambda r: (None if (r["detection"]["fields"].get("comm") or "h:").startswith("h:")
+                           else r["detection"]["fields"]["comm"]),
     "verdict": verdict,
     "reorganisation": answer,
     "month": lambda r: r["created"][:7],
@@ -55,10 +57,10 @@ def expected(reports):
                 continue
             g = groups.setdefault(k, [0, set()])
             g[0] += 1
-            g[1].add(json.dumps(r["system"], sort_keys=True))
+            g[1].add(r["consent"]["install"])
         shown = {k: (n, len(s)) for k, (n, s) in groups.items() if len(s) >= MIN}
         out[dim] = (shown, len(groups) - len(shown))
-    installs = len({json.dumps(r["system"], sort_keys=True) for r in reports})
+    installs = len({r["consent"]["install"] for r in reports})
     total = (len(reports), installs) if installs >= MIN else None
     return out, total
 

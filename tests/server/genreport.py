@@ -111,7 +111,9 @@ def report(n, rng, systems):
             "knob_users": []},
         "use_case": use_case,
         "consent": {"given": True, "time": "2025-01-01T00:00:00Z",
-                    "endpoint": "https://127.0.0.1/api/v1/reports", "schema_sha256": "0" * 64},
+                    "endpoint": "https://127.0.0.1/api/v1/reports", "schema_sha256": "0" * 64,
+                    # one pseudonym per machine: the same install on every kernel it runs
+                    "install": hashlib.sha256(b"install %d" % (n % systems)).hexdigest()[:32]},
         "deletion": {"token_sha256": hashlib.sha256(token.encode()).hexdigest()},
     }
     return rep, token

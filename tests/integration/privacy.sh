@@ -1,0 +1,183 @@
+#!/bin/sh
+# Privacy by construction, end to end: identifying strings planted
+# everywhere input enters — kernel records (process names cut inside a UTF-8
+# sequence, control bytes, names as controllers, an uncatalogued message, a
+# WARN block built under a user's directory), the cgroup tree, os-release,
+# /proc/cmdline, the host name, the use case — and none of them reaches a
+# report, the exported e-mail, the SMTP conversation, a collector row, the
+# digest or the public summary. Then: one install seen on several boots,
+# distributions and kernels is one install in the public summary.
+. tests/lib.sh
+. tests/server/lib.sh
+. tests/data/cgroupfs/lib.sh
+
+PLANTED="acme jdoe s3cret 4711 10.1.2.3 db01 wiki.corp"
+# What the hostile fixture tree plants (hostile-strings.txt) counts too.
+PLANTED="$PLANTED $(grep -v '^#' tests/data/cgroupfs/hostile-strings.txt | tr '\n' ' ')"
+
+# leaks FILE...: the planted strings found in FILE... (case-insensitive).
+leaks() {
+	found=
+	for s in $PLANTED; do
+		grep -qiF -- "$s" "$@" 2>/dev/null && found="$found $s"
+	done
+	echo "$found"
+}
+check_clean() {  # check_clean WHAT FILE...: the files exist and hold nothing planted
+	what=$1; shift
+	for f; do
+		[ -s "$f" ] || { not_ok "$what: $f is missing or empty"; return; }
+	done
+	l=$(leaks "$@")
+	if [ -z "$l" ]; then ok "nothing planted reaches $what"; else not_ok "$what holds:$l"; fi
+}
+
+# In namespaces of their own the host name is planted too, and a user jdoe
+# exists (NSS reads the bind-mounted passwd), as on the machine of a
+# real administrator.
+cp /etc/passwd "$T_TMP/passwd"
+echo 'jdoe:x:1234:1234:John Doe:/home/jdoe:/bin/bash' >> "$T_TMP/passwd"
+if [ "$(id -u)" -eq 0 ] && unshare -um true 2>/dev/null; then
+	HOSTED() {
+		unshare -um sh -c 'mount --bind "$0" /etc/passwd && hostname db01.acme-corp.example &&
+			exec "$@"' "$T_TMP/passwd" "$@"
+	}
+else
+	HOSTED() { "$@"; }
+	skip "planted host and user names" "needs root and unshare -um"
+fi
+
+ST=$T_TMP/state
+CONF=$T_TMP/conf
+mkdir -p "$ST"
+fixture hostile "$T_TMP/fx" || { not_ok "fixture"; finish; exit 1; }
+printf 'ID=acme-linux\nVERSION_ID="jdoe-7"\nPRETTY_NAME="ACME Linux for jdoe"\n' > "$T_TMP/os-release"
+printf 'BOOT_IMAGE=/boot/vmlinuz-acme root=/dev/mapper/acme-root psi=acme swapaccount=0 cgroup_no_v1=acme_ctl,memory quiet\n' > "$T_TMP/cmdline"
+cat > "$T_TMP/uc" <<'EOF'
+Our batch nodes pin jobs with memory.limit_in_bytes. Ask jdoe or ssh to 10.1.2.3.
+Runbook: https://wiki.corp.example/acme/cgroups and the host db01.acme-corp.example.
+EOF
+
+# Kernel records in the /dev/kmsg format; \xNN is how the kernel escapes.
+i=0
+rec() { i=$((i + 1)); printf '%s,%d,%d,-;%s\n' "$1" "$i" "$((i * 1000))" "$2" >> "$T_TMP/kmsg"; }
+rec 4 'cgroup: acme-db\xc3 (4711) created nested cgroup for controller "memory" which has incomplete hierarchy support. Nested cgroups may change behavior in the future.'
+rec 4 'cgroup: "acme_secret" requires setting use_hierarchy to 1 on the root.'
+rec 6 'cpuset.acme_secret is deprecated, use /home/jdoe/acme instead'
+rec 4 'acme\x1b[1m (4711): memory.force_empty is deprecated and will be removed.  Let us know if it is needed in your usecase at linux-mm@kvack.org'
+rec 4 'acme-db01 (4711): memory.acme_customer_secret broke at /home/jdoe/x 10.1.2.3 for jdoe@acme.example, tell linux-mm@kvack.org'
+rec 4 '------------[ cut here ]------------'
+rec 4 'WARNING: CPU: 1 PID: 4711 at /srv/linux-builds/jdoe/acme-kernel/mm/memcontrol.c:5001 mem_cgroup_css_alloc+0x1a/0x2b0 [acme_mod]'
+rec 4 'Creating hierarchies with use_hierarchy==0 (flat hierarchy) is considered deprecated. If you believe that your setup is correct, we kindly ask you to contact linux-mm@kvack.org and let us know'
+rec 4 '---[ end trace 0000000000000000 ]---'
+echo 11111111-2222-3333-4444-555555555555 > "$T_TMP/boot"
+
+start_server priv --rate 0 || { not_ok "server starts"; finish; exit 1; }
+printf 'endpoint = %s/api/v1/reports\nnotify = log\nmotd-path = %s/motd\ntimeout = 5\n' \
+	"$URL" "$T_TMP" > "$CONF"
+cfb() { HOSTED "$CGFB" --config "$CONF" "$@"; }
+
+cfb watch --once --kmsg "$T_TMP/kmsg" --state-dir "$ST" --boot-id-file "$T_TMP/boot" \
+	--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" \
+	--os-release "$T_TMP/os-release" --cmdline "$T_TMP/cmdline" > "$T_TMP/watch.out" 2>&1
+expect_eq "watch over the planted records exits 0" "$?" 0
+n=$(ls "$ST"/reports/*.json 2>/dev/null | wc -l)
+expect_eq "six reports (C1, C2, V1, S2, G1, S1)" "$n" 6
+check_clean "the reports on disk" "$ST"/reports/*.json
+
+# Every report, with the planted use case, over HTTP to the collector.
+for f in "$ST"/reports/*.json; do
+	id=$(basename "$f" .json)
+	cfb submit --state-dir "$ST" --yes --redact --use-case-file "$T_TMP/uc" \
+		--answer software=batch "$id" > "$T_TMP/submit.out" 2>&1 ||
+		{ not_ok "submit $id"; cat "$T_TMP/submit.out" | sed 's/^/# /'; }
+done
+expect_eq "all six stored by the collector" "$(rows "$DIR/db.sqlite")" 6
+check_clean "the consented reports in the spool" "$ST"/reports/*.json
+python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for t, in db.execute("select name from sqlite_master where type = \"table\""):
+    for row in db.execute("select * from \"%s\"" % t):
+        print("\t".join(str(c) for c in row))' "$DIR/db.sqlite" > "$T_TMP/rows.txt"
+check_clean "any collector row" "$T_TMP/rows.txt"
+admin /api/v1/digest > /dev/null
+cp "$T_TMP/body" "$T_TMP/digest"
+check_clean "the digest" "$T_TMP/digest"
+req GET /api/v1/summary > /dev/null
+cp "$T_TMP/body" "$T_TMP/summary"
+check_clean "the public summary" "$T_TMP/summary"
+admin /api/v1/export.mbox > /dev/null
+check_clean "the collector's mbox export" "$T_TMP/body"
+
+# The e-mail channel: a file, and SMTP through the test double.
+id=$(basename "$(ls "$ST"/reports/*.json | head -n 1)" .json)
+cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" \
+	> /dev/null 2>&1
+expect_eq "export of a report exits 0" "$?" 0
+check_clean "the exported e-mail" "$T_TMP/r.eml"
+make_pki "$T_TMP/pki"
+mkdir -p "$T_TMP/smtp"
+python3 tests/client/smtp_double.py --port-file "$T_TMP/smtp/port" --dir "$T_TMP/smtp" \
+	--cert "$T_TMP/pki/server.pem" --key "$T_TMP/pki/server.key" --lifetime 60 &
+SMTP_PID=$!
+wait_for 50 test -s "$T_TMP/smtp/port"
+printf 'smtp-url = smtp://127.0.0.1:%s
+ca-file = %s/pki/ca.pem
+mail-from = ops <ops@example.org>
+' \
+	"$(cat "$T_TMP/smtp/port")" "$T_TMP" >> "$CONF"
+id=$(basename "$(ls "$ST"/reports/*.json | sed -n 2p)" .json)
+cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --send "$id" > /dev/null 2>&1
+expect_eq "export --send through SMTP exits 0" "$?" 0
+check_clean "the SMTP conversation (commands and message)" "$T_TMP"/smtp/msg-*
+kill "$SMTP_PID" 2>/dev/null
+
+# --- one install, several boots, distributions and kernels ------------------------
+# Five machines, each seen on three boots: a distribution upgrade and a
+# kernel of another series (setarch --uname-2.6 reports 2.6.x). Each boot
+# makes a report of M8; the public summary counts five installs.
+M8='Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
+start_server many --rate 0 || { not_ok "second server starts"; finish; exit 1; }
+printf 'endpoint = %s/api/v1/reports\nnotify = log\nmotd-path = %s/motd\ntimeout = 5\n' \
+	"$URL" "$T_TMP" > "$T_TMP/conf2"
+printf '6,1,1000,-;%s\n' "$M8" > "$T_TMP/m8.kmsg"
+uname26=
+setarch "$(uname -m)" --uname-2.6 true 2>/dev/null && uname26="setarch $(uname -m) --uname-2.6"
+for m in 1 2 3 4 5; do
+	for b in 1 2 3; do
+		printf '%08d-2222-3333-4444-55555555555%d\n' "$m" "$b" > "$T_TMP/boot"
+		printf 'ID=debian\nVERSION_ID="%s"\n' "$((10 + b))" > "$T_TMP/os$b"
+		run=
+		[ "$b" = 3 ] && run=$uname26
+		$run "$CGFB" --config "$T_TMP/conf2" watch --once --kmsg "$T_TMP/m8.kmsg" \
+			--state-dir "$T_TMP/m$m" --boot-id-file "$T_TMP/boot" \
+			--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" \
+			--os-release "$T_TMP/os$b" > /dev/null 2>&1
+	done
+	for f in "$T_TMP/m$m"/reports/*.json; do
+		"$CGFB" --config "$T_TMP/conf2" submit --state-dir "$T_TMP/m$m" --yes \
+			"$(basename "$f" .json)" > /dev/null 2>&1
+	done
+done
+expect_eq "fifteen reports from five machines" "$(rows "$DIR/db.sqlite")" 15
+python3 -c 'import json, sys
+rs = [json.load(open(f)) for f in sys.argv[1:]]
+print(len({json.dumps(r["system"], sort_keys=True) for r in rs}),
+      len({r["consent"]["install"] for r in rs}))' "$T_TMP"/m*/reports/*.json > "$T_TMP/distinct"
+nsys=2
+[ -n "$uname26" ] && nsys=3
+expect_eq "the reports carry $nsys system profiles and five pseudonyms" "$(cat "$T_TMP/distinct")" \
+	"$nsys 5"
+[ -n "$uname26" ] || skip "a kernel of another series" "setarch --uname-2.6 is not available"
+req GET /api/v1/summary > /dev/null
+expect_eq "the public summary counts five installs, not one per boot or kernel" \
+	"$(json '(j["total"]["reports"], j["total"]["installs"])')" "(15, 5)"
+
+# The pseudonym is per collector: the same machine, another endpoint.
+p1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["consent"]["install"])' \
+	"$(ls "$T_TMP"/m1/reports/*.json | head -n 1)")
+id=$(basename "$(ls "$ST"/reports/*.json | head -n 1)" .json)
+p2=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["consent"]["install"])' \
+	"$ST/reports/$id.json")
+check "two machines, two pseudonyms" [ "$p1" != "$p2" ]
+finish
