@@ -161,6 +161,7 @@ static char *read_use_case(const struct cgfb_review_ctx *rc)
 	char *line;
 
 	fputs("Describe your use case: what the setup is for and why it is needed.\n"
+	      CGFB_REVIEW_PUBLIC "\n"
 	      "End with an empty line (or type !e alone to use $EDITOR):\n", rc->out);
 	fflush(rc->out);
 	while ((line = read_line(rc->in)) != NULL && line[0]) {
@@ -344,6 +345,10 @@ static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	int c;
 
 	if (rc->config->consent != CGFB_CONSENT_NEVER) {
+		if (!a->text || !a->text[0])
+			fputs("This report has no use case: the maintainers will see the "
+			      "snapshot only.\n", rc->out);
+		fputs(CGFB_REVIEW_PUBLIC "\n", rc->out);
 		snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ",
 			 rc->config->endpoint);
 		if (ask_choice(rc, prompt, 'n') == 'y')

@@ -11,8 +11,9 @@
 
 #include "privacy/redact.h"
 
-/* Shorter user names ("adm", "ftp") are ordinary words; flagging them
- * would train people to click through. */
+/* Shorter names ("vm", "db") are ordinary words; flagging them would train
+ * people to click through. From three characters ("db1") a name is found
+ * as a whole word. */
 #define NAME_MIN 3
 
 static const char *const kind_names[] = {
@@ -48,8 +49,7 @@ static const struct {
 
 int cgfb_local_names_add(struct cgfb_local_names *ln, const char *word, enum cgfb_secret_kind k)
 {
-	/* A host name is always this machine's, however short ("db"). */
-	if (strlen(word) < (k == CGFB_SECRET_HOSTNAME ? 2 : NAME_MIN))
+	if (strlen(word) < NAME_MIN)
 		return 0;
 	for (size_t i = 0; i < ln->n; i++)
 		if (strcasecmp(ln->word[i], word) == 0)

@@ -37,6 +37,13 @@ check "review: sent" [ "$(state_of "$id")" = sent ]
 check "review: the e-mail address was named" grep -q 'e-mail address: ops@acme-corp.example' "$T_TMP/send.log"
 check "review: neither secret left the machine" sh -c "! grep -q -e 'ops@acme' -e '10.1.2.3' '$T_TMP/last-body'"
 check "review: the redaction markers did" grep -q '\[redacted e-mail address\]' "$T_TMP/last-body"
+check "review: before the yes, it says the use case will be published on the public list" \
+	$PY -c "
+log = open('$T_TMP/send.log', encoding='utf-8', errors='replace').read()
+i, j = log.rfind('will be PUBLISHED'), log.find('Send this report to')
+assert 0 <= i < j and 'public linux-mm mailing list' in log[i:j], (i, j)
+"
+check "review: docs/PRIVACY.md says the same" grep -q 'public linux-mm mailing list' docs/PRIVACY.md
 check "review: the answers went with it" $PY -c "
 import json
 r = json.load(open('$T_TMP/last-body'))

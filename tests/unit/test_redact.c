@@ -48,7 +48,7 @@ static void hostile_use_cases(void **state)
 	struct cgfb_local_names ln = { 0 };
 
 	assert_int_equal(cgfb_local_names_add(&ln, "acmedb01", CGFB_SECRET_HOSTNAME), 0);
-	assert_int_equal(cgfb_local_names_add(&ln, "db", CGFB_SECRET_HOSTNAME), 0);
+	assert_int_equal(cgfb_local_names_add(&ln, "db1", CGFB_SECRET_HOSTNAME), 0);
 	assert_int_equal(cgfb_local_names_add(&ln, "jdoe", CGFB_SECRET_USER), 0);
 	/* An address ending a sentence. */
 	expect_kinds("we ssh to 10.1.2.3.", &ln, "we ssh to [redacted IPv4 address].");
@@ -59,8 +59,8 @@ static void hostile_use_cases(void **state)
 	expect_kinds("on acme.internal, see memory.high and cgroup.procs", &ln,
 		     "on [redacted host name], see memory.high and cgroup.procs");
 	/* This machine's names as whole words, short ones too, digits kept. */
-	expect_kinds("acmedb01 and db; dbx stays", &ln,
-		     "[redacted host name] and [redacted host name]; dbx stays");
+	expect_kinds("acmedb01 and DB1; db1x and db stay", &ln,
+		     "[redacted host name] and [redacted host name]; db1x and db stay");
 	/* Home directories, every URL, long random tokens. */
 	expect_kinds("scripts in /home/jdoe/bin and ~ops/x", &ln,
 		     "scripts in [redacted home directory]/bin and [redacted home directory]/x");
