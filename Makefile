@@ -10,6 +10,7 @@
 
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/cgroup-feedback
 DATADIR    ?= $(PREFIX)/share/cgroup-feedback
 MANDIR     ?= $(PREFIX)/share/man
 DESTDIR    ?=
@@ -21,6 +22,11 @@ PKG_CONFIG ?= pkg-config
 BUILD      ?= build
 
 CLIENT_PKGS := json-c libcrypto libcurl libudev libpcre2-8
+# The watcher holds CAP_SYSLOG and links no network library (no libcurl, so
+# no libssl, nghttp2, LDAP, Kerberos...): docs/ARCHITECTURE.md.
+WATCH_PKGS  := json-c
+# The report writer it starts per detection: snapshot, tokens, schema.
+REPORT_PKGS := json-c libcrypto libudev libpcre2-8
 TEST_PKGS   := cmocka
 SERVER_PKGS := libmicrohttpd sqlite3 json-c libcrypto libssl libpcre2-8
 
@@ -32,7 +38,8 @@ endif
 OPT     ?= -O2 -g
 CFLAGS  ?=
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Ilib -Iclient -I$(BUILD) \
-            -DCGFB_VERSION='"$(VERSION)"' -DCGFB_DATADIR='"$(DATADIR)"'
+            -DCGFB_VERSION='"$(VERSION)"' -DCGFB_DATADIR='"$(DATADIR)"' \
+            -DCGFB_LIBEXECDIR='"$(LIBEXECDIR)"' -DCGFB_BINDIR='"$(BINDIR)"'
 ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) $(CFLAGS) \
              $(shell $(PKG_CONFIG) --cflags $(CLIENT_PKGS))
 LIBS       = $(shell $(PKG_CONFIG) --libs $(CLIENT_PKGS))
@@ -45,7 +52,8 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 LIB_SRC    := $(wildcard lib/*.c)
-CLIENT_SRC := $(filter-out client/cli/main.c,$(wildcard client/*/*.c))
+MAINS      := client/cli/main.c client/cli/watch_main.c client/cli/report_main.c
+CLIENT_SRC := $(filter-out $(MAINS),$(wildcard client/*/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o $(BUILD)/schema_blob.o
 CLIENT_BLOBS := $(BUILD)/allowlist_blob.o
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
@@ -56,9 +64,12 @@ SERVER_SRC := $(wildcard server-stub/*.c)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
               $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o
 SERVER     := $(BUILD)/cgroup-feedback-server
+WATCHER    := $(BUILD)/cgroup-feedback-watch
+REPORTER   := $(BUILD)/cgroup-feedback-report
+PROGRAMS   := $(BUILD)/cgroup-feedback $(WATCHER) $(REPORTER)
 
 .PHONY: all deps tests layers check check-quick run bench install clean
-all: $(BUILD)/cgroup-feedback $(SERVER)
+all: $(PROGRAMS) $(SERVER)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -97,6 +108,14 @@ $(BUILD)/libcgfb.a: $(LIB_OBJ) $(CLIENT_OBJ) $(CLIENT_BLOBS)
 $(BUILD)/cgroup-feedback: $(BUILD)/client/cli/main.o $(BUILD)/libcgfb.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# From the same archive with fewer libraries: the linker takes only the
+# objects a program uses, so an object of deliver/ (or, for the watcher, of
+# the snapshot) pulled in by mistake fails these links.
+$(WATCHER): $(BUILD)/client/cli/watch_main.o $(BUILD)/libcgfb.a
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs $(WATCH_PKGS))
+$(REPORTER): $(BUILD)/client/cli/report_main.o $(BUILD)/libcgfb.a
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs $(REPORT_PKGS))
+
 $(SERVER_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
 $(SERVER): $(SERVER_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lpthread -lm
@@ -114,7 +133,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libcgfb.a
 deps:
 	sh tools/deps.sh
 
-tests: $(BUILD)/cgroup-feedback $(SERVER) $(UNIT_BIN) $(TEST_TOOLS)
+tests: $(PROGRAMS) $(SERVER) $(UNIT_BIN) $(TEST_TOOLS)
 
 # The whole suite runs twice: on the normal build (unit tests under
 # valgrind too) and on the ASan+UBSan build. SANITIZE=1 runs only the latter.
@@ -135,15 +154,17 @@ endif
 check-quick: layers tests
 	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 CGFB_SKIP_PACKAGES=1 sh tests/run.sh
 
-run: $(BUILD)/cgroup-feedback $(SERVER)
+run: $(PROGRAMS) $(SERVER)
 	BUILD=$(BUILD) sh tools/run-local.sh
 
-bench: $(BUILD)/cgroup-feedback $(SERVER)
+bench: $(PROGRAMS) $(SERVER)
 	BUILD=$(BUILD) sh bench/run.sh
 
-install: $(BUILD)/cgroup-feedback
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
+install: $(PROGRAMS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
 	install -m 0755 $(BUILD)/cgroup-feedback $(DESTDIR)$(BINDIR)/cgroup-feedback
+	install -m 0755 $(WATCHER) $(DESTDIR)$(LIBEXECDIR)/cgroup-feedback-watch
+	install -m 0755 $(REPORTER) $(DESTDIR)$(LIBEXECDIR)/cgroup-feedback-report
 	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
 	install -m 0644 docs/report.schema.json $(DESTDIR)$(DATADIR)/report.schema.json
 	install -m 0644 data/allowlist.json $(DESTDIR)$(DATADIR)/allowlist.json

@@ -8,6 +8,12 @@
 
 #include "cgfb/buf.h"
 
+void cgfb_buf_free(struct cgfb_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
 static int reserve(struct cgfb_buf *b, size_t extra)
 {
 	size_t cap = b->cap ? b->cap : 256;

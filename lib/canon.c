@@ -4,16 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "cgfb/canon.h"
 #include "cgfb/utf8.h"
-
-void cgfb_buf_free(struct cgfb_buf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
 
 /* Writes into b; or, with expect set, only compares with the bytes that
  * are already there, which is how bytes are checked to be canonical
@@ -288,18 +281,4 @@ out:
 	json_object_put(obj);
 	json_tokener_free(tok);
 	return rc;
-}
-
-void cgfb_sha256_hex(const void *data, size_t len, char hex[65])
-{
-	static const char digits[] = "0123456789abcdef";
-	unsigned char md[32];
-	unsigned int n = 0;
-
-	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-	for (unsigned i = 0; i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
 }

@@ -39,7 +39,8 @@ install-packaging:
 	  $(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(SYSCONFDIR)/cgroup-feedback \
 	  $(DESTDIR)$(SYSCONFDIR)/default
 	for u in $(PKG_UNITS_IN); do \
-	  sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' $$u \
+	  sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+	      -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' $$u \
 	    > $(DESTDIR)$(UNITDIR)/$$(basename $$u .in) && \
 	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$u .in) || exit 1; done
 	install -m 0644 $(PKG_TIMERS) $(DESTDIR)$(UNITDIR)/

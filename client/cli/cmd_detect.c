@@ -14,10 +14,11 @@
 #include "detect/scan.h"
 #include "cli/state.h"
 #include "cli/watch.h"
+#include "cli/exec.h"
 
 enum {
 	OPT_CATALOG = 256, OPT_KMSG, OPT_BOOT_ID, OPT_STATE_DIR, OPT_ONCE, OPT_JSON,
-	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_PROMPT, OPT_OS_RELEASE, OPT_CMDLINE,
+	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_PROMPT, OPT_OS_RELEASE, OPT_CMDLINE, OPT_CONFIG,
 };
 
 struct opts {
@@ -40,6 +41,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 {
 	static const struct option long_opts[] = {
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
+		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "kmsg", required_argument, NULL, OPT_KMSG },
 		{ "boot-id-file", required_argument, NULL, OPT_BOOT_ID },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
@@ -63,6 +65,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		case CGFB_OPT_HELP: return 1;
 		case CGFB_OPT_ERROR: return -EINVAL;
 		case OPT_CATALOG: o->g.catalog_path = optarg; break;
+		case OPT_CONFIG: o->g.config_path = optarg; break;
 		case OPT_KMSG: o->kmsg_path = optarg; break;
 		case OPT_BOOT_ID: o->boot_id_path = optarg; break;
 		case OPT_STATE_DIR: o->state_dir = optarg; break;
@@ -203,15 +206,17 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 		"each catalog message once per boot, and write a report with a snapshot\n"
 		"of the cgroups to DIR/reports/, and tell the administrator (log, login\n"
 		"banner, terminals). --once stops after the backlog; --prompt, in a\n"
-		"terminal, starts the review of each new report right away.\n";
+		"terminal, starts the review of each new report right away.\n"
+		"The watcher is its own program, " CGFB_WATCHER_NAME ", which links no\n"
+		"network code; this command runs it with the same options.\n";
 	struct cgfb_catalog *cat = NULL;
 	struct cgfb_config conf;
 	struct opts o;
 	int rc;
 
 	rc = parse(argc, argv, g,
-		   "catalog kmsg boot-id-file state-dir once json cgroup-root mountinfo prompt "
-		   "os-release cmdline", usage,
+		   "catalog config kmsg boot-id-file state-dir once json cgroup-root mountinfo "
+		   "prompt os-release cmdline", usage,
 		   &o);
 	if (rc != 0)
 		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
@@ -229,7 +234,7 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 	const struct cgfb_watch_opts wo = {
 		.cat = cat, .state_dir = o.state_dir, .kmsg_path = o.kmsg_path,
 		.boot_id_path = o.boot_id_path, .json = o.json, .once = o.once, .snapshot = &so,
-		.config = &conf, .prompt = o.prompt, .config_path = g->config_path,
+		.config = &conf, .prompt = o.prompt, .config_path = o.g.config_path,
 		.catalog_path = o.g.catalog_path,
 	};
 

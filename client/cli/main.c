@@ -6,12 +6,23 @@
 
 #include "cgfb/log.h"
 #include "cli/commands.h"
+#include "cli/exec.h"
+
+/* The watcher is a program of its own (cli/exec.h). */
+static int cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return cgfb_cmd_watch(g, argc, argv);
+	cgfb_exec_watcher(g->config_path, g->catalog_path, argc, argv);
+	return CGFB_EXIT_TROUBLE;
+}
 
 static const struct cgfb_command commands[] = {
 	{ "scan", "[--json] [FILE...]  find catalog messages in saved logs or the live log",
 	  cgfb_cmd_scan },
 	{ "watch", "[--json] [--state-dir DIR] [--once]  follow the live kernel log",
-	  cgfb_cmd_watch },
+	  cmd_watch },
 	{ "catalog", "[--json]  list the messages this version recognises", cgfb_cmd_catalog },
 	{ "snapshot", "[--json] [--for ID]  the anonymised cgroup picture a report carries",
 	  cgfb_cmd_snapshot },

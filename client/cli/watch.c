@@ -1,4 +1,7 @@
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +12,13 @@
 #include "cgfb/atomic.h"
 #include "cgfb/log.h"
 #include "detect/detect.h"
+#include "detect/handoff.h"
 #include "log/klog.h"
 #include "cli/output.h"
 #include "cli/state.h"
 #include "consent/notify.h"
 #include "cli/watch.h"
+#include "cli/exec.h"
 
 #define IDLE_WAIT_MS 2000
 
@@ -30,11 +35,12 @@ struct watcher {
 	struct cgfb_state st;
 	struct cgfb_klog k;
 	struct cgfb_detector *det;
-	struct cgfb_snapshot *snap;  /* NULL: reports are not written */
+	char reporter[PATH_MAX];     /* "": reports are not written */
 	uint64_t pos;              /* next position after the record being fed */
 	bool has_pos;
 	bool dirty;
 	int rc;
+	sigset_t stop;             /* the signals that end the watcher */
 };
 
 static int save(struct watcher *w)
@@ -61,11 +67,21 @@ static int save(struct watcher *w)
  * process of its own: whatever it sends, the watcher opened no socket. */
 static void prompt_review(const struct watcher *w, const char *id)
 {
-	const char *argv[12];
+	const char *argv[12], *cli = getenv("CGFB_CLI");
+	char path[PATH_MAX];
 	int n = 0, status;
 	pid_t pid;
 
-	argv[n++] = "cgroup-feedback";
+	/* The command that started this watcher, or the installed one: the
+	 * watcher itself cannot review (it links no delivery code). */
+	if (!cli || !*cli) {
+		if (cgfb_sibling_path(CGFB_CLI_NAME, path, sizeof(path)) < 0) {
+			cgfb_log(LOG_ERR, "review of %s: %s not found", id, CGFB_CLI_NAME);
+			return;
+		}
+		cli = path;
+	}
+	argv[n++] = CGFB_CLI_NAME;
 	if (w->o->config_path) {
 		argv[n++] = "--config";
 		argv[n++] = w->o->config_path;
@@ -82,7 +98,7 @@ static void prompt_review(const struct watcher *w, const char *id)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		execv("/proc/self/exe", (char *const *)argv);
+		execv(cli, (char *const *)argv);
 		_exit(127);
 	}
 	if (pid < 0) {
@@ -93,35 +109,112 @@ static void prompt_review(const struct watcher *w, const char *id)
 		;
 }
 
-static void tell(struct watcher *w, const struct cgfb_detection *d, const char *id)
+/* argv of the report writer: where the snapshot comes from, and the
+ * configuration and catalog this watcher runs with. */
+static int reporter_argv(const struct watcher *w, const char *path, const char *argv[16])
 {
-	if (w->o->config)
-		cgfb_notify_new_report(w->o->config, NULL, w->o->cat, w->o->state_dir, id,
-				       d->entry->id);
-	if (w->o->prompt && isatty(STDIN_FILENO) && !cgfb_silenced(w->o->state_dir, d->entry->id))
-		prompt_review(w, id);
+	const struct cgfb_snapshot_opts *s = w->o->snapshot;
+	int n = 0;
+
+	argv[n++] = path;
+	argv[n++] = "--state-dir";
+	argv[n++] = w->o->state_dir;
+#define OPT(flag, value) if (value) { argv[n++] = flag; argv[n++] = value; }
+	OPT("--config", w->o->config_path);
+	OPT("--catalog", w->o->catalog_path);
+	OPT("--cgroup-root", s->cgroup_root);
+	OPT("--mountinfo", s->mountinfo);
+	OPT("--os-release", s->os_release);
+	OPT("--cmdline", s->cmdline);
+#undef OPT
+	argv[n] = NULL;
+	return n;
+}
+
+static void write_all_fd(int fd, const char *p, size_t n)
+{
+	while (n) {
+		const ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;       /* the writer died: its exit status says so */
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* A new detection's report, by cgroup-feedback-report in a child process
+ * that holds no capability: it links the snapshot, the crypto and the
+ * schema that this process never maps. Its id lands in id ("" if none). */
+static void hand_off(struct watcher *w, const struct cgfb_detection *d, char id[64])
+{
+	const char *source = w->k.use_klogctl ? "klogctl" : "kmsg", *argv[16];
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, status = 0;
+	struct cgfb_buf msg = { 0 };
+	ssize_t got = 0, r;
+	pid_t pid;
+
+	id[0] = '\0';
+	if (cgfb_handoff_encode(d, source, &msg) < 0 || pipe2(in, O_CLOEXEC) < 0 ||
+	    pipe2(out, O_CLOEXEC) < 0) {
+		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, strerror(errno));
+		goto out;
+	}
+	reporter_argv(w, w->reporter, argv);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		/* CAP_SYSLOG (ambient, from the unit) stays with the reader. */
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		if (dup2(in[0], STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(w->reporter, (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0) {
+		cgfb_log(LOG_ERR, "report for %s not written: fork: %s", d->entry->id, strerror(errno));
+		goto out;
+	}
+	close(in[0]);
+	close(out[1]);
+	in[0] = out[1] = -1;
+	write_all_fd(in[1], msg.data, msg.len);
+	close(in[1]);
+	in[1] = -1;
+	while ((r = read(out[0], id + got, 63 - (size_t)got)) != 0 && got < 63) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		got += r;
+	}
+	id[got] = '\0';
+	id[strcspn(id, "\n")] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 127)
+		cgfb_log(LOG_ERR, "report for %s not written: %s did not run", d->entry->id,
+			 w->reporter);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+	}
+	cgfb_buf_free(&msg);
 }
 
 static void write_report(struct watcher *w, const struct cgfb_detection *d)
 {
-	const char *source = w->k.use_klogctl ? "klogctl" : "kmsg";
-	char id[CGFB_UUID_LEN + 1], err[512];
-	struct cgfb_buf b = { 0 };
-	int rc;
+	char id[64];
 
-	rc = cgfb_snapshot_report(w->snap, d->entry, d, source, false, &b, id, err, sizeof(err));
-	if (rc < 0) {
-		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, err);
-		goto out;
-	}
-	rc = cgfb_snapshot_save(w->snap, id, &b);
-	if (rc < 0)
-		cgfb_log(LOG_ERR, "report for %s not written to %s/reports/%s.json: %s",
-			 d->entry->id, w->o->state_dir, id, strerror(-rc));
-	else
-		tell(w, d, id);
-out:
-	cgfb_buf_free(&b);
+	hand_off(w, d, id);
+	if (id[0] && w->o->prompt && isatty(STDIN_FILENO) &&
+	    !cgfb_silenced(w->o->state_dir, d->entry->id))
+		prompt_review(w, id);
 }
 
 static void on_detection(const struct cgfb_detection *d, void *arg)
@@ -133,7 +226,7 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 		cgfb_log(LOG_WARNING, "state: too many distinct ids to remember %s", id);
 	/* Report, state, then output: killed in between, a restart may write a
 	 * second report but never loses one, and never repeats what it printed. */
-	if (d->occurrence == 1 && w->snap)
+	if (d->occurrence == 1 && w->reporter[0])
 		write_report(w, d);
 	save(w);
 	if (d->occurrence == 1) {
@@ -144,16 +237,32 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 	}
 }
 
-static void install_signals(void)
+static void install_signals(sigset_t *stop)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	/* No SA_RESTART: poll() must return so that the state gets saved. */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(stop);
+	sigaddset(stop, SIGTERM);
+	sigaddset(stop, SIGINT);
+	sigaddset(stop, SIGHUP);
+}
+
+/* The stop signals are blocked from the last look at stop_requested until
+ * ppoll() unblocks them atomically: one that arrives in between cannot be
+ * missed by a wait without a timeout. */
+static void idle_wait(struct watcher *w, int timeout_ms)
+{
+	sigset_t orig;
+
+	sigprocmask(SIG_BLOCK, &w->stop, &orig);
+	if (!stop_requested)
+		cgfb_klog_wait(&w->k, timeout_ms, &orig);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
 }
 
 static int setup(struct watcher *w)
@@ -194,8 +303,12 @@ static int setup(struct watcher *w)
 	if (rc < 0)
 		return rc;
 	/* Without reports the detector is still worth running. */
-	if (o->snapshot && cgfb_snapshot_new(o->snapshot, &w->snap) < 0)
-		cgfb_log(LOG_WARNING, "no reports will be written; detections are still logged");
+	if (o->snapshot && cgfb_sibling_path(CGFB_REPORTER_NAME, w->reporter,
+					     sizeof(w->reporter)) < 0) {
+		w->reporter[0] = '\0';
+		cgfb_log(LOG_WARNING, "%s not found: no reports will be written; detections "
+			 "are still logged", CGFB_REPORTER_NAME);
+	}
 	for (unsigned i = 0; i < w->st.n_ids; i++)
 		cgfb_detector_set_count(w->det, w->st.ids[i].id, w->st.ids[i].count);
 	w->has_pos = w->st.has_pos;
@@ -259,11 +372,17 @@ static int loop(struct watcher *w)
 				 "could be read", w->k.lost - lost_seen);
 			lost_seen = w->k.lost;
 		}
+		/* The end of a burst: the state is saved now, not on a tick. */
 		if (w->dirty && !cgfb_detector_in_block(w->det))
 			save(w);
 		if (w->o->once)
 			break;
-		cgfb_klog_wait(&w->k, IDLE_WAIT_MS);
+		/* At rest it sleeps until the kernel logs something. Only an open
+		 * WARN block (its end may be lost) and sources that cannot be
+		 * polled (klogctl before 3.5, a regular file in tests) look again
+		 * after a while. */
+		idle_wait(w, cgfb_detector_in_block(w->det) || !cgfb_klog_pollable(&w->k) ?
+			     IDLE_WAIT_MS : -1);
 	}
 	return 0;
 }
@@ -278,7 +397,7 @@ int cgfb_watch(const struct cgfb_watch_opts *o)
 		return 2;
 	}
 	w->o = o;
-	install_signals();
+	install_signals(&w->stop);
 	rc = setup(w);
 	if (rc == 0)
 		rc = loop(w);
@@ -288,7 +407,6 @@ int cgfb_watch(const struct cgfb_watch_opts *o)
 			save(w);
 	}
 	cgfb_detector_free(w->det);
-	cgfb_snapshot_free(w->snap);
 	cgfb_klog_close(&w->k);
 	rc = rc < 0 ? 2 : w->rc;
 	free(w);

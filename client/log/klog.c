@@ -234,22 +234,32 @@ int cgfb_klog_next(struct cgfb_klog *k, struct cgfb_record *rec)
 	return next_file(k, rec);
 }
 
-int cgfb_klog_wait(struct cgfb_klog *k, int timeout_ms)
+bool cgfb_klog_pollable(const struct cgfb_klog *k)
 {
-	struct pollfd pfd = { .fd = k->fd, .events = POLLIN };
 	struct stat st;
 
-	if (k->use_klogctl || (k->fd >= 0 && fstat(k->fd, &st) == 0 && S_ISREG(st.st_mode))) {
+	return !k->use_klogctl && k->fd >= 0 && fstat(k->fd, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+#define TICK_MS 2000
+
+int cgfb_klog_wait(struct cgfb_klog *k, int timeout_ms, const sigset_t *sigmask)
+{
+	struct pollfd pfd = { .fd = k->fd, .events = POLLIN };
+	const int tick = timeout_ms < 0 ? TICK_MS : timeout_ms;
+	const struct timespec ts = { tick / 1000, (long)(tick % 1000) * 1000000L };
+
+	if (!cgfb_klog_pollable(k)) {
 		/* Nothing to poll: look again after a while. */
-		if (usleep((useconds_t)timeout_ms * 1000) < 0)
+		if (ppoll(NULL, 0, &ts, sigmask) < 0)
 			return -errno;
 		return k->use_klogctl ? klogctl_snapshot(k) : 0;
 	}
-	if (poll(&pfd, 1, timeout_ms) < 0)
+	if (ppoll(&pfd, 1, timeout_ms < 0 ? NULL : &ts, sigmask) < 0)
 		return -errno;
 	/* A FIFO whose writer went away polls as hung up forever. */
 	if ((pfd.revents & POLLHUP) && !(pfd.revents & POLLIN) &&
-	    usleep((useconds_t)timeout_ms * 1000) < 0)
+	    ppoll(NULL, 0, &ts, sigmask) < 0)
 		return -errno;
 	return 0;
 }

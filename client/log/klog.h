@@ -3,6 +3,7 @@
 #ifndef CGFB_KLOG_H
 #define CGFB_KLOG_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,8 +33,14 @@ void cgfb_klog_close(struct cgfb_klog *k);
 /* The next record: 1 one was read, 0 nothing more for now, or -errno. */
 int cgfb_klog_next(struct cgfb_klog *k, struct cgfb_record *rec);
 
-/* Wait until more may be read: poll(2) on the device or a FIFO, a timed
- * re-read for klogctl and regular files. Returns 0, or -EINTR. */
-int cgfb_klog_wait(struct cgfb_klog *k, int timeout_ms);
+/* Whether waiting can block until a record arrives (/dev/kmsg, a FIFO), or
+ * must look again after a while (klogctl, a regular file). */
+bool cgfb_klog_pollable(const struct cgfb_klog *k);
+
+/* Wait until more may be read: ppoll(2) with sigmask on the device or a
+ * FIFO (timeout_ms -1: no timeout), a timed re-read for klogctl and regular
+ * files (where -1 means the default tick). Returns 0, or -EINTR when a
+ * signal arrived. */
+int cgfb_klog_wait(struct cgfb_klog *k, int timeout_ms, const sigset_t *sigmask);
 
 #endif

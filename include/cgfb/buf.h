@@ -1,12 +1,18 @@
-/* Appending to a growable byte buffer (struct cgfb_buf, declared with the
- * canonical serialiser that introduced it). The content is always
- * NUL-terminated so it can be used as a C string. */
+/* A growable byte buffer. The content is always NUL-terminated so it can be
+ * used as a C string. Its own header, so that a user of buffers does not
+ * pull in json-c or a crypto library. */
 #ifndef CGFB_BUF_H
 #define CGFB_BUF_H
 
 #include <stddef.h>
 
-#include "cgfb/canon.h"
+struct cgfb_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+
+void cgfb_buf_free(struct cgfb_buf *b);
 
 /* 0 or -ENOMEM; on failure the buffer keeps its old content. */
 int cgfb_buf_add(struct cgfb_buf *b, const void *data, size_t len);

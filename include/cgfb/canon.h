@@ -9,16 +9,11 @@
 
 #include <json-c/json.h>
 
+#include "cgfb/buf.h"
+#include "cgfb/sha256.h"
+
 /* Nesting of the deepest report member, with room to spare. */
 #define CGFB_REPORT_DEPTH_MAX 20
-
-struct cgfb_buf {
-	char *data;
-	size_t len;
-	size_t cap;
-};
-
-void cgfb_buf_free(struct cgfb_buf *b);
 
 /* Serialise obj into b (replacing its content, NUL-terminated). Fails with
  * -EINVAL for doubles (reports have none) or invalid UTF-8, and -E2BIG past
@@ -31,8 +26,5 @@ int cgfb_canon_serialize(json_object *obj, size_t max_bytes, struct cgfb_buf *b)
  * On error returns -EINVAL/-E2BIG and a reason in err. */
 int cgfb_canon_parse(const char *data, size_t len, int max_depth, json_object **out,
 		     char *err, size_t errsz);
-
-/* Lower-case hex SHA-256 of data (65 bytes with the NUL). */
-void cgfb_sha256_hex(const void *data, size_t len, char hex[65]);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "cgfb/canon.h"
+#include "cgfb/buf.h"
 
 /* path's bytes into b (replacing its content, NUL-terminated). -EFBIG past
  * max bytes, else 0 or a negative errno from open/read. */

@@ -26,7 +26,7 @@ for u in "$WATCHER" "$FLUSH" "$TIMER" "$SERVER"; do
 	check "installed $(basename "$u")" [ -f "$u" ]
 done
 check "ExecStart names the installed binaries" \
-	sh -c 'grep -qx "ExecStart=/usr/bin/cgroup-feedback watch.*" "$1" &&
+	sh -c 'grep -qx "ExecStart=/usr/libexec/cgroup-feedback/cgroup-feedback-watch --state-dir.*" "$1" &&
 	       grep -qx "ExecStart=/usr/bin/cgroup-feedback flush" "$2" &&
 	       grep -qx "ExecStart=/usr/sbin/cgroup-feedback-server .*" "$3"' _ "$WATCHER" "$FLUSH" "$SERVER"
 check "no @VARIABLE@ left in any unit" sh -c '! grep -l "@[A-Z]*@" "$1"/cgroup-feedback*' _ "$UNITDIR"
@@ -38,13 +38,15 @@ check "no @VARIABLE@ left in any unit" sh -c '! grep -l "@[A-Z]*@" "$1"/cgroup-f
 V=$T_TMP/verify
 mkdir -p "$V/bin"
 cp "$CGFB" "$V/bin/cgroup-feedback"
+cp "$BUILD/cgroup-feedback-watch" "$BUILD/cgroup-feedback-report" "$V/bin/"
 have_server=0
 if [ -x "$BUILD/cgroup-feedback-server" ]; then
 	cp "$BUILD/cgroup-feedback-server" "$V/bin/cgroup-feedback-server"
 	have_server=1
 fi
 for u in "$WATCHER" "$FLUSH" "$TIMER" "$SERVER"; do
-	sed -e "s|/usr/s\{0,1\}bin/cgroup-feedback|$V/bin/cgroup-feedback|" "$u" > "$V/$(basename "$u")"
+	sed -e "s|/usr/s\{0,1\}bin/cgroup-feedback|$V/bin/cgroup-feedback|" \
+	    -e "s|/usr/libexec/cgroup-feedback/|$V/bin/|" "$u" > "$V/$(basename "$u")"
 done
 man_opt=--man=yes
 command -v man >/dev/null 2>&1 || man_opt=--man=no

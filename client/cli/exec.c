@@ -1,0 +1,88 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgfb/log.h"
+#include "cli/exec.h"
+
+#ifndef CGFB_LIBEXECDIR
+#define CGFB_LIBEXECDIR "/usr/local/libexec/cgroup-feedback"
+#endif
+#ifndef CGFB_BINDIR
+#define CGFB_BINDIR "/usr/local/bin"
+#endif
+
+static int try_path(const char *dir, size_t dirlen, const char *name, char *out, size_t outsz)
+{
+	const int n = snprintf(out, outsz, "%.*s/%s", (int)dirlen, dir, name);
+
+	if (n < 0 || (size_t)n >= outsz)
+		return -ENAMETOOLONG;
+	return access(out, X_OK) == 0 ? 0 : -ENOENT;
+}
+
+int cgfb_sibling_path(const char *name, char *out, size_t outsz)
+{
+	const char *installed = strcmp(name, CGFB_CLI_NAME) == 0 ? CGFB_BINDIR : CGFB_LIBEXECDIR;
+	char self[PATH_MAX];
+	const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	/* Beside this program first: an uninstalled build runs its own pair,
+	 * never an older installed one. */
+	if (n > 0) {
+		const char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash && try_path(self, (size_t)(slash - self), name, out, outsz) == 0)
+			return 0;
+	}
+	return try_path(installed, strlen(installed), name, out, outsz);
+}
+
+int cgfb_exec_watcher(const char *config_path, const char *catalog_path, int argc,
+		      char **argv)
+{
+	char path[PATH_MAX], self[PATH_MAX];
+	char **args = calloc((size_t)argc + 6, sizeof(*args));
+	int n = 0;
+	ssize_t len;
+
+	if (!args) {
+		cgfb_log(LOG_ERR, "watch: out of memory");
+		return -ENOMEM;
+	}
+	if (cgfb_sibling_path(CGFB_WATCHER_NAME, path, sizeof(path)) < 0) {
+		cgfb_log(LOG_ERR, "watch: %s is neither beside this program nor in %s; "
+			 "is cgroup-feedback installed completely?", CGFB_WATCHER_NAME,
+			 CGFB_LIBEXECDIR);
+		free(args);
+		return -ENOENT;
+	}
+	/* The watcher starts `cgroup-feedback review` for --prompt: this very
+	 * program, not whatever $PATH finds. */
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len > 0) {
+		self[len] = '\0';
+		setenv("CGFB_CLI", self, 1);
+	}
+	args[n++] = path;
+	if (config_path) {
+		args[n++] = "--config";
+		args[n++] = (char *)config_path;
+	}
+	if (catalog_path) {
+		args[n++] = "--catalog";
+		args[n++] = (char *)catalog_path;
+	}
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	execv(path, args);
+	cgfb_log(LOG_ERR, "watch: starting %s: %s", path, strerror(errno));
+	free(args);
+	return -errno;
+}

@@ -1,0 +1,27 @@
+/* The two programs of the client: cgroup-feedback, which an administrator
+ * runs (and which links libcurl for delivery), and the long-running
+ * watcher, which reads the kernel log with CAP_SYSLOG and links no network
+ * library at all, and the report writer it starts for each new detection.
+ * Each starts the next by path, never through $PATH. */
+#ifndef CGFB_EXEC_H
+#define CGFB_EXEC_H
+
+#define CGFB_WATCHER_NAME  "cgroup-feedback-watch"
+/* Takes the snapshot and writes the report of one detection, without
+ * CAP_SYSLOG, so that the reader of the kernel log maps no crypto, udev or
+ * schema code either and stays small at rest. */
+#define CGFB_REPORTER_NAME "cgroup-feedback-report"
+#define CGFB_CLI_NAME     "cgroup-feedback"
+
+/* Where the other program is: next to this one (the build tree), or where
+ * it is installed (LIBEXECDIR for the watcher, BINDIR for the command).
+ * 0 and the path in out, or -ENOENT. */
+int cgfb_sibling_path(const char *name, char *out, size_t outsz);
+
+/* `cgroup-feedback watch ...`: exec the watcher with the global options
+ * (--config, --catalog) and the command's own. Returns only on failure,
+ * having said why. */
+int cgfb_exec_watcher(const char *config_path, const char *catalog_path, int argc,
+		      char **argv);
+
+#endif

@@ -1,0 +1,143 @@
+/* cgroup-feedback-report: the report of one new detection. The watcher
+ * starts it with the detection on standard input (detect/handoff.h) and
+ * without CAP_SYSLOG; it takes the snapshot, writes
+ * <state-dir>/reports/<id>.json, tells the administrators (consent/notify.h)
+ * and prints the report id. Errors are logged here, once, with context;
+ * the exit status is 0, or 2 when no report was written. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgfb/log.h"
+#include "consent/notify.h"
+#include "detect/handoff.h"
+#include "report/snapshot.h"
+#include "cli/commands.h"
+
+#define HANDOFF_MAX (16u << 10)
+
+struct opts {
+	struct cgfb_globals g;
+	struct cgfb_snapshot_opts s;
+};
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	enum { OPT_CONFIG = 256, OPT_CATALOG, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
+	       OPT_OS_RELEASE, OPT_CMDLINE };
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "catalog", required_argument, NULL, OPT_CATALOG },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
+		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+		{ "os-release", required_argument, NULL, OPT_OS_RELEASE },
+		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	o->s.state_dir = CGFB_DEFAULT_STATE_DIR;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CONFIG: o->g.config_path = optarg; break;
+		case OPT_CATALOG: o->g.catalog_path = optarg; break;
+		case OPT_STATE_DIR: o->s.state_dir = optarg; break;
+		case OPT_CGROUP_ROOT: o->s.cgroup_root = optarg; break;
+		case OPT_MOUNTINFO: o->s.mountinfo = optarg; break;
+		case OPT_OS_RELEASE: o->s.os_release = optarg; break;
+		case OPT_CMDLINE: o->s.cmdline = optarg; break;
+		default:
+			fputs("Usage: cgroup-feedback-report [--config F] [--catalog F] [--state-dir D]\n"
+			      "       [--cgroup-root D --mountinfo F] [--os-release F] [--cmdline F]\n"
+			      "       < detection (started by cgroup-feedback-watch)\n", stderr);
+			return -EINVAL;
+		}
+	}
+	return optind == argc ? 0 : -EINVAL;
+}
+
+static int read_handoff(struct cgfb_buf *b)
+{
+	char chunk[4096];
+	ssize_t n;
+
+	while ((n = read(STDIN_FILENO, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (b->len + (size_t)n > HANDOFF_MAX)
+			return -EFBIG;
+		if (cgfb_buf_add(b, chunk, (size_t)n) < 0)
+			return -ENOMEM;
+	}
+	return b->len ? 0 : -ENODATA;
+}
+
+static int write_report(const struct opts *o, const struct cgfb_config *conf,
+			const struct cgfb_catalog *cat, const struct cgfb_detection *d,
+			const char *source)
+{
+	struct cgfb_snapshot *snap = NULL;
+	char id[CGFB_UUID_LEN + 1], err[512];
+	struct cgfb_buf b = { 0 };
+	int rc;
+
+	rc = cgfb_snapshot_new(&o->s, &snap);
+	if (rc < 0)
+		goto out;       /* reported by cgfb_snapshot_new */
+	rc = cgfb_snapshot_report(snap, d->entry, d, source, false, &b, id, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, err);
+		goto out;
+	}
+	rc = cgfb_snapshot_save(snap, id, &b);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report for %s not written to %s/reports/%s.json: %s",
+			 d->entry->id, o->s.state_dir, id, strerror(-rc));
+		goto out;
+	}
+	cgfb_notify_new_report(conf, NULL, cat, o->s.state_dir, id, d->entry->id);
+	printf("%s\n", id);
+out:
+	cgfb_buf_free(&b);
+	cgfb_snapshot_free(snap);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cgfb_catalog *cat = NULL;
+	struct cgfb_buf in = { 0 };
+	struct cgfb_detection d;
+	struct cgfb_config conf;
+	char source[16], err[256];
+	struct opts o;
+	int rc;
+
+	cgfb_log_init("cgroup-feedback");
+	if (parse(argc, argv, &o) < 0)
+		return CGFB_EXIT_TROUBLE;
+	if (cgfb_load_config(&o.g, &conf) < 0 || cgfb_load_catalog(&o.g, &cat) < 0)
+		return CGFB_EXIT_TROUBLE;
+	o.s.allowlist = conf.allowlist_file[0] ? conf.allowlist_file : NULL;
+	rc = read_handoff(&in);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "reading the detection from the watcher: %s", strerror(-rc));
+		goto out;
+	}
+	rc = cgfb_handoff_decode(cat, in.data, in.len, &d, source, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "%s", err);
+		goto out;
+	}
+	rc = write_report(&o, &conf, cat, &d, source);
+out:
+	cgfb_buf_free(&in);
+	cgfb_catalog_free(cat);
+	return rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK;
+}

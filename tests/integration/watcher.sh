@@ -1,0 +1,85 @@
+#!/bin/sh
+# The watcher carries only what it uses (docs/ARCHITECTURE.md): the process
+# that `cgroup-feedback watch` becomes is cgroup-feedback-watch, which maps
+# no network, TLS, crypto, udev or schema library; at rest it sleeps in
+# poll(2) without a timeout; each new detection's report is written by
+# cgroup-feedback-report in a child process.
+. tests/lib.sh
+. tests/client/lib.sh
+
+WATCH=$PWD/$BUILD/cgroup-feedback-watch
+ST=$T_TMP/state
+FIFO=$T_TMP/kmsg
+CONF=$T_TMP/conf
+$PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
+echo 0b0e0000-1111-4222-8333-444455556666 > "$T_TMP/boot"
+printf 'notify = log\nmotd-path = %s/motd\n' "$T_TMP" > "$CONF"
+mkfifo "$FIFO"
+# A writer that stays (opened read-write, which does not wait for a
+# reader): a FIFO without one polls as hung up.
+exec 3<> "$FIFO"
+
+"$CGFB" --config "$CONF" watch --kmsg "$FIFO" --state-dir "$ST" --boot-id-file "$T_TMP/boot" \
+	--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" > "$T_TMP/out" 2> "$T_TMP/err" 3>&- &
+PID=$!
+trap 'kill $PID 2>/dev/null; rm -rf "$T_TMP"' EXIT
+wait_file "$ST/watch.state"
+check "cgroup-feedback watch became $BUILD/cgroup-feedback-watch (same process)" \
+	[ "$(readlink "/proc/$PID/exe")" = "$WATCH" ]
+
+# maps_lack PATTERN...: none of the patterns in the process's mappings.
+maps_lack() {
+	for p; do
+		grep -q "/$p[.-]" "/proc/$PID/maps" && { echo "# maps $p"; return 1; }
+	done
+	return 0
+}
+check "no network library is mapped (curl, ssl, nghttp2, ssh2, ldap, gssapi, krb5, rtmp, gnutls, psl, idn2)" \
+	maps_lack libcurl libssl libnghttp2 libssh2 libldap liblber libgssapi libkrb5 librtmp \
+	libgnutls libpsl libidn2 libbrotli libzstd
+check "nor crypto, udev or the schema's PCRE2: those are the report writer's" \
+	maps_lack libcrypto libudev libpcre2
+libs=$(awk '$6 ~ /\.so/ {print $6}' "/proc/$PID/maps" | sort -u | wc -l)
+check "it maps $libs shared objects (libc, the loader, json-c)" [ "$libs" -le 3 ]
+
+# At rest: no timer. With the old 2-second tick a 3-second window had at
+# least one wake-up; poll(2) without a timeout has none.
+switches() { awk '/ctxt_switches/ { s += $2 } END { print s }' "/proc/$PID/status"; }
+a=$(switches); sleep 3; b=$(switches)
+check "idle for 3 s: no wake-up ($a -> $b context switches)" [ "$a" = "$b" ]
+
+# A new detection: the report comes from the child, the watcher stays small.
+printf '4,1,5000,-;%s\n' 'Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' >&3
+i=0
+while [ $i -lt 100 ] && ! ls "$ST"/reports/*.json > /dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done
+check "a new detection: its report is written" sh -c 'ls "$1"/reports/*.json > /dev/null' _ "$ST"
+check "...by cgroup-feedback-report, valid against the schema" \
+	sh -c '"$1" "$2"/reports/*.json > /dev/null' _ "$PWD/$BUILD/tests/tools/validate-report" "$ST"
+check "the watcher still maps no crypto library afterwards" maps_lack libcrypto libcurl libssl
+a=$(switches); sleep 3; b=$(switches)
+check "and sleeps again: no wake-up in 3 s after the burst" [ "$a" = "$b" ]
+check "the state was saved right after the burst (sequence 2 is next)" \
+	$PY -c 'import json, sys; assert json.load(open(sys.argv[1]))["next"] == 2' "$ST/watch.state"
+
+kill -TERM $PID
+i=0
+while kill -0 $PID 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+check "SIGTERM in a wait without timeout: exits within 5 s" sh -c '! kill -0 "$1" 2>/dev/null' _ $PID
+wait $PID
+check "...with status 0" [ $? -eq 0 ]
+exec 3>&-
+
+# Neither program of the privileged side links libcurl.
+for p in cgroup-feedback-watch cgroup-feedback-report; do
+	check "$p links no libcurl or libssl" sh -c '! ldd "$1" | grep -Eq "libcurl|libssl"' _ "$BUILD/$p"
+done
+
+# Without the watcher program next to it or installed: a clear error.
+mkdir -p "$T_TMP/alone"
+cp "$CGFB" "$T_TMP/alone/cgroup-feedback"
+"$T_TMP/alone/cgroup-feedback" --config "$CONF" watch --once --kmsg /dev/null --state-dir "$ST" \
+	2> "$T_TMP/alone.err"
+check "no watcher program: exit 2" [ $? -eq 2 ]
+check "...saying which program is missing and where it was looked for" \
+	grep -q 'cgroup-feedback-watch is neither beside this program nor in' "$T_TMP/alone.err"
+finish
