@@ -189,6 +189,10 @@ fi
 echo "---"
 BUILD=$BUILD sh bench/server.sh || echo "NOTE: bench/server.sh failed"
 
+# The watcher at rest (issue 14): wake-ups and memory beside kerneloops.
+echo "---"
+BUILD=$BUILD sh bench/watcher.sh || echo "NOTE: bench/watcher.sh failed"
+
 # The snapshot (issue 3): a 10,000-cgroup tree against find | cat.
 echo "---"
 BUILD=$BUILD sh bench/snapshot.sh || echo "NOTE: bench/snapshot.sh failed"
