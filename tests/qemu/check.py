@@ -133,6 +133,7 @@ def main():
               "reported %d times: %r" % (len(got), [d.get("text") for d in got]))
 
     check_reports(lines)
+    check_maps(lines)
 
 
 def steps_ok(lines):
@@ -152,6 +153,29 @@ def memory_hierarchy(rep):
 
 def knob_users(rep, knob):
     return [k for k in rep["analysis"]["knob_users"] if k["knob"] == knob]
+
+
+NETWORK_LIBS = ("libcurl", "libssl", "libnghttp2", "libssh2", "libldap", "liblber", "libgssapi",
+                "libkrb5", "librtmp", "libgnutls", "libpsl", "libidn2")
+
+
+def check_maps(lines):
+    """The running watcher in the guest maps no network library (issue 14)."""
+    raw, end = section(lines, "@@MAPS-BEGIN@@", r"@@MAPS-END@@")
+    if not check(end is not None, "the guest printed the running watcher's maps"):
+        return
+    exe = [l[4:] for l in raw if l.startswith("exe ")]
+    sos = [l[3:] for l in raw if l.startswith("so ")]
+    wakes = [l.split()[1] for l in raw if l.startswith("wakeups ")]
+    check(exe == ["/usr/bin/cgroup-feedback-watch"],
+          "cgroup-feedback watch runs as cgroup-feedback-watch in the guest", "got %r" % exe)
+    net = [so for so in sos if os.path.basename(so).startswith(NETWORK_LIBS)]
+    check(sos and not net, "the watcher in the guest maps no network library (%d shared objects)"
+          % len(sos), "maps %r" % net)
+    check(not [so for so in sos if "libcrypto" in so],
+          "...nor libcrypto: the report writer has it", "maps %r" % sos)
+    check(wakes == ["0"], "the watcher in the guest wakes 0 times in 3 idle seconds",
+          "got %r" % wakes)
 
 
 def check_reports(lines):

@@ -96,6 +96,21 @@ for r in /var/lib/cgroup-feedback/reports/*.json; do
 done
 echo "@@REPORTS-END@@"
 
+# The watcher as the service runs it, following the log: which program the
+# process is, what it maps, and how often it wakes over 3 idle seconds.
+echo "@@MAPS-BEGIN@@"
+cgroup-feedback watch --state-dir /var/lib/cgfb-follow >/dev/null 2>/tmp/follow.err &
+wpid=$!
+sleep 3
+echo "exe $(readlink /proc/$wpid/exe)"
+a=$(awk '/ctxt_switches/ { s += $2 } END { print s }' /proc/$wpid/status)
+sleep 3
+b=$(awk '/ctxt_switches/ { s += $2 } END { print s }' /proc/$wpid/status)
+echo "wakeups $((b - a))"
+awk '$6 ~ /\.so/ { print "so " $6 }' /proc/$wpid/maps | sort -u
+kill $wpid
+echo "@@MAPS-END@@"
+
 # Raw records ("<prio>[time] text") show the facility: 0 (<4>) for the kernel, 1 (<12>)
 # for the injected copies.
 echo "@@DMESG-BEGIN@@"

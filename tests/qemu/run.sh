@@ -186,7 +186,16 @@ done
 # The guest has no libc of its own: copy each library ldd resolves, and the dynamic
 # loader, to the same path (the loader path is baked into the binary).
 cp "$detector" "$root/usr/bin/cgroup-feedback"
-ldd_out=$(timeout 30 ldd "$detector" 2>&1) || true # fails for static binaries
+# The watcher and the report writer beside it, where `cgroup-feedback watch`
+# looks first.
+progs="$detector"
+for p in cgroup-feedback-watch cgroup-feedback-report; do
+	[ -x "${detector%/*}/$p" ] || die "${detector%/*}/$p not found (run make)"
+	cp "${detector%/*}/$p" "$root/usr/bin/$p"
+	progs="$progs ${detector%/*}/$p"
+done
+# shellcheck disable=SC2086 # one word per program
+ldd_out=$(for p in $progs; do timeout 30 ldd "$p" 2>&1; done | sort -u) || true
 if printf '%s\n' "$ldd_out" | grep -q 'not found'; then
 	printf '%s\n' "$ldd_out" | sed 's/^/#   /' >&2
 	die "ldd cannot resolve every library of $detector"
