@@ -37,7 +37,7 @@ WARN    += -Werror
 endif
 OPT     ?= -O2 -g
 CFLAGS  ?=
-CPPFLAGS += -D_GNU_SOURCE -Iinclude -Ilib -Iclient -I$(BUILD) \
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) \
             -DCGFB_VERSION='"$(VERSION)"' -DCGFB_DATADIR='"$(DATADIR)"' \
             -DCGFB_LIBEXECDIR='"$(LIBEXECDIR)"' -DCGFB_BINDIR='"$(BINDIR)"'
 ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) $(CFLAGS) \
@@ -71,9 +71,17 @@ PROGRAMS   := $(BUILD)/cgroup-feedback $(WATCHER) $(REPORTER)
 .PHONY: all deps tests layers check check-quick run bench install clean
 all: $(PROGRAMS) $(SERVER)
 
+# Only the client's files and tests see client/: the collector cannot
+# include a client header by accident (it has its own quote includes).
+CLIENT_CPPFLAGS := -Iclient
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/client/%.o: client/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CLIENT_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The catalog is data; the binary carries a copy so that it works uninstalled.
 $(BUILD)/catalog_blob.c: data/catalog.json tools/embed.sh
@@ -122,13 +130,13 @@ $(SERVER): $(SERVER_OBJ) $(LIB_OBJ)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libcgfb.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) \
+	$(CC) $(CPPFLAGS) $(CLIENT_CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) \
 	  $< -o $@ $(LDFLAGS) $(BUILD)/libcgfb.a $(LIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
 # Programs the integration tests run (the C side of the report checks).
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libcgfb.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $< -o $@ $(LDFLAGS) $(BUILD)/libcgfb.a $(LIBS)
+	$(CC) $(CPPFLAGS) $(CLIENT_CPPFLAGS) $(ALL_CFLAGS) $< -o $@ $(LDFLAGS) $(BUILD)/libcgfb.a $(LIBS)
 
 deps:
 	sh tools/deps.sh

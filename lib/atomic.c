@@ -8,8 +8,10 @@
 
 #include "cgfb/atomic.h"
 
-static int write_all(int fd, const char *p, size_t len)
+int cgfb_write_all(int fd, const void *data, size_t len)
 {
+	const char *p = data;
+
 	while (len) {
 		const ssize_t w = write(fd, p, len);
 
@@ -53,7 +55,7 @@ int cgfb_atomic_write(const char *dir, const char *name, const void *data, size_
 	}
 	rc = give_to_dir_owner(dfd, fd);
 	if (rc == 0)
-		rc = write_all(fd, data, len);
+		rc = cgfb_write_all(fd, data, len);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)

@@ -71,27 +71,3 @@ int cgfb_buf_printf(struct cgfb_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 	return 0;
 }
-
-int cgfb_buf_read_file(struct cgfb_buf *b, const char *path, size_t max)
-{
-	const size_t start = b->len;
-	char chunk[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	int rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (rc == 0 && (n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = -errno;
-		else if (b->len - start + (size_t)n > max)
-			rc = -EFBIG;
-		else
-			rc = cgfb_buf_add(b, chunk, (size_t)n);
-	}
-	close(fd);
-	return rc;
-}

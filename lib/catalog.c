@@ -12,6 +12,7 @@
 
 #include "cgfb/buf.h"
 #include "cgfb/catalog.h"
+#include "cgfb/readfile.h"
 
 /* Needles shorter than this make the prefilter skip too little. */
 #define NEEDLE_MIN 10
@@ -313,9 +314,9 @@ static int collect_needles(struct cgfb_catalog *cat, char *err, size_t errsz)
 				k++;
 			if (k < cat->n_needles)
 				continue;
-			if (cat->n_needles >= CGFB_MSCAN_MAX)
+			if (cat->n_needles >= CGFB_CATALOG_NEEDLES_MAX)
 				return fail(err, errsz, -E2BIG, "more than %d distinct needles",
-					    CGFB_MSCAN_MAX);
+					    CGFB_CATALOG_NEEDLES_MAX);
 			cat->needles[cat->n_needles++] = e->needles[j];
 		}
 	}
@@ -517,38 +518,17 @@ out:
 
 int cgfb_catalog_load_file(struct cgfb_catalog **out, const char *path, char *err, size_t errsz)
 {
-	char *buf = NULL;
-	struct stat st;
-	ssize_t got = 0;
-	int fd, rc;
+	struct cgfb_buf b = { 0 };
+	int rc = cgfb_read_file(path, CATALOG_FILE_MAX, 0, &b);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail(err, errsz, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || st.st_size > CATALOG_FILE_MAX) {
-		rc = fail(err, errsz, -EFBIG, "%s: not a catalog file of at most %u bytes", path,
+	if (rc == -EFBIG)
+		rc = fail(err, errsz, rc, "%s: not a catalog file of at most %u bytes", path,
 			  CATALOG_FILE_MAX);
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	rc = -ENOMEM;
-	if (!buf)
-		goto out;
-	while (got < st.st_size) {
-		const ssize_t r = read(fd, buf + got, (size_t)(st.st_size - got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			rc = fail(err, errsz, r < 0 ? -errno : -EIO, "%s: read failed", path);
-			goto out;
-		}
-		got += r;
-	}
-	rc = cgfb_catalog_load_buffer(out, buf, (size_t)got, err, errsz);
-out:
-	free(buf);
-	close(fd);
+	else if (rc < 0)
+		rc = fail(err, errsz, rc, "%s: %s", path, strerror(-rc));
+	else
+		rc = cgfb_catalog_load_buffer(out, b.data, b.len, err, errsz);
+	cgfb_buf_free(&b);
 	return rc;
 }
 

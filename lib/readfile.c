@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgfb/buf.h"
@@ -15,15 +16,22 @@ static ssize_t read_fd(int fd, char *buf, size_t sz)
 	}
 }
 
-int cgfb_read_file(const char *path, size_t max, struct cgfb_buf *b)
+int cgfb_read_file(const char *path, size_t max, unsigned flags, struct cgfb_buf *b)
 {
-	const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+			    (flags & CGFB_RF_NOFOLLOW ? O_NOFOLLOW : 0));
+	const size_t start = flags & CGFB_RF_APPEND ? b->len : 0;
 	char chunk[16384];
+	struct stat st;
 	int rc = 0;
 
 	if (fd < 0)
 		return -errno;
-	b->len = 0;
+	if ((flags & CGFB_RF_REGULAR) && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		rc = -EINVAL;
+		goto out;
+	}
+	b->len = start;
 	rc = cgfb_buf_add(b, "", 0);
 	while (rc == 0) {
 		const ssize_t r = read_fd(fd, chunk, sizeof(chunk));
@@ -32,12 +40,17 @@ int cgfb_read_file(const char *path, size_t max, struct cgfb_buf *b)
 			rc = (int)r;
 			break;
 		}
-		if (b->len + (size_t)r > max)
+		if (b->len - start + (size_t)r > max)
 			rc = -EFBIG;
 		else
 			rc = cgfb_buf_add(b, chunk, (size_t)r);
 	}
+out:
 	close(fd);
+	if (rc < 0 && b->data) {
+		b->len = start;
+		b->data[start] = '\0';
+	}
 	return rc;
 }
 

@@ -6,90 +6,12 @@
 #include <strings.h>
 
 #include "api.h"
+#include "handlers.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "ingest.h"
 
 #define REPORTS "/api/v1/reports"
-
-void api_error(struct http_reply *rp, unsigned status, const char *error, const char *message)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "error", json_object_new_string(error));
-	json_object_object_add(o, "message", json_object_new_string(message));
-	api_json(rp, status, o);
-}
-
-void api_json(struct http_reply *rp, unsigned status, json_object *o)
-{
-	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						       JSON_C_TO_STRING_NOSLASHESCAPE);
-
-	rp->status = status;
-	rp->content_type = "application/json";
-	rp->body.len = 0;
-	if (cgfb_buf_adds(&rp->body, s) < 0 || cgfb_buf_add(&rp->body, "\n", 1) < 0)
-		rp->status = 500;
-	json_object_put(o);
-}
-
-struct store *api_reader(struct api *a, struct http_reply *rp)
-{
-	struct store *s = NULL;
-	int rc = 0;
-
-	pthread_mutex_lock(&a->lock);
-	if (a->n_readers)
-		s = a->readers[--a->n_readers];
-	pthread_mutex_unlock(&a->lock);
-	if (!s)
-		rc = store_open(&s, a->o->db_path, true);
-	if (rc < 0) {
-		api_error(rp, 503, "unavailable", "the database cannot be read right now");
-		return NULL;
-	}
-	return s;
-}
-
-void api_reader_put(struct api *a, struct store *s)
-{
-	pthread_mutex_lock(&a->lock);
-	if (a->n_readers < API_READERS) {
-		a->readers[a->n_readers++] = s;
-		s = NULL;
-	}
-	pthread_mutex_unlock(&a->lock);
-	store_close(s);
-}
-
-bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *rp)
-{
-	if (!a->auth.admin_enabled) {
-		api_error(rp, 403, "forbidden", "the admin API is disabled on this server");
-		return false;
-	}
-	if (!auth_is_admin(&a->auth, rq)) {
-		api_error(rp, 401, "unauthorized", "this needs the admin token");
-		rp->www_authenticate = true;
-		return false;
-	}
-	return true;
-}
-
-/* Report ids are UUIDs in lower-case hex; anything else is no report. */
-static bool valid_id(const char *id)
-{
-	if (strlen(id) != CGFB_ID_LEN)
-		return false;
-	for (int i = 0; i < CGFB_ID_LEN; i++) {
-		const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-
-		if (dash ? id[i] != '-' : !strchr("0123456789abcdef", id[i]) || !id[i])
-			return false;
-	}
-	return true;
-}
 
 /* application/json, optionally with charset=utf-8; nothing else. */
 static bool json_content_type(const char *ct)
@@ -139,8 +61,8 @@ bool api_precheck(void *ud, const struct http_request *rq, struct http_reply *rp
 		return true;
 	}
 	len = http_header(rq, "Content-Length");
-	if (len && strtoull(len, NULL, 10) > CGFB_REPORT_MAX) {
-		api_error(rp, 413, "too_large", "a report is at most 262144 bytes");
+	if (len && strtoull(len, NULL, 10) > CGFB_REPORT_MAX_BYTES) {
+		api_error(rp, 413, "too_large", CGFB_REPORT_TOO_LARGE);
 		return true;
 	}
 	return false;
@@ -216,7 +138,7 @@ static void get_report(struct api *a, const struct http_request *rq, struct http
 static void route_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
 			 const char *id)
 {
-	if (!valid_id(id))
+	if (!cgfb_report_id_valid(id))
 		api_error(rp, 404, "not_found", "no such report");
 	else if (strcmp(rq->method, "DELETE") == 0)
 		api_delete_report(a, rq, rp, id);

@@ -1,67 +1,15 @@
-/* The collector's HTTP API (docs/API.md): routing, the report endpoints,
- * and the shared pieces the other handlers use. */
+/* The collector's HTTP API (docs/API.md): the route table, which main.c
+ * hands to the HTTP layer. The handlers are in handlers.h, what they share
+ * in api_util.h. */
 #ifndef CGFB_SERVER_API_H
 #define CGFB_SERVER_API_H
 
-#include <pthread.h>
 #include <stdbool.h>
 
-#include <json-c/json.h>
-
-#include "auth.h"
-#include "cgfb/catalog.h"
-#include "cgfb/schema.h"
-#include "http.h"
-#include "offload.h"
-#include "options.h"
-#include "ratelimit.h"
-#include "store.h"
-#include "writer.h"
-
-#define API_READERS 4
-
-struct api {
-	const struct server_opts *o;
-	struct cgfb_schema *schema;
-	struct cgfb_catalog *catalog;    /* titles for the digest */
-	struct writer *writer;           /* NULL with o->no_store */
-	struct offload *offload;         /* NULL: reads run on the event loop */
-	struct ratelimit *rl;
-	struct auth auth;
-	/* Read-only connections, reused between requests. */
-	pthread_mutex_t lock;
-	unsigned n_readers;
-	struct store *readers[API_READERS];
-};
+#include "api_util.h"
 
 bool api_precheck(void *ud, const struct http_request *rq, struct http_reply *rp);
 void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp);
-/* A deferred request's state starts with this. */
-struct api_deferred {
-	void (*finish)(struct api *a, void *state, struct http_reply *rp);
-};
 void api_finish(void *ud, const struct http_request *rq, void *state, struct http_reply *rp);
-
-/* Helpers for the handlers. */
-void api_error(struct http_reply *rp, unsigned status, const char *error, const char *message);
-void api_json(struct http_reply *rp, unsigned status, json_object *o);   /* takes o */
-/* A read connection (reported as 503 to rp on failure) and its return. */
-struct store *api_reader(struct api *a, struct http_reply *rp);
-void api_reader_put(struct api *a, struct store *s);
-/* false (and a 401/403 reply) unless the request carries the admin token. */
-bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *rp);
-
-/* Handlers in their own files. */
-void api_post_report(struct api *a, const struct http_request *rq, struct http_reply *rp);
-void api_delete_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
-		       const char *id);
-void api_get_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
-		    const char *id);
-void api_list_reports(struct api *a, const struct http_request *rq, struct http_reply *rp);
-void api_summary(struct api *a, const struct http_request *rq, struct http_reply *rp);
-void api_digest(struct api *a, const struct http_request *rq, struct http_reply *rp);
-void api_export_mbox(struct api *a, const struct http_request *rq, struct http_reply *rp);
-/* GET / and its assets; false when path is not one of them. */
-bool dashboard_serve(const char *path, struct http_reply *rp);
 
 #endif

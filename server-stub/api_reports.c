@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
+#include "handlers.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "ingest.h"
@@ -111,7 +111,7 @@ void api_post_report(struct api *a, const struct http_request *rq, struct http_r
 	rc = ingest_report(a->schema, rq->body.data ? rq->body.data : "", rq->body.len, &m, err,
 			   sizeof(err));
 	if (rc == -E2BIG) {
-		api_error(rp, 413, "too_large", "a report is at most 262144 bytes");
+		api_error(rp, 413, "too_large", CGFB_REPORT_TOO_LARGE);
 		return;
 	}
 	if (rc < 0) {

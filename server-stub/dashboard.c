@@ -3,7 +3,7 @@
  * Content-Security-Policy in http.c holds: no inline code, no other host. */
 #include <string.h>
 
-#include "api.h"
+#include "handlers.h"
 #include "cgfb/buf.h"
 
 extern const char cgfb_dash_html[], cgfb_dash_js[], cgfb_dash_css[];

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "api.h"
+#include "handlers.h"
 #include "cgfb/buf.h"
 #include "cgfb/jsonget.h"
 #include "cgfb/wrap.h"

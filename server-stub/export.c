@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "api.h"
+#include "handlers.h"
 #include "cgfb/mail.h"
 
 struct export_ctx {

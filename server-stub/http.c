@@ -17,8 +17,8 @@
 #include "cgfb/atomic.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
+#include "cgfb/readfile.h"
 #include "http.h"
-#include "ingest.h"
 
 /* Headers and security policy of the dashboard: everything from this
  * origin, nothing inline, nothing from anywhere else. */
@@ -201,7 +201,7 @@ static enum MHD_Result take_body(struct req *r, const char *data, size_t *size)
 		r->status = 408;
 		return MHD_NO;
 	}
-	if (!r->too_big && r->rq.body.len + *size > CGFB_REPORT_MAX) {
+	if (!r->too_big && r->rq.body.len + *size > r->h->app.max_body) {
 		r->too_big = true;
 		cgfb_buf_free(&r->rq.body);
 	}
@@ -237,7 +237,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (r->replied)
 		return MHD_YES;
 	if (r->too_big)
-		return reply_error(r, 413, "too_large", "a report is at most 262144 bytes");
+		return reply_error(r, 413, "too_large", r->h->app.too_large);
 	if (r->deferred) {
 		h->app.finish(h->app.ud, &r->rq, r->state, &rp);
 		return reply(r, &rp);
@@ -355,7 +355,7 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss)
 static int read_file(const char *path, char **out)
 {
 	struct cgfb_buf b = { 0 };
-	const int rc = cgfb_buf_read_file(&b, path, 1 << 20);
+	const int rc = cgfb_read_file(path, 1 << 20, 0, &b);
 
 	if (rc < 0 || !b.data) {
 		cgfb_buf_free(&b);

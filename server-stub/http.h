@@ -48,6 +48,9 @@ struct http_app {
 	void (*finish)(void *ud, const struct http_request *rq, void *state,
 		       struct http_reply *rp);
 	void *ud;
+	/* A body over max_body bytes is not kept: 413 with this message. */
+	size_t max_body;
+	const char *too_large;
 };
 
 /* From handle only, before the work is handed over: suspend the request.

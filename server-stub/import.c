@@ -9,6 +9,7 @@
 
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
+#include "cgfb/readfile.h"
 #include "cgfb/mail.h"
 #include "import.h"
 #include "ingest.h"
@@ -67,7 +68,7 @@ static int import_file(struct writer *w, const struct cgfb_schema *schema, const
 	const char *msg;
 	size_t pos = 0, len;
 	unsigned n = 0;
-	int rc = cgfb_buf_read_file(&data, file, IMPORT_FILE_MAX);
+	int rc = cgfb_read_file(file, IMPORT_FILE_MAX, 0, &data);
 
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "%s: %s", file, strerror(-rc));

@@ -95,15 +95,15 @@ int ingest_report(const struct cgfb_schema *schema, const char *body, size_t len
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (len > CGFB_REPORT_MAX) {
-		snprintf(err, errsz, "/: larger than %d bytes", CGFB_REPORT_MAX);
+	if (len > CGFB_REPORT_MAX_BYTES) {
+		snprintf(err, errsz, "/: larger than %d bytes", CGFB_REPORT_MAX_BYTES);
 		return -E2BIG;
 	}
 	if (!cgfb_utf8_valid(body, len)) {
 		snprintf(err, errsz, "/: not valid UTF-8");
 		return -EINVAL;
 	}
-	rc = cgfb_canon_parse(body, len, CGFB_REPORT_DEPTH, &doc, why, sizeof(why));
+	rc = cgfb_canon_parse(body, len, CGFB_REPORT_DEPTH_MAX, &doc, why, sizeof(why));
 	if (rc < 0) {
 		snprintf(err, errsz, "/: %s", why);
 		return rc == -ENOMEM ? rc : -EINVAL;

@@ -7,17 +7,14 @@
 #include <stddef.h>
 
 #include "cgfb/schema.h"
+#include "cgfb/wire.h"
 
-#define CGFB_REPORT_MAX (256 * 1024)
-#define CGFB_ID_LEN     36
-/* Nesting a valid report needs is about 8; far more is an attack. */
-#define CGFB_REPORT_DEPTH 20
 
 /* Installs are counted by the pseudonym a client derives for this collector
  * from its per-install secret (consent.install): the same machine across
  * boots and kernels is one install, two collectors cannot link it. */
 struct report_meta {
-	char id[CGFB_ID_LEN + 1];
+	char id[CGFB_REPORT_ID_LEN + 1];
 	char sha256[65];
 	char token_sha256[65];       /* "" when the report has no deletion token */
 	char install[65];            /* consent.install, the client's pseudonym */

@@ -84,7 +84,8 @@ static int serve(struct cgfb_schema *schema, int argc, char **argv)
 	struct server_opts o;
 	struct http_server *h = NULL;
 	struct api a = { 0 };
-	const struct http_app app = { api_precheck, api_handle, api_finish, &a };
+	const struct http_app app = { api_precheck, api_handle, api_finish, &a,
+				       CGFB_REPORT_MAX_BYTES, CGFB_REPORT_TOO_LARGE };
 	sigset_t set;
 	int rc = options_parse(&o, argc, argv);
 

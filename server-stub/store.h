@@ -14,7 +14,7 @@
 struct store;
 
 struct receipt {
-	char id[CGFB_ID_LEN + 1];
+	char id[CGFB_REPORT_ID_LEN + 1];
 	char sha256[65];
 	char received_at[32];
 };

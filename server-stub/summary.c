@@ -1,6 +1,6 @@
 #include <errno.h>
 
-#include "api.h"
+#include "handlers.h"
 #include "summary.h"
 
 struct dim_ctx {

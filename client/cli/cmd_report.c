@@ -2,6 +2,7 @@
  * decline, withdraw, flush, export. Only submit, flush and withdraw (and
  * review when told to send) open network connections. */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgfb/path.h"
 #include "cgfb/log.h"
+#include "cgfb/readfile.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "consent/consent.h"
@@ -295,25 +298,20 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 
 static char *slurp_use_case(const char *path)
 {
-	FILE *f = fopen(path, "re");
-	char *buf;
-	size_t n;
+	struct cgfb_buf b = { 0 };
+	const int rc = cgfb_read_file(path, USE_CASE_FILE_MAX, 0, &b);
 
-	if (!f) {
-		cgfb_log(LOG_ERR, "use case file %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	buf = calloc(1, USE_CASE_FILE_MAX + 1);
-	n = buf ? fread(buf, 1, USE_CASE_FILE_MAX + 1, f) : 0;
-	fclose(f);
-	if (buf && n > USE_CASE_FILE_MAX) {
+	if (rc == -EFBIG)
 		cgfb_log(LOG_ERR, "use case file %s: longer than %d bytes", path, USE_CASE_FILE_MAX);
-		free(buf);
+	else if (rc < 0)
+		cgfb_log(LOG_ERR, "use case file %s: %s", path, strerror(-rc));
+	if (rc < 0) {
+		cgfb_buf_free(&b);
 		return NULL;
 	}
-	while (buf && n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return buf;
+	while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
+		b.data[--b.len] = '\0';
+	return b.data;
 }
 
 /* Secrets in unattended input are refused unless --redact says to replace
@@ -564,7 +562,7 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";
 	struct cgfb_spool_entry e;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
-	char to[600], endpoint[620], path[4200], err[512];
+	char to[600], endpoint[620], path[PATH_MAX], err[512];
 	const char *id;
 	struct ctx c;
 	int rc;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "cgfb/path.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "consent/consent.h"
@@ -128,7 +130,8 @@ static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_e
 
 static char *edit_in_editor(const struct cgfb_review_ctx *rc)
 {
-	char path[] = "/tmp/cgroup-feedback-usecase.XXXXXX", cmd[4200];
+	char path[] = "/tmp/cgroup-feedback-usecase.XXXXXX";
+	struct cgfb_buf cmd = { 0 };
 	const char *ed = getenv("VISUAL") ? getenv("VISUAL") : getenv("EDITOR");
 	struct cgfb_buf b = { 0 };
 	FILE *f;
@@ -139,9 +142,11 @@ static char *edit_in_editor(const struct cgfb_review_ctx *rc)
 		return NULL;
 	dprintf(fd, "\n# Describe your use case above. Lines starting with '#' are dropped.\n");
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s '%s'", ed ? ed : "vi", path);
-	if (system(cmd) != 0)
+	/* $EDITOR may carry arguments ("emacs -nw"), as for git: the shell
+	 * splits it; the file name is ours and needs no quoting beyond this. */
+	if (cgfb_buf_printf(&cmd, "%s '%s'", ed ? ed : "vi", path) < 0 || system(cmd.data) != 0)
 		fprintf(rc->out, "The editor failed; nothing was taken from it.\n");
+	cgfb_buf_free(&cmd);
 	f = fopen(path, "re");
 	while (f && (line = read_line(f)) != NULL) {
 		if (line[0] != '#')
@@ -303,7 +308,7 @@ static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *
 {
 	struct cgfb_config conf = *rc->config;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
-	char to[600], endpoint[620], token[65], path[4200];
+	char to[600], endpoint[620], token[65], path[PATH_MAX];
 	char *from = NULL;
 	int r;
 

@@ -7,22 +7,19 @@
 
 #include <json-c/json.h>
 
+#include "cgfb/path.h"
 #include "cgfb/atomic.h"
+#include "cgfb/readfile.h"
 #include "cli/state.h"
 
 #define STATE_FILE_MAX 65536
 
 int cgfb_read_boot_id(const char *path, char *buf, size_t bufsz)
 {
-	const int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	ssize_t n = cgfb_read_at(AT_FDCWD, path, buf, bufsz);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, bufsz - 1);
-	close(fd);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		n--;
 	buf[n] = '\0';
@@ -89,18 +86,14 @@ int cgfb_state_load(const char *dir, struct cgfb_state *st)
 	char path[PATH_MAX], bad[PATH_MAX + 16], buf[STATE_FILE_MAX];
 	json_object *root;
 	ssize_t n;
-	int fd, rc;
+	int rc;
 
 	memset(st, 0, sizeof(*st));
-	snprintf(path, sizeof(path), "%s/%s", dir, CGFB_STATE_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	if (cgfb_path_join(path, sizeof(path), dir, CGFB_STATE_FILE, NULL) < 0)
+		return -ENAMETOOLONG;
+	n = cgfb_read_at(AT_FDCWD, path, buf, sizeof(buf));
 	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
+		return n == -ENOENT ? 0 : (int)n;
 	root = json_tokener_parse(buf);
 	rc = root ? from_json(root, st) : -EBADMSG;
 	json_object_put(root);

@@ -131,20 +131,6 @@ static int reporter_argv(const struct watcher *w, const char *path, const char *
 	return n;
 }
 
-static void write_all_fd(int fd, const char *p, size_t n)
-{
-	while (n) {
-		const ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;       /* the writer died: its exit status says so */
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 /* A new detection's report, by cgroup-feedback-report in a child process
  * that holds no capability: it links the snapshot, the crypto and the
  * schema that this process never maps. Its id lands in id ("" if none). */
@@ -180,7 +166,8 @@ static void hand_off(struct watcher *w, const struct cgfb_detection *d, char id[
 	close(in[0]);
 	close(out[1]);
 	in[0] = out[1] = -1;
-	write_all_fd(in[1], msg.data, msg.len);
+	/* A writer that died early: its exit status says so below. */
+	cgfb_write_all(in[1], msg.data, msg.len);
 	close(in[1]);
 	in[1] = -1;
 	while ((r = read(out[0], id + got, 63 - (size_t)got)) != 0 && got < 63) {
@@ -246,6 +233,9 @@ static void install_signals(sigset_t *stop)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* A report writer that dies before reading its detection must not
+	 * take the watcher with it: the write fails with EPIPE instead. */
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(stop);
 	sigaddset(stop, SIGTERM);
 	sigaddset(stop, SIGINT);

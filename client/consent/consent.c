@@ -8,7 +8,6 @@
 #include "consent/consent.h"
 #include "privacy/secret.h"
 
-#define REPORT_MAX (256u << 10)
 
 int cgfb_random_hex(char *out, size_t nbytes)
 {
@@ -92,10 +91,10 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const char *state_dir,
 	rc = cgfb_schema_validate(schema, r, err, errsz);
 	if (rc < 0)
 		goto out;
-	rc = cgfb_canon_serialize(r, REPORT_MAX, out);
+	rc = cgfb_canon_serialize(r, CGFB_REPORT_MAX_BYTES, out);
 	if (rc == -E2BIG)
 		snprintf(err, errsz, "the report with this use case is larger than %u KiB",
-			 REPORT_MAX >> 10);
+			 CGFB_REPORT_MAX_BYTES >> 10);
 	else if (rc < 0)
 		snprintf(err, errsz, "the use case is not valid UTF-8");
 out:

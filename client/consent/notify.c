@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -11,9 +12,11 @@
 #include <unistd.h>
 #include <utmpx.h>
 
+#include "cgfb/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
+#include "cgfb/readfile.h"
 #include "consent/notify.h"
 
 extern char **environ;
@@ -112,7 +115,7 @@ static int wall_admins(const struct cgfb_config *c, const struct cgfb_notify_pat
 		return -errno;
 	setutxent();
 	while ((u = getutxent()) != NULL) {
-		char user[sizeof(u->ut_user) + 1], line[sizeof(u->ut_line) + 1], path[4200];
+		char user[sizeof(u->ut_user) + 1], line[sizeof(u->ut_line) + 1], path[PATH_MAX];
 		int fd;
 
 		if (u->ut_type != USER_PROCESS)
@@ -123,7 +126,8 @@ static int wall_admins(const struct cgfb_config *c, const struct cgfb_notify_pat
 			continue;
 		if (!in_group(user, gr ? gr->gr_gid : 0))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dev, line);
+		if (cgfb_path_join(path, sizeof(path), dev, line, NULL) < 0)
+			continue;
 		fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -187,20 +191,15 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 
 static int read_silenced(const char *state_dir, char *buf, size_t sz)
 {
-	char path[4200];
+	char path[PATH_MAX];
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", state_dir, SILENCED_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (cgfb_path_join(path, sizeof(path), state_dir, SILENCED_FILE, NULL) < 0)
+		return -ENAMETOOLONG;
+	n = cgfb_read_at(AT_FDCWD, path, buf, sz);
+	if (n < 0)
 		buf[0] = '\0';
-		return errno == ENOENT ? 0 : -errno;
-	}
-	n = read(fd, buf, sz - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return 0;
+	return n < 0 && n != -ENOENT ? (int)n : 0;
 }
 
 bool cgfb_silenced(const char *state_dir, const char *catalog_id)

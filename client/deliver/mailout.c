@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 
+#include "cgfb/atomic.h"
 #include "cgfb/buf.h"
 #include "cgfb/mail.h"
 #include "deliver/mailout.h"
@@ -65,21 +66,6 @@ int cgfb_mailout_format(const struct cgfb_config *c, const struct cgfb_buf *repo
 	return cgfb_mail_format(report->data, report->len, &mo, mail);
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		const ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int cgfb_mailout_file(const struct cgfb_buf *mail, const char *path, bool mbox)
 {
 	struct cgfb_buf b = { 0 };
@@ -109,7 +95,7 @@ int cgfb_mailout_file(const struct cgfb_buf *mail, const char *path, bool mbox)
 		close(fd);
 		goto out;
 	}
-	rc = write_all(fd, data, len);
+	rc = cgfb_write_all(fd, data, len);
 	if (rc == 0 && strcmp(path, "-") != 0 && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
@@ -232,7 +218,7 @@ static int send_sendmail(const struct cgfb_config *c, const struct cgfb_buf *mai
 		snprintf(err, errsz, "%s: %s", c->sendmail, strerror(rc));
 		return -rc;
 	}
-	rc = write_all(pipefd[1], mail->data, mail->len);
+	rc = cgfb_write_all(pipefd[1], mail->data, mail->len);
 	close(pipefd[1]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

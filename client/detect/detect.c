@@ -160,7 +160,7 @@ static bool starts_with(const struct cgfb_record *rec, const char *lit)
 static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 {
 	/* A new boot in a saved log: the kernel's "once" flags are reset. */
-	if (starts_with(rec, "Linux version ")) {
+	if (starts_with(rec, CGFB_BOOT_BANNER)) {
 		end_block(d);
 		memset(d->counts, 0, d->cat->n * sizeof(*d->counts));
 	}

@@ -174,12 +174,11 @@ static int scanner_init(struct scanner *s, const struct cgfb_catalog *cat, struc
 	memset(s, 0, sizeof(*s));
 	s->cat = cat;
 	s->st = r->st;
-	for (; n < cat->n_needles && n < CGFB_MSCAN_MAX - 2; n++)
+	/* The catalog refuses more needles than leave room for the anchors. */
+	for (; n < cat->n_needles; n++)
 		s->lits[n] = cat->needles[n];
-	s->lits[n++] = "[ cut here ]";
-	/* A new boot in a saved log resets the kernel's once-per-boot flags,
-	 * so the detector must see these lines too. */
-	s->lits[n++] = "Linux version ";
+	s->lits[n++] = CGFB_WARN_CUT_HERE;
+	s->lits[n++] = CGFB_BOOT_BANNER;
 	rc = cgfb_mscan_init(&s->anchors, s->lits, n);
 	if (rc < 0)
 		return rc;

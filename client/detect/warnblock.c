@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "cgfb/catalog.h"
 #include "detect/warnblock.h"
 
 static bool starts(const char *p, const char *end, const char *lit)
@@ -30,7 +31,7 @@ static void set(struct cgfb_warn *w, const char *name, const char *b, const char
 
 bool cgfb_warn_is_start(const char *text, size_t len)
 {
-	return memmem(text, len, "[ cut here ]", 12) != NULL;
+	return memmem(text, len, CGFB_WARN_CUT_HERE, sizeof(CGFB_WARN_CUT_HERE) - 1) != NULL;
 }
 
 bool cgfb_warn_is_end(const char *text, size_t len)

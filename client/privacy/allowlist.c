@@ -260,7 +260,7 @@ static int add_file(struct cgfb_allowlist *al, const char *path, char *err, size
 	char why[256] = "";
 	int rc;
 
-	rc = cgfb_read_file(path, ALLOWLIST_FILE_MAX, &b);
+	rc = cgfb_read_file(path, ALLOWLIST_FILE_MAX, 0, &b);
 	if (rc < 0) {
 		fail(err, errsz, rc, "%s: %s", path, strerror(-rc));
 		goto out;

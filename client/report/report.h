@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cgfb/canon.h"
+#include "cgfb/wire.h"
 #include "cgfb/schema.h"
 #include "snapshot/analysis.h"
 #include "privacy/anon.h"
@@ -16,8 +17,7 @@
 #include "snapshot/profile.h"
 #include "snapshot/topology.h"
 
-#define CGFB_REPORT_MAX_BYTES (256u << 10)
-#define CGFB_UUID_LEN 36
+#define CGFB_UUID_LEN CGFB_REPORT_ID_LEN
 
 struct cgfb_report_in {
 	const struct cgfb_entry *entry;

@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +11,12 @@
 
 #include <json-c/json.h>
 
+#include "cgfb/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/log.h"
+#include "cgfb/readfile.h"
 #include "report/spool.h"
 
-#define REPORT_MAX  (256u << 10)
 #define STATE_MAX   (16u << 10)
 
 static const char *const state_names[] = {
@@ -36,25 +38,6 @@ static int rstate_parse(const char *s, enum cgfb_rstate *out)
 	return -EINVAL;
 }
 
-/* A UUID in lower case: the only names a path is ever built from, so that
- * "show ../../etc/shadow" cannot name a file. */
-bool cgfb_report_id_valid(const char *id)
-{
-	if (strlen(id) != CGFB_REPORT_ID_LEN)
-		return false;
-	for (int i = 0; i < CGFB_REPORT_ID_LEN; i++) {
-		const char c = id[i];
-
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (c != '-')
-				return false;
-		} else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-			return false;
-		}
-	}
-	return true;
-}
-
 int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir)
 {
 	if (snprintf(sp->dir, sizeof(sp->dir), "%s/reports", state_dir) >= (int)sizeof(sp->dir))
@@ -64,60 +47,29 @@ int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir)
 
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why)
 {
-	char q[4200], from[4400], to[4400];
+	char q[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
 
-	snprintf(q, sizeof(q), "%s/quarantine", sp->dir);
+	if (cgfb_path_join(q, sizeof(q), sp->dir, "quarantine", NULL) < 0 ||
+	    cgfb_path_join(from, sizeof(from), sp->dir, name, NULL) < 0 ||
+	    cgfb_path_join(to, sizeof(to), q, name, NULL) < 0) {
+		cgfb_log(LOG_ERR, "spool: the path of %s in %s is too long to move it aside (%s)",
+			 name, sp->dir, why);
+		return;
+	}
 	if (cgfb_mkdir_p(q, 0700) < 0) {
 		cgfb_log(LOG_ERR, "spool: cannot create %s to move %s aside (%s)", q, name, why);
 		return;
 	}
-	snprintf(from, sizeof(from), "%s/%s", sp->dir, name);
-	snprintf(to, sizeof(to), "%s/%s", q, name);
 	if (rename(from, to) < 0)
 		cgfb_log(LOG_ERR, "spool: moving %s aside failed: %s (%s)", from, strerror(errno), why);
 	else
 		cgfb_log(LOG_WARNING, "spool: moved %s to %s: %s", name, q, why);
 }
 
+/* A spool file: never through a link, never a FIFO or a device. */
 static int read_file(const char *path, size_t max, struct cgfb_buf *b)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
-	ssize_t got = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
-		goto out;
-	}
-	if ((size_t)st.st_size > max) {
-		rc = -EFBIG;
-		goto out;
-	}
-	free(b->data);
-	b->cap = (size_t)st.st_size + 1;
-	b->data = malloc(b->cap);
-	if (!b->data) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while (got < st.st_size) {
-		const ssize_t r = read(fd, b->data + got, (size_t)(st.st_size - got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			rc = r < 0 ? -errno : -EIO;
-			goto out;
-		}
-		got += r;
-	}
-	b->len = (size_t)got;
-	b->data[b->len] = '\0';
-out:
-	close(fd);
-	return rc;
+	return cgfb_read_file(path, max, CGFB_RF_REGULAR | CGFB_RF_NOFOLLOW, b);
 }
 
 static void get_string(json_object *o, const char *key, char *dst, size_t dstsz)
@@ -186,7 +138,7 @@ out:
 int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_entry *e,
 		    struct cgfb_buf *bytes)
 {
-	char path[4200];
+	char path[PATH_MAX];
 	struct cgfb_buf report = { 0 }, st = { 0 };
 	struct stat sb;
 	json_object *o = NULL;
@@ -198,14 +150,16 @@ int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_ent
 	memmove(e->id, id, CGFB_REPORT_ID_LEN + 1);
 	memset((char *)e + sizeof(e->id), 0, sizeof(*e) - sizeof(e->id));
 	id = e->id;
-	snprintf(path, sizeof(path), "%s/%s.json", sp->dir, id);
-	rc = read_file(path, REPORT_MAX, &report);
+	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, ".json");
+	if (rc == 0)
+		rc = read_file(path, CGFB_REPORT_MAX_BYTES, &report);
 	if (rc < 0)
 		goto out;
 	if (stat(path, &sb) == 0)
 		e->created = (long long)sb.st_mtime;
-	snprintf(path, sizeof(path), "%s/%s.state", sp->dir, id);
-	rc = read_file(path, STATE_MAX, &st);
+	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, ".state");
+	if (rc == 0)
+		rc = read_file(path, STATE_MAX, &st);
 	if (rc == -ENOENT) {
 		rc = state_from_report(&report, e);
 		e->updated = e->created;
@@ -306,10 +260,10 @@ static void quarantine_report(struct cgfb_spool *sp, const char *id, const char 
 	cgfb_spool_quarantine(sp, name, why);
 	snprintf(name, sizeof(name), "%s.state", id);
 	if (faccessat(AT_FDCWD, sp->dir, F_OK, 0) == 0) {
-		char path[4200];
+		char path[PATH_MAX];
 
-		snprintf(path, sizeof(path), "%s/%s", sp->dir, name);
-		if (access(path, F_OK) == 0)
+		if (cgfb_path_join(path, sizeof(path), sp->dir, name, NULL) == 0 &&
+		    access(path, F_OK) == 0)
 			cgfb_spool_quarantine(sp, name, why);
 	}
 }

@@ -14,8 +14,7 @@
 #include <stddef.h>
 
 #include "cgfb/canon.h"
-
-#define CGFB_REPORT_ID_LEN 36
+#include "cgfb/wire.h"
 
 enum cgfb_rstate {
 	CGFB_R_PENDING,
@@ -47,7 +46,6 @@ struct cgfb_spool {
 };
 
 const char *cgfb_rstate_name(enum cgfb_rstate s);
-bool cgfb_report_id_valid(const char *id);
 
 /* Create the directory (0700) if needed. */
 int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir);

@@ -143,7 +143,7 @@ int cgfb_mountinfo_read(const char *path, const char *root, struct cgfb_mounts *
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = cgfb_read_file(path, MOUNTINFO_MAX, &b);
+	rc = cgfb_read_file(path, MOUNTINFO_MAX, 0, &b);
 	if (rc == 0)
 		rc = cgfb_mountinfo_parse(b.data, b.len, root, out);
 	cgfb_buf_free(&b);

@@ -207,7 +207,7 @@ static const char *init_system(void)
 
 	if (is_dir("/run/systemd/system"))
 		return "systemd";
-	if (cgfb_read_file("/proc/1/comm", 64, &b) == 0) {
+	if (cgfb_read_file("/proc/1/comm", 64, 0, &b) == 0) {
 		if (strncmp(b.data, "systemd", 7) == 0)
 			init = "systemd";
 		else if (strncmp(b.data, "openrc-init", 11) == 0 || is_dir("/run/openrc"))
@@ -229,9 +229,9 @@ static void distribution(const char *path, struct cgfb_profile *p)
 	int rc;
 
 	if (path)
-		rc = cgfb_read_file(path, SMALL_FILE_MAX, &b);
-	else if ((rc = cgfb_read_file("/etc/os-release", SMALL_FILE_MAX, &b)) < 0)
-		rc = cgfb_read_file("/usr/lib/os-release", SMALL_FILE_MAX, &b);
+		rc = cgfb_read_file(path, SMALL_FILE_MAX, 0, &b);
+	else if ((rc = cgfb_read_file("/etc/os-release", SMALL_FILE_MAX, 0, &b)) < 0)
+		rc = cgfb_read_file("/usr/lib/os-release", SMALL_FILE_MAX, 0, &b);
 	cgfb_os_release_parse(rc == 0 ? b.data : "", rc == 0 ? b.len : 0, p->distro_id,
 			      p->distro_version);
 	cgfb_buf_free(&b);
@@ -242,7 +242,7 @@ static int command_line(const char *path, struct cgfb_profile *p)
 	struct cgfb_buf b = { 0 };
 	int rc;
 
-	rc = cgfb_read_file(path ? path : "/proc/cmdline", SMALL_FILE_MAX, &b);
+	rc = cgfb_read_file(path ? path : "/proc/cmdline", SMALL_FILE_MAX, 0, &b);
 	if (rc < 0) {
 		memset(&p->cmdline, 0, sizeof(p->cmdline));
 		cgfb_buf_free(&b);

@@ -12,6 +12,9 @@
 int cgfb_atomic_write(const char *dir, const char *name, const void *data, size_t len,
 		      mode_t mode);
 
+/* All len bytes to fd, through short writes and EINTR: 0 or -errno. */
+int cgfb_write_all(int fd, const void *data, size_t len);
+
 /* mkdir -p with mode for the last component; an existing directory is fine. */
 int cgfb_mkdir_p(const char *path, mode_t mode);
 

@@ -17,8 +17,6 @@ void cgfb_buf_free(struct cgfb_buf *b);
 /* 0 or -ENOMEM; on failure the buffer keeps its old content. */
 int cgfb_buf_add(struct cgfb_buf *b, const void *data, size_t len);
 int cgfb_buf_adds(struct cgfb_buf *b, const char *s);
-/* Append the content of a file of at most max bytes (-EFBIG if larger). */
-int cgfb_buf_read_file(struct cgfb_buf *b, const char *path, size_t max);
 int cgfb_buf_printf(struct cgfb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

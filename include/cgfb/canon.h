@@ -11,9 +11,8 @@
 
 #include "cgfb/buf.h"
 #include "cgfb/sha256.h"
+#include "cgfb/wire.h"
 
-/* Nesting of the deepest report member, with room to spare. */
-#define CGFB_REPORT_DEPTH_MAX 20
 
 /* Serialise obj into b (replacing its content, NUL-terminated). Fails with
  * -EINVAL for doubles (reports have none) or invalid UTF-8, and -E2BIG past

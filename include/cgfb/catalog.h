@@ -69,6 +69,16 @@ struct cgfb_entry {
 	char **vocab;
 };
 
+/* Two lines every log scan must see besides the catalog's needles: the
+ * start of a WARN block and the banner of a new boot (which resets the
+ * kernel's once-per-boot flags). The multi-literal search holds
+ * CGFB_MSCAN_MAX literals, so the catalog may have that many needles less
+ * these. */
+#define CGFB_WARN_CUT_HERE "[ cut here ]"
+#define CGFB_BOOT_BANNER   "Linux version "
+#define CGFB_CATALOG_ANCHORS 2
+#define CGFB_CATALOG_NEEDLES_MAX (CGFB_MSCAN_MAX - CGFB_CATALOG_ANCHORS)
+
 struct cgfb_catalog {
 	size_t n;
 	struct cgfb_entry *entries;
@@ -76,7 +86,7 @@ struct cgfb_catalog {
 	struct cgfb_question_set *sets;
 	/* Every needle of every entry, deduplicated, for the prefilter. */
 	size_t n_needles;
-	const char *needles[CGFB_MSCAN_MAX];
+	const char *needles[CGFB_CATALOG_NEEDLES_MAX];
 	struct cgfb_mscan scan;
 };
 

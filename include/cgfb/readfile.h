@@ -8,9 +8,17 @@
 
 #include "cgfb/buf.h"
 
-/* path's bytes into b (replacing its content, NUL-terminated). -EFBIG past
- * max bytes, else 0 or a negative errno from open/read. */
-int cgfb_read_file(const char *path, size_t max, struct cgfb_buf *b);
+enum {
+	CGFB_RF_APPEND = 1,     /* add to b instead of replacing its content */
+	CGFB_RF_REGULAR = 2,    /* only a regular file (-EINVAL otherwise) */
+	CGFB_RF_NOFOLLOW = 4,   /* not through a symbolic link (-ELOOP) */
+};
+
+/* The one whole-file reader: path's bytes into b (NUL-terminated), reading
+ * until end of file whatever fstat says. -EFBIG past max bytes (b keeps
+ * its old content), else 0 or a negative errno from open/read. Opened
+ * non-blocking: a FIFO planted where a file should be reads as empty. */
+int cgfb_read_file(const char *path, size_t max, unsigned flags, struct cgfb_buf *b);
 
 /* Up to sz - 1 bytes of name in dirfd, NUL-terminated; returns the length
  * or a negative errno. Never blocks: a FIFO planted in a tree reads empty. */

@@ -20,7 +20,7 @@ static int check(const struct cgfb_schema *s, const char *path)
 	char err[512] = "";
 	int rc;
 
-	rc = cgfb_read_file(path, REPORT_FILE_MAX, &b);
+	rc = cgfb_read_file(path, REPORT_FILE_MAX, 0, &b);
 	if (rc < 0) {
 		snprintf(err, sizeof(err), "%s", strerror(-rc));
 		goto out;

@@ -1,0 +1,24 @@
+/* The collector's request handlers, each in a file of its own; the route
+ * table (api.c) calls them. */
+#ifndef CGFB_SERVER_HANDLERS_H
+#define CGFB_SERVER_HANDLERS_H
+
+#include <stdbool.h>
+
+#include "api_util.h"
+
+/* api_reports.c */
+void api_post_report(struct api *a, const struct http_request *rq, struct http_reply *rp);
+void api_delete_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
+		       const char *id);
+void api_get_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
+		    const char *id);
+void api_list_reports(struct api *a, const struct http_request *rq, struct http_reply *rp);
+/* summary.c, digest.c, export.c */
+void api_summary(struct api *a, const struct http_request *rq, struct http_reply *rp);
+void api_digest(struct api *a, const struct http_request *rq, struct http_reply *rp);
+void api_export_mbox(struct api *a, const struct http_request *rq, struct http_reply *rp);
+/* dashboard.c: GET / and its assets; false when path is not one of them. */
+bool dashboard_serve(const char *path, struct http_reply *rp);
+
+#endif
