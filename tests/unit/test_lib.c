@@ -1,0 +1,173 @@
+/* The small pieces of lib/ both sides share: the file reader, write_all,
+ * path joining, the report id, SHA-256. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgfb/atomic.h"
+#include "cgfb/path.h"
+#include "cgfb/readfile.h"
+#include "cgfb/sha256.h"
+#include "cgfb/wire.h"
+
+static char dir[] = "/tmp/cgfb-lib.XXXXXX";
+
+static int setup(void **state)
+{
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void put(const char *name, const char *text)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	assert_int_equal(cgfb_path_join(p, sizeof(p), dir, name, NULL), 0);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void reads_files(void **state)
+{
+	struct cgfb_buf b = { 0 };
+	char p[PATH_MAX], l[PATH_MAX];
+
+	put("a", "hello\n");
+	cgfb_path_join(p, sizeof(p), dir, "a", NULL);
+	assert_int_equal(cgfb_read_file(p, 100, 0, &b), 0);
+	assert_string_equal(b.data, "hello\n");
+	/* Appending keeps what was there; replacing does not. */
+	assert_int_equal(cgfb_read_file(p, 100, CGFB_RF_APPEND, &b), 0);
+	assert_string_equal(b.data, "hello\nhello\n");
+	put("empty", "");
+	cgfb_path_join(p, sizeof(p), dir, "empty", NULL);
+	assert_int_equal(cgfb_read_file(p, 100, 0, &b), 0);
+	assert_int_equal(b.len, 0);
+	assert_string_equal(b.data, "");
+	/* /proc says 0 bytes and has more. */
+	assert_int_equal(cgfb_read_file("/proc/self/status", 1 << 20, 0, &b), 0);
+	assert_non_null(strstr(b.data, "Name:"));
+	/* Over the limit: -EFBIG, and b as it was (empty here). */
+	cgfb_path_join(p, sizeof(p), dir, "a", NULL);
+	assert_int_equal(cgfb_read_file(p, 3, 0, &b), -EFBIG);
+	assert_int_equal(b.len, 0);
+	cgfb_path_join(p, sizeof(p), dir, "missing", NULL);
+	assert_int_equal(cgfb_read_file(p, 100, 0, &b), -ENOENT);
+	/* The spool's flags: no link, no FIFO. */
+	cgfb_path_join(p, sizeof(p), dir, "a", NULL);
+	cgfb_path_join(l, sizeof(l), dir, "link", NULL);
+	assert_int_equal(symlink(p, l), 0);
+	assert_int_equal(cgfb_read_file(l, 100, CGFB_RF_NOFOLLOW, &b), -ELOOP);
+	assert_int_equal(cgfb_read_file(l, 100, 0, &b), 0);
+	cgfb_path_join(p, sizeof(p), dir, "fifo", NULL);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(cgfb_read_file(p, 100, CGFB_RF_REGULAR, &b), -EINVAL);
+	/* Without the flag a planted FIFO reads as empty, never blocks. */
+	assert_int_equal(cgfb_read_file(p, 100, 0, &b), 0);
+	assert_int_equal(b.len, 0);
+	cgfb_buf_free(&b);
+}
+
+static void writes_all(void **state)
+{
+	static char big[1 << 20];
+	int fds[2];
+	pid_t pid;
+	int status;
+
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(pipe(fds), 0);
+	/* A pipe holds 64 KiB: a megabyte takes many short writes. */
+	pid = fork();
+	if (pid == 0) {
+		size_t total = 0;
+		ssize_t r;
+		char buf[4096];
+
+		close(fds[1]);
+		while ((r = read(fds[0], buf, sizeof(buf))) > 0)
+			total += (size_t)r;
+		_exit(total == sizeof(big) ? 0 : 1);
+	}
+	close(fds[0]);
+	assert_int_equal(cgfb_write_all(fds[1], big, sizeof(big)), 0);
+	close(fds[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* A closed reader: -EPIPE, not a crash (SIGPIPE ignored here). */
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(fds), 0);
+	close(fds[0]);
+	assert_int_equal(cgfb_write_all(fds[1], "x", 1), -EPIPE);
+	close(fds[1]);
+}
+
+static void joins_paths(void **state)
+{
+	char out[16];
+
+	assert_int_equal(cgfb_path_join(out, sizeof(out), "/a/b", "c", ".json"), 0);
+	assert_string_equal(out, "/a/b/c.json");
+	/* Exactly fits: 15 characters and the NUL. */
+	assert_int_equal(cgfb_path_join(out, sizeof(out), "/abcdefghi", "jkl", NULL), 0);
+	assert_string_equal(out, "/abcdefghi/jkl");
+	assert_int_equal(cgfb_path_join(out, sizeof(out), "/abcdefghi", "jklm", NULL), 0);
+	/* One more is refused, and nothing half-built is left. */
+	assert_int_equal(cgfb_path_join(out, sizeof(out), "/abcdefghi", "jklmn", NULL),
+			 -ENAMETOOLONG);
+	assert_string_equal(out, "");
+}
+
+static void report_ids(void **state)
+{
+	assert_true(cgfb_report_id_valid("0b0e0000-1111-4222-8333-444455556666"));
+	assert_false(cgfb_report_id_valid("0B0E0000-1111-4222-8333-444455556666"));
+	assert_false(cgfb_report_id_valid("0b0e0000-1111-4222-8333-44445555666"));
+	assert_false(cgfb_report_id_valid("0b0e0000-1111-4222-8333-4444555566667"));
+	assert_false(cgfb_report_id_valid("0b0e0000_1111-4222-8333-444455556666"));
+	assert_false(cgfb_report_id_valid("../../etc/shadow-aaaa-bbbb-cccccccccc"));
+	assert_false(cgfb_report_id_valid(""));
+	assert_int_equal(CGFB_REPORT_MAX_BYTES, 256 * 1024);
+	assert_string_equal(CGFB_REPORT_TOO_LARGE, "a report is at most 262144 bytes");
+}
+
+static void sha256(void **state)
+{
+	char hex[65];
+
+	cgfb_sha256_hex("", 0, hex);
+	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	cgfb_sha256_hex("abc", 3, hex);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reads_files),
+		cmocka_unit_test(writes_all),
+		cmocka_unit_test(joins_paths),
+		cmocka_unit_test(report_ids),
+		cmocka_unit_test(sha256),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
