@@ -7,6 +7,7 @@
 #include "cgfb/log.h"
 #include "cli/commands.h"
 #include "cli/exec.h"
+#include "config/config.h"
 
 /* The watcher is a program of its own (cli/exec.h). */
 static int cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
@@ -53,6 +54,7 @@ static void usage(FILE *out)
 	      "Global options:\n"
 	      "  --catalog FILE   use this catalog instead of the installed one\n"
 	      "  --config FILE    configuration (default " "/etc/cgroup-feedback/cgroup-feedback.conf" ")\n"
+	      "  --dump-config-keys  list the keys the configuration file may set\n"
 	      "  -h, --help       show this help (COMMAND --help for a command's options)\n"
 	      "  -V, --version    show the version\n", out);
 }
@@ -62,6 +64,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "catalog", required_argument, NULL, 'c' },
 		{ "config", required_argument, NULL, 'C' },
+		{ "dump-config-keys", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -84,6 +87,10 @@ int main(int argc, char **argv)
 			return CGFB_EXIT_OK;
 		case 'V':
 			printf("cgroup-feedback %s\n", CGFB_VERSION);
+			return CGFB_EXIT_OK;
+		case 'K':
+			for (size_t i = 0; cgfb_config_key(i); i++)
+				printf("%s\n", cgfb_config_key(i));
 			return CGFB_EXIT_OK;
 		default:
 			usage(stderr);

@@ -1,5 +1,6 @@
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,48 +142,99 @@ static int check_endpoint(const char *url, char *err, size_t errsz)
 	return 0;
 }
 
+static int set_endpoint(struct cgfb_config *c, const char *key, const char *value, char *err,
+			size_t errsz)
+{
+	const int rc = check_endpoint(value, err, errsz);
+
+	return rc < 0 ? rc : set_str(c->endpoint, sizeof(c->endpoint), key, value, err, errsz);
+}
+
+static int set_max_attempts(struct cgfb_config *c, const char *key, const char *value, char *err,
+			    size_t errsz)
+{
+	long v;
+	const int rc = set_long(&v, 1, 1000, key, value, err, errsz);
+
+	if (rc == 0)
+		c->max_attempts = (int)v;
+	return rc;
+}
+
+static int set_consent_key(struct cgfb_config *c, const char *key, const char *value, char *err,
+			   size_t errsz)
+{
+	return set_consent(c, value, err, errsz);
+}
+
+static int set_notify_key(struct cgfb_config *c, const char *key, const char *value, char *err,
+			  size_t errsz)
+{
+	return set_notify(c, value, err, errsz);
+}
+
+/* Every key, once: the parser walks this table, and --dump-config-keys
+ * (what the man-page test reads) prints it. */
+static const struct key {
+	const char *name;
+	enum { K_STR, K_LONG, K_FN } kind;
+	size_t off, size;        /* K_STR: the field; K_LONG: the long */
+	long lo, hi;
+	int (*fn)(struct cgfb_config *c, const char *key, const char *value, char *err,
+		  size_t errsz);
+} keys[] = {
+#define STR(k, f) { k, K_STR, offsetof(struct cgfb_config, f), \
+		    sizeof(((struct cgfb_config *)0)->f), 0, 0, NULL }
+#define LONG(k, f, lo, hi) { k, K_LONG, offsetof(struct cgfb_config, f), 0, lo, hi, NULL }
+#define FN(k, fn) { k, K_FN, 0, 0, 0, 0, fn }
+	FN("endpoint", set_endpoint),
+	STR("ca-file", ca_file),
+	STR("pinned-public-key", pinned_public_key),
+	STR("proxy", proxy),
+	STR("use-case-file", use_case_file),
+	STR("notify-command", notify_command),
+	STR("admin-group", admin_group),
+	STR("motd-path", motd_path),
+	STR("mail-to", mail_to),
+	STR("mail-from", mail_from),
+	STR("smtp-url", smtp_url),
+	STR("sendmail", sendmail),
+	STR("allowlist-file", allowlist_file),
+	LONG("connect-timeout", connect_timeout, 1, 600),
+	LONG("timeout", timeout, 1, 3600),
+	FN("max-attempts", set_max_attempts),
+	FN("consent", set_consent_key),
+	FN("notify", set_notify_key),
+#undef STR
+#undef LONG
+#undef FN
+};
+
 int cgfb_config_set(struct cgfb_config *c, const char *key, const char *value, char *err,
 		    size_t errsz)
 {
-	long v;
-	int rc;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct key *k = &keys[i];
 
-#define STR(name, field) \
-	if (strcmp(key, name) == 0) \
-		return set_str(c->field, sizeof(c->field), key, value, err, errsz)
-	if (strcmp(key, "endpoint") == 0) {
-		rc = check_endpoint(value, err, errsz);
-		return rc < 0 ? rc : set_str(c->endpoint, sizeof(c->endpoint), key, value, err, errsz);
+		if (strcmp(key, k->name) != 0)
+			continue;
+		switch (k->kind) {
+		case K_STR:
+			return set_str((char *)c + k->off, k->size, key, value, err, errsz);
+		case K_LONG:
+			return set_long((long *)((char *)c + k->off), k->lo, k->hi, key, value, err,
+					errsz);
+		default:
+			return k->fn(c, key, value, err, errsz);
+		}
 	}
-	STR("ca-file", ca_file);
-	STR("pinned-public-key", pinned_public_key);
-	STR("proxy", proxy);
-	STR("use-case-file", use_case_file);
-	STR("notify-command", notify_command);
-	STR("admin-group", admin_group);
-	STR("motd-path", motd_path);
-	STR("mail-to", mail_to);
-	STR("mail-from", mail_from);
-	STR("smtp-url", smtp_url);
-	STR("sendmail", sendmail);
-	STR("allowlist-file", allowlist_file);
-#undef STR
-	if (strcmp(key, "connect-timeout") == 0)
-		return set_long(&c->connect_timeout, 1, 600, key, value, err, errsz);
-	if (strcmp(key, "timeout") == 0)
-		return set_long(&c->timeout, 1, 3600, key, value, err, errsz);
-	if (strcmp(key, "max-attempts") == 0) {
-		rc = set_long(&v, 1, 1000, key, value, err, errsz);
-		if (rc == 0)
-			c->max_attempts = (int)v;
-		return rc;
-	}
-	if (strcmp(key, "consent") == 0)
-		return set_consent(c, value, err, errsz);
-	if (strcmp(key, "notify") == 0)
-		return set_notify(c, value, err, errsz);
 	snprintf(err, errsz, "unknown setting '%s'", key);
 	return -EINVAL;
+}
+
+const char *cgfb_config_key(size_t i)
+{
+	return i < sizeof(keys) / sizeof(keys[0]) ? keys[i].name : NULL;
 }
 
 static char *trim(char *s)

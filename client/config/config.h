@@ -43,6 +43,8 @@ struct cgfb_config {
 };
 
 void cgfb_config_defaults(struct cgfb_config *c);
+/* The i-th key the file may set, NULL past the last. */
+const char *cgfb_config_key(size_t i);
 /* Load path over the defaults. A missing file is fine when !must_exist.
  * Errors name the file and line. Returns 0 or a negative errno. */
 int cgfb_config_load(struct cgfb_config *c, const char *path, bool must_exist, char *err,

@@ -39,11 +39,9 @@ V=$T_TMP/verify
 mkdir -p "$V/bin"
 cp "$CGFB" "$V/bin/cgroup-feedback"
 cp "$BUILD/cgroup-feedback-watch" "$BUILD/cgroup-feedback-report" "$V/bin/"
-have_server=0
-if [ -x "$BUILD/cgroup-feedback-server" ]; then
-	cp "$BUILD/cgroup-feedback-server" "$V/bin/cgroup-feedback-server"
-	have_server=1
-fi
+# Every program is part of the product: one missing fails the copy and
+# the verify of its unit.
+cp "$BUILD/cgroup-feedback-server" "$V/bin/cgroup-feedback-server"
 for u in "$WATCHER" "$FLUSH" "$TIMER" "$SERVER"; do
 	sed -e "s|/usr/s\{0,1\}bin/cgroup-feedback|$V/bin/cgroup-feedback|" \
 	    -e "s|/usr/libexec/cgroup-feedback/|$V/bin/|" "$u" > "$V/$(basename "$u")"
@@ -63,11 +61,7 @@ verify() {
 check "verify cgroup-feedback.service" verify "$V/cgroup-feedback.service"
 check "verify cgroup-feedback-flush.service" verify "$V/cgroup-feedback-flush.service"
 check "verify cgroup-feedback-flush.timer" verify "$V/cgroup-feedback-flush.timer"
-if [ $have_server = 1 ]; then
-	check "verify cgroup-feedback-server.service" verify "$V/cgroup-feedback-server.service"
-else
-	skip "verify cgroup-feedback-server.service" "$BUILD/cgroup-feedback-server not built yet (issue 5)"
-fi
+check "verify cgroup-feedback-server.service" verify "$V/cgroup-feedback-server.service"
 
 # --- systemd-analyze security --------------------------------------------------
 exposure() {
