@@ -128,6 +128,15 @@ $(SERVER_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
 $(SERVER): $(SERVER_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lpthread -lm
 
+# The collector's unit tests (test_srv_*.c) link its objects but main.o.
+SERVER_TEST_OBJ := $(filter-out $(BUILD)/server-stub/main.o,$(SERVER_OBJ))
+$(BUILD)/tests/test_srv_%: tests/unit/test_srv_%.c tests/unit/testutil.h $(SERVER_TEST_OBJ) $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iserver-stub -Itests/unit $(ALL_CFLAGS) \
+	  $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS) $(TEST_PKGS)) $< -o $@ $(LDFLAGS) \
+	  $(SERVER_TEST_OBJ) $(LIB_OBJ) $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS) $(TEST_PKGS)) \
+	  -lpthread -lm
+
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libcgfb.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CLIENT_CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) \

@@ -1,0 +1,210 @@
+/* The spool (report/spool.c), consent (consent/consent.c) and the scan of
+ * saved logs (detect/scan.c), on real files in a scratch directory. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgfb/atomic.h"
+#include "cgfb/path.h"
+#include "cgfb/readfile.h"
+#include "cgfb/schema.h"
+#include "consent/consent.h"
+#include "detect/scan.h"
+#include "report/snapshot.h"
+#include "report/spool.h"
+
+static char dir[] = "/tmp/cgfb-spool.XXXXXX";
+static struct cgfb_catalog *cat;
+static struct cgfb_schema *schema;
+
+static int setup(void **state)
+{
+	char err[256];
+
+	cat = test_catalog();
+	if (!mkdtemp(dir) || cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[64];
+
+	cgfb_schema_free(schema);
+	cgfb_catalog_free(cat);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A real report of entry id (a snapshot of an empty tree), saved in the
+ * spool; its id into id. */
+static void make_report(const char *id_of_entry, char id[CGFB_REPORT_ID_LEN + 1])
+{
+	const struct cgfb_snapshot_opts o = { .state_dir = dir, .mountinfo = "/dev/null" };
+	struct cgfb_snapshot *s;
+	struct cgfb_buf b = { 0 };
+	char err[512];
+
+	assert_int_equal(cgfb_snapshot_new(&o, &s), 0);
+	assert_int_equal(cgfb_snapshot_report(s, cgfb_catalog_find(cat, id_of_entry), NULL, "file",
+					      false, &b, id, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_snapshot_save(s, id, &b), 0);
+	cgfb_buf_free(&b);
+	cgfb_snapshot_free(s);
+}
+
+static void spool_states(void **state)
+{
+	struct cgfb_spool sp;
+	struct cgfb_spool_entry e, *v = NULL;
+	struct cgfb_buf bytes = { 0 };
+	char id[CGFB_REPORT_ID_LEN + 1], path[PATH_MAX];
+	struct stat st;
+	size_t n = 0;
+
+	make_report("M8", id);
+	assert_int_equal(cgfb_spool_open(&sp, dir), 0);
+	assert_int_equal(stat(sp.dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	/* No .state yet: pending, with its catalog id and exact bytes. */
+	assert_int_equal(cgfb_spool_load(&sp, id, &e, &bytes), 0);
+	assert_int_equal(e.state, CGFB_R_PENDING);
+	assert_string_equal(e.catalog_id, "M8");
+	assert_true(bytes.len > 100 && bytes.data[0] == '{');
+	/* A state saved is a state loaded. */
+	e.state = CGFB_R_DECLINED;
+	snprintf(e.last_error, sizeof(e.last_error), "test");
+	assert_int_equal(cgfb_spool_save_state(&sp, &e), 0);
+	assert_int_equal(cgfb_spool_load(&sp, id, &e, NULL), 0);
+	assert_int_equal(e.state, CGFB_R_DECLINED);
+	assert_string_equal(cgfb_rstate_name(e.state), "declined");
+	cgfb_path_join(path, sizeof(path), sp.dir, id, ".state");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	/* Names that are no report id never become paths. */
+	assert_int_equal(cgfb_spool_load(&sp, "../../etc/shadow", &e, NULL), -EINVAL);
+	assert_int_equal(cgfb_spool_load(&sp, "00000000-0000-4000-8000-000000000000", &e, NULL),
+			 -ENOENT);
+	/* A corrupt report is quarantined by the listing, the good one stays. */
+	cgfb_path_join(path, sizeof(path), sp.dir, "11111111-1111-4111-8111-111111111111", ".json");
+	assert_int_equal(cgfb_atomic_write(sp.dir, "11111111-1111-4111-8111-111111111111.json",
+					   "{not json", 9, 0600), 0);
+	assert_int_equal(cgfb_spool_list(&sp, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].id, id);
+	assert_int_equal(access(path, F_OK), -1);
+	cgfb_path_join(path, sizeof(path), sp.dir, "quarantine", NULL);
+	assert_int_equal(access(path, F_OK), 0);
+	free(v);
+	cgfb_buf_free(&bytes);
+}
+
+static void consent_bytes(void **state)
+{
+	const char *keys[] = { "software" }, *vals[] = { "libvirt" };
+	struct cgfb_use_case uc = { .text = "One VM per cgroup.", .n_answers = 1 };
+	struct cgfb_buf report = { 0 }, out = { 0 };
+	struct cgfb_spool sp;
+	struct cgfb_spool_entry e;
+	char id[CGFB_REPORT_ID_LEN + 1], token[65], err[256], sha[65], schema_sha[65];
+	json_object *doc;
+
+	uc.keys[0] = keys[0];
+	uc.values[0] = vals[0];
+	make_report("M3", id);
+	assert_int_equal(cgfb_spool_open(&sp, dir), 0);
+	assert_int_equal(cgfb_spool_load(&sp, id, &e, &report), 0);
+	assert_int_equal(cgfb_consent_build(schema, dir, &report, &uc,
+					    "https://collector.example/api/v1/reports", &out, token,
+					    err, sizeof(err)), 0);
+	/* The bytes are canonical, valid, and carry use case, consent and
+	 * the SHA-256 of the token, never the token itself. */
+	assert_int_equal(cgfb_canon_parse(out.data, out.len, CGFB_REPORT_DEPTH_MAX, &doc, err,
+					  sizeof(err)), 0);
+	assert_int_equal(cgfb_schema_validate(schema, doc, err, sizeof(err)), 0);
+	assert_null(strstr(out.data, token));
+	cgfb_sha256_hex(token, 64, sha);
+	assert_non_null(strstr(out.data, sha));
+	assert_non_null(strstr(out.data, "\"install\":\""));
+	assert_non_null(strstr(out.data, "One VM per cgroup."));
+	assert_int_equal(cgfb_consent_schema(&out, schema_sha), 0);
+	assert_string_equal(schema_sha, cgfb_schema_sha256(schema));
+	json_object_put(doc);
+	/* The yes: consented, due now, bound to these bytes and this place. */
+	assert_int_equal(cgfb_consent_record(&sp, &e, &out, "https://collector.example/api/v1/reports",
+					     token), 0);
+	assert_int_equal(cgfb_spool_load(&sp, id, &e, NULL), 0);
+	assert_int_equal(e.state, CGFB_R_CONSENTED);
+	cgfb_sha256_hex(out.data, out.len, sha);
+	assert_string_equal(e.sha256, sha);
+	assert_string_equal(e.deletion_token, token);
+	/* An endpoint with user information cannot be consented to. */
+	assert_int_not_equal(cgfb_consent_build(schema, dir, &report, &uc,
+						"https://jdoe:pw@collector.example/", &out, token,
+						err, sizeof(err)), 0);
+	cgfb_buf_free(&report);
+	cgfb_buf_free(&out);
+}
+
+static void count(const struct cgfb_detection *d, void *arg)
+{
+	char *ids = arg;
+
+	strcat(ids, d->entry->id);
+	strcat(ids, " ");
+}
+
+static void scans_logs(void **state)
+{
+	static const char dmesg[] =
+		"[    0.000000] Linux version 6.12.0 (x@y) #1 SMP\n"
+		"[    1.000000] eth0: link up\n"
+		"[    2.000000] Non-hierarchical mode is deprecated. Please report your usecase to "
+		"linux-mm@kvack.org if you depend on this functionality.\n"
+		"[    3.000000] audit: comm=\"Non-hierarchical mode is deprecated.\"\n"
+		"[    4.000000] soft_limit_in_bytes is deprecated and will be removed. Please report "
+		"your usecase to linux-mm@kvack.org if you depend on this functionality.\n";
+	static const char negative[] = "Dec  3 10:00:00 host sshd[1]: Accepted key\n"
+				       "Dec  3 10:00:01 host kernel: eth0: link up\n";
+	struct cgfb_scan_stats st;
+	char ids[256] = "";
+	char path[PATH_MAX];
+	int fd;
+
+	assert_int_equal(cgfb_scan_buffer(dmesg, sizeof(dmesg) - 1, cat, count, ids, &st), 0);
+	assert_string_equal(ids, "M8 M3 ");
+	assert_int_equal(st.detections, 2);
+	assert_int_equal(st.lines, 5);
+	ids[0] = '\0';
+	assert_int_equal(cgfb_scan_buffer(negative, sizeof(negative) - 1, cat, count, ids, &st), 0);
+	assert_string_equal(ids, "");
+	assert_int_equal(st.detections, 0);
+	/* The same log from a file descriptor (mapped). */
+	cgfb_path_join(path, sizeof(path), dir, "dmesg.txt", NULL);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, dmesg, sizeof(dmesg) - 1), (ssize_t)sizeof(dmesg) - 1);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	ids[0] = '\0';
+	assert_int_equal(cgfb_scan_fd(fd, cat, count, ids, &st), 0);
+	assert_string_equal(ids, "M8 M3 ");
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(spool_states),
+		cmocka_unit_test(consent_bytes),
+		cmocka_unit_test(scans_logs),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
