@@ -153,7 +153,6 @@ static const struct {
 	const char *path;
 	void (*fn)(struct api *a, const struct http_request *rq, struct http_reply *rp);
 } get_routes[] = {
-	{ "/api/v1/summary", api_summary },
 	{ "/api/v1/digest", api_digest },
 	{ "/api/v1/export.mbox", api_export_mbox },
 };
@@ -181,6 +180,14 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 	}
 	if (strncmp(rq->path, REPORTS "/", strlen(REPORTS) + 1) == 0) {
 		route_report(a, rq, rp, rq->path + strlen(REPORTS) + 1);
+		return;
+	}
+	/* From memory, on the event loop: no database read per request. */
+	if (strcmp(rq->path, "/api/v1/summary") == 0) {
+		if (get)
+			api_summary(a, rq, rp);
+		else
+			method_not_allowed(rp, "GET");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(get_routes) / sizeof(get_routes[0]); i++) {

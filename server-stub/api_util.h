@@ -16,6 +16,7 @@
 #include "http.h"
 #include "offload.h"
 #include "options.h"
+#include "pubsum.h"
 #include "ratelimit.h"
 #include "store.h"
 #include "writer.h"
@@ -29,6 +30,7 @@ struct api {
 	struct writer *writer;           /* NULL with o->no_store */
 	struct offload *offload;         /* NULL: reads run on the event loop */
 	struct ratelimit *rl;
+	struct pubsum *pubsum;           /* the public summary, served from memory */
 	struct auth auth;
 	/* Read-only connections, reused between requests. */
 	pthread_mutex_t lock;

@@ -138,7 +138,8 @@ static void add_headers(struct http_server *h, struct MHD_Response *resp,
 	MHD_add_response_header(resp, "Content-Type",
 				rp->content_type ? rp->content_type : "application/json");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	MHD_add_response_header(resp, "Cache-Control",
+				rp->cache_control[0] ? rp->cache_control : "no-store");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
 	if (rp->page) {
 		MHD_add_response_header(resp, "Content-Security-Policy", PAGE_CSP);

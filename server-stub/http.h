@@ -31,6 +31,7 @@ struct http_reply {
 	bool page;                   /* HTML/JS/CSS: Content-Security-Policy */
 	char location[96];
 	char etag[72];
+	char cache_control[48];      /* "": no-store */
 };
 
 const char *http_header(const struct http_request *rq, const char *name);

@@ -20,6 +20,7 @@
 
 static void api_free(struct api *a)
 {
+	pubsum_stop(a->pubsum);
 	for (unsigned i = 0; i < a->n_readers; i++)
 		store_close(a->readers[i]);
 	ratelimit_free(a->rl);
@@ -57,6 +58,9 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 	/* Opening read-write creates and migrates the file before any reader. */
 	if (rc == 0 && (rc = store_open(&s, o->db_path, false)) < 0)
 		cgfb_log(LOG_ERR, "%s: cannot open the database", o->db_path);
+	/* After the migration: the first summary reads the current schema. */
+	if (rc == 0 && (rc = pubsum_start(&a->pubsum, o->db_path, o->summary_interval)) < 0)
+		cgfb_log(LOG_ERR, "cannot start the public summary");
 	if (rc == 0 && o->no_store) {
 		cgfb_log(LOG_WARNING, "CGFB_SERVER_BENCH_NO_STORE is set: reports are "
 			 "validated and answered but NOT stored (benchmark only)");

@@ -26,6 +26,7 @@ static void usage(FILE *out)
 	      "  --request-timeout SEC    time for one request's body (30)\n"
 	      "  --rate N                 report writes per second per client address (10; 0 off)\n"
 	      "  --burst N                writes allowed at once before --rate applies (50)\n"
+	      "  --summary-interval S     recompute the public summary every S seconds (600)\n"
 	      "  --port-file FILE         write the bound port to FILE once listening\n"
 	      "  --quiet                  no per-request log lines\n"
 	      "  -h, --help               show this help\n"
@@ -70,6 +71,7 @@ static int set(struct server_opts *o, int opt, const char *name, const char *arg
 	case 'T': o->request_timeout = (unsigned)v; break;
 	case 'r': o->rate = v; break;
 	case 'b': o->burst = (unsigned)v; break;
+	case 'S': o->summary_interval = (unsigned)v; break;
 	}
 	return 0;
 }
@@ -80,7 +82,8 @@ static int check(const struct server_opts *o)
 		cgfb_log(LOG_ERR, "--tls-cert and --tls-key go together");
 		return -EINVAL;
 	}
-	if (!o->max_connections || !o->max_per_ip || !o->idle_timeout || !o->request_timeout) {
+	if (!o->max_connections || !o->max_per_ip || !o->idle_timeout || !o->request_timeout ||
+	    !o->summary_interval) {
 		cgfb_log(LOG_ERR, "connection limits and timeouts must be at least 1");
 		return -EINVAL;
 	}
@@ -103,6 +106,7 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		{ "request-timeout", required_argument, NULL, 'T' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "burst", required_argument, NULL, 'b' },
+		{ "summary-interval", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -113,7 +117,7 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 	*o = (struct server_opts){
 		.listen = "127.0.0.1:8080", .db_path = "collector.db", .max_connections = 256,
 		.max_per_ip = 128, .idle_timeout = 10, .request_timeout = 30, .rate = 10,
-		.burst = 50,
+		.burst = 50, .summary_interval = 600,
 	};
 	/* For measuring the HTTP and validation ceiling only (bench/server.sh). */
 	o->no_store = getenv("CGFB_SERVER_BENCH_NO_STORE") != NULL;

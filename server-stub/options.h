@@ -16,6 +16,7 @@ struct server_opts {
 	unsigned request_timeout;    /* seconds for a whole request body */
 	double rate;                 /* writes per second per client address, 0 = no limit */
 	unsigned burst;
+	unsigned summary_interval;   /* seconds between recomputations of the public summary */
 	bool quiet;                  /* no per-request log lines */
 	bool no_store;               /* benchmark only: validate, answer 201, store nothing */
 };

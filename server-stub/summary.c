@@ -1,6 +1,7 @@
 #include <errno.h>
 
 #include "handlers.h"
+#include "pubsum.h"
 #include "summary.h"
 
 struct dim_ctx {
@@ -86,16 +87,5 @@ int summary_build(struct store *s, const char *since, json_object **out)
 
 void api_summary(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
-	struct store *s = api_reader(a, rp);
-	json_object *o;
-	int rc;
-
-	if (!s)
-		return;
-	rc = summary_build(s, NULL, &o);
-	api_reader_put(a, s);
-	if (rc < 0)
-		api_error(rp, 503, "unavailable", "the database cannot be read right now");
-	else
-		api_json(rp, 200, o);
+	pubsum_reply(a->pubsum, http_header(rq, "If-None-Match"), rp);
 }

@@ -103,7 +103,7 @@ check_clean "any collector row" "$T_TMP/rows.txt"
 admin /api/v1/digest > /dev/null
 cp "$T_TMP/body" "$T_TMP/digest"
 check_clean "the digest" "$T_TMP/digest"
-req GET /api/v1/summary > /dev/null
+fresh_summary > /dev/null
 cp "$T_TMP/body" "$T_TMP/summary"
 check_clean "the public summary" "$T_TMP/summary"
 admin /api/v1/export.mbox > /dev/null
@@ -169,9 +169,28 @@ nsys=2
 expect_eq "the reports carry $nsys system profiles and five pseudonyms" "$(cat "$T_TMP/distinct")" \
 	"$nsys 5"
 [ -n "$uname26" ] || skip "a kernel of another series" "setarch --uname-2.6 is not available"
-req GET /api/v1/summary > /dev/null
+fresh_summary > /dev/null
 expect_eq "the public summary counts five installs, not one per boot or kernel" \
 	"$(json '(j["total"]["reports"], j["total"]["installs"])')" "(15, 5)"
+
+# --- the public summary does not move with one submission -----------------------
+# Recomputed on a schedule (here once an hour): comparing it before and
+# after one report shows nothing; the ETag lets clients ask cheaply.
+start_server sched --rate 0 --summary-interval 3600 || { not_ok "third server starts"; finish; exit 1; }
+gen "$T_TMP/gen" 12 5 6 > /dev/null
+for n in 0 1 2 3 4 5 6 7 8 9; do post "$T_TMP/gen/$n.json" > /dev/null; done
+req GET /api/v1/summary > /dev/null
+cp "$T_TMP/body" "$T_TMP/before"
+etag=$(tr -d '\r' < "$T_TMP/headers" | sed -n 's/^ETag: //Ip')
+check "the summary has an ETag and may be cached until its next recomputation" \
+	sh -c '[ -n "$1" ] && tr -d "\r" < "$2" | grep -Eiq "^Cache-Control: public, max-age=[0-9]+"' _ "$etag" "$T_TMP/headers"
+expect_eq "the summary computed at start counts none of the reports since" \
+	"$(json 'j["total"]["reports"] if not j["total"]["suppressed"] else 0')" 0
+expect_eq "one more report stored" "$(post "$T_TMP/gen/11.json")" 201
+req GET /api/v1/summary > /dev/null
+check "the summary after one more submission is byte for byte the same" cmp -s "$T_TMP/before" "$T_TMP/body"
+expect_eq "If-None-Match with its ETag: 304" "$(req GET /api/v1/summary -H "If-None-Match: $etag")" 304
+expect_eq "a different ETag: 200" "$(req GET /api/v1/summary -H 'If-None-Match: "x"')" 200
 
 # The pseudonym is per collector: the same machine, another endpoint.
 p1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["consent"]["install"])' \

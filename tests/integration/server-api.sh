@@ -114,7 +114,7 @@ check "the deleted report's content is overwritten in the database file" \
 	wait_for 50 sh -c '! grep -q "$1" "$2"' _ "$tok1" "$DB"
 
 # --- summary: recomputed independently from the stored reports ---------------------
-expect_eq "GET /api/v1/summary: 200 without a token" "$(req GET /api/v1/summary)" 200
+expect_eq "GET /api/v1/summary: 200 without a token" "$(fresh_summary)" 200
 cp "$T_TMP/body" "$T_TMP/summary.json"
 stored=""
 for n in $(seq 0 39); do [ "$n" = 1 ] || [ "$n" = 2 ] || stored="$stored $R/$n.json"; done

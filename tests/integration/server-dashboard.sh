@@ -35,7 +35,7 @@ done
 check "no external asset: no URL in page, script or style but the SVG namespace" \
 	sh -c '! grep -ho "https\?://[^\"'\'' )]*" server-stub/dashboard/* | grep -v "^http://www.w3.org/2000/svg$" | grep -q .'
 
-req GET /api/v1/summary >/dev/null && cp "$T_TMP/body" "$T_TMP/summary.json"
+fresh_summary >/dev/null && cp "$T_TMP/body" "$T_TMP/summary.json"
 admin '/api/v1/reports?limit=20' >/dev/null && cp "$T_TMP/body" "$T_TMP/latest.json"
 
 if ! command -v chromium >/dev/null; then

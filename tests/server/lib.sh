@@ -32,7 +32,10 @@ start_server() {
 	mkdir -p "$DIR"
 	echo "$ADMIN" > "$DIR/admin"
 	rm -f "$DIR/port"
-	"$SERVER" --listen 127.0.0.1:0 --database "$DIR/db.sqlite" --port-file "$DIR/port" \
+	# A summary recomputed every second unless the test says otherwise
+	# (a later --summary-interval wins); fresh_summary waits for one.
+	"$SERVER" --summary-interval 1 --listen 127.0.0.1:0 --database "$DIR/db.sqlite" \
+		--port-file "$DIR/port" \
 		--admin-token-file "$DIR/admin" "$@" 2>>"$DIR/log" &
 	SPID=$!
 	SERVER_PIDS="$SERVER_PIDS $SPID"
@@ -109,6 +112,26 @@ json() {
 	python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))
 print(eval(sys.argv[2]))' "$T_TMP/body" "$1"
+}
+
+# fresh_summary: GET /api/v1/summary once it was recomputed after this call
+# (so it counts every report stored before), at most 10 s; status printed,
+# body and headers as for req.
+fresh_summary() {
+	_t=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	_i=0
+	while [ $_i -lt 100 ]; do
+		_st=$(req GET /api/v1/summary)
+		if [ "$_st" = 200 ] && python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["computed"] <= sys.argv[2])' "$T_TMP/body" "$_t"; then
+			echo "$_st"
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "$_st"
+	return 1
 }
 
 # has_header REGEX: the last response has a header line matching REGEX.
