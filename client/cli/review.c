@@ -25,6 +25,7 @@
 
 struct answers {
 	char *text;                              /* use case */
+	char *message;                           /* G1: the administrator's wording */
 	size_t n;
 	const char *keys[CGFB_QUESTIONS_MAX];
 	char *values[CGFB_QUESTIONS_MAX];
@@ -32,6 +33,7 @@ struct answers {
 
 static void answers_free(struct answers *a)
 {
+	free(a->message);
 	free(a->text);
 	for (size_t i = 0; i < a->n; i++)
 		free(a->values[i]);
@@ -204,6 +206,31 @@ static void ask_questions(const struct cgfb_review_ctx *rc, const struct cgfb_en
 	}
 }
 
+/* A message no catalog entry describes goes out shaped: only words of the
+ * catalog's vocabulary, "_" for the rest. The administrator, who can read
+ * the kernel log, may say it better; what they type is checked for
+ * secrets like the use case. NULL keeps the shaped text. */
+static char *ask_message(const struct cgfb_review_ctx *rc, json_object *report)
+{
+	json_object *det = json_object_object_get(report, "detection");
+	const char *shaped = json_object_get_string(json_object_object_get(det, "message"));
+	char *line;
+
+	fprintf(rc->out, "\nThis kernel message is not in the catalog. It is sent in this shape,\n"
+		"every word that is not the kernel's wording replaced by \"_\":\n  %s\n"
+		"Type the message as you want it sent (check it against your kernel log:\n"
+		"journalctl -k), or press Enter to send it as shown:\n> ", shaped ? shaped : "");
+	fflush(rc->out);
+	line = read_line(rc->in);
+	if (line && (!line[0] || strlen(line) > 1024)) {
+		if (line[0])
+			fputs("Longer than 1024 characters: the shaped text is kept.\n", rc->out);
+		free(line);
+		line = NULL;
+	}
+	return line;
+}
+
 /* Offer to replace what looks like a secret; returns the (new) text. */
 static char *check_secrets(const struct cgfb_review_ctx *rc, const struct cgfb_local_names *ln,
 			   char *text, bool *asked, bool *redact_all)
@@ -234,6 +261,8 @@ static void redact_answers(const struct cgfb_review_ctx *rc, struct answers *a)
 
 	cgfb_local_names_load(&ln, NULL, NULL);
 	a->text = check_secrets(rc, &ln, a->text, &asked, &redact_all);
+	if (a->message)
+		a->message = check_secrets(rc, &ln, a->message, &asked, &redact_all);
 	for (size_t i = 0; i < a->n; i++)
 		a->values[i] = check_secrets(rc, &ln, a->values[i], &asked, &redact_all);
 	cgfb_local_names_free(&ln);
@@ -250,6 +279,7 @@ static int build(const struct cgfb_review_ctx *rc, const struct cgfb_buf *report
 		uc.keys[i] = a->keys[i];
 		uc.values[i] = a->values[i];
 	}
+	uc.message = a->message;
 	r = cgfb_consent_build(rc->schema, rc->state_dir, report, &uc, endpoint, out, token, err,
 			       sizeof(err));
 	if (r < 0)
@@ -410,6 +440,8 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 		goto out;
 	}
 	show_detection(rc, ce, r, e->id);
+	if (ce->generic)
+		a.message = ask_message(rc, r);
 	ask_questions(rc, ce, &a);
 	a.text = read_use_case(rc);
 	redact_answers(rc, &a);

@@ -86,6 +86,12 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const char *state_dir,
 	deletion = json_object_new_object();
 	json_object_object_add(deletion, "token_sha256", json_object_new_string(token_sha));
 	json_object_object_add(r, "use_case", use_case_json(uc));
+	if (uc->message) {
+		json_object *det = json_object_object_get(r, "detection");
+
+		if (det)
+			json_object_object_add(det, "message", json_object_new_string(uc->message));
+	}
 	json_object_object_add(r, "consent", consent);
 	json_object_object_add(r, "deletion", deletion);
 	rc = cgfb_schema_validate(schema, r, err, errsz);

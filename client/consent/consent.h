@@ -15,6 +15,9 @@
 /* What the administrator said about their use case. */
 struct cgfb_use_case {
 	const char *text;              /* may be NULL */
+	/* For a message no catalog entry describes (G1): the administrator's
+	 * own wording of it, replacing the shaped text; NULL keeps that. */
+	const char *message;
 	size_t n_answers;
 	const char *keys[32];
 	const char *values[32];

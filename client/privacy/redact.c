@@ -190,6 +190,22 @@ static bool knob_shaped(const char *s, size_t n)
 	return false;
 }
 
+/* Not a secret: a finding that only keeps other patterns off these bytes. */
+#define PUBLIC ((enum cgfb_secret_kind)-1)
+
+/* The lists the kernel's messages name are public, and no one's secret. */
+static bool public_list(const char *s, size_t len)
+{
+	static const char *const lists[] = {
+		"linux-mm@kvack.org", "linux-mm-@kvack.org", "cgroups@vger.kernel.org",
+	};
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (len == strlen(lists[i]) && strncasecmp(s, lists[i], len) == 0)
+			return true;
+	return false;
+}
+
 static bool keep_match(enum cgfb_secret_kind k, const char *s, size_t len)
 {
 	switch (k) {
@@ -224,7 +240,11 @@ static size_t find_patterns(const char *text, struct cgfb_finding *out, size_t n
 				trim_boundary(text + off, &m);
 			const size_t s = off + (size_t)m.rm_so, len = (size_t)(m.rm_eo - m.rm_so);
 
-			if (len && keep_match(patterns[p].kind, text + s, len))
+			/* A public list's address is claimed, so that no later pattern
+			 * takes its domain for a host name, and dropped at the end. */
+			if (len && patterns[p].kind == CGFB_SECRET_EMAIL && public_list(text + s, len))
+				n = add(out, n, max, PUBLIC, s, len);
+			else if (len && keep_match(patterns[p].kind, text + s, len))
 				n = add(out, n, max, patterns[p].kind, s, len);
 			off = s + (len ? len : 1);
 		}
@@ -360,6 +380,12 @@ size_t cgfb_find_secrets(const char *text, const struct cgfb_local_names *ln,
 	n = find_patterns(scan, out, 0, max);
 	if (ln)
 		n = find_words(scan, ln, out, n, max);
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (out[i].kind != PUBLIC)
+			out[kept++] = out[i];
+	n = kept;
 	for (size_t i = 0; folded && i < n; i++) {
 		const size_t end = f.at[out[i].start + out[i].len];
 

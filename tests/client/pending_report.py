@@ -13,6 +13,8 @@ import sys
 MESSAGES = {
     "M8": "Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.",
     "C1": "cgroup: libvirtd (4242) created nested cgroup for controller \"memory\" which has incomplete hierarchy support. Nested cgroups may change behavior in the future.",
+    # The G1 safety net's shape: only the catalog's words survive.
+    "G1": "memcg _ _ _ deprecated, please tell linux-mm@kvack.org",
     "M3": "soft_limit_in_bytes is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.",
 }
 

@@ -108,6 +108,32 @@ EOS
 check "EOF mid-review: nothing sent" [ "$(grep -c "$id" "$T_TMP/requests.log")" -eq 0 ]
 check "EOF mid-review: still pending" [ ! -f "$ST/reports/$id.state" ]
 
+# 6: a message no catalog entry describes (G1): shown in its shape, and the
+# administrator's own wording replaces it, after the secret check.
+id=$(new_report G1 r6)
+drive g1 "$id" <<EOS
+Type the message as you want it sent${TAB}memcg acme_v2 flag on 10.9.8.7 is deprecated, tell linux-mm@kvack.org
+10.9.8.7 is deprecated${TAB}
+What were you doing${TAB}starting the batch service
+Describe your use case${TAB}
+Replace these with${TAB}y
+Send this report to http${TAB}y
+EOS
+check "G1: the shaped text is shown before anything is asked" \
+	grep -q 'memcg _ _ _ deprecated, please tell linux-mm@kvack.org' "$T_TMP/g1.log"
+check "G1: the administrator's wording was sent, the address redacted" $PY -c "
+import json
+m = json.load(open('$T_TMP/last-body'))['detection']['message']
+assert m == 'memcg acme_v2 flag on [redacted IPv4 address] is deprecated, tell linux-mm@kvack.org', m
+"
+id=$(new_report G1 r7)
+"$CGFB" --config "$CONF" submit --state-dir "$ST" --yes "$id" > /dev/null 2>&1
+check "G1 unattended (submit --yes): only the shaped text leaves" $PY -c "
+import json
+m = json.load(open('$T_TMP/last-body'))['detection']['message']
+assert m == 'memcg _ _ _ deprecated, please tell linux-mm@kvack.org', m
+"
+
 "$CGFB" --config "$CONF" review --state-dir "$ST" < /dev/null 2>"$T_TMP/err"
 check "review without a terminal points to submit --yes" grep -q 'submit ID --yes' "$T_TMP/err"
 finish

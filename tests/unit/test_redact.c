@@ -75,6 +75,9 @@ static void hostile_use_cases(void **state)
 	expect_kinds("at \xef\xbc\x91\xef\xbc\x90.1.2.3 now", &ln,
 		     "at [redacted IPv4 address] now");
 	expect_kinds("on acmedb\xef\xbc\x90\xef\xbc\x91 too", &ln, "on [redacted host name] too");
+	/* The maintainers' lists are public addresses, not secrets. */
+	expect_kinds("as asked on linux-mm@kvack.org and cgroups@vger.kernel.org", &ln,
+		     "as asked on linux-mm@kvack.org and cgroups@vger.kernel.org");
 	/* Ordinary prose stays. */
 	expect_kinds("We pin batch jobs with memory.limit_in_bytes, e.g. 4G, on 6.1.0.", &ln,
 		     "We pin batch jobs with memory.limit_in_bytes, e.g. 4G, on 6.1.0.");
