@@ -192,6 +192,44 @@ check "the summary after one more submission is byte for byte the same" cmp -s "
 expect_eq "If-None-Match with its ETag: 304" "$(req GET /api/v1/summary -H "If-None-Match: $etag")" 304
 expect_eq "a different ETag: 200" "$(req GET /api/v1/summary -H 'If-None-Match: "x"')" 200
 
+# --- the schema enforces the vocabularies: the collector refuses the rest --------
+python3 - "$T_TMP/gen/0.json" "$T_TMP/outside" <<'PYEOF'
+import copy, json, os, sys
+base = json.load(open(sys.argv[1]))
+os.makedirs(sys.argv[2], exist_ok=True)
+cases = {
+    "release": ("system", "kernel", "release", "6.1.0-acmedb01-build"),
+    "distribution": ("system", "distribution", "id", "acme-linux"),
+    "version": ("system", "distribution", "version_id", "jdoe-7"),
+    "cmdline": ("system", "cmdline", "psi", "acme"),
+    "knob": ("detection", "fields", "knob", "memory.acme_customer_secret"),
+    "controller": ("detection", "fields", "controller", "acme_secret"),
+    "kernel_file": ("detection", "fields", "kernel_file", "/home/jdoe/acme/mm/memcontrol.c"),
+    "function": ("detection", "fields", "function", "acme_secret_init+0x1a/0x2b0"),
+    "endpoint": ("consent", "endpoint", None, "https://jdoe:s3cret@collector.example/api"),
+    "install": ("consent", "install", None, "db01.acme-corp.example"),
+}
+with open(os.path.join(sys.argv[2], "cases"), "w") as idx:
+    for name, (a, b, c, v) in cases.items():
+        r = copy.deepcopy(base)
+        if c is None:
+            r[a][b] = v
+        else:
+            r[a][b][c] = v
+        r["report_id"] = r["report_id"][:-4] + "%04x" % len(name)
+        with open(os.path.join(sys.argv[2], name + ".json"), "wb") as f:
+            f.write(json.dumps(r, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())
+        idx.write("%s /%s/%s%s\n" % (name, a, b, "/" + c if c else ""))
+PYEOF
+while read -r name field; do
+	st=$(post "$T_TMP/outside/$name.json")
+	got=$(json 'j.get("field") or j.get("message", "")' 2>/dev/null)
+	case $st:$got in
+	400:"$field"*) ok "a report with a $name outside the vocabulary: 400 naming $field" ;;
+	*) not_ok "a report with a $name outside the vocabulary: got $st '$got', want 400 naming $field" ;;
+	esac
+done < "$T_TMP/outside/cases"
+
 # The pseudonym is per collector: the same machine, another endpoint.
 p1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["consent"]["install"])' \
 	"$(ls "$T_TMP"/m1/reports/*.json | head -n 1)")
