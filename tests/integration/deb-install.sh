@@ -178,6 +178,16 @@ check "system user _cgroup-feedback" sh -c 'chroot "$1" getent passwd _cgroup-fe
 check "system user _cgroup-feedback-server" sh -c 'chroot "$1" getent passwd _cgroup-feedback-server >/dev/null' _ "$ROOT"
 check "spool made by tmpfiles.d, 0700, owned by _cgroup-feedback" \
 	sh -c '[ "$(chroot "$1" stat -c "%a %U" /var/lib/cgroup-feedback)" = "700 _cgroup-feedback" ]' _ "$ROOT"
+# The installed watcher, started as `cgroup-feedback watch` is, writes a
+# report through the installed report writer.
+printf '4,1,1000,-;%s\n' 'Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' \
+	> "$ROOT/tmp/m8.kmsg"
+echo 0b0e0000-1111-4222-8333-444455556666 > "$ROOT/tmp/boot_id"
+in_root 60 cgroup-feedback watch --once --kmsg /tmp/m8.kmsg --boot-id-file /tmp/boot_id \
+	--state-dir /tmp/watch-state --cgroup-root /tmp/fixture/cg --mountinfo /tmp/fixture/mountinfo \
+	>"$T_TMP/watch.out" 2>&1
+check "the packaged watcher (/usr/libexec/cgroup-feedback) detects M8 and writes its report" \
+	sh -c 'grep -q "M8" "$1" && ls "$2"/tmp/watch-state/reports/*.json >/dev/null' _ "$T_TMP/watch.out" "$ROOT"
 check "watcher enabled (multi-user.target.wants)" \
 	[ -L "$ROOT/etc/systemd/system/multi-user.target.wants/cgroup-feedback.service" ]
 check "flush timer enabled (timers.target.wants)" \

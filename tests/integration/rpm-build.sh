@@ -75,7 +75,10 @@ check "scriptlets enable the watcher and the timer (preset), stop them on erase"
 check "scriptlets run tmpfiles" grep -q "systemd-tmpfiles --create cgroup-feedback.conf" "$T_TMP/scripts"
 check "the packaged binary runs (Debian has the same libraries)" \
 	sh -c '"$1/x/usr/bin/cgroup-feedback" --version | grep -q "^cgroup-feedback $2"' _ "$T_TMP" "$VERSION"
-check "units name /usr/bin/cgroup-feedback" \
-	grep -q '^ExecStart=/usr/bin/cgroup-feedback watch' "$T_TMP/x/usr/lib/systemd/system/cgroup-feedback.service"
+check "the unit starts the packaged watcher, /usr/libexec/cgroup-feedback/cgroup-feedback-watch" \
+	grep -q '^ExecStart=/usr/libexec/cgroup-feedback/cgroup-feedback-watch ' "$T_TMP/x/usr/lib/systemd/system/cgroup-feedback.service"
+check "the package holds the watcher and the report writer" \
+	sh -c '[ -x "$1/usr/libexec/cgroup-feedback/cgroup-feedback-watch" ] &&
+	       [ -x "$1/usr/libexec/cgroup-feedback/cgroup-feedback-report" ]' _ "$T_TMP/x"
 
 finish
