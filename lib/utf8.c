@@ -103,3 +103,40 @@ size_t cgfb_utf8_lead_len(unsigned char c)
 		return 2;
 	return 1;
 }
+
+size_t cgfb_utf8_escape(char *dst, size_t dstsz, const char *src, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)src;
+	size_t o = 0;
+
+	if (!dstsz)
+		return 0;
+	for (size_t i = 0; i < len;) {
+		const size_t n = seq_len(s + i, len - i);
+		/* C0, DEL, C1 (U+0080-U+009F), the backslash, and every byte
+		 * that is not valid UTF-8: \xNN, byte by byte. */
+		const bool esc = n == 0 || (n == 1 && (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\')) ||
+				 (n == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0);
+		const size_t take = esc ? (n ? n : 1) : n;
+
+		for (size_t k = 0; k < take; k++) {
+			if (esc) {
+				if (o + 4 >= dstsz)
+					goto out;
+				dst[o++] = '\\';
+				dst[o++] = 'x';
+				dst[o++] = hex[s[i + k] >> 4];
+				dst[o++] = hex[s[i + k] & 15];
+			} else {
+				if (o + take - k >= dstsz)
+					goto out;
+				dst[o++] = (char)s[i + k];
+			}
+		}
+		i += take;
+	}
+out:
+	dst[o] = '\0';
+	return o;
+}

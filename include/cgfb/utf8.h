@@ -14,4 +14,10 @@ size_t cgfb_utf8_lead_len(unsigned char c);
  * tab, by U+FFFD. Never splits a sequence. Returns the length written. */
 size_t cgfb_utf8_sanitize(char *dst, size_t dstsz, const char *src, size_t len);
 
+/* src as a log line may show it: valid UTF-8 text as it is, but every
+ * control character (C0, DEL, C1), backslash and byte that is not UTF-8 as
+ * \xNN, so that no client-supplied byte can start a line of its own or
+ * talk to a terminal. NUL-terminated, never a split sequence. */
+size_t cgfb_utf8_escape(char *dst, size_t dstsz, const char *src, size_t len);
+
 #endif

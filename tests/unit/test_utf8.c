@@ -26,9 +26,22 @@ static void sanitizes(void **state)
 	assert_string_equal(out, "");
 }
 
+static void escapes_for_logs(void **state)
+{
+	char out[64], tiny[7];
+
+	cgfb_utf8_escape(out, sizeof(out), S("a\nb\r\x1b[1m\x7f\\ \xc3\xa9 \xc2\x9b \xff"));
+	assert_string_equal(out, "a\\x0ab\\x0d\\x1b[1m\\x7f\\x5c \xc3\xa9 \\xc2\\x9b \\xff");
+	/* Never a split escape or sequence at the end of the buffer. */
+	assert_int_equal(cgfb_utf8_escape(tiny, sizeof(tiny), S("abc\n")), 3);
+	assert_string_equal(tiny, "abc");
+	assert_int_equal(cgfb_utf8_escape(tiny, sizeof(tiny), S("abcdef\xc3\xa9")), 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(escapes_for_logs),
 		cmocka_unit_test(validates),
 		cmocka_unit_test(sanitizes),
 	};
