@@ -174,8 +174,12 @@ def check_maps(lines):
           % len(sos), "maps %r" % net)
     check(not [so for so in sos if "libcrypto" in so],
           "...nor libcrypto: the report writer has it", "maps %r" % sos)
-    check(wakes == ["0"], "the watcher in the guest wakes 0 times in 3 idle seconds",
-          "got %r" % wakes)
+    if any("libasan" in so for so in sos):
+        # The sanitizer runtime wakes on its own; the normal build is the measure.
+        comment("ASan build: wake-ups not counted (%r)" % wakes)
+    else:
+        check(wakes == ["0"], "the watcher in the guest wakes 0 times in 3 idle seconds",
+              "got %r" % wakes)
 
 
 def check_reports(lines):
