@@ -3,35 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "api.h"
 #include "handlers.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "ingest.h"
+#include "params.h"
 
 #define REPORTS "/api/v1/reports"
-
-/* application/json, optionally with charset=utf-8; nothing else. */
-static bool json_content_type(const char *ct)
-{
-	const size_t n = strlen("application/json");
-	const char *p;
-
-	if (!ct || strncasecmp(ct, "application/json", n) != 0)
-		return false;
-	p = ct + n;
-	while (*p == ' ')
-		p++;
-	if (*p == '\0')
-		return true;
-	if (*p++ != ';')
-		return false;
-	while (*p == ' ')
-		p++;
-	return strcasecmp(p, "charset=utf-8") == 0 || strcasecmp(p, "charset=\"utf-8\"") == 0;
-}
 
 static bool is_write(const struct http_request *rq)
 {
@@ -56,7 +36,7 @@ bool api_precheck(void *ud, const struct http_request *rq, struct http_reply *rp
 	}
 	if (strcmp(rq->method, "POST") != 0)
 		return false;
-	if (!json_content_type(http_header(rq, "Content-Type"))) {
+	if (!params_json_content_type(http_header(rq, "Content-Type"))) {
 		api_error(rp, 415, "unsupported_media_type", "send Content-Type: application/json");
 		return true;
 	}

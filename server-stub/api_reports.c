@@ -9,6 +9,7 @@
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "ingest.h"
+#include "params.h"
 
 #define LIST_DEFAULT 50
 #define LIST_MAX     500
@@ -258,21 +259,6 @@ static int list_row(const struct store_row *row, void *ud)
 	return 0;
 }
 
-/* A non-negative integer query parameter; dflt when absent. */
-static bool query_uint(const struct http_request *rq, const char *name, uint64_t max,
-		       uint64_t dflt, uint64_t *out)
-{
-	const char *v = http_query(rq, name);
-	char *end;
-
-	*out = dflt;
-	if (!v)
-		return true;
-	errno = 0;
-	*out = strtoull(v, &end, 10);
-	return *v >= '0' && *v <= '9' && *end == '\0' && errno == 0 && *out <= max;
-}
-
 void api_list_reports(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
 	struct store_filter f = {
@@ -293,8 +279,8 @@ void api_list_reports(struct api *a, const struct http_request *rq, struct http_
 
 	if (!api_admin(a, rq, rp))
 		return;
-	if (!query_uint(rq, "limit", LIST_MAX, LIST_DEFAULT, &limit) || limit == 0 ||
-	    !query_uint(rq, "cursor", INT64_MAX, 0, &cursor)) {
+	if (!params_uint(http_query(rq, "limit"), LIST_MAX, LIST_DEFAULT, &limit) || limit == 0 ||
+	    !params_uint(http_query(rq, "cursor"), INT64_MAX, 0, &cursor)) {
 		api_error(rp, 400, "bad_query", "limit is 1 to 500, cursor a number from next_cursor");
 		return;
 	}
