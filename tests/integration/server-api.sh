@@ -126,6 +126,12 @@ sys.exit(not (d["suppressed_groups"] >= 1 and all(g["key"] != "3.10" for g in d[
 check "summary holds no use-case text" sh -c '! grep -q "libvirt; siblings" "$1"' _ "$T_TMP/summary.json"
 
 # --- digest ---------------------------------------------------------------------------
+# days is a whole number from 1 to 3660, in digits only: 2^32 + 7 once
+# wrapped around to a 7-day digest, and "7x" was taken for 7.
+for q in 0 3661 4294967303 18446744073709551623 7x -1 +7 "%207" ""; do
+	expect_eq "digest?days=$q: 400" "$(admin "/api/v1/digest?days=$q")" 400
+done
+expect_eq "digest?days=3660: 200" "$(admin '/api/v1/digest?days=3660')" 200
 expect_eq "GET /api/v1/digest: 200" "$(admin /api/v1/digest)" 200
 check "digest is plain text with the sections" grep -q '^By kernel message' "$T_TMP/body"
 check "digest names catalog titles" grep -q 'M8 - ' "$T_TMP/body"

@@ -11,6 +11,7 @@
 #include "cgfb/schema.h"
 #include "ingest.h"
 #include "options.h"
+#include "params.h"
 #include "ratelimit.h"
 
 static char dir[] = "/tmp/cgfb-srv.XXXXXX";
@@ -106,12 +107,40 @@ static void parses_options(void **state)
 	assert_int_equal(options_parse(&o, 3, bad), -EINVAL);
 }
 
+/* Query values: whole decimal digits, nothing around them, within max. */
+static void parses_query_values(void **state)
+{
+	static const char *const bad[] = {
+		"", "7x", "-1", "+7", " 7", "7 ", "0x10", "3661", "4294967303",
+		"18446744073709551616", "99999999999999999999999",
+	};
+	uint64_t v;
+
+	assert_true(params_uint(NULL, 3660, 7, &v));
+	assert_int_equal(v, 7);
+	assert_true(params_uint("3660", 3660, 7, &v));
+	assert_int_equal(v, 3660);
+	assert_true(params_uint("0007", 3660, 7, &v));
+	assert_int_equal(v, 7);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (params_uint(bad[i], 3660, 7, &v))
+			fail_msg("'%s' taken for %llu", bad[i], (unsigned long long)v);
+	assert_true(params_uint("18446744073709551615", UINT64_MAX, 0, &v));
+	assert_true(v == UINT64_MAX);
+	assert_true(params_json_content_type("application/json"));
+	assert_true(params_json_content_type("Application/JSON ; charset=\"UTF-8\""));
+	assert_false(params_json_content_type("application/jsonp"));
+	assert_false(params_json_content_type("application/json; charset=latin1"));
+	assert_false(params_json_content_type(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rate_limits),
 		cmocka_unit_test(ingests),
 		cmocka_unit_test(parses_options),
+		cmocka_unit_test(parses_query_values),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
