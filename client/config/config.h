@@ -4,6 +4,7 @@
 #define CGFB_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define CGFB_DEFAULT_CONFIG "/etc/cgroup-feedback/cgroup-feedback.conf"
 #define CGFB_CONFIG_STR_MAX 512
