@@ -5,6 +5,8 @@
 #   make check        build and run every test (unit, integration, real kernel under qemu)
 #   make check SANITIZE=1   the same with ASan + UBSan
 #   make bench        benchmarks (not part of check)
+#   make fuzz FUZZ_SECONDS=N   every libFuzzer target for N seconds (fuzz/fuzz.mk,
+#                     docs/FUZZING.md); make check runs each a few seconds
 #   make install PREFIX=/usr DESTDIR=...
 #   make dist | deb | rpm   source tarball, Debian / RPM packages (packaging/packaging.mk)
 
@@ -158,18 +160,22 @@ tests: $(PROGRAMS) $(SERVER) $(UNIT_BIN) $(TEST_TOOLS)
 layers:
 	sh tools/check-layers.sh
 
+# The fuzz targets' smoke run (fuzz/run.sh smoke) ends the suite; fuzz-build
+# skips them, and the suite says so, where clang has no libFuzzer.
 ifeq ($(SANITIZE),1)
-check: layers tests
+check: layers tests fuzz-build
 	BUILDS="$(BUILD)" sh tests/run.sh
 else
-check: layers tests
+check: layers tests fuzz-build
 	$(MAKE) --no-print-directory SANITIZE=1 tests
 	BUILDS="$(BUILD) build-san" VALGRIND=$(VALGRIND) sh tests/run.sh
 endif
 
-# One build, no valgrind, no qemu, no package builds: for the edit-compile-test loop.
+# One build, no valgrind, no qemu, no package builds, no fuzzing: for the
+# edit-compile-test loop.
 check-quick: layers tests
-	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 CGFB_SKIP_PACKAGES=1 sh tests/run.sh
+	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 CGFB_SKIP_PACKAGES=1 CGFB_SKIP_FUZZ=1 \
+	  sh tests/run.sh
 
 run: $(PROGRAMS) $(SERVER)
 	BUILD=$(BUILD) sh tools/run-local.sh
@@ -187,8 +193,9 @@ install: $(PROGRAMS)
 	install -m 0644 data/allowlist.json $(DESTDIR)$(DATADIR)/allowlist.json
 
 include packaging/packaging.mk
+include fuzz/fuzz.mk
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

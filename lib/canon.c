@@ -67,7 +67,7 @@ static void put_string(struct out *o, const char *s, size_t n)
 	static const char hex[] = "0123456789abcdef";
 	size_t run = 0;
 
-	/* Compare mode needs no check: the input it matches is valid UTF-8. */
+	/* Compare mode needs no check: cgfb_canon_parse checked the input. */
 	if (!o->expect && !cgfb_utf8_valid(s, n)) {
 		o->rc = o->rc ? o->rc : -EINVAL;
 		return;
@@ -255,6 +255,12 @@ int cgfb_canon_parse(const char *data, size_t len, int max_depth, json_object **
 	if (len > INT32_MAX) {
 		snprintf(err, errsz, "too large");
 		rc = -E2BIG;
+		goto out;
+	}
+	/* json-c's own check lets UTF-8-encoded surrogates (ED A0 80) through,
+	 * which RFC 3629 and the serialiser refuse. */
+	if (!cgfb_utf8_valid(data, len)) {
+		snprintf(err, errsz, "not valid UTF-8");
 		goto out;
 	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);

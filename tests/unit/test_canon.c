@@ -52,6 +52,8 @@ static void parse_only_canonical(void **state)
 		"{\"a\":\"\\u0041\"}",         /* needless escape */
 		"{\"a\":1}x",                  /* trailing bytes */
 		"{\"a\":\"\xff\"}",            /* invalid UTF-8 */
+		"{\"a\":\"\xed\xaf\x82\"}",    /* a surrogate, UTF-8-encoded (fuzz/canon.c) */
+		"{\"\xed\xa0\x80\":1}",         /* the same in a key */
 		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 		"{\"a\":01}",
 		"{\"a\":{\"b\":1,\"b\":1}}",    /* duplicate key, nested */
