@@ -60,11 +60,16 @@ static void answer_put(struct http_reply *rp, const struct job *j)
 }
 
 /* A write waiting for its commit: the request is suspended meanwhile. */
+/* Longer than any deletion token a client makes (64 hex digits): a longer
+ * one cannot match and is refused without a database lookup. */
+#define DELETION_TOKEN_MAX 128
+
 struct pending {
 	struct api_deferred d;       /* first: what api_finish calls */
 	struct job j;
 	struct report_meta m;
 	const struct http_request *rq;
+	char token[DELETION_TOKEN_MAX + 1];
 };
 
 static void pending_free(void *p)
@@ -173,12 +178,17 @@ static void finish_delete(struct api *a, void *state, struct http_reply *rp)
 void api_delete_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
 		       const char *id)
 {
-	const char *token = auth_deletion_token(rq);
+	size_t len = 0;
+	const char *token = auth_deletion_token(rq, &len);
 	struct pending *w;
 
 	if (!token) {
 		api_error(rp, 401, "unauthorized", "send the report's deletion token "
 			  "in X-Deletion-Token");
+		return;
+	}
+	if (len > DELETION_TOKEN_MAX) {
+		api_error(rp, 403, "forbidden", "wrong deletion token");
 		return;
 	}
 	if (!a->writer) {
@@ -191,8 +201,11 @@ void api_delete_report(struct api *a, const struct http_request *rq, struct http
 		rp->retry_after = 1;
 		return;
 	}
-	/* The id and token live in the request, which outlives the job. */
-	w->j = (struct job){ .kind = JOB_DELETE, .id = id, .token = token };
+	/* The id lives in the request, which outlives the job; the token is
+	 * copied without the white space that may follow it in the header. */
+	memcpy(w->token, token, len);
+	w->token[len] = '\0';
+	w->j = (struct job){ .kind = JOB_DELETE, .id = id, .token = w->token };
 	defer_write(a, rq, w, finish_delete);
 }
 
