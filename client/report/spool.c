@@ -45,6 +45,24 @@ int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir)
 	return cgfb_mkdir_p(sp->dir, 0700);
 }
 
+int cgfb_spool_open_existing(struct cgfb_spool *sp, const char *state_dir)
+{
+	struct stat st;
+
+	if (snprintf(sp->dir, sizeof(sp->dir), "%s/reports", state_dir) >= (int)sizeof(sp->dir))
+		return -ENAMETOOLONG;
+	if (stat(state_dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* The spool is 0700: a user who may not enter it learns that here,
+	 * not from an empty list. */
+	if (access(state_dir, R_OK | X_OK) < 0 ||
+	    (access(sp->dir, F_OK) == 0 && access(sp->dir, R_OK | X_OK) < 0))
+		return -EACCES;
+	return 0;
+}
+
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why)
 {
 	char q[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
@@ -278,8 +296,9 @@ int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t
 
 	*out = NULL;
 	*n = 0;
+	/* The watcher makes reports/ with its first report. */
 	if (!d)
-		return -errno;
+		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d)) != NULL) {
 		const int kind = classify(de->d_name, id);
 		int rc;
