@@ -186,4 +186,14 @@ cfb list --state-dir "$ST" > "$T_TMP/list" 2>"$T_TMP/err"
 check "list works afterwards" [ $? -eq 0 ]
 check "nothing was quarantined" [ ! -d "$ST/reports/quarantine" ] || \
 	[ -z "$(ls "$ST/reports/quarantine")" ]
+# The temporaries of interrupted writes: list removes them once they are
+# older than any write takes (aged here, not waited for).
+left=$(find "$ST/reports" -maxdepth 1 -name '.*.tmp.*' | wc -l)
+echo "# $left temporaries left by the kills"
+find "$ST/reports" -maxdepth 1 -name '.*.tmp.*' -exec touch -d '1 hour ago' {} +
+touch "$ST/reports/.$(ls "$ST/reports" | grep -m1 '\.json$').tmp.1"   # a young one
+cfb list --state-dir "$ST" > /dev/null 2>"$T_TMP/err"
+check "list removes the stale temporaries of killed writes" \
+	[ "$(find "$ST/reports" -maxdepth 1 -name '.*.tmp.*' | wc -l)" -eq 1 ]
+check "and says so" [ "$(grep -c 'left by an interrupted write' "$T_TMP/err")" -eq "$left" ]
 finish
