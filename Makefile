@@ -61,7 +61,7 @@ CLIENT_BLOBS := $(BUILD)/allowlist_blob.o
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-TEST_TOOLS := $(BUILD)/tests/tools/validate-report
+TEST_TOOLS := $(BUILD)/tests/tools/validate-report $(BUILD)/tests/tools/killshim.so
 SERVER_SRC := $(wildcard server-stub/*.c)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
               $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o
@@ -148,6 +148,12 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libcgfb.a
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libcgfb.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CLIENT_CPPFLAGS) $(ALL_CFLAGS) $< -o $@ $(LDFLAGS) $(BUILD)/libcgfb.a $(LIBS)
+
+# The kill loops' LD_PRELOAD shim: never sanitized (an ASan binary is told
+# to accept it with verify_asan_link_order=0).
+$(BUILD)/tests/tools/killshim.so: tests/tools/killshim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -fPIC -shared $< -o $@ -ldl
 
 deps:
 	sh tools/deps.sh

@@ -445,8 +445,12 @@ static int unattended_consent(struct ctx *c, struct cgfb_spool_entry *e, const c
 					token, err, sizeof(err));
 	if (rc < 0 && rc != -ENOENT)
 		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
-	if (rc == 0)
+	if (rc == 0) {
 		rc = cgfb_consent_record(&c->spool, e, &bytes, endpoint, token);
+		if (rc < 0)
+			cgfb_log(LOG_ERR, "report %s: recording the consent in %s: %s; nothing was "
+				 "sent", e->id, c->spool.dir, strerror(-rc));
+	}
 out:
 	for (size_t i = 0; i < c->n_answers; i++) {
 		free(vals[i]);
@@ -466,7 +470,7 @@ static int send_now(struct ctx *c, struct cgfb_spool_entry *e)
 	if (rc == 0)
 		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, e->receipt_id,
 		       e->receipt_sha256);
-	else
+	else if (e->state != CGFB_R_SENT)    /* sent but not recorded: said already */
 		cgfb_log(LOG_ERR, "%s: sending failed: %s%s%s", e->id, e->last_error,
 			 e->next_attempt > 0 ? "; it will be retried by " : "",
 			 e->next_attempt > 0 ? cgfb_hint(hint, sizeof(hint), c->state_dir, "flush") : "");
@@ -531,6 +535,9 @@ int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
 	}
 	e.state = CGFB_R_DECLINED;
 	rc = cgfb_spool_save_state(&c.spool, &e);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: recording the decline in %s: %s", id, c.spool.dir,
+			 strerror(-rc));
 	cgfb_notify_refresh_motd(&c.config, c.state_dir);
 	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
@@ -562,6 +569,9 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 	e.state = CGFB_R_WITHDRAWN;
 	e.next_attempt = 0;
 	rc = cgfb_spool_save_state(&c.spool, &e);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: recording the withdrawal in %s: %s", id, c.spool.dir,
+			 strerror(-rc));
 	cgfb_notify_refresh_motd(&c.config, c.state_dir);
 	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
