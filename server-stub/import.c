@@ -33,24 +33,32 @@ int import_admit(const struct cgfb_schema *schema, const char *msg, size_t len,
 	return rc;
 }
 
-static void import_one(struct writer *w, const struct cgfb_schema *schema, const char *file,
-		       unsigned n, const char *msg, size_t len, struct counts *c)
+/* Where a message is, for the administrator: its number in the file and
+ * its Message-ID (cgfb_log escapes whatever the sender put there). */
+static void where(char *out, size_t outsz, const char *file, unsigned n, const char *msg,
+		  size_t len)
 {
-	struct cgfb_buf json = { 0 };
+	char mid[256];
+
+	if (cgfb_mail_header(msg, len, "Message-ID", mid, sizeof(mid)) && mid[0])
+		snprintf(out, outsz, "%s: message %u %s", file, n, mid);
+	else
+		snprintf(out, outsz, "%s: message %u", file, n);
+}
+
+/* One report found in a message, admitted and written. */
+static void import_report(struct writer *w, const struct cgfb_schema *schema, const char *at,
+			  unsigned index, const struct cgfb_buf *json, struct counts *c)
+{
 	struct report_meta m = { 0 };
 	struct job j = { .kind = JOB_PUT, .via = "mail" };
 	char err[512];
-	int rc;
+	int rc = ingest_report(schema, json->data, json->len, &m, err, sizeof(err));
 
-	rc = import_admit(schema, msg, len, &json, &m, err, sizeof(err));
-	if (rc == -ENOENT) {
-		c->empty++;
-		goto out;
-	}
 	if (rc == 0) {
 		j.meta = &m;
-		j.body = json.data;
-		j.len = json.len;
+		j.body = json->data;
+		j.len = json->len;
 		rc = writer_submit(w, &j);
 		snprintf(err, sizeof(err), "%s", rc == STORE_CONFLICT ?
 			 "another report with this id is stored" : strerror(-rc));
@@ -63,11 +71,58 @@ static void import_one(struct writer *w, const struct cgfb_schema *schema, const
 		c->withdrawn++;
 	else {
 		c->failed++;
-		cgfb_log(LOG_ERR, "%s: message %u: %s", file, n, err);
+		cgfb_log(LOG_ERR, "%s: report %u not imported: %s", at, index, err);
+	}
+	ingest_meta_free(&m);
+}
+
+/* Every report of one message; a message that has a report's header or
+ * marker but yields none, or a damaged report in it, is counted as failed
+ * and said why, never passed over as "without a report". */
+static void import_one(struct writer *w, const struct cgfb_schema *schema, const char *file,
+		       unsigned n, const char *msg, size_t len, struct counts *c)
+{
+	struct cgfb_mail_reader r;
+	struct cgfb_buf json = { 0 };
+	char at[512], err[512];
+	int rc;
+
+	where(at, sizeof(at), file, n, msg, len);
+	rc = cgfb_mail_open(&r, msg, len, err, sizeof(err));
+	if (rc == -ENOENT) {
+		c->empty++;
+		cgfb_log(LOG_NOTICE, "%s: skipped: no report in it", at);
+		goto out;
+	}
+	if (rc < 0) {
+		c->failed++;
+		cgfb_log(LOG_ERR, "%s: not imported: %s", at, rc == -EBADMSG ? err : strerror(-rc));
+		goto out;
+	}
+	while ((rc = cgfb_mail_next(&r, &json, err, sizeof(err))) != 0) {
+		if (rc == 1) {
+			import_report(w, schema, at, r.index, &json, c);
+			continue;
+		}
+		c->failed++;
+		cgfb_log(LOG_ERR, "%s: report %u not imported: %s", at, r.index,
+			 rc == -EBADMSG ? err : strerror(-rc));
+		if (rc != -EBADMSG)
+			break;
 	}
 out:
-	ingest_meta_free(&m);
+	cgfb_mail_close(&r);
 	cgfb_buf_free(&json);
+}
+
+/* A mailbox saved with CR line ends (classic Mac, some webmail exports)
+ * would be one message with no line in it: a CR not before an LF is a
+ * line end. Same length, in place. */
+static void lone_cr_to_lf(char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '\r' && (i + 1 == len || s[i + 1] != '\n'))
+			s[i] = '\n';
 }
 
 static int import_file(struct writer *w, const struct cgfb_schema *schema, const char *file,
@@ -84,6 +139,7 @@ static int import_file(struct writer *w, const struct cgfb_schema *schema, const
 		c->failed++;
 		goto out;
 	}
+	lone_cr_to_lf(data.data, data.len);
 	while (data.len && cgfb_mbox_next(data.data, data.len, &pos, &msg, &len) == 1)
 		import_one(w, schema, file, ++n, msg, len, c);
 out:

@@ -13,6 +13,7 @@
 #include "cgfb/path.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
+#include "cgfb/utf8.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "consent/consent.h"
@@ -367,6 +368,19 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 	return finish(&c, CGFB_EXIT_OK);
 }
 
+/* The schema refuses them too, but only this says which byte and where. */
+static int refuse_controls(const char *text, size_t len, const char *what, const char *name)
+{
+	const ssize_t at = cgfb_text_control(text, len);
+
+	if (at < 0)
+		return 0;
+	cgfb_log(LOG_ERR, "%s %s: byte %zd is the control character 0x%02x; only newline and "
+		 "tab may be in free text%s", what, name, at + 1, (unsigned char)text[at],
+		 text[at] == '\r' ? " (a Windows file? dos2unix converts it)" : "");
+	return -EINVAL;
+}
+
 static char *slurp_use_case(const char *path)
 {
 	struct cgfb_buf b = { 0 };
@@ -382,6 +396,10 @@ static char *slurp_use_case(const char *path)
 	}
 	while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
 		b.data[--b.len] = '\0';
+	if (refuse_controls(b.data, b.len, "use case file", path) < 0) {
+		cgfb_buf_free(&b);
+		return NULL;
+	}
 	return b.data;
 }
 
@@ -428,6 +446,8 @@ static int unattended_consent(struct ctx *c, struct cgfb_spool_entry *e, const c
 	for (size_t i = 0; i < c->n_answers; i++) {
 		const char *eq = strchr(c->answers[i], '=');
 
+		if (refuse_controls(eq + 1, strlen(eq + 1), "--answer", c->answers[i]) < 0)
+			goto out;
 		vals[i] = strdup(eq + 1);
 		uc.keys[i] = strndup(c->answers[i], (size_t)(eq - c->answers[i]));
 		if (!vals[i] || !uc.keys[i])

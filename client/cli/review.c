@@ -12,6 +12,7 @@
 #include "cgfb/path.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
+#include "cgfb/utf8.h"
 #include "consent/consent.h"
 #include "deliver/mailout.h"
 #include "consent/notify.h"
@@ -55,6 +56,31 @@ static char *read_line(FILE *in)
 	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		line[--n] = '\0';
 	return line;
+}
+
+/* A line of free text: one holding a control character other than tab (a
+ * NUL would hide the rest, ESC or CR rewrite the review on the terminal) is
+ * refused and asked for again, rather than cut or sent; NULL at end of input. */
+static char *read_text_line(const struct cgfb_review_ctx *rc)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	while ((n = getline(&line, &cap, rc->in)) >= 0) {
+		ssize_t at;
+
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		at = cgfb_text_control(line, (size_t)n);
+		if (at < 0)
+			return line;
+		fprintf(rc->out, "That line holds the control character 0x%02x; only tab may be in "
+			"a line. Type it again:\n> ", (unsigned char)line[at]);
+		fflush(rc->out);
+	}
+	free(line);
+	return NULL;
 }
 
 /* First letter of the answer, lower-cased; def for an empty line or EOF. */
@@ -159,6 +185,11 @@ static char *edit_in_editor(const struct cgfb_review_ctx *rc)
 	if (f)
 		fclose(f);
 	unlink(path);
+	if (b.data && cgfb_text_control(b.data, b.len) >= 0) {
+		fprintf(rc->out, "The text holds a control character other than newline and tab; "
+			"nothing was taken from the editor.\n");
+		cgfb_buf_free(&b);
+	}
 	return b.data ? b.data : strdup("");
 }
 
@@ -172,7 +203,7 @@ static char *read_use_case(const struct cgfb_review_ctx *rc)
 	      CGFB_REVIEW_PUBLIC "\n"
 	      "End with an empty line (or type !e alone to use $EDITOR):\n", rc->out);
 	fflush(rc->out);
-	while ((line = read_line(rc->in)) != NULL && line[0]) {
+	while ((line = read_text_line(rc)) != NULL && line[0]) {
 		if (strcmp(line, "!e") == 0 && b.len == 0) {
 			free(line);
 			return edit_in_editor(rc);
@@ -193,7 +224,7 @@ static void ask_questions(const struct cgfb_review_ctx *rc, const struct cgfb_en
 
 		fprintf(rc->out, "%s\n> ", e->questions->q[i].text);
 		fflush(rc->out);
-		line = read_line(rc->in);
+		line = read_text_line(rc);
 		if (!line)
 			break;
 		if (!line[0]) {
@@ -222,7 +253,7 @@ static char *ask_message(const struct cgfb_review_ctx *rc, json_object *report)
 		"Type the message as you want it sent (check it against your kernel log:\n"
 		"journalctl -k), or press Enter to send it as shown:\n> ", shaped ? shaped : "");
 	fflush(rc->out);
-	line = read_line(rc->in);
+	line = read_text_line(rc);
 	if (line && (!line[0] || strlen(line) > 1024)) {
 		if (line[0])
 			fputs("Longer than 1024 characters: the shaped text is kept.\n", rc->out);

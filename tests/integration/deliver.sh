@@ -214,6 +214,24 @@ check "--redact: sent" [ "$(state_of "$id")" = sent ]
 check "--redact: the secrets are not in the bytes" sh -c "! grep -q -e 'ops@acme' -e '10.20.30.40' '$D/last-body'"
 check "--redact: replaced by markers" grep -q 'redacted e-mail address' "$D/last-body"
 
+# A use case or an answer with a control character other than newline and tab
+# (issue 15, defect 6): refused before anything is recorded, saying which byte.
+double ok
+id=$(new_report M8 9c)
+for c in 000 033 015 177; do
+	printf "before\\${c}after<script>\n" > "$T_TMP/uc3"
+	cfb submit --state-dir "$ST" --endpoint "$URL" --yes --use-case-file "$T_TMP/uc3" "$id" \
+		> /dev/null 2>"$T_TMP/err"
+	check "use case file with byte (octal $c): refused" [ $? -eq 2 ]
+	check "use case file with byte (octal $c): says which byte" grep -q 'byte 7 is the control character' "$T_TMP/err"
+done
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes --answer "software=a$(printf '\033')[2Jb" "$id" \
+	> /dev/null 2>"$T_TMP/err"
+check "an --answer with ESC: refused" [ $? -eq 2 ]
+check "an --answer with ESC: says so" grep -q 'the control character 0x1b' "$T_TMP/err"
+check "control characters: nothing sent" [ "$(requests)" -eq 0 ]
+check "control characters: the report still waits for review" [ ! -f "$ST/reports/$id.state" ]
+
 # --- only what was agreed to leaves ---------------------------------------------------
 double fail500,ok
 id=$(new_report M8 10)
