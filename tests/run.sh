@@ -6,6 +6,7 @@
 set -u
 BUILDS=${BUILDS:-${BUILD:-build}}
 VALGRIND=${VALGRIND:-0}
+export VALGRIND
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 2
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-tests.XXXXXX")
@@ -57,7 +58,20 @@ for BUILD in $BUILDS; do
 	echo "== integration tests ($BUILD)"
 	for t in tests/integration/*.sh; do
 		[ -f "$t" ] || continue
-		run "$BUILD/integration/$(basename "$t" .sh)" sh "$t"
+		name=$(basename "$t" .sh)
+		case $VALGRIND:$BUILD in
+		1:*san*|0:*)
+			run "$BUILD/integration/$name" sh "$t"
+			continue ;;
+		esac
+		# Every program the script runs is under valgrind (tests/lib.sh),
+		# each logging to this directory; once the script is over (and
+		# its programs with it) one more test says whether any logged an
+		# error or a definite leak.
+		vglogs="$LOGDIR/vg-$BUILD-$name"
+		rm -rf "$vglogs"
+		CGFB_VG_LOGDIR=$vglogs run "$BUILD/integration/$name" sh "$t"
+		run "$BUILD/valgrind/$name" sh tests/tools/vg-check.sh "$vglogs" "$name"
 	done
 
 	echo "== real kernel under qemu ($BUILD)"

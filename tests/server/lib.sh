@@ -13,9 +13,10 @@ server_cleanup() {
 }
 trap server_cleanup EXIT
 
-# wait_for TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS times.
+# wait_for TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS times
+# (scaled by CGFB_TIMEOUT_SCALE).
 wait_for() {
-	_wf=$1; shift
+	_wf=$(scaled "$1"); shift
 	while [ "$_wf" -gt 0 ]; do
 		"$@" 2>/dev/null && return 0
 		sleep 0.1
@@ -51,7 +52,7 @@ start_server() {
 stop_server() {
 	kill -TERM "$SPID" 2>/dev/null
 	i=0
-	while kill -0 "$SPID" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+	while kill -0 "$SPID" 2>/dev/null && [ $i -lt "$(scaled 150)" ]; do sleep 0.1; i=$((i + 1)); done
 	if kill -0 "$SPID" 2>/dev/null; then
 		kill -9 "$SPID"
 		wait "$SPID" 2>/dev/null
@@ -120,7 +121,7 @@ print(eval(sys.argv[2]))' "$T_TMP/body" "$1"
 fresh_summary() {
 	_t=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	_i=0
-	while [ $_i -lt 100 ]; do
+	while [ $_i -lt "$(scaled 100)" ]; do
 		_st=$(req GET /api/v1/summary)
 		if [ "$_st" = 200 ] && python3 -c 'import json, sys
 sys.exit(json.load(open(sys.argv[1]))["computed"] <= sys.argv[2])' "$T_TMP/body" "$_t"; then
