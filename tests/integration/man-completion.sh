@@ -6,7 +6,7 @@
 
 MAN="docs/man/cgroup-feedback.8 docs/man/cgroup-feedback.conf.5 docs/man/cgroup-feedback-server.8"
 COMP=packaging/bash-completion
-SERVER=$BUILD/cgroup-feedback-server
+SERVER=${SERVER:-$BUILD/cgroup-feedback-server}
 
 # --- lint -------------------------------------------------------------------------
 for m in $MAN; do
