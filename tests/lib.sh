@@ -18,6 +18,9 @@ case ${VALGRIND:-0}:$BUILD in
 1:*san*) ;;
 1:*)
 	CGFB_VG_LOGDIR=${CGFB_VG_LOGDIR:-$T_TMP/vg-logs}
+	# Programs run as another user (setpriv) reach their copies under
+	# valgrind through here; nothing else in it is theirs to read.
+	chmod 0711 "$T_TMP"
 	VG=$(sh tests/tools/vg-wrap.sh "$BUILD" "$T_TMP/vg" "$CGFB_VG_LOGDIR") || exit 2
 	CGFB=${CGFB:-$T_TMP/vg/bin/cgroup-feedback}
 	SERVER=${SERVER:-$T_TMP/vg/bin/cgroup-feedback-server}
@@ -32,6 +35,8 @@ T_SCALE=${CGFB_TIMEOUT_SCALE:-1}
 under_valgrind() { [ -n "$VG" ]; }
 # scaled N: N (tenths, seconds, tries) times CGFB_TIMEOUT_SCALE.
 scaled() { echo $(($1 * T_SCALE)); }
+# scaled_sleep SECONDS: sleep SECONDS (a fraction too) times CGFB_TIMEOUT_SCALE.
+scaled_sleep() { sleep "$(awk -v s="$1" -v f="$T_SCALE" 'BEGIN { print s * f }')"; }
 
 ok() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
 not_ok() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }

@@ -10,6 +10,9 @@ export VALGRIND
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 2
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-tests.XXXXXX")
+# Under valgrind a test's program run as another user writes its log in
+# here too (tests/tools/vg-wrap.sh).
+chmod 0711 "$LOGDIR"
 passed=0 failed=0 skipped=0 failures=""
 
 # Count the TAP lines of one test program; a program that dies without

@@ -61,7 +61,7 @@ check "idle for 3 s: no wake-up ($a -> $b context switches)" [ "$a" = "$b" ]
 # A new detection: the report comes from the child, the watcher stays small.
 printf '4,1,5000,-;%s\n' 'Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' >&3
 i=0
-while [ $i -lt 100 ] && ! ls "$ST"/reports/*.json > /dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done
+while [ $i -lt "$(scaled 100)" ] && ! ls "$ST"/reports/*.json > /dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done
 check "a new detection: its report is written" sh -c 'ls "$1"/reports/*.json > /dev/null' _ "$ST"
 check "...by cgroup-feedback-report, valid against the schema" \
 	sh -c '"$1" "$2"/reports/*.json > /dev/null' _ "$PWD/$BUILD/tests/tools/validate-report" "$ST"

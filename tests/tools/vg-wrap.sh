@@ -15,12 +15,18 @@ BUILD=$1 DIR=$2 LOGDIR=$3
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 NAMES="cgroup-feedback cgroup-feedback-watch cgroup-feedback-report cgroup-feedback-server"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
---errors-for-leak-kinds=definite --track-fds=no --trace-children=no \
+--errors-for-leak-kinds=definite --track-fds=no --trace-children=no --vgdb=no \
 --suppressions=$TOP/tests/valgrind.supp --log-file=$LOGDIR/vg.%p.log"
 
 mkdir -p "$DIR/bin" "$LOGDIR"
+# A test may run a program as another user (setpriv, watch.sh): it must
+# reach the programs and write its log. The directories above are the
+# caller's to open (tests/lib.sh, tests/run.sh).
+chmod 0755 "$DIR" "$DIR/bin"
+chmod 1777 "$LOGDIR"
 for n in $NAMES; do
 	mkdir -p "$DIR/$n"
+	chmod 0755 "$DIR/$n"
 	cp "$BUILD/$n" "$DIR/$n/$n"
 	# The client tells the watcher where it is (CGFB_CLI, for review):
 	# valgrind's answer is the copy, and the wrapper stands in for it.
