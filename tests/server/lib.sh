@@ -8,7 +8,18 @@ ADMIN=test-admin-token-0123456789abcdef
 SERVER_PIDS=""
 
 server_cleanup() {
-	for p in $SERVER_PIDS; do kill -9 "$p" 2>/dev/null; done
+	# SIGTERM first: a collector that shuts down runs its leak check under
+	# valgrind (one killed with -9 never does); -9 for one that hangs.
+	for p in $SERVER_PIDS; do kill -TERM "$p" 2>/dev/null; done
+	for p in $SERVER_PIDS; do
+		_i=0
+		# Until it is gone or a zombie (this shell waits for none here).
+		while ps -o stat= -p "$p" 2>/dev/null | grep -qv '^Z' && [ $_i -lt "$(scaled 50)" ]; do
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+		kill -9 "$p" 2>/dev/null
+	done
 	[ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"
 }
 trap server_cleanup EXIT
