@@ -83,6 +83,13 @@ for BUILD in $BUILDS; do
 		account "$BUILD/qemu" 0 "$LOGDIR/qemu.log"
 	elif [ -f tests/qemu/run.sh ]; then
 		run "$BUILD/qemu" sh tests/qemu/run.sh "$BUILD/cgroup-feedback"
+		case $VALGRIND:$BUILD in
+		1:*san*|0:*) ;;
+		*)
+			echo "ok 1 - valgrind: qemu # SKIP the programs run in the guest, which has no valgrind" \
+				> "$LOGDIR/qemu-valgrind.log"
+			account "$BUILD/valgrind/qemu" 0 "$LOGDIR/qemu-valgrind.log" ;;
+		esac
 	fi
 done
 
