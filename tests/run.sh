@@ -61,20 +61,20 @@ for BUILD in $BUILDS; do
 	echo "== integration tests ($BUILD)"
 	for t in tests/integration/*.sh; do
 		[ -f "$t" ] || continue
-		name=$(basename "$t" .sh)
+		script=$(basename "$t" .sh)
 		case $VALGRIND:$BUILD in
 		1:*san*|0:*)
-			run "$BUILD/integration/$name" sh "$t"
+			run "$BUILD/integration/$script" sh "$t"
 			continue ;;
 		esac
 		# Every program the script runs is under valgrind (tests/lib.sh),
 		# each logging to this directory; once the script is over (and
 		# its programs with it) one more test says whether any logged an
-		# error or a definite leak.
-		vglogs="$LOGDIR/vg-$BUILD-$name"
+		# error or a definite leak. ($script: run sets $name.)
+		vglogs="$LOGDIR/vg-$BUILD-$script"
 		rm -rf "$vglogs"
-		CGFB_VG_LOGDIR=$vglogs run "$BUILD/integration/$name" sh "$t"
-		run "$BUILD/valgrind/$name" sh tests/tools/vg-check.sh "$vglogs" "$name"
+		CGFB_VG_LOGDIR=$vglogs run "$BUILD/integration/$script" sh "$t"
+		run "$BUILD/valgrind/$script" sh tests/tools/vg-check.sh "$vglogs" "$script"
 	done
 
 	echo "== real kernel under qemu ($BUILD)"
