@@ -6,9 +6,13 @@
 set -u
 BUILDS=${BUILDS:-${BUILD:-build}}
 VALGRIND=${VALGRIND:-0}
+export VALGRIND
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 2
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-tests.XXXXXX")
+# Under valgrind a test's program run as another user writes its log in
+# here too (tests/tools/vg-wrap.sh).
+chmod 0711 "$LOGDIR"
 passed=0 failed=0 skipped=0 failures=""
 
 # Count the TAP lines of one test program; a program that dies without
@@ -57,7 +61,20 @@ for BUILD in $BUILDS; do
 	echo "== integration tests ($BUILD)"
 	for t in tests/integration/*.sh; do
 		[ -f "$t" ] || continue
-		run "$BUILD/integration/$(basename "$t" .sh)" sh "$t"
+		script=$(basename "$t" .sh)
+		case $VALGRIND:$BUILD in
+		1:*san*|0:*)
+			run "$BUILD/integration/$script" sh "$t"
+			continue ;;
+		esac
+		# Every program the script runs is under valgrind (tests/lib.sh),
+		# each logging to this directory; once the script is over (and
+		# its programs with it) one more test says whether any logged an
+		# error or a definite leak. ($script: run sets $name.)
+		vglogs="$LOGDIR/vg-$BUILD-$script"
+		rm -rf "$vglogs"
+		CGFB_VG_LOGDIR=$vglogs run "$BUILD/integration/$script" sh "$t"
+		run "$BUILD/valgrind/$script" sh tests/tools/vg-check.sh "$vglogs" "$script"
 	done
 
 	echo "== real kernel under qemu ($BUILD)"
@@ -66,6 +83,13 @@ for BUILD in $BUILDS; do
 		account "$BUILD/qemu" 0 "$LOGDIR/qemu.log"
 	elif [ -f tests/qemu/run.sh ]; then
 		run "$BUILD/qemu" sh tests/qemu/run.sh "$BUILD/cgroup-feedback"
+		case $VALGRIND:$BUILD in
+		1:*san*|0:*) ;;
+		*)
+			echo "ok 1 - valgrind: qemu # SKIP the programs run in the guest, which has no valgrind" \
+				> "$LOGDIR/qemu-valgrind.log"
+			account "$BUILD/valgrind/qemu" 0 "$LOGDIR/qemu-valgrind.log" ;;
+		esac
 	fi
 done
 
