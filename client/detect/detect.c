@@ -169,6 +169,13 @@ static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 		cgfb_warn_begin(&d->warn);
 		return;
 	}
+	/* A block that lost its "[ cut here ]" line starts at its banner; a
+	 * second banner in a block is the next block (the end line was lost
+	 * too). */
+	if (cgfb_warn_is_banner(rec->text, rec->len) && (!d->warn.active || d->warn.banner)) {
+		end_block(d);
+		cgfb_warn_begin(&d->warn);
+	}
 	if (d->warn.active) {
 		if (cgfb_warn_is_end(rec->text, rec->len)) {
 			end_block(d);

@@ -39,6 +39,22 @@ bool cgfb_warn_is_end(const char *text, size_t len)
 	return starts(text, text + len, "---[ end trace");
 }
 
+/* Only the shapes banner() reads: "WARNING: " alone starts many other
+ * lines ("WARNING: Spectre v2 mitigation ..."), which open no block. */
+bool cgfb_warn_is_banner(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	if (!starts(p, end, CGFB_WARN_BANNER))
+		return false;
+	p += strlen(CGFB_WARN_BANNER);
+	if (starts(p, end, "CPU: "))                     /* 3.10 - 6.18 */
+		return find(p, end, " PID: ") && find(p, end, " at ");
+	if (starts(p, end, "at "))                       /* 2.6.x - 3.x */
+		return find(p + 3, end, ":") != NULL || find(p, end, ", CPU#") != NULL;
+	return find(p, end, ", CPU#") != NULL;          /* 6.19 */
+}
+
 void cgfb_warn_begin(struct cgfb_warn *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -101,7 +117,7 @@ static void banner(struct cgfb_warn *w, const char *p, const char *end)
 {
 	const char *at, *cpu;
 
-	p += strlen("WARNING: ");
+	p += strlen(CGFB_WARN_BANNER);
 	if (starts(p, end, "CPU: ")) {                 /* 3.10 - 6.18 */
 		const char *pid = find(p, end, " PID: ");
 
@@ -180,7 +196,8 @@ void cgfb_warn_feed(struct cgfb_warn *w, const char *text, size_t len)
 	const char *p = text, *end = text + len;
 
 	w->records++;
-	if (starts(p, end, "WARNING: ")) {
+	if (starts(p, end, CGFB_WARN_BANNER)) {
+		w->banner = true;
 		banner(w, p, end);
 	} else if (starts(p, end, "Pid: ")) {          /* 2.6.x - 3.x */
 		const char *c = find(p, end, ", comm: ");
