@@ -48,10 +48,12 @@ bool cgfb_warn_is_banner(const char *text, size_t len)
 	if (!starts(p, end, CGFB_WARN_BANNER))
 		return false;
 	p += strlen(CGFB_WARN_BANNER);
+	/* A re-wrapped paste may have cut the banner after "PID: <n> at" or
+	 * after "at": what is left still says which line it is. */
 	if (starts(p, end, "CPU: "))                     /* 3.10 - 6.18 */
-		return find(p, end, " PID: ") && find(p, end, " at ");
-	if (starts(p, end, "at "))                       /* 2.6.x - 3.x */
-		return find(p + 3, end, ":") != NULL || find(p, end, ", CPU#") != NULL;
+		return find(p, end, " PID: ") != NULL;
+	if (starts(p, end, "at ") || (end - p == 2 && starts(p, end, "at")))  /* 2.6.x - 3.x */
+		return end - p == 2 || memchr(p + 3, ':', (size_t)(end - p - 3)) != NULL;
 	return find(p, end, ", CPU#") != NULL;          /* 6.19 */
 }
 

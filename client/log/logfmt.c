@@ -334,7 +334,10 @@ int cgfb_logfmt_parse_line(enum cgfb_logfmt fmt, const char *line, size_t len, c
 	return parse_dmesg(line, len, rec);
 }
 
-static enum cgfb_logfmt classify(const char *line, size_t len)
+/* The format a line has, or -1 for a line with no record prefix at all
+ * (dmesg without time stamps, the rest of a re-wrapped record, the prose
+ * around a paste), which says nothing about the format. */
+static int classify(const char *line, size_t len)
 {
 	struct cgfb_record rec;
 
@@ -344,6 +347,8 @@ static enum cgfb_logfmt classify(const char *line, size_t len)
 	unquote_line(&line, &len);
 	if (parse_syslog(line, len, &rec) >= 0)
 		return CGFB_FMT_SYSLOG;
+	if (!cgfb_logfmt_starts_record(CGFB_FMT_DMESG, line, len))
+		return -1;
 	return CGFB_FMT_DMESG;
 }
 
@@ -370,8 +375,10 @@ enum cgfb_logfmt cgfb_logfmt_detect(const char *buf, size_t len)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
 
-		if (e > p && !kmsg_property(p, e)) {
-			votes[classify(p, (size_t)(e - p))]++;
+		const int f = e > p && !kmsg_property(p, e) ? classify(p, (size_t)(e - p)) : -1;
+
+		if (f >= 0) {
+			votes[f]++;
 			lines++;
 		}
 		p = nl ? nl + 1 : end;

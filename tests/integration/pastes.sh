@@ -1,0 +1,113 @@
+#!/bin/sh
+# Kernel messages as reports from the field carry them (issue 16): quoted in
+# an e-mail, re-wrapped at 72 or 80 columns, indented, time stamps stripped,
+# WARN blocks without their "[ cut here ]" or "---[ end trace" lines, and
+# combinations. Each file of tests/data/pastes/ (written by
+# tests/tools/mkpastes.py from the catalog's texts) must be classified as the
+# catalog entry it is, as expected.tsv says; not as the safety net G1, and
+# two complete records never as one.
+# Then look-alikes in the same shapes (tests/data/negative/ made into
+# pastes) must still give nothing.
+# shellcheck shell=sh
+. tests/lib.sh
+
+if [ ! -x "$CGFB" ]; then
+	not_ok "binary $CGFB exists (run make first)"
+	finish
+	exit 1
+fi
+
+D=tests/data/pastes
+
+# classified FILE IDS FIELDS NOTE: scan --json reports exactly IDS (in order)
+# and the first detection has FIELDS.
+classified() {
+	"$CGFB" scan --json "$D/$1" > "$T_TMP/out" 2> "$T_TMP/err"
+	rc=$?
+	if python3 - "$T_TMP/out" "$2" "$3" <<'PY'
+import json, sys
+dets = [json.loads(l) for l in open(sys.argv[1])]
+want = sys.argv[2].split(",")
+got = [d["id"] for d in dets]
+if got != want:
+    print("#   ids: want %s, got %s" % (want, got))
+    sys.exit(1)
+if sys.argv[3] != "-":
+    for nv in sys.argv[3].split(" "):
+        n, v = nv.split("=", 1)
+        if dets[0]["fields"].get(n) != v:
+            print("#   field %s: want %r, got %r" % (n, v, dets[0]["fields"].get(n)))
+            sys.exit(1)
+PY
+	then
+		if [ "$rc" -eq 0 ]; then ok "$1 ($4)"; else not_ok "$1: exit status $rc"; fi
+	else
+		not_ok "$1 ($4)"
+		sed 's/^/#   stderr: /' "$T_TMP/err"
+	fi
+}
+
+n=0
+while IFS='	' read -r file ids fields note; do
+	case $file in '#'*|'') continue ;; esac
+	[ -f "$D/$file" ] || { not_ok "$file exists"; continue; }
+	classified "$file" "$ids" "$fields" "$note"
+	n=$((n + 1))
+done < "$D/expected.tsv"
+# Every data file is in expected.tsv: a file nobody checks proves nothing.
+files=$(find "$D" -name '*.txt' | wc -l)
+check "every paste file is in expected.tsv ($files files, $n rows)" [ "$files" -eq "$n" ]
+check "the data covers every shape (at least 300 files)" [ "$n" -ge 300 ]
+
+# nothing NAME FILE: scan reports nothing, exits 1, says nothing on stdout.
+nothing() {
+	"$CGFB" scan --json "$2" > "$T_TMP/out" 2> "$T_TMP/err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && [ ! -s "$T_TMP/out" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "#   exit status $rc (want 1); output:"
+		sed 's/^/#     /' "$T_TMP/out" | cut -c1-200
+	fi
+}
+
+# The negative fixtures in paste shapes. Only text formats: a kmsg or journal
+# file is not pasted. Time stamps are stripped as "[ 1.2] " and as syslog's
+# "<date> <host> kernel: ", which leaves the record text.
+for f in tests/data/negative/*.dmesg tests/data/negative/x1.syslog; do
+	b=$(basename "$f")
+	nostamp="$T_TMP/$b.nostamp"
+	sed -e 's/^\[[^]]*\] *//' -e 's/^[A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]* [^ ]* kernel: //' "$f" \
+		> "$nostamp"
+	nothing "negative $b quoted" /dev/stdin < "$(sed 's/^/> /' "$f" > "$T_TMP/q" && echo "$T_TMP/q")"
+	sed 's/^/>> /' "$f" > "$T_TMP/q2"; nothing "negative $b quoted twice" "$T_TMP/q2"
+	sed 's/^/\t/' "$f" > "$T_TMP/t"; nothing "negative $b indented" "$T_TMP/t"
+	nothing "negative $b time stamps stripped" "$nostamp"
+	for w in 72 80; do
+		fold -s -w "$w" "$f" > "$T_TMP/w"; nothing "negative $b re-wrapped at $w" "$T_TMP/w"
+		fold -w "$w" "$f" > "$T_TMP/c"; nothing "negative $b cut at $w" "$T_TMP/c"
+		fold -s -w "$w" "$nostamp" | sed 's/^/> /' > "$T_TMP/nq"
+		nothing "negative $b without time stamps, re-wrapped at $w, quoted" "$T_TMP/nq"
+	done
+done
+
+# Look-alikes that a join could make into a message if it joined too much:
+# the head of a catalog text followed by a line of other words; a blank
+# line inside a catalog text (two paragraphs are not one record).
+cat > "$T_TMP/heads" <<'EOF2'
+> soft_limit_in_bytes is deprecated and will be removed. Please report
+> bugs to your distribution, not upstream.
+> kmem.limit_in_bytes is deprecated and will be removed.
+> It has been replaced by memory.max in cgroup v2.
+> Per memcg swappiness does not exist in cgroup v2. See memory.reclaim
+> or the cgroup-v2 documentation.
+> Creating hierarchies with use_hierarchy==0 (flat hierarchy) is
+> considered harmful by some.
+EOF2
+nothing "heads of catalog texts with other tails" "$T_TMP/heads"
+printf '%s\n\n%s\n' 'The swapaccount= commandline option is deprecated. Please report your usecase to' \
+	'the vendor if you depend on this functionality.' > "$T_TMP/para"
+nothing "a catalog text split by a blank line is not joined" "$T_TMP/para"
+
+finish
