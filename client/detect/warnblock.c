@@ -201,9 +201,12 @@ void cgfb_warn_feed(struct cgfb_warn *w, const char *text, size_t len)
 	if (starts(p, end, CGFB_WARN_BANNER)) {
 		w->banner = true;
 		banner(w, p, end);
+	} else if (starts(p, end, "Modules linked in:")) {
+		w->past_text = true;
 	} else if (starts(p, end, "Pid: ")) {          /* 2.6.x - 3.x */
 		const char *c = find(p, end, ", comm: ");
 
+		w->past_text = true;
 		set(w, "pid", p + 5, c ? c : token_end(p + 5, end));
 		if (c)
 			comm_until_taint(w, c + 8, end);
@@ -211,6 +214,7 @@ void cgfb_warn_feed(struct cgfb_warn *w, const char *text, size_t len)
 		const char *pid = find(p, end, " PID: ");
 		const char *c = find(p, end, " Comm: ");
 
+		w->past_text = true;
 		set(w, "cpu", p + 5, token_end(p + 5, end));
 		if (pid)
 			set(w, "pid", pid + 6, token_end(pid + 6, end));

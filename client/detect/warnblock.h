@@ -17,6 +17,10 @@ struct cgfb_warn {
 	bool active;
 	unsigned records;
 	bool banner;                /* its "WARNING: " line was seen */
+	/* Past the place of the WARN's own text ("Modules linked in:", the
+	 * process line): a catalog message now is a record after the block,
+	 * whose end line was lost. */
+	bool past_text;
 	struct cgfb_fields fields;  /* kernel_file, kernel_line, function, comm, pid, cpu, release, taint */
 };
 

@@ -176,6 +176,30 @@ static void block_without_markers(void **state)
 	cgfb_detector_free(d);
 }
 
+/* No end line either: a catalog message after the block's process line is
+ * the next record, not the WARN's text. */
+static void message_after_block_without_end(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, "------------[ cut here ]------------", 0);
+	feed(d, "WARNING: CPU: 3 PID: 4242 at mm/memcontrol.c:5007 mem_cgroup_css_alloc+0x3/0x5", 0);
+	feed(d, S1, 0);
+	feed(d, "Modules linked in: a b", 0);
+	feed(d, "CPU: 3 PID: 4242 Comm: libvirtd Not tainted 4.4.121-92-default #1", 0);
+	assert_int_equal(s.n, 0);
+	feed(d, M8, 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.d[0].entry->id, "S1");
+	assert_string_equal(cgfb_fields_get(&s.d[0].fields, "comm"), "libvirtd");
+	assert_string_equal(s.d[1].entry->id, "M8");
+	assert_false(s.d[1].in_warn_block);
+	assert_null(cgfb_fields_get(&s.d[1].fields, "comm"));
+	cgfb_detector_free(d);
+}
+
 /* "WARNING: " starts other lines too: they open no block. */
 static void warning_lines_that_are_no_banner(void **state)
 {
@@ -251,6 +275,7 @@ int main(void)
 		cmocka_unit_test(unterminated_block_is_flushed),
 		cmocka_unit_test(block_without_markers),
 		cmocka_unit_test(warning_lines_that_are_no_banner),
+		cmocka_unit_test(message_after_block_without_end),
 		cmocka_unit_test(joins_fragments),
 	};
 
