@@ -13,89 +13,6 @@
 
 if [ ! -x "$CGFB" ]; then
 	not_ok "binary $CGFB exists (run make first)"
-	# A stream is read in pieces of 1 MiB: a record re-wrapped across the end
-# of a piece is still joined (the join waits for the next piece), in a pipe
-# as in a mapped file. Filler without time stamps makes the log a paste.
-python3 - "$T_TMP/big" <<'PY'
-import sys
-CHUNK = 1 << 20
-head = "> soft_limit_in_bytes is deprecated and will be removed. Please report\n"
-tail = "> your usecase to linux-mm@kvack.org if you depend on this functionality.\n"
-with open(sys.argv[1], "w") as f:
-    n = 0
-    for off in (CHUNK, 2 * CHUNK):
-        while off - n - len(head) >= 32:
-            line = "> filler %6d\n" % (n % 1000000)
-            f.write(line)
-            n += len(line)
-        # A pad line so that the head ends right at the end of the piece:
-        # the line that continues it is in the next.
-        pad = "> " + "x" * (off - n - len(head) - 3) + "\n"
-        f.write(pad + head + tail)
-        n += len(pad) + len(head) + len(tail)
-PY
-"$CGFB" scan --json "$T_TMP/big" > "$T_TMP/big.file"
-cat "$T_TMP/big" | "$CGFB" scan --json - > "$T_TMP/big.pipe"
-ids_file=$(python3 -c 'import json,sys; print(",".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$T_TMP/big.file")
-ids_pipe=$(python3 -c 'import json,sys; print(",".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$T_TMP/big.pipe")
-check "a wrapped record across a 1 MiB boundary, mapped file: M3,M3 (got $ids_file)" \
-	[ "$ids_file" = "M3,M3" ]
-check "the same through a pipe, read in pieces (got $ids_pipe)" [ "$ids_pipe" = "M3,M3" ]
-
-# Privacy: a paste is an e-mail, with names, addresses and secrets around the
-# kernel's lines and inside them (tests/data/pastes-privacy/planted.eml).
-# What scan takes from it is one record per detection, never the prose
-# around; and each detection, handed to the report writer as the watcher
-# would hand it, gives a report with nothing planted in it: the catalog id,
-# the catalog's wording, tokens and the closed vocabulary only.
-. tests/data/cgroupfs/lib.sh
-PLANTED="acme jdoe s3cret 4711 10.1.2.3 db01 wiki.corp"
-P=tests/data/pastes-privacy/planted.eml
-"$CGFB" scan --json "$P" > "$T_TMP/pdets"
-check "the planted paste: C1, S2, S1, G1, G1" \
-	[ "$(python3 -c 'import json,sys; print(",".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$T_TMP/pdets")" = "C1,S2,S1,G1,G1" ]
-# Words only the prose holds: no detection's text has them.
-prose=$(for s in wiki.corp 10.1.2.3 s3cret "John Doe" "Hi team"; do
-	python3 -c 'import json,sys
-for l in open(sys.argv[1]):
-    if sys.argv[2].lower() in json.loads(l)["text"].lower():
-        print(sys.argv[2]); break' "$T_TMP/pdets" "$s"; done)
-check "no detection's text holds the prose around the records (found: $prose)" [ -z "$prose" ]
-python3 - "$T_TMP/pdets" > "$T_TMP/handoffs" <<'PY'
-import json, sys
-hx = lambda s: s.encode().hex()
-for l in open(sys.argv[1]):
-    d = json.loads(l)
-    print(json.dumps({"id": d["id"], "source": "file", "occurrence": d["occurrence"],
-                      "level": d["level"], "in_warn_block": bool(d.get("warn_block")),
-                      "text": hx(d["text"]), "fields": {k: hx(v) for k, v in d["fields"].items()}}))
-PY
-if fixture docker "$T_TMP/pfx"; then
-	printf 'notify = log\n' > "$T_TMP/pconf"
-	printf 'ID=debian\nVERSION_ID="12"\n' > "$T_TMP/pos"
-	printf 'root=/dev/sda1 quiet\n' > "$T_TMP/pcmdline"
-	mkdir -p "$T_TMP/pst"
-	while read -r h; do
-		echo "$h" | "$BUILD/cgroup-feedback-report" --config "$T_TMP/pconf" \
-			--state-dir "$T_TMP/pst" --cgroup-root "$T_TMP/pfx/root" \
-			--mountinfo "$T_TMP/pfx/mountinfo" --os-release "$T_TMP/pos" \
-			--cmdline "$T_TMP/pcmdline" > /dev/null 2>> "$T_TMP/perr" ||
-			not_ok "report writer refused a paste's detection: $(cut -c1-60 "$T_TMP/perr")"
-	done < "$T_TMP/handoffs"
-	n=$(ls "$T_TMP/pst/reports/"*.json 2>/dev/null | wc -l)
-	check "a report per detection of the paste (5, got $n)" [ "$n" -eq 5 ]
-	found=
-	for s in $PLANTED; do
-		grep -qiF -- "$s" "$T_TMP/pst/reports/"*.json 2>/dev/null && found="$found $s"
-	done
-	check "nothing planted in the paste reaches a report (found:$found)" [ -z "$found" ]
-	"$BUILD/tests/tools/validate-report" "$T_TMP/pst/reports/"*.json > "$T_TMP/pvalid" 2>&1
-	check "the reports are valid against the schema" [ $? -eq 0 ]
-else
-	not_ok "fixture docker"
-fi
-
-finish
 	exit 1
 fi
 
@@ -233,7 +150,7 @@ P=tests/data/pastes-privacy/planted.eml
 check "the planted paste: C1, S2, S1, G1, G1" \
 	[ "$(python3 -c 'import json,sys; print(",".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$T_TMP/pdets")" = "C1,S2,S1,G1,G1" ]
 # Words only the prose holds: no detection's text has them.
-prose=$(for s in wiki.corp 10.1.2.3 s3cret "John Doe" "Hi team"; do
+prose=$(for s in wiki.corp s3cret "John Doe" "Hi team" runbook; do
 	python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     if sys.argv[2].lower() in json.loads(l)["text"].lower():
