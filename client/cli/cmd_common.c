@@ -99,14 +99,19 @@ int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat)
 
 int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c)
 {
-	char err[600];
+	char err[4096];
 	int rc;
 
 	cgfb_config_defaults(c);
 	rc = cgfb_config_load(c, g->config_path ? g->config_path : CGFB_DEFAULT_CONFIG,
 			      g->config_path != NULL, err, sizeof(err));
-	if (rc < 0)
-		cgfb_log(LOG_ERR, "%s", err);
+	/* One log line per error: the log escapes a newline inside a line. */
+	for (char *line = err, *next; rc < 0 && line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		cgfb_log(LOG_ERR, "%s", line);
+	}
 	return rc;
 }
 

@@ -124,4 +124,14 @@ run_hint "s/.*waiting for review: \(cgroup-feedback .*\) review \($id2\)\$/\1 sh
 out "$CGFB" --state-dir "$SP" submit "$id2" > /dev/null
 check "submit without --yes hints review with the directory" grep -q -- "--state-dir '$SP' review $id2" "$T_TMP/out"
 
+# --- a configuration file is checked whole -----------------------------------------
+# Three mistakes, three lines naming file and line, one run; nothing done.
+printf 'endpoint = "https://x.example/r"\ntimeout = 30\nnotify = log, pigeon\nmax-attempts = lots\n' \
+	> "$T_TMP/bad.conf"
+"$CGFB" --config "$T_TMP/bad.conf" --state-dir "$ST" list > "$T_TMP/out" 2>&1
+check "a configuration with three errors fails" [ $? -ne 0 ]
+check "...and names all three, each on its own line with its line number" sh -c '
+	grep -q "bad.conf:1: endpoint: .*quotes" "$1" && grep -q "bad.conf:3: notify: unknown channel" "$1" &&
+	grep -q "bad.conf:4: max-attempts: .lots." "$1" && [ "$(grep -c "bad.conf:" "$1")" -eq 3 ]' _ "$T_TMP/out"
+
 finish
