@@ -134,4 +134,20 @@ check "...and names all three, each on its own line with its line number" sh -c 
 	grep -q "bad.conf:1: endpoint: .*quotes" "$1" && grep -q "bad.conf:3: notify: unknown channel" "$1" &&
 	grep -q "bad.conf:4: max-attempts: .lots." "$1" && [ "$(grep -c "bad.conf:" "$1")" -eq 3 ]' _ "$T_TMP/out"
 
+# --- scan says what it read ----------------------------------------------------------
+# "Found nothing" is told apart from "read nothing", on standard error.
+printf '[    1.000000] eth0: link up\n[    2.000000] eth1: link up\n' > "$T_TMP/quiet.log"
+: > "$T_TMP/empty.log"
+"$CGFB" scan "$T_TMP/quiet.log" "$T_TMP/empty.log" > "$T_TMP/out" 2> "$T_TMP/err"
+check "scan of logs without a message exits 1" [ $? -eq 1 ]
+check "...says how much of each it read and that nothing was found" sh -c '
+	grep -q "quiet.log: 2 lines read (dmesg), no catalog message in them" "$1" &&
+	grep -q "empty.log: 0 lines read (.*), no catalog message" "$1"' _ "$T_TMP/err"
+check "...and prints nothing on standard output" [ ! -s "$T_TMP/out" ]
+"$CGFB" scan --json tests/data/pastes/complete-then-g1-nostamp.txt > "$T_TMP/out" 2> "$T_TMP/err"
+check "scan of a paste counts its messages on standard error" \
+	grep -q "complete-then-g1-nostamp.txt: 2 lines read (dmesg, as a paste), $(wc -l < "$T_TMP/out") catalog messages" "$T_TMP/err"
+"$CGFB" scan --kmsg /dev/null > "$T_TMP/out" 2> "$T_TMP/err"
+check "a live scan that read no record says so" grep -q "/dev/null: 0 records read" "$T_TMP/err"
+
 finish
