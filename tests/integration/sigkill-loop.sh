@@ -29,8 +29,8 @@ mkdir -p "$ST/reports"
 $PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
 start_double "$T_TMP/double" api
 trap 'stop_double; rm -rf "$T_TMP"' EXIT
-printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = 5\nconnect-timeout = 2\n' \
-	"$URL" "$T_TMP" > "$CONF"
+printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = %s\nconnect-timeout = %s\n' \
+	"$URL" "$T_TMP" "$(scaled 5)" "$(scaled 2)" > "$CONF"
 echo "We run one KVM guest per cgroup." > "$T_TMP/uc"
 TAB=$(printf '\t')
 printf 'Which software creates%slibvirt\nWhy must these sibling%s\nWould the reorganisation%s\nDescribe your use case%s\nSend this report to%sy\n' \
