@@ -583,6 +583,8 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 			return finish(&c, CGFB_EXIT_TROUBLE);
 		}
 		printf("%s: deleted from %s\n", id, e.endpoint);
+	} else if (e.state == CGFB_R_WITHDRAWN) {
+		printf("%s: was withdrawn already\n", id);
 	} else {
 		printf("%s: was never sent; it will not be\n", id);
 	}

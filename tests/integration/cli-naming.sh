@@ -150,4 +150,12 @@ check "scan of a paste counts its messages on standard error" \
 "$CGFB" scan --kmsg /dev/null > "$T_TMP/out" 2> "$T_TMP/err"
 check "a live scan that read no record says so" grep -q "/dev/null: 0 records read" "$T_TMP/err"
 
+# --- words ------------------------------------------------------------------------------
+idw=$($PY tests/client/pending_report.py "$ST" M8 words)
+"$CGFB" --state-dir "$ST" withdraw "$idw" > "$T_TMP/out" 2>&1
+check "withdraw of a report never sent says so" grep -q "$idw: was never sent" "$T_TMP/out"
+"$CGFB" --state-dir "$ST" withdraw "$idw" > "$T_TMP/out" 2>&1
+check "withdraw again says it was withdrawn already, not that it was never sent" \
+	grep -q "$idw: was withdrawn already" "$T_TMP/out"
+
 finish
