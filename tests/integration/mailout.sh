@@ -38,8 +38,14 @@ j = body.split("-----BEGIN CGROUP-FEEDBACK REPORT-----\n")[1].split("\n-----END 
 j = j.replace("\n", "").encode()
 assert j == open(sys.argv[2], "rb").read(), "JSON differs from show"
 assert msg["X-Cgroup-Feedback-Report-Id"] == sys.argv[3]
-assert "".join(msg["X-Cgroup-Feedback-SHA256"].split()) == hashlib.sha256(j).hexdigest()
-assert max(len(l) for l in raw.split(b"\n")) < 80, "a line of 80 columns or more"
+# Exactly, as a program reading the header would: a fold after the colon
+# reads as a leading space (default policy) or newline (compat32).
+assert msg["X-Cgroup-Feedback-SHA256"] == hashlib.sha256(j).hexdigest(), repr(msg["X-Cgroup-Feedback-SHA256"])
+old = email.message_from_bytes(raw, policy=email.policy.compat32)
+assert old["X-Cgroup-Feedback-SHA256"] == hashlib.sha256(j).hexdigest(), repr(old["X-Cgroup-Feedback-SHA256"])
+# The hash header is the one line over 78 columns: it cannot fold.
+long = [l for l in raw.split(b"\n") if len(l) >= 80]
+assert long == [b"X-Cgroup-Feedback-SHA256: " + hashlib.sha256(j).hexdigest().encode()], long
 EOP
 
 id=$(new_report C1 m2)
