@@ -646,7 +646,7 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";
 	struct cgfb_spool_entry e;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
-	char to[600], endpoint[620], path[PATH_MAX], err[512];
+	char to[600], endpoint[620], path[PATH_MAX], err[512], sha[65];
 	const char *id;
 	struct ctx c;
 	int rc;
@@ -683,9 +683,10 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	}
 	if (rc == 0 && (!c.send || c.output || c.mbox)) {
 		rc = cgfb_mailout_file(&mail, path, c.mbox != NULL);
+		cgfb_sha256_hex(bytes.data, bytes.len, sha);
 		if (rc == 0 && strcmp(path, "-") != 0)
-			printf("%s: %s %s; send it to %s\n", id, c.mbox ? "appended to" : "wrote",
-			       path, to);
+			printf("%s: %s %s (the report: %zu bytes, SHA-256 %s); send it to %s\n", id,
+			       c.mbox ? "appended to" : "wrote", path, bytes.len, sha, to);
 		else if (rc < 0)
 			cgfb_log(LOG_ERR, "writing %s: %s", path, strerror(-rc));
 	}

@@ -338,23 +338,45 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	return CGFB_REVIEW_SEND_FAILED;
 }
 
+/* The yes is asked for the bytes of one channel, shown just before: the
+ * consent record names the endpoint (and this install's pseudonym for it),
+ * so the bytes for the collector and for the e-mail differ, and each is
+ * previewed before its own question. Returns true for a yes. */
+static bool offer(const struct cgfb_review_ctx *rc, const struct answers *a,
+		  const struct cgfb_buf *bytes, const char *question)
+{
+	show_bytes(rc, bytes);
+	if (!a->text || !a->text[0])
+		fputs("This report has no use case: the maintainers will see the "
+		      "snapshot only.\n", rc->out);
+	fputs(CGFB_REVIEW_PUBLIC "\n", rc->out);
+	return ask_choice(rc, question, 'n') == 'y';
+}
+
+/* Ask for the From: line when the configuration has none. */
+static void ask_from(const struct cgfb_review_ctx *rc, struct cgfb_config *conf)
+{
+	char *from;
+
+	if (conf->mail_from[0])
+		return;
+	fputs("Your address for the From: line (Enter to fill it in later): ", rc->out);
+	fflush(rc->out);
+	from = read_line(rc->in);
+	if (from && from[0])
+		snprintf(conf->mail_from, sizeof(conf->mail_from), "%s", from);
+	free(from);
+}
+
 static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		     const struct cgfb_buf *report, const struct answers *a)
 {
 	struct cgfb_config conf = *rc->config;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
-	char to[600], endpoint[620], token[65], path[PATH_MAX];
-	char *from = NULL;
+	char to[600], endpoint[620], token[65], path[PATH_MAX], question[PATH_MAX + 700];
 	int r;
 
-	if (!conf.mail_from[0]) {
-		fputs("Your address for the From: line (Enter to fill it in later): ", rc->out);
-		fflush(rc->out);
-		from = read_line(rc->in);
-		if (from && from[0])
-			snprintf(conf.mail_from, sizeof(conf.mail_from), "%s", from);
-		free(from);
-	}
+	ask_from(rc, &conf);
 	cgfb_mailout_recipients(&conf, report, to, sizeof(to));
 	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
 	if (rc->export_path)
@@ -362,8 +384,16 @@ static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *
 	else
 		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", e->id);
 	r = build(rc, report, a, endpoint, &bytes, token);
-	if (r == 0)
-		r = cgfb_mailout_format(&conf, &bytes, &mail);
+	if (r < 0)
+		goto out;
+	snprintf(question, sizeof(question), "Write this report as an e-mail for %s to %s? [y/N] ",
+		 to, path);
+	if (!offer(rc, a, &bytes, question)) {
+		fputs("Kept for later. Nothing was written.\n", rc->out);
+		r = CGFB_REVIEW_KEPT;
+		goto out;
+	}
+	r = cgfb_mailout_format(&conf, &bytes, &mail);
 	if (r == 0)
 		r = cgfb_mailout_file(&mail, path, false);
 	if (r == 0)
@@ -372,27 +402,38 @@ static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *
 		fprintf(rc->out, "Export failed: %s\n", strerror(-r));
 	else
 		fprintf(rc->out, "Wrote %s. Send it to %s from any machine with mail.\n", path, to);
+out:
 	cgfb_buf_free(&bytes);
 	cgfb_buf_free(&mail);
-	return r < 0 ? r : CGFB_REVIEW_EXPORTED;
+	return r < 0 ? r : r == CGFB_REVIEW_KEPT ? r : CGFB_REVIEW_EXPORTED;
+}
+
+/* Build for the collector, show, ask. 1: not sent (go on), else an outcome. */
+static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
+		      const struct cgfb_buf *report, const struct answers *a)
+{
+	struct cgfb_buf bytes = { 0 };
+	char prompt[700], token[65];
+	int r = build(rc, report, a, rc->config->endpoint, &bytes, token);
+
+	if (r < 0)
+		return r;
+	snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ", rc->config->endpoint);
+	r = offer(rc, a, &bytes, prompt) ? do_send(rc, e, &bytes, token) : 1;
+	cgfb_buf_free(&bytes);
+	return r;
 }
 
 static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
-		  const struct cgfb_buf *report, const struct cgfb_buf *bytes,
-		  const struct answers *a, const char *token)
+		  const struct cgfb_buf *report, const struct answers *a)
 {
 	char prompt[700];
 	int c;
 
 	if (rc->config->consent != CGFB_CONSENT_NEVER) {
-		if (!a->text || !a->text[0])
-			fputs("This report has no use case: the maintainers will see the "
-			      "snapshot only.\n", rc->out);
-		fputs(CGFB_REVIEW_PUBLIC "\n", rc->out);
-		snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ",
-			 rc->config->endpoint);
-		if (ask_choice(rc, prompt, 'n') == 'y')
-			return do_send(rc, e, bytes, token);
+		c = offer_send(rc, e, report, a);
+		if (c != 1)
+			return c;
 	} else {
 		fputs("Sending is off (consent = never in the configuration).\n", rc->out);
 	}
@@ -420,11 +461,11 @@ static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 
 int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 {
-	struct cgfb_buf report = { 0 }, bytes = { 0 };
+	struct cgfb_buf report = { 0 };
 	struct answers a = { 0 };
 	const struct cgfb_entry *ce;
 	json_object *r = NULL;
-	char err[256], token[65];
+	char err[256];
 	int ret;
 
 	ret = cgfb_spool_load(rc->spool, e->id, e, &report);
@@ -450,16 +491,11 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 	ask_questions(rc, ce, &a);
 	a.text = read_use_case(rc);
 	redact_answers(rc, &a);
-	ret = build(rc, &report, &a, rc->config->endpoint, &bytes, token);
-	if (ret < 0)
-		goto out;
-	show_bytes(rc, &bytes);
-	ret = decide(rc, e, &report, &bytes, &a, token);
+	ret = decide(rc, e, &report, &a);
 	cgfb_notify_refresh_motd(rc->config, rc->state_dir);
 out:
 	json_object_put(r);
 	answers_free(&a);
 	cgfb_buf_free(&report);
-	cgfb_buf_free(&bytes);
 	return ret;
 }

@@ -246,8 +246,19 @@ check "consent = auto: with the configured use case" grep -q 'siblings must stay
 
 # --- export for machines without network -------------------------------------------
 id=$(new_report M8 13)
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" > /dev/null
+cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" > "$T_TMP/export.out"
 check "export writes an e-mail" grep -q '^To: linux-mm@kvack.org' "$T_TMP/r.eml"
+check "export: the size and SHA-256 it prints are the e-mail's header and the spool's" $PY -c "
+import email, email.policy, hashlib, json, re
+out = open('$T_TMP/export.out').read()
+got = re.findall(r'the report: (\d+) bytes, SHA-256 ([0-9a-f]{64})', out)
+j = open('$ST/reports/$id.json', 'rb').read()
+sha = hashlib.sha256(j).hexdigest()
+assert got == [(str(len(j)), sha)], (out, len(j), sha)
+m = email.message_from_bytes(open('$T_TMP/r.eml', 'rb').read(), policy=email.policy.default)
+assert m['X-Cgroup-Feedback-SHA256'] == sha
+assert json.load(open('$ST/reports/$id.state'))['sha256'] == sha
+"
 check "export: the JSON in the mail is the report, byte for byte" $PY -c "
 import hashlib, re
 m = open('$T_TMP/r.eml', encoding='utf-8').read()

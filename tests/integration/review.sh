@@ -56,6 +56,18 @@ log = open('$T_TMP/send.log', 'rb').read().replace(b'\r\n', b'\n')
 assert open('$T_TMP/last-body', 'rb').read() in log
 "
 check "review: the receipt is shown" grep -q 'Sent. The collector stored it' "$T_TMP/send.log"
+check "review: the size and SHA-256 shown before the yes are the body's, the receipt's and the spool's" $PY - "$T_TMP/send.log" "$T_TMP/last-body" "$ST/reports/$id.state" <<'EOP'
+import hashlib, json, re, sys
+log = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+body = open(sys.argv[2], "rb").read()
+shown = re.findall(r"These (\d+) bytes \(SHA-256 ([0-9a-f]{64})\)", log[:log.find("Send this report to")])
+receipt = re.findall(r"Sent\. The collector stored it as \S+ \(SHA-256 ([0-9a-f]{64})\)", log)
+state = json.load(open(sys.argv[3]))
+sha = hashlib.sha256(body).hexdigest()
+assert shown == [(str(len(body)), sha)], (shown, len(body), sha)
+assert receipt == [sha], receipt
+assert state["sha256"] == sha and state["receipt"]["sha256"] == sha, state
+EOP
 
 # 2: Enter at the [y/N] means no; then keep for later.
 id=$(new_report M3 r2)
@@ -80,11 +92,25 @@ Describe your use case${TAB}
 Send this report to${TAB}n
 Then: \\[e\\]xport${TAB}e
 address for the From: line${TAB}Jane Admin <jane@example.org>
+Write this report as an e-mail for linux-mm@kvack.org to${TAB}y
 Wrote${TAB}
 EOS
 check "export from review: the e-mail is written" grep -q '^X-Cgroup-Feedback-Report-Id: '"$id" "$T_TMP/export.eml"
 check "export from review: the From: typed at the prompt" grep -q '^From: Jane Admin <jane@example.org>' "$T_TMP/export.eml"
 check "export from review: nothing sent over HTTP" [ "$(grep -c "$id" "$T_TMP/requests.log")" -eq 0 ]
+check "export from review: the size and SHA-256 shown before its yes are the e-mail's and the spool's" $PY - "$T_TMP/export.log" "$T_TMP/export.eml" "$ST/reports/$id.state" <<'EOP'
+import email, email.policy, hashlib, json, re, sys
+log = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+msg = email.message_from_bytes(open(sys.argv[2], "rb").read(), policy=email.policy.default)
+body = msg.get_content()
+j = body.split("-----BEGIN CGROUP-FEEDBACK REPORT-----\n")[1].split("\n-----END")[0].replace("\n", "").encode()
+shown = re.findall(r"These (\d+) bytes \(SHA-256 ([0-9a-f]{64})\)", log[:log.find("Write this report as an e-mail")])
+sha = hashlib.sha256(j).hexdigest()
+assert shown[-1] == (str(len(j)), sha), (shown, len(j), sha)
+assert msg["X-Cgroup-Feedback-SHA256"] == sha, msg["X-Cgroup-Feedback-SHA256"]
+assert json.load(open(sys.argv[3]))["sha256"] == sha
+assert json.loads(j)["consent"]["endpoint"] == "mailto:linux-mm@kvack.org"
+EOP
 
 # 4: never ask about M8 again.
 id=$(new_report M8 r4)
