@@ -45,13 +45,14 @@ struct ctx {
 	bool json;
 	bool yes;
 	bool redact;
+	bool raw;
 	size_t n_answers;
 	const char *answers[ANSWERS_MAX];
 };
 
 enum {
 	OPT_STATE_DIR = 256, OPT_JSON, OPT_YES, OPT_USE_CASE, OPT_ANSWER, OPT_OUTPUT,
-	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND,
+	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND, OPT_RAW,
 };
 
 static const struct option long_opts[] = {
@@ -66,6 +67,7 @@ static const struct option long_opts[] = {
 	{ "email", no_argument, NULL, OPT_EMAIL },
 	{ "mbox", required_argument, NULL, OPT_MBOX },
 	{ "send", no_argument, NULL, OPT_SEND },
+	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -90,6 +92,7 @@ static int take_option(struct ctx *c, int opt)
 	case OPT_EMAIL: break;          /* the e-mail form is what export writes */
 	case OPT_MBOX: c->mbox = optarg; break;
 	case OPT_SEND: c->send = true; break;
+	case OPT_RAW: c->raw = true; break;
 	case OPT_ANSWER:
 		if (c->n_answers >= ANSWERS_MAX || !strchr(optarg, '=')) {
 			cgfb_log(LOG_ERR, "--answer takes KEY=VALUE (at most %d)", ANSWERS_MAX);
@@ -313,21 +316,24 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 
 int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback show [--state-dir DIR] ID\n"
-				    "Print exactly the bytes that would be sent.\n";
+	static const char usage[] = "Usage: cgroup-feedback show [--raw] [--state-dir DIR] ID\n"
+				    "Print the report's bytes as the spool holds them, and a newline\n"
+				    "(--raw: the bytes alone, to hash or to post them).\n";
 	struct cgfb_spool_entry e;
 	struct cgfb_buf bytes = { 0 };
 	const char *id;
 	struct ctx c;
 	int rc;
 
-	SETUP("state-dir", usage);
+	SETUP("state-dir raw", usage);
 	id = one_id(&c, argc, argv, usage);
 	if (!id || load_entry(&c, id, &e, &bytes) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	rc = fwrite(bytes.data, 1, bytes.len, stdout) == bytes.len ? 0 : -EIO;
-	/* A terminal gets a newline; a pipe gets the bytes and nothing else. */
-	if (isatty(STDOUT_FILENO))
+	/* Text ends in a newline, wherever it goes (a file, less, a prompt
+	 * after it); canonical JSON holds none, so the one at the end is
+	 * unambiguous, and --raw leaves it out. */
+	if (!c.raw)
 		putchar('\n');
 	cgfb_buf_free(&bytes);
 	return finish(&c, rc || fflush(stdout) ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);

@@ -323,6 +323,43 @@ static int build(const struct cgfb_review_ctx *rc, const struct cgfb_spool_entry
 	return r;
 }
 
+/* The same JSON a person can read: indented, one top-level member per
+ * section. It is still JSON, so parsing it and writing it canonically gives
+ * back exactly the bytes whose size and hash the header names. */
+static void print_readable(FILE *out, const struct cgfb_buf *bytes)
+{
+	json_object *r = NULL;
+	char err[128];
+	size_t i = 0, n;
+
+	if (cgfb_canon_parse(bytes->data, bytes->len, CGFB_REPORT_DEPTH_MAX, &r, err,
+			     sizeof(err)) < 0) {
+		fwrite(bytes->data, 1, bytes->len, out);    /* never: we built them */
+		fputc('\n', out);
+		return;
+	}
+	n = (size_t)json_object_object_length(r);
+	fputs("{\n", out);
+	json_object_object_foreach(r, key, val) {
+		json_object *k = json_object_new_string(key);
+		const char *v = json_object_to_json_string_ext(val, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		fprintf(out, "%s  %s: ", i ? "\n" : "", json_object_to_json_string_ext(k,
+			JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(k);
+		/* Only layout puts newlines there: strings keep theirs escaped. */
+		for (const char *p = v; *p; p++) {
+			fputc(*p, out);
+			if (*p == '\n')
+				fputs("  ", out);
+		}
+		fputs(++i < n ? ",\n" : "\n", out);
+	}
+	fputs("}\n", out);
+	json_object_put(r);
+}
+
 /* Through $PAGER when a person is looking, otherwise straight out. */
 static void show_bytes(const struct cgfb_review_ctx *rc, const struct cgfb_buf *bytes)
 {
@@ -332,18 +369,18 @@ static void show_bytes(const struct cgfb_review_ctx *rc, const struct cgfb_buf *
 
 	cgfb_sha256_hex(bytes->data, bytes->len, sha);
 	fprintf(rc->out, "\nThese %zu bytes (SHA-256 %s) are exactly what would leave this "
-		"machine:\n\n", bytes->len, sha);
+		"machine.\nThey go as one line of canonical JSON; below is the same JSON, "
+		"indented, one section\nper part of the report:\n\n", bytes->len, sha);
 	fflush(rc->out);
 	if (isatty(fileno(rc->out)) && (!pager || *pager))
-		p = popen(pager ? pager : "less -S -F -X", "w");
+		p = popen(pager ? pager : "less -F -X", "w");
 	if (p) {
-		fwrite(bytes->data, 1, bytes->len, p);
-		fputc('\n', p);
+		print_readable(p, bytes);
 		pclose(p);
 	} else {
-		fwrite(bytes->data, 1, bytes->len, rc->out);
-		fputs("\n\n", rc->out);
+		print_readable(rc->out, bytes);
 	}
+	fprintf(rc->out, "\n(%zu bytes, SHA-256 %s)\n", bytes->len, sha);
 }
 
 static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,

@@ -48,8 +48,11 @@ cfb submit --state-dir "$ST" --endpoint "$URL" --yes --use-case-file "$T_TMP/uc"
 check "submit --yes exits 0" [ $? -eq 0 ]
 check "one POST reached the collector" [ "$(requests)" -eq 1 ]
 check "state is sent" [ "$(state_of "$id")" = sent ]
-cfb show --state-dir "$ST" "$id" > "$T_TMP/shown"
-check "show prints exactly the bytes that were sent" cmp -s "$T_TMP/shown" "$D/last-body"
+cfb show --state-dir "$ST" --raw "$id" > "$T_TMP/shown"
+check "show --raw prints exactly the bytes that were sent" cmp -s "$T_TMP/shown" "$D/last-body"
+cfb show --state-dir "$ST" "$id" > "$T_TMP/shown-text"
+check "show prints them and ends with a newline, even into a file" \
+	sh -c "{ cat '$D/last-body'; echo; } | cmp -s - '$T_TMP/shown-text'"
 check "receipt hash kept" [ "$(field "$id" receipt | grep -o "$(sha256sum < "$D/last-body" | cut -c1-64)")" != "" ]
 check "sent report validates against the schema" $PY -c "
 import json, jsonschema

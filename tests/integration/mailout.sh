@@ -17,7 +17,7 @@ printf 'Grüße aus Köln: one KVM guest per cgroup, since 2013 — "legacy" on 
 id=$(new_report M8 m1)
 cfb export --state-dir "$ST" --email --use-case-file "$T_TMP/uc" -o "$T_TMP/m8.eml" "$id" > /dev/null
 check "export -o writes the message" [ -s "$T_TMP/m8.eml" ]
-cfb show --state-dir "$ST" "$id" > "$T_TMP/shown"
+cfb show --state-dir "$ST" --raw "$id" > "$T_TMP/shown"
 check "Python's email package: no defects, right headers, JSON == show" $PY - "$T_TMP/m8.eml" "$T_TMP/shown" "$id" <<'EOP'
 import email, email.policy, hashlib, sys
 raw = open(sys.argv[1], "rb").read()

@@ -51,10 +51,20 @@ a = r['use_case']['answers']
 assert a == {'software': 'libvirt via our own tool', 'why_flat': 'each VM gets its own budget',
              'reorganisation': 'no: the parent holds the qemu helpers'}, a
 "
-check "review: the bytes shown are the bytes sent" $PY -c "
-log = open('$T_TMP/send.log', 'rb').read().replace(b'\r\n', b'\n')
-assert open('$T_TMP/last-body', 'rb').read() in log
-"
+check "review: the preview is readable, and is the same JSON as the bytes sent" $PY - "$T_TMP/send.log" "$T_TMP/last-body" <<'EOP'
+import json, sys
+log = open(sys.argv[1], encoding="utf-8").read().replace("\r\n", "\n")
+body = open(sys.argv[2], "rb").read()
+view = log[log.index("\n{\n", log.index("These ")) + 1:]
+view = view[:view.index("\n}\n") + 3]
+lines = view.split("\n")
+# Sectioned and indented, not one 4 KB line.
+assert len(lines) > 40 and max(len(l) for l in lines) < 200, (len(lines), max(len(l) for l in lines))
+assert view.startswith('{\n  "analysis": ') and all(s in view for s in ('\n\n  "system": ', '\n\n  "use_case": ')), view[:400]
+# The same JSON: written canonically it is exactly what the collector got.
+canon = json.dumps(json.loads(view), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+assert canon == body, "the preview is not the JSON that was sent"
+EOP
 check "review: the receipt is shown" grep -q 'Sent. The collector stored it' "$T_TMP/send.log"
 check "review: the size and SHA-256 shown before the yes are the body's, the receipt's and the spool's" $PY - "$T_TMP/send.log" "$T_TMP/last-body" "$ST/reports/$id.state" <<'EOP'
 import hashlib, json, re, sys
