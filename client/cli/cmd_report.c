@@ -446,11 +446,35 @@ static int draft_secrets(struct ctx *c, struct cgfb_draft *d)
 	return bad ? -EINVAL : changed;
 }
 
+/* An answer is to one of the entry's questions: a misspelt key would
+ * otherwise be sent as given and read by nobody. */
+static int check_answer_key(const struct ctx *c, const struct cgfb_spool_entry *e,
+			    const char *key)
+{
+	const struct cgfb_entry *ce = cgfb_catalog_find(c->cat, e->catalog_id);
+	char keys[256] = "";
+	size_t n = 0;
+
+	if (!ce)    /* an entry this version does not know: nothing to check against */
+		return 0;
+	for (size_t i = 0; i < ce->questions->n; i++) {
+		if (strcmp(ce->questions->q[i].key, key) == 0)
+			return 0;
+		n += (size_t)snprintf(keys + n, n < sizeof(keys) ? sizeof(keys) - n : 0, "%s%s",
+				      i ? ", " : "", ce->questions->q[i].key);
+	}
+	cgfb_log(LOG_ERR, "--answer %s: report %s (%s) asks no such question; its answer keys "
+		 "are %s (cgroup-feedback catalog lists each entry's)", key, e->id, ce->id, keys);
+	return -EINVAL;
+}
+
 /* What --use-case-file and --answer say goes into the draft; the draft is
  * checked for secrets and saved before anything is built, so that what was
  * given outlives a failure to send. */
-static int options_into_draft(struct ctx *c, struct cgfb_draft *d, const char *id)
+static int options_into_draft(struct ctx *c, struct cgfb_draft *d,
+			      const struct cgfb_spool_entry *e)
 {
+	const char *id = e->id;
 	bool changed = c->use_case_file || c->n_answers;
 	char *text = NULL;
 	int rc = 0;
@@ -464,8 +488,12 @@ static int options_into_draft(struct ctx *c, struct cgfb_draft *d, const char *i
 		const char *eq = strchr(c->answers[i], '=');
 		char *key = strndup(c->answers[i], (size_t)(eq - c->answers[i]));
 
-		rc = key ? cgfb_draft_set_answer(d, key, eq + 1) : -ENOMEM;
+		rc = key ? check_answer_key(c, e, key) : -ENOMEM;
+		if (rc == 0)
+			rc = cgfb_draft_set_answer(d, key, eq + 1);
 		free(key);
+		if (rc == -EINVAL)
+			return rc;    /* said already */
 	}
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "report %s: %s", id, rc == -E2BIG ? "too many answers" :
@@ -514,7 +542,7 @@ static int unattended_consent(struct ctx *c, struct cgfb_spool_entry *e, const c
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "report %s: its draft: %s", e->id, strerror(-rc));
 	if (rc == 0)
-		rc = options_into_draft(c, &d, e->id);
+		rc = options_into_draft(c, &d, e);
 	if (rc >= 0)
 		rc = configured_use_case(c, &d);
 	if (rc < 0)

@@ -42,6 +42,27 @@ check "report still pending" [ ! -f "$ST/reports/$id.state" ]
 cfb status --state-dir "$ST" > "$T_TMP/out"
 check "status names the pending report" grep -q "waiting for review.*$id" "$T_TMP/out"
 
+# --- answers are to the entry's own questions --------------------------------
+cfb submit --state-dir "$ST" --endpoint "$URL" --yes --use-case-file "$T_TMP/uc" \
+	--answer sofware=cron "$id" > /dev/null 2>"$T_TMP/err"
+check "an unknown answer key is refused" [ $? -eq 2 ]
+check "...naming the report's valid keys" \
+	grep -q -- "--answer sofware: report $id (M8) asks no such question; its answer keys are software, why_flat, reorganisation" "$T_TMP/err"
+check "...nothing sent, still pending, nothing saved" \
+	sh -c "[ \"\$(cat '$D/requests.log' 2>/dev/null | wc -l)\" -eq 0 ] && [ ! -f '$ST/reports/$id.state' ] && [ ! -f '$ST/reports/$id.draft' ]"
+check "catalog --json lists each entry's questions and answer keys, as data/catalog.json has them" $PY - "$CGFB" <<'EOP'
+import json, subprocess, sys
+cat = json.load(open("data/catalog.json"))
+sets = cat["question_sets"]
+out = subprocess.run([sys.argv[1], "--catalog", "data/catalog.json", "catalog", "--json"],
+                     capture_output=True, text=True, check=True).stdout
+got = {e["id"]: e["questions"] for e in map(json.loads, out.splitlines())}
+assert set(got) == {e["id"] for e in cat["entries"]}, set(got)
+for e in cat["entries"]:
+    assert got[e["id"]] == sets[e["questions"]], (e["id"], got[e["id"]])
+EOP
+check "catalog names the answer keys too" sh -c "'$CGFB' catalog | grep -A3 '^M8 ' | grep -q 'answer keys: software, why_flat, reorganisation'"
+
 # --- the happy path ----------------------------------------------------------
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes --use-case-file "$T_TMP/uc" \
 	--answer software=libvirt --answer reorganisation=no "$id" > "$T_TMP/out" 2>"$T_TMP/err"
