@@ -181,8 +181,9 @@ static void add_headers(struct mail *m, json_object *r, const struct cgfb_mail_o
 	add_date(m, cgfb_json_str(r, "created"));
 	addf(m, "Message-ID: <%s@cgroup-feedback.invalid>\n", id);
 	add(m, MIME_HEADERS, sizeof(MIME_HEADERS) - 1);
-	/* Folded: the hash alone fills 64 columns. */
-	addf(m, "%s: %s\n%s:\n %s\n\n", CGFB_MAIL_HDR_ID, id, CGFB_MAIL_HDR_SHA256, sha);
+	/* One line (26 + 64 columns, under 78): folded right after the colon,
+	 * parsers read the value with the fold's white space in front. */
+	addf(m, "%s: %s\n%s: %s\n\n", CGFB_MAIL_HDR_ID, id, CGFB_MAIL_HDR_SHA256, sha);
 }
 
 /* A formatted line of report data, wrapped like free text. */

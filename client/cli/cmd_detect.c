@@ -265,6 +265,21 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 	return rc;
 }
 
+/* Each question with the key --answer gives its answer under. */
+static json_object *questions_json(const struct cgfb_question_set *qs)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < qs->n; i++) {
+		json_object *q = json_object_new_object();
+
+		json_object_object_add(q, "key", json_object_new_string(qs->q[i].key));
+		json_object_object_add(q, "text", json_object_new_string(qs->q[i].text));
+		json_object_array_add(a, q);
+	}
+	return a;
+}
+
 int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
@@ -291,10 +306,14 @@ int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
 			json_object_object_add(j, "level", json_object_new_int(e->level));
 			json_object_object_add(j, "kernels", cgfb_json_str_or_null(e->kernels));
 			json_object_object_add(j, "trigger", cgfb_json_str_or_null(e->trigger));
+			json_object_object_add(j, "questions", questions_json(e->questions));
 			cgfb_print_json_line(stdout, j);
 		} else {
-			printf("%-4s %s\n     kernels: %s\n     contact: %s\n", e->id, e->title,
-			       e->kernels ? e->kernels : "-", e->contact ? e->contact : "none");
+			printf("%-4s %s\n     kernels: %s\n     contact: %s\n     answer keys:", e->id,
+			       e->title, e->kernels ? e->kernels : "-", e->contact ? e->contact : "none");
+			for (size_t q = 0; q < e->questions->n; q++)
+				printf("%s %s", q ? "," : "", e->questions->q[q].key);
+			putchar('\n');
 		}
 	}
 	cgfb_catalog_free(cat);

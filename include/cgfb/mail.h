@@ -16,7 +16,10 @@
 #define CGFB_MAIL_BEGIN "-----BEGIN CGROUP-FEEDBACK REPORT-----"
 #define CGFB_MAIL_END   "-----END CGROUP-FEEDBACK REPORT-----"
 /* Width of the wrapped JSON and of the summary text; lines stay well under
- * the 78 columns of RFC 5322 and far under its hard 998-byte limit. */
+ * the 78 columns of RFC 5322 and far under its hard 998-byte limit. The one
+ * exception is the X-Cgroup-Feedback-SHA256 header, 90 columns on one line:
+ * a 64-digit hash can only be folded right after the colon, and parsers
+ * then read the fold's white space as part of the value. */
 #define CGFB_MAIL_WIDTH 76
 #define CGFB_MAIL_HDR_ID     "X-Cgroup-Feedback-Report-Id"
 #define CGFB_MAIL_HDR_SHA256 "X-Cgroup-Feedback-SHA256"

@@ -27,7 +27,7 @@ cfb submit --state-dir "$ST" --endpoint "$EP" --yes --use-case-file "$T_TMP/uc" 
 	--answer reorganisation=yes --answer software=libvirt "$id" > "$T_TMP/out" 2>&1
 expect_eq "cgroup-feedback submit to the collector exits 0" "$?" 0
 expect_eq "one row stored" "$(rows "$DB")" 1
-cfb show --state-dir "$ST" "$id" > "$T_TMP/shown"
+cfb show --state-dir "$ST" --raw "$id" > "$T_TMP/shown"
 stored_bytes "$id" > "$T_TMP/stored"
 check "the collector stored exactly the bytes the client showed" cmp -s "$T_TMP/shown" "$T_TMP/stored"
 check "the client kept the collector's receipt (the stored SHA-256)" \
@@ -56,7 +56,7 @@ expect_eq "cgroup-feedback export exits 0" "$?" 0
 out=$("$SERVER" --database "$DB" import "$T_TMP/r.eml" 2>&1)
 expect_eq "the exported e-mail imports into the live collector" "$(echo "$out" | tail -n 1)" \
 	"import: 1 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
-cfb show --state-dir "$ST" "$id2" > "$T_TMP/shown2"
+cfb show --state-dir "$ST" --raw "$id2" > "$T_TMP/shown2"
 stored_bytes "$id2" > "$T_TMP/stored2"
 check "the imported report is the exported one, byte for byte" cmp -s "$T_TMP/shown2" "$T_TMP/stored2"
 expect_eq "the same report over HTTP afterwards: 200 (deduplicated)" "$(post "$T_TMP/shown2")" 200
@@ -83,7 +83,7 @@ cfb flush --state-dir "$ST" > "$T_TMP/out" 2>&1
 cfb submit --state-dir "$ST" --endpoint "$URL/api/v1/reports" --yes --use-case-file "$T_TMP/uc" \
 	"$id3" >> "$T_TMP/out" 2>&1
 expect_eq "with ca-file the report is delivered over HTTPS" "$(rows "$DB")" 1
-cfb show --state-dir "$ST" "$id3" > "$T_TMP/shown3"
+cfb show --state-dir "$ST" --raw "$id3" > "$T_TMP/shown3"
 SCHEME=https
 check "...byte for byte" sh -c 'curl -sS --cacert "$1" -H "Authorization: Bearer $2" \
 	"$3/api/v1/reports/$4" | cmp -s - "$5"' _ "$C/ca.pem" "$ADMIN" "$URL" "$id3" "$T_TMP/shown3"

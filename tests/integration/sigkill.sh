@@ -38,6 +38,8 @@ for f in os.listdir(d):
     elif f.endswith(".state"):
         s = json.loads(data)
         assert s["state"] in ("pending", "declined", "consented", "sent", "withdrawn"), f
+    elif f.endswith(".draft"):
+        assert isinstance(json.loads(data), dict), f   # whole: written atomically
     else:
         raise AssertionError("stray file " + f)
 EOP
