@@ -67,6 +67,14 @@ check "repeat of M8 is counted in the state" grep -q '"M8": *2' "$STATE/watch.st
 
 watch_once
 expect_ids "third run over the same log reports nothing" ""
+# ...and says so, with where it started: a person tells "found nothing"
+# from "read nothing".
+"$CGFB" watch --once --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+	> /dev/null 2> "$T_TMP/said"
+check "watch says where it starts reading and where its state is" \
+	grep -q "reading $KMSG after record [0-9]* (state in $STATE)" "$T_TMP/said"
+check "...and, with nothing new, that it read no new record and found nothing" \
+	grep -q "$KMSG: 0 new records read, no new catalog message; done" "$T_TMP/said"
 
 # kill -9 while following, in the middle of the log.
 rm -f "$KMSG" "$STATE/watch.state"
