@@ -150,6 +150,27 @@ check "scan of a paste counts its messages on standard error" \
 "$CGFB" scan --kmsg /dev/null > "$T_TMP/out" 2> "$T_TMP/err"
 check "a live scan that read no record says so" grep -q "/dev/null: 0 records read" "$T_TMP/err"
 
+# --- the watcher's hints: its log line and the login banner ---------------------------
+# A state directory with a space: the commands printed name it, quoted.
+. tests/data/cgroupfs/lib.sh
+WS="$T_TMP/watch state"
+fixture flat-affected "$T_TMP/fx" || not_ok "fixture flat-affected builds"
+M8='Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
+printf '4,1,1017,-;%s\n' "$M8" > "$T_TMP/kmsg"
+echo 11111111-2222-3333-4444-555555555555 > "$T_TMP/boot"
+printf 'notify = log, motd\nmotd-path = %s/motd/cgroup-feedback.motd\n' "$T_TMP" > "$T_TMP/wconf"
+"$CGFB" --config "$T_TMP/wconf" --state-dir "$WS" watch --once --kmsg "$T_TMP/kmsg" \
+	--boot-id-file "$T_TMP/boot" --cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" \
+	> /dev/null 2> "$T_TMP/out"
+check "the watcher logged a review command naming its state directory" \
+	grep -q "ready for review: cgroup-feedback --state-dir '$WS' review " "$T_TMP/out"
+# review needs a terminal: the same words with show, which a test can run.
+run_hint "s/.*ready for review: \(cgroup-feedback .*\) review \([0-9a-f-]*\)\$/\1 show \2/p" \
+	"the watcher's log line (with show for review)"
+cp "$T_TMP/motd/cgroup-feedback.motd" "$T_TMP/out"
+check "the login banner names the state directory" grep -q "sudo cgroup-feedback --state-dir '$WS' review" "$T_TMP/out"
+run_hint "s/^ *sudo \(cgroup-feedback .*\) review\$/\1 status/p" "the login banner (with status for review)"
+
 # --- words ------------------------------------------------------------------------------
 idw=$($PY tests/client/pending_report.py "$ST" M8 words)
 "$CGFB" --state-dir "$ST" withdraw "$idw" > "$T_TMP/out" 2>&1
