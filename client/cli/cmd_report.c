@@ -857,6 +857,38 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
 
+/* review without a terminal (a script, a cron job, a pasted pipe): the
+ * commands that do the same without questions, for the report named or the
+ * first one waiting, so that they can be pasted as printed. */
+static int no_terminal(struct ctx *c, int argc, char **argv, const char *usage)
+{
+	struct cgfb_spool_entry *v = NULL;
+	const char *id = NULL;
+	char show[600], submit[600];
+	size_t n = 0;
+
+	if (optind < argc) {
+		id = one_id(c, argc, argv, usage);
+		if (!id)
+			return CGFB_EXIT_TROUBLE;
+	} else if (cgfb_spool_list(&c->spool, &v, &n) == 0) {
+		for (size_t i = 0; i < n && !id; i++)
+			if (v[i].state == CGFB_R_PENDING)
+				id = v[i].id;
+	}
+	if (id)
+		cgfb_log(LOG_ERR, "review asks questions on a terminal; without one, read the report "
+			 "with '%s', then send it as it is with '%s' (--use-case-file FILE and "
+			 "--answer KEY=VALUE add your use case and answers)",
+			 cgfb_hint(show, sizeof(show), c->state_dir, "show %s", id),
+			 cgfb_hint(submit, sizeof(submit), c->state_dir, "submit %s --yes", id));
+	else
+		cgfb_log(LOG_ERR, "review asks questions on a terminal; nothing is waiting for "
+			 "review anyway");
+	free(v);
+	return CGFB_EXIT_TROUBLE;
+}
+
 int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
@@ -870,11 +902,8 @@ int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
 	int r = 0;
 
 	SETUP("state-dir output", usage);
-	if (!isatty(STDIN_FILENO)) {
-		cgfb_log(LOG_ERR, "review asks questions on a terminal; for scripts use "
-			 "cgroup-feedback submit ID --yes --use-case-file FILE");
-		return finish(&c, CGFB_EXIT_TROUBLE);
-	}
+	if (!isatty(STDIN_FILENO))
+		return finish(&c, no_terminal(&c, argc, argv, usage));
 	rc = (struct cgfb_review_ctx){
 		.config = &c.config, .cat = c.cat, .schema = c.schema, .spool = &c.spool,
 		.state_dir = c.state_dir, .in = stdin, .out = stdout, .export_path = c.output,

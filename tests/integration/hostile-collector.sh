@@ -77,8 +77,13 @@ fault() {
 	[ $rc -eq 2 ] || sed 's/^/#   /' "$T_TMP/err"
 	check "$fname: the report is kept, consented, not sent" [ "$(field "$id" state)" = consented ]
 	check "$fname: no receipt recorded" [ -z "$(field "$id" receipt)" ]
+	# The command the message names for the retry, as printed.
+	HINT=$(sed -n 's/.*it will be retried by \(cgroup-feedback .*\)$/\1/p' "$T_TMP/err" | head -n 1)
 	case $retry in
 	backoff)
+		check "$fname: the message names the command that retries it ($HINT)" \
+			sh -c 'case $1 in "cgroup-feedback --state-dir $2 flush") exit 0 ;; *) exit 1 ;; esac' \
+			_ "$HINT" "$ST"
 		check "$fname: a retry is scheduled" $PY -c "
 import json, time
 s = json.load(open('$ST/reports/$id.state'))
@@ -108,9 +113,10 @@ flush_fails() {
 }
 
 # recovers NAME: the double answers well now; a due flush sends it, once.
+# The flush is the command the first failure named, pasted as printed.
 recovers() {
 	due_now "$id"
-	cfb flush --state-dir "$ST" > "$T_TMP/out" 2>"$T_TMP/err"
+	eval "$(echo "$HINT" | sed 's|^cgroup-feedback|cfb|')" > "$T_TMP/out" 2>"$T_TMP/err"
 	check "$1: when the collector behaves, flush sends it" [ "$(field "$id" state)" = sent ]
 	check "$1: with the collector's receipt" [ -n "$(field "$id" receipt)" ]
 	cfb flush --state-dir "$ST" > /dev/null 2>&1

@@ -306,7 +306,9 @@ assert "The database reserves its memory this way." in section and "purpose: res
 EOP
 
 "$CGFB" --config "$CONF" review --state-dir "$ST" < /dev/null 2>"$T_TMP/err"
-check "review without a terminal points to submit --yes" grep -q 'submit ID --yes' "$T_TMP/err"
+check "review without a terminal fails" [ $? -ne 0 ]
+check "...and names the commands that work without one, for a waiting report" \
+	grep -q "read the report with 'cgroup-feedback --state-dir $ST show [0-9a-f-]*', then send it as it is with 'cgroup-feedback --state-dir $ST submit [0-9a-f-]* --yes'" "$T_TMP/err"
 
 # The commands review printed work when pasted (with this build's binary
 # and this test's configuration): keep for later's way back (with show,
@@ -325,6 +327,8 @@ paste_hint() {
 }
 paste_hint 's/.*Kept for later with what you typed; nothing was sent\. \(cgroup-feedback .*\) review \([0-9a-f-]*\) starts.*/\1 show \2/p' \
 	"$T_TMP/draft1.log" "keep for later's hint (show in review's place)"
+paste_hint "s/.*read the report with '\\([^']*\\)'.*/\\1/p" "$T_TMP/err" "review without a terminal: its show"
+paste_hint "s/.*send it as it is with '\\([^']*\\)'.*/\\1/p" "$T_TMP/err" "review without a terminal: its submit"
 sent_id=$(tr -d '\r' < "$T_TMP/send.log" | sed -n 's/.*Withdraw it at any time: .* withdraw \([0-9a-f-]*\)$/\1/p')
 paste_hint 's/.*Withdraw it at any time: \(cgroup-feedback .*\)$/\1/p' "$T_TMP/send.log" \
 	"the post-send hint"
