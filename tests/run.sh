@@ -4,6 +4,7 @@
 # Every test reports TAP lines ("ok N - name" / "not ok N - name"); this
 # script counts them and ends with one line: "N passed, N failed[, N skipped]".
 set -u
+T_START=$(date +%s)
 BUILDS=${BUILDS:-${BUILD:-build}}
 VALGRIND=${VALGRIND:-0}
 export VALGRIND
@@ -34,14 +35,21 @@ account() {
 		echo "  $name: exited with status $status without a failing test; last lines:"
 		tail -n 15 "$log" | sed 's/^/    /'
 	fi
-	printf '%-40s %3d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+	printf '%-40s %3d passed, %d failed, %d skipped%s\n' "$name" "$p" "$f" "$s" "${took:-}"
+	took=
 }
 
+# Each test's wall time goes on its line: what to look at first when the
+# suite grows towards CI's limit (the times say nothing about speed; that
+# is make bench's).
 run() {
 	name=$1; shift
 	log="$LOGDIR/$(echo "$name" | tr '/' '_').log"
+	t0=$(date +%s)
 	"$@" >"$log" 2>&1
-	account "$name" $? "$log"
+	rc=$?
+	took=" ($(($(date +%s) - t0)) s)"
+	account "$name" $rc "$log"
 }
 
 for BUILD in $BUILDS; do
@@ -103,7 +111,7 @@ else
 	run fuzz/smoke sh fuzz/run.sh smoke
 fi
 
-echo "logs: $LOGDIR"
+echo "logs: $LOGDIR ($(($(date +%s) - T_START)) s in all)"
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
