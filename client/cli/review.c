@@ -109,8 +109,10 @@ static void show_analysis(FILE *out, json_object *report)
 			json_object_object_get_ex(f, "verdict", &v);
 			json_object_object_get_ex(f, "children", &ch);
 			json_object_object_get_ex(f, "reorganisation", &reorg);
-			fprintf(out, "  A flat (use_hierarchy=0) group with %zu child groups: %s if memcg "
-				"became hierarchical.\n", json_object_array_length(ch),
+			const size_t nch = json_object_array_length(ch);
+
+			fprintf(out, "  A flat (use_hierarchy=0) group with %zu child group%s: %s if memcg "
+				"became hierarchical.\n", nch, nch == 1 ? "" : "s",
 				strcmp(json_object_get_string(v), "affected") == 0 ?
 				"behaviour WOULD change" : "behaviour would not change");
 			if (reorg && !json_object_is_type(reorg, json_type_null))
