@@ -613,7 +613,10 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 	static const char usage[] =
 		"Usage: cgroup-feedback submit ID --yes [--use-case-file FILE] [--answer KEY=VALUE]...\n"
 		"                              [--redact] [--endpoint URL] [--state-dir DIR]\n"
-		"Consent to sending report ID as it is plus the use case, and send it now.\n";
+		"Consent to sending report ID as it is plus the use case, and send it now.\n"
+		"Each --answer KEY is one of the report's catalog entry's questions\n"
+		"(cgroup-feedback catalog lists them: software, why_flat, reorganisation for\n"
+		"the flat-hierarchy entries; purpose, software, v2_replacement for the knobs).\n";
 	struct cgfb_spool_entry e;
 	char err[256], hint[600];
 	const char *id;
