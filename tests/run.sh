@@ -1,5 +1,6 @@
 #!/bin/sh
-# Run every test: cmocka unit tests, integration scripts, the real-kernel test.
+# Run every test: cmocka unit tests, integration scripts, the real-kernel test,
+# the full-system test.
 # Every test reports TAP lines ("ok N - name" / "not ok N - name"); this
 # script counts them and ends with one line: "N passed, N failed[, N skipped]".
 set -u
@@ -65,6 +66,17 @@ for BUILD in $BUILDS; do
 		account "$BUILD/qemu" 0 "$LOGDIR/qemu.log"
 	elif [ -f tests/qemu/run.sh ]; then
 		run "$BUILD/qemu" sh tests/qemu/run.sh "$BUILD/cgroup-feedback"
+	fi
+
+	# The installed packages under systemd (docs/SYSTEM-TEST.md): once, on
+	# the normal build; the packages are built from the sources, not $BUILD.
+	case $BUILD in *san*) continue ;; esac
+	echo "== full system: the .debs under systemd in qemu ($BUILD)"
+	if [ "${CGFB_SKIP_QEMU:-0}" = 1 ] || [ "${CGFB_SKIP_PACKAGES:-0}" = 1 ]; then
+		echo "ok 1 - full-system test # SKIP CGFB_SKIP_QEMU=1 or CGFB_SKIP_PACKAGES=1" > "$LOGDIR/system.log"
+		account "$BUILD/system" 0 "$LOGDIR/system.log"
+	elif [ -f tests/system/run.sh ]; then
+		run "$BUILD/system" sh tests/system/run.sh
 	fi
 done
 
