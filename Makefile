@@ -5,6 +5,8 @@
 #   make check        build and run every test (unit, integration, real kernel under qemu)
 #   make check SANITIZE=1   the same with ASan + UBSan
 #   make bench        benchmarks (not part of check)
+#   make fuzz FUZZ_SECONDS=N   every libFuzzer target for N seconds (fuzz/fuzz.mk,
+#                     docs/FUZZING.md); make check runs each a few seconds
 #   make install PREFIX=/usr DESTDIR=...
 #   make dist | deb | rpm   source tarball, Debian / RPM packages (packaging/packaging.mk)
 
@@ -59,7 +61,7 @@ CLIENT_BLOBS := $(BUILD)/allowlist_blob.o
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-TEST_TOOLS := $(BUILD)/tests/tools/validate-report
+TEST_TOOLS := $(BUILD)/tests/tools/validate-report $(BUILD)/tests/tools/killshim.so
 SERVER_SRC := $(wildcard server-stub/*.c)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
               $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o
@@ -147,6 +149,12 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libcgfb.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CLIENT_CPPFLAGS) $(ALL_CFLAGS) $< -o $@ $(LDFLAGS) $(BUILD)/libcgfb.a $(LIBS)
 
+# The kill loops' LD_PRELOAD shim: never sanitized (an ASan binary is told
+# to accept it with verify_asan_link_order=0).
+$(BUILD)/tests/tools/killshim.so: tests/tools/killshim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -fPIC -shared $< -o $@ -ldl
+
 deps:
 	sh tools/deps.sh
 
@@ -158,18 +166,22 @@ tests: $(PROGRAMS) $(SERVER) $(UNIT_BIN) $(TEST_TOOLS)
 layers:
 	sh tools/check-layers.sh
 
+# The fuzz targets' smoke run (fuzz/run.sh smoke) ends the suite; fuzz-build
+# skips them, and the suite says so, where clang has no libFuzzer.
 ifeq ($(SANITIZE),1)
-check: layers tests
+check: layers tests fuzz-build
 	BUILDS="$(BUILD)" sh tests/run.sh
 else
-check: layers tests
+check: layers tests fuzz-build
 	$(MAKE) --no-print-directory SANITIZE=1 tests
 	BUILDS="$(BUILD) build-san" VALGRIND=$(VALGRIND) sh tests/run.sh
 endif
 
-# One build, no valgrind, no qemu, no package builds: for the edit-compile-test loop.
+# One build, no valgrind, no qemu, no package builds, no fuzzing: for the
+# edit-compile-test loop.
 check-quick: layers tests
-	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 CGFB_SKIP_PACKAGES=1 sh tests/run.sh
+	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 CGFB_SKIP_PACKAGES=1 CGFB_SKIP_FUZZ=1 \
+	  sh tests/run.sh
 
 run: $(PROGRAMS) $(SERVER)
 	BUILD=$(BUILD) sh tools/run-local.sh
@@ -187,8 +199,9 @@ install: $(PROGRAMS)
 	install -m 0644 data/allowlist.json $(DESTDIR)$(DATADIR)/allowlist.json
 
 include packaging/packaging.mk
+include fuzz/fuzz.mk
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

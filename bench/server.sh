@@ -34,6 +34,38 @@ with open(sys.argv[1], "w") as f:
         f.write(genreport.canonical(rep).decode() + "\n")
 PY
 
+# probe PORT SECONDS OUT: GET /api/v1/summary every 50 ms from another
+# loopback address (its own rate-limit key) for SECONDS; OUT gets the
+# latencies in ms, one per line.
+probe() {
+	python3 - "$@" <<'PY'
+import socket, sys, time
+port, secs, out = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+lat = []
+end = time.monotonic() + secs
+while time.monotonic() < end:
+    t0 = time.monotonic()
+    s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.2", 0))
+    s.sendall(b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    if data.startswith(b"HTTP/1.1 200"):
+        lat.append((time.monotonic() - t0) * 1e3)
+    time.sleep(0.05)
+open(out, "w").write("".join("%.3f\n" % x for x in lat))
+PY
+}
+
+# pct FILE P: the P-th percentile of the numbers in FILE.
+pct() {
+	sort -n "$1" | awk -v p="$2" '{ v[NR] = $1 } END { i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print v[i] }'
+}
+
 # run NAME [ENV...]: one wrk run against a fresh server; prints the RESULT line.
 run() {
 	name=$1; shift
@@ -43,9 +75,14 @@ run() {
 	PID=$!
 	i=0
 	while [ ! -s "$DIR/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	# The public summary's latency, idle for 3 s and then beside the writes.
+	probe "$(cat "$DIR/port")" 3 "$DIR/$name.idle"
+	probe "$(cat "$DIR/port")" "$SECS" "$DIR/$name.busy" &
+	PROBE=$!
 	BENCH_TEMPLATES=$DIR/templates.txt timeout $((SECS + 60)) wrk -t"$THREADS" -c"$CONNS" \
 		-d"${SECS}s" --timeout 10s -s bench/server.lua "http://127.0.0.1:$(cat "$DIR/port")/" \
 		> "$DIR/$name.wrk"
+	wait "$PROBE" || true
 	kill -TERM "$PID"
 	wait "$PID" || true
 	PID=""
@@ -74,4 +111,10 @@ awk -v r="$rate" -v p="$p99" -v c="$crate" -v rows="$rows" -v sent="$sent" 'BEGI
 	       r, p, c, (c > 0 ? r / c : 0)
 	if (rows != sent) { print "FAIL: rows != 201s"; exit 1 }
 	if (r < 5000 || p >= 50) print "NOTE: below the target (5000 reports/s, p99 < 50 ms)"
+}'
+# The summary is served from memory: a write load should not slow it much.
+idle99=$(pct "$DIR/durable.idle" 99) busy50=$(pct "$DIR/durable.busy" 50) busy99=$(pct "$DIR/durable.busy" 99)
+awk -v i="$idle99" -v b50="$busy50" -v b99="$busy99" -v n="$(wc -l < "$DIR/durable.busy")" 'BEGIN {
+	printf "summary beside the durable writes: p50 %.1f ms, p99 %.1f ms (%d requests); idle p99 %.1f ms; ratio p99 busy/idle %.1f\n",
+	       b50, b99, n, i, (i > 0 ? b99 / i : 0)
 }'

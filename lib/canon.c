@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ static void put_string(struct out *o, const char *s, size_t n)
 	static const char hex[] = "0123456789abcdef";
 	size_t run = 0;
 
-	/* Compare mode needs no check: the input it matches is valid UTF-8. */
+	/* Compare mode needs no check: cgfb_canon_parse checked the input. */
 	if (!o->expect && !cgfb_utf8_valid(s, n)) {
 		o->rc = o->rc ? o->rc : -EINVAL;
 		return;
@@ -245,6 +246,7 @@ int cgfb_canon_parse(const char *data, size_t len, int max_depth, json_object **
 	struct json_tokener *tok = json_tokener_new_ex(max_depth);
 	json_object *obj = NULL;
 	enum json_tokener_error jerr;
+	bool ended = false;
 	int rc = -EINVAL;
 
 	*out = NULL;
@@ -255,10 +257,24 @@ int cgfb_canon_parse(const char *data, size_t len, int max_depth, json_object **
 		rc = -E2BIG;
 		goto out;
 	}
+	/* json-c's own check lets UTF-8-encoded surrogates (ED A0 80) through,
+	 * which RFC 3629 and the serialiser refuse. */
+	if (!cgfb_utf8_valid(data, len)) {
+		snprintf(err, errsz, "not valid UTF-8");
+		goto out;
+	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	obj = json_tokener_parse_ex(tok, data, (int)len);
 	jerr = json_tokener_get_error(tok);
-	if (!obj || jerr != json_tokener_success || json_tokener_get_parse_end(tok) != len) {
+	/* A number at the very end ("1", "-12") is complete only when the
+	 * tokener is told that no digit follows: a NUL byte tells it. */
+	if (!obj && jerr == json_tokener_continue && json_tokener_get_parse_end(tok) == len) {
+		obj = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+		ended = true;
+	}
+	if (!obj || jerr != json_tokener_success ||
+	    (!ended && json_tokener_get_parse_end(tok) != len)) {
 		snprintf(err, errsz, "not valid JSON: %s",
 			 jerr == json_tokener_success ? "trailing bytes" : json_tokener_error_desc(jerr));
 		goto out;

@@ -163,7 +163,8 @@ int cgfb_mail_extract(const char *msg, size_t len, struct cgfb_buf *json, char *
 		rc = qp_decode(msg + body, len - body, &qp);
 		if (rc < 0)
 			goto out;
-		msg = qp.data;
+		/* An empty body decodes to no buffer at all. */
+		msg = qp.data ? qp.data : "";
 		len = qp.len;
 		body = 0;
 	}

@@ -3,35 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "api.h"
 #include "handlers.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "ingest.h"
+#include "params.h"
 
 #define REPORTS "/api/v1/reports"
-
-/* application/json, optionally with charset=utf-8; nothing else. */
-static bool json_content_type(const char *ct)
-{
-	const size_t n = strlen("application/json");
-	const char *p;
-
-	if (!ct || strncasecmp(ct, "application/json", n) != 0)
-		return false;
-	p = ct + n;
-	while (*p == ' ')
-		p++;
-	if (*p == '\0')
-		return true;
-	if (*p++ != ';')
-		return false;
-	while (*p == ' ')
-		p++;
-	return strcasecmp(p, "charset=utf-8") == 0 || strcasecmp(p, "charset=\"utf-8\"") == 0;
-}
 
 static bool is_write(const struct http_request *rq)
 {
@@ -46,9 +26,19 @@ bool api_precheck(void *ud, const struct http_request *rq, struct http_reply *rp
 	const char *len;
 	unsigned wait;
 
-	if (!is_write(rq))
-		return false;
-	wait = ratelimit_take(a->rl, rq->client);
+	/* Reads too, the public summary and dashboard included: each is
+	 * cheap, but a flood of them still takes event-loop time from
+	 * everyone else. */
+	if (!is_write(rq)) {
+		wait = ratelimit_take(a->rl_read, rq->client_key);
+		if (wait) {
+			api_error(rp, 429, "rate_limited", "too many requests from this address; "
+				  "retry later");
+			rp->retry_after = wait;
+		}
+		return wait != 0;
+	}
+	wait = ratelimit_take(a->rl, rq->client_key);
 	if (wait) {
 		api_error(rp, 429, "rate_limited", "too many reports from this address; retry later");
 		rp->retry_after = wait;
@@ -56,7 +46,7 @@ bool api_precheck(void *ud, const struct http_request *rq, struct http_reply *rp
 	}
 	if (strcmp(rq->method, "POST") != 0)
 		return false;
-	if (!json_content_type(http_header(rq, "Content-Type"))) {
+	if (!params_json_content_type(http_header(rq, "Content-Type"))) {
 		api_error(rp, 415, "unsupported_media_type", "send Content-Type: application/json");
 		return true;
 	}
@@ -95,6 +85,16 @@ static void read_run(struct offload_job *job)
 	http_resume(r->rq);
 }
 
+/* Shutting down: a read still queued is answered at once. */
+static void read_cancel(struct offload_job *job)
+{
+	struct read *r = (struct read *)((char *)job - offsetof(struct read, job));
+
+	api_error(&r->rp, 503, "shutting_down", "the collector is stopping; retry later");
+	r->rp.retry_after = 10;
+	http_resume(r->rq);
+}
+
 static void read_finish(struct api *a, void *state, struct http_reply *rp)
 {
 	struct read *r = state;
@@ -122,6 +122,7 @@ static void offload_read(struct api *a, const struct http_request *rq, struct ht
 	}
 	r->d.finish = read_finish;
 	r->job.run = read_run;
+	r->job.cancel = read_cancel;
 	r->a = a;
 	r->rq = rq;
 	r->fn = fn;
@@ -145,7 +146,7 @@ static void route_report(struct api *a, const struct http_request *rq, struct ht
 	else if (strcmp(rq->method, "GET") == 0)
 		offload_read(a, rq, rp, get_report);
 	else
-		method_not_allowed(rp, "GET, DELETE");
+		method_not_allowed(rp, "GET, HEAD, DELETE");
 }
 
 /* GET-only resources: path and handler. */
@@ -156,6 +157,12 @@ static const struct {
 	{ "/api/v1/digest", api_digest },
 	{ "/api/v1/export.mbox", api_export_mbox },
 };
+
+void api_shutdown(struct api *a)
+{
+	store_abort_reads();
+	offload_cancel(a->offload);
+}
 
 void api_finish(void *ud, const struct http_request *rq, void *state, struct http_reply *rp)
 {
@@ -175,7 +182,7 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 		else if (get)
 			offload_read(a, rq, rp, api_list_reports);
 		else
-			method_not_allowed(rp, "GET, POST");
+			method_not_allowed(rp, "GET, HEAD, POST");
 		return;
 	}
 	if (strncmp(rq->path, REPORTS "/", strlen(REPORTS) + 1) == 0) {
@@ -187,7 +194,7 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 		if (get)
 			api_summary(a, rq, rp);
 		else
-			method_not_allowed(rp, "GET");
+			method_not_allowed(rp, "GET, HEAD");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(get_routes) / sizeof(get_routes[0]); i++) {
@@ -196,7 +203,7 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 		if (get)
 			offload_read(a, rq, rp, get_routes[i].fn);
 		else
-			method_not_allowed(rp, "GET");
+			method_not_allowed(rp, "GET, HEAD");
 		return;
 	}
 	if (get && dashboard_serve(rq->path, rp))

@@ -11,5 +11,8 @@
 bool api_precheck(void *ud, const struct http_request *rq, struct http_reply *rp);
 void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp);
 void api_finish(void *ud, const struct http_request *rq, void *state, struct http_reply *rp);
+/* SIGTERM: reads in progress are interrupted and reads still queued are
+ * answered 503, so that stopping takes the writes' time, not the reads'. */
+void api_shutdown(struct api *a);
 
 #endif

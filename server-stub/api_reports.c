@@ -9,6 +9,7 @@
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "ingest.h"
+#include "params.h"
 
 #define LIST_DEFAULT 50
 #define LIST_MAX     500
@@ -59,11 +60,16 @@ static void answer_put(struct http_reply *rp, const struct job *j)
 }
 
 /* A write waiting for its commit: the request is suspended meanwhile. */
+/* Longer than any deletion token a client makes (64 hex digits): a longer
+ * one cannot match and is refused without a database lookup. */
+#define DELETION_TOKEN_MAX 128
+
 struct pending {
 	struct api_deferred d;       /* first: what api_finish calls */
 	struct job j;
 	struct report_meta m;
 	const struct http_request *rq;
+	char token[DELETION_TOKEN_MAX + 1];
 };
 
 static void pending_free(void *p)
@@ -172,12 +178,17 @@ static void finish_delete(struct api *a, void *state, struct http_reply *rp)
 void api_delete_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
 		       const char *id)
 {
-	const char *token = auth_deletion_token(rq);
+	size_t len = 0;
+	const char *token = auth_deletion_token(rq, &len);
 	struct pending *w;
 
 	if (!token) {
 		api_error(rp, 401, "unauthorized", "send the report's deletion token "
 			  "in X-Deletion-Token");
+		return;
+	}
+	if (len > DELETION_TOKEN_MAX) {
+		api_error(rp, 403, "forbidden", "wrong deletion token");
 		return;
 	}
 	if (!a->writer) {
@@ -190,8 +201,11 @@ void api_delete_report(struct api *a, const struct http_request *rq, struct http
 		rp->retry_after = 1;
 		return;
 	}
-	/* The id and token live in the request, which outlives the job. */
-	w->j = (struct job){ .kind = JOB_DELETE, .id = id, .token = token };
+	/* The id lives in the request, which outlives the job; the token is
+	 * copied without the white space that may follow it in the header. */
+	memcpy(w->token, token, len);
+	w->token[len] = '\0';
+	w->j = (struct job){ .kind = JOB_DELETE, .id = id, .token = w->token };
 	defer_write(a, rq, w, finish_delete);
 }
 
@@ -258,21 +272,6 @@ static int list_row(const struct store_row *row, void *ud)
 	return 0;
 }
 
-/* A non-negative integer query parameter; dflt when absent. */
-static bool query_uint(const struct http_request *rq, const char *name, uint64_t max,
-		       uint64_t dflt, uint64_t *out)
-{
-	const char *v = http_query(rq, name);
-	char *end;
-
-	*out = dflt;
-	if (!v)
-		return true;
-	errno = 0;
-	*out = strtoull(v, &end, 10);
-	return *v >= '0' && *v <= '9' && *end == '\0' && errno == 0 && *out <= max;
-}
-
 void api_list_reports(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
 	struct store_filter f = {
@@ -293,8 +292,8 @@ void api_list_reports(struct api *a, const struct http_request *rq, struct http_
 
 	if (!api_admin(a, rq, rp))
 		return;
-	if (!query_uint(rq, "limit", LIST_MAX, LIST_DEFAULT, &limit) || limit == 0 ||
-	    !query_uint(rq, "cursor", INT64_MAX, 0, &cursor)) {
+	if (!params_uint(http_query(rq, "limit"), LIST_MAX, LIST_DEFAULT, &limit) || limit == 0 ||
+	    !params_uint(http_query(rq, "cursor"), INT64_MAX, 0, &cursor)) {
 		api_error(rp, 400, "bad_query", "limit is 1 to 500, cursor a number from next_cursor");
 		return;
 	}

@@ -42,6 +42,7 @@ struct store *api_reader(struct api *a, struct http_reply *rp)
 		api_error(rp, 503, "unavailable", "the database cannot be read right now");
 		return NULL;
 	}
+	store_read_deadline(s, STORE_READ_MS);
 	return s;
 }
 

@@ -29,7 +29,8 @@ struct api {
 	struct cgfb_catalog *catalog;    /* titles for the digest */
 	struct writer *writer;           /* NULL with o->no_store */
 	struct offload *offload;         /* NULL: reads run on the event loop */
-	struct ratelimit *rl;
+	struct ratelimit *rl;            /* report writes */
+	struct ratelimit *rl_read;       /* everything else */
 	struct pubsum *pubsum;           /* the public summary, served from memory */
 	struct auth auth;
 	/* Read-only connections, reused between requests. */

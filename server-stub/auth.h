@@ -18,7 +18,9 @@ struct auth {
 int auth_load(struct auth *a, const char *path);
 bool auth_is_admin(const struct auth *a, const struct http_request *rq);
 /* The deletion token presented with a DELETE: X-Deletion-Token, or an
- * Authorization: Bearer header. NULL when there is none. */
-const char *auth_deletion_token(const struct http_request *rq);
+ * Authorization: Bearer header, *len bytes long (white space at the end of
+ * the header is not part of it). NULL when there is none, or when it has
+ * bytes no token has. */
+const char *auth_deletion_token(const struct http_request *rq, size_t *len);
 
 #endif

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "handlers.h"
+#include "params.h"
 #include "cgfb/buf.h"
 #include "cgfb/jsonget.h"
 #include "cgfb/wrap.h"
@@ -104,8 +105,7 @@ static void since_days(unsigned days, char out[32])
 
 void api_digest(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
-	const char *q = http_query(rq, "days");
-	const unsigned days = q ? (unsigned)strtoul(q, NULL, 10) : 7;
+	uint64_t days;
 	struct store_filter f = { .limit = USE_CASES_MAX };
 	json_object *sum = NULL;
 	struct store *s;
@@ -114,17 +114,18 @@ void api_digest(struct api *a, const struct http_request *rq, struct http_reply 
 
 	if (!api_admin(a, rq, rp))
 		return;
-	if (days < 1 || days > 3660) {
+	/* Whole digits only: "7x" is no number, and 4294967303 is not 7. */
+	if (!params_uint(http_query(rq, "days"), 3660, 7, &days) || days < 1) {
 		api_error(rp, 400, "bad_query", "days is 1 to 3660");
 		return;
 	}
 	if (!(s = api_reader(a, rp)))
 		return;
-	since_days(days, since);
+	since_days((unsigned)days, since);
 	f.since = since;
 	rc = summary_build(s, since, &sum);
 	if (rc == 0) {
-		header(&rp->body, sum, days, since);
+		header(&rp->body, sum, (unsigned)days, since);
 		for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 			section(&rp->body, a->catalog, cgfb_json_get(sum, "dimensions"),
 				sections[i].dim, sections[i].heading);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,7 +19,9 @@
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
+#include "conntrack.h"
 #include "http.h"
+#include "peer.h"
 
 /* Headers and security policy of the dashboard: everything from this
  * origin, nothing inline, nothing from anywhere else. */
@@ -32,7 +35,7 @@ struct http_server {
 	const struct server_opts *o;
 	atomic_int active;           /* requests between first header and completion */
 	atomic_int suspended;        /* deferred, not yet resumed */
-	atomic_int connections;      /* open, across all event loops */
+	struct conntrack *ct;        /* open connections, across all event loops */
 	atomic_bool closing;
 	char *cert, *key;            /* PEM text, kept for the daemon's lifetime */
 };
@@ -44,6 +47,7 @@ struct req {
 	char method[16];
 	char path[256];
 	char client[INET6_ADDRSTRLEN];
+	char client_key[PEER_KEY_MAX];
 	unsigned status;
 	size_t bytes;
 	bool replied;
@@ -98,16 +102,30 @@ static double elapsed_ms(const struct req *r)
 	       (double)(now.tv_nsec - r->start.tv_nsec) / 1e6;
 }
 
-static void peer_address(struct MHD_Connection *c, char *out, size_t outsz)
+static const struct sockaddr *peer_sockaddr(struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	return ci ? ci->client_addr : NULL;
+}
+
+static void peer_address(struct MHD_Connection *c, char *out, size_t outsz)
+{
+	const struct sockaddr *sa = peer_sockaddr(c);
 	const socklen_t len = sa && sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 		sizeof(struct sockaddr_in);
 
 	if (!sa || getnameinfo(sa, len, out, (socklen_t)outsz, NULL, 0, NI_NUMERICHOST) != 0)
 		snprintf(out, outsz, "unknown");
+}
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
 }
 
 static struct req *req_new(struct http_server *h, struct MHD_Connection *c, const char *url,
@@ -121,10 +139,14 @@ static struct req *req_new(struct http_server *h, struct MHD_Connection *c, cons
 	snprintf(r->method, sizeof(r->method), "%s", method);
 	snprintf(r->path, sizeof(r->path), "%s", url);
 	peer_address(c, r->client, sizeof(r->client));
+	peer_key(peer_sockaddr(c), r->client_key);
 	r->h = h;
-	r->rq.method = r->method;
+	/* HEAD is GET without the body, which libmicrohttpd drops: the
+	 * application routes it as GET, the log says HEAD. */
+	r->rq.method = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0 ? MHD_HTTP_METHOD_GET : r->method;
 	r->rq.path = url;
 	r->rq.client = r->client;
+	r->rq.client_key = r->client_key;
 	r->rq.conn = c;
 	atomic_fetch_add(&h->active, 1);
 	return r;
@@ -157,8 +179,10 @@ static void add_headers(struct http_server *h, struct MHD_Response *resp,
 		MHD_add_response_header(resp, "Location", rp->location);
 	if (rp->etag[0])
 		MHD_add_response_header(resp, "ETag", rp->etag);
-	/* Shutting down: no keep-alive, so nobody starts another request. */
-	if (atomic_load(&h->closing))
+	/* Shutting down: no keep-alive, so nobody starts another request.
+	 * A request whose framing is in doubt: nothing after it on this
+	 * connection can be trusted to start where it seems to. */
+	if (atomic_load(&h->closing) || rp->close)
 		MHD_add_response_header(resp, "Connection", "close");
 }
 
@@ -192,6 +216,56 @@ static enum MHD_Result reply_error(struct req *r, unsigned status, const char *e
 	return reply(r, &rp);
 }
 
+struct framing {
+	unsigned content_length;
+	unsigned transfer_encoding;
+	bool host;
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
+{
+	struct framing *f = cls;
+
+	if (strcasecmp(key, "Content-Length") == 0)
+		f->content_length++;
+	else if (strcasecmp(key, "Transfer-Encoding") == 0)
+		f->transfer_encoding++;
+	else if (strcasecmp(key, "Host") == 0)
+		f->host = true;
+	return MHD_YES;
+}
+
+/* RFC 9112 6.3: a message framed both by Content-Length and by
+ * Transfer-Encoding, or with several Content-Length fields, has no length
+ * both ends agree on; behind a proxy that is request smuggling, so it is
+ * refused before any body is read, and the connection closed. libmicrohttpd
+ * 0.9.75 takes the first Content-Length and reads on. Section 3.2: an
+ * HTTP/1.1 request without Host is a 400 too. */
+static const char *framing_error(struct MHD_Connection *c, const char *version)
+{
+	struct framing f = { 0 };
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+	if (f.content_length && f.transfer_encoding)
+		return "both Content-Length and Transfer-Encoding";
+	if (f.content_length > 1)
+		return "more than one Content-Length";
+	if (f.transfer_encoding > 1)
+		return "more than one Transfer-Encoding";
+	if (!f.host && strcmp(version, MHD_HTTP_VERSION_1_1) == 0)
+		return "HTTP/1.1 without Host";
+	return NULL;
+}
+
+static enum MHD_Result refuse_framing(struct req *r, const char *why)
+{
+	struct http_reply rp = { .status = 400, .close = true };
+
+	cgfb_buf_printf(&rp.body, "{\"error\":\"bad_request\",\"message\":\"%s\"}\n", why);
+	return reply(r, &rp);
+}
+
 static enum MHD_Result take_body(struct req *r, const char *data, size_t *size)
 {
 	const struct server_opts *o = r->h->o;
@@ -219,12 +293,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct http_server *h = cls;
 	struct req *r = *con_cls;
 	struct http_reply rp = { 0 };
+	const char *why;
 
 	if (!r) {
 		r = req_new(h, c, url, method);
 		if (!r)
 			return MHD_NO;
 		*con_cls = r;
+		conntrack_head_done(h->ct, conn_of(c));
+		why = framing_error(c, version);
+		if (why)
+			return refuse_framing(r, why);
 		if (h->app.precheck(h->app.ud, &r->rq, &rp))
 			return reply(r, &rp);
 		return MHD_YES;
@@ -283,6 +362,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	cgfb_buf_free(&r->rq.body);
 	free(r);
 	*con_cls = NULL;
+	conntrack_wait_head(h->ct, conn_of(c));
 	atomic_fetch_sub(&h->active, 1);
 }
 
@@ -298,26 +378,33 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	cgfb_log(LOG_WARNING, "http: %s", msg);
 }
 
-/* --max-connections for the whole server: libmicrohttpd would split it
- * between its event loops, so that one loop could refuse while another
- * had room. Loops that accept at the same instant may each pass the check
- * (at most one connection over per extra loop). */
+/* --max-connections for the whole server and --max-per-ip per address
+ * key (conntrack.h): libmicrohttpd would split the first between its
+ * event loops, so that one loop could refuse while another had room, and
+ * keys the second by full address. Loops that accept at the same instant
+ * may each pass the check (at most one connection over per extra loop). */
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
-	const struct http_server *h = cls;
+	struct http_server *h = cls;
 
-	return atomic_load(&h->connections) < (int)h->o->max_connections ? MHD_YES : MHD_NO;
+	return conntrack_admit(h->ct, addr) ? MHD_YES : MHD_NO;
 }
 
+/* libmicrohttpd 0.9.75 reports CLOSED before it closes the socket, so the
+ * reaper never shuts down a descriptor number that was reused. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
 			  enum MHD_ConnectionNotificationCode code)
 {
 	struct http_server *h = cls;
+	const union MHD_ConnectionInfo *fd;
 
-	if (code == MHD_CONNECTION_NOTIFY_STARTED)
-		atomic_fetch_add(&h->connections, 1);
-	else
-		atomic_fetch_sub(&h->connections, 1);
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_ctx = fd ? conntrack_add(h->ct, peer_sockaddr(c), fd->connect_fd) : NULL;
+	} else {
+		conntrack_remove(h->ct, *socket_ctx);
+		*socket_ctx = NULL;
+	}
 }
 
 /* ADDR:PORT or [ADDR6]:PORT, numeric only. */
@@ -439,7 +526,6 @@ static struct MHD_Daemon *start_daemon(struct http_server *h, const struct socka
 		/* Each loop may take them all; on_accept keeps the total. */
 		MHD_OPTION_CONNECTION_LIMIT, o->max_connections * loops,
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_per_ip,
 		MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1,
@@ -468,6 +554,11 @@ int http_start(struct http_server **out, const struct server_opts *o,
 	rc = o->tls_cert ? load_tls(h) : 0;
 	if (rc < 0)
 		goto fail;
+	rc = conntrack_start(&h->ct, o->max_connections, o->max_per_ip, o->head_timeout);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "cannot start the connection reaper: %s", strerror(-rc));
+		goto fail;
+	}
 	h->d = start_daemon(h, &ss);
 	if (!h->d) {
 		cgfb_log(LOG_ERR, "cannot listen on %s", o->listen);
@@ -511,6 +602,7 @@ void http_stop(struct http_server *h, unsigned grace_ms)
 			usleep(10000);
 		MHD_stop_daemon(h->d);
 	}
+	conntrack_stop(h->ct);
 	free(h->cert);
 	free(h->key);
 	free(h);

@@ -17,6 +17,7 @@ struct http_request {
 	const char *method;
 	const char *path;
 	const char *client;          /* the peer's address, text */
+	const char *client_key;      /* what it is counted by (peer.h) */
 	struct cgfb_buf body;
 	void *conn;                  /* for http_header/http_query */
 };
@@ -32,6 +33,7 @@ struct http_reply {
 	char location[96];
 	char etag[72];
 	char cache_control[48];      /* "": no-store */
+	bool close;                  /* Connection: close after this answer */
 };
 
 const char *http_header(const struct http_request *rq, const char *name);

@@ -22,6 +22,17 @@ struct counts {
 	unsigned imported, present, withdrawn, empty, failed;
 };
 
+int import_admit(const struct cgfb_schema *schema, const char *msg, size_t len,
+		 struct cgfb_buf *json, struct report_meta *m, char *err, size_t errsz)
+{
+	int rc = cgfb_mail_extract(msg, len, json, err, errsz);
+
+	memset(m, 0, sizeof(*m));
+	if (rc == 0)
+		rc = ingest_report(schema, json->data, json->len, m, err, errsz);
+	return rc;
+}
+
 static void import_one(struct writer *w, const struct cgfb_schema *schema, const char *file,
 		       unsigned n, const char *msg, size_t len, struct counts *c)
 {
@@ -31,13 +42,11 @@ static void import_one(struct writer *w, const struct cgfb_schema *schema, const
 	char err[512];
 	int rc;
 
-	rc = cgfb_mail_extract(msg, len, &json, err, sizeof(err));
+	rc = import_admit(schema, msg, len, &json, &m, err, sizeof(err));
 	if (rc == -ENOENT) {
 		c->empty++;
 		goto out;
 	}
-	if (rc == 0)
-		rc = ingest_report(schema, json.data, json.len, &m, err, sizeof(err));
 	if (rc == 0) {
 		j.meta = &m;
 		j.body = json.data;

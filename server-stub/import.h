@@ -2,7 +2,20 @@
 #ifndef CGFB_SERVER_IMPORT_H
 #define CGFB_SERVER_IMPORT_H
 
+#include <stddef.h>
+
+#include "cgfb/buf.h"
 #include "cgfb/schema.h"
+#include "ingest.h"
+
+/* One message of a mailbox, up to the database: its report found,
+ * unwrapped, checked against the SHA-256 in its headers and admitted as an
+ * upload over HTTP would be (ingest_report). No I/O. Returns 0 with the
+ * report's bytes in json and its columns in m (free with
+ * ingest_meta_free); -ENOENT when the message holds no report; another
+ * negative errno with the reason in err. */
+int import_admit(const struct cgfb_schema *schema, const char *msg, size_t len,
+		 struct cgfb_buf *json, struct report_meta *m, char *err, size_t errsz);
 
 /* argv[0] is "import". Returns the exit status: 0 all imported (or already
  * there), 1 some messages failed, 2 trouble. */

@@ -24,6 +24,7 @@ static void api_free(struct api *a)
 	for (unsigned i = 0; i < a->n_readers; i++)
 		store_close(a->readers[i]);
 	ratelimit_free(a->rl);
+	ratelimit_free(a->rl_read);
 	cgfb_catalog_free(a->catalog);
 	pthread_mutex_destroy(&a->lock);
 }
@@ -53,6 +54,8 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 		cgfb_log(LOG_ERR, "built-in catalog: %s", err);
 	if (rc == 0)
 		rc = ratelimit_new(&a->rl, o->rate, o->burst);
+	if (rc == 0)
+		rc = ratelimit_new(&a->rl_read, o->read_rate, o->read_burst);
 	if (rc == 0 && (rc = offload_start(&a->offload, API_READERS)) < 0)
 		cgfb_log(LOG_ERR, "cannot start the reader threads: %s", strerror(-rc));
 	/* Opening read-write creates and migrates the file before any reader. */
@@ -108,6 +111,7 @@ static int serve(struct cgfb_schema *schema, int argc, char **argv)
 		const int sig = wait_for_signal();
 
 		cgfb_log(LOG_INFO, "%s: finishing requests in flight", strsignal(sig));
+		api_shutdown(&a);
 		http_stop(h, GRACE_MS);
 	}
 	/* Readers first: the writing connection must be the last one open, so

@@ -12,6 +12,7 @@ struct offload {
 	pthread_cond_t work;
 	struct offload_job *head, *tail;
 	bool stopping;
+	bool cancelling;
 	unsigned n;
 	pthread_t threads[THREADS_MAX];
 };
@@ -23,6 +24,7 @@ static void *offload_main(void *arg)
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
 		struct offload_job *j;
+		bool cancel;
 
 		while (!o->head && !o->stopping)
 			pthread_cond_wait(&o->work, &o->lock);
@@ -32,8 +34,12 @@ static void *offload_main(void *arg)
 		o->head = j->next;
 		if (!o->head)
 			o->tail = NULL;
+		cancel = o->cancelling;
 		pthread_mutex_unlock(&o->lock);
-		j->run(j);
+		if (cancel && j->cancel)
+			j->cancel(j);
+		else
+			j->run(j);
 		pthread_mutex_lock(&o->lock);
 	}
 	pthread_mutex_unlock(&o->lock);
@@ -74,6 +80,15 @@ void offload_run(struct offload *o, struct offload_job *j)
 		o->head = j;
 	o->tail = j;
 	pthread_cond_signal(&o->work);
+	pthread_mutex_unlock(&o->lock);
+}
+
+void offload_cancel(struct offload *o)
+{
+	if (!o)
+		return;
+	pthread_mutex_lock(&o->lock);
+	o->cancelling = true;
 	pthread_mutex_unlock(&o->lock);
 }
 

@@ -21,11 +21,14 @@ static void usage(FILE *out)
 	      "  --tls-key FILE           ...and this PEM private key\n"
 	      "  --admin-token-file FILE  the admin API's bearer token (first line)\n"
 	      "  --max-connections N      connections at once (256)\n"
-	      "  --max-per-ip N           connections at once from one address (128)\n"
+	      "  --max-per-ip N           connections at once from one address, or IPv6 /64 (128)\n"
+	      "  --head-timeout SEC       time for a request's whole head, from connecting (10)\n"
 	      "  --idle-timeout SEC       drop a connection silent this long (10)\n"
 	      "  --request-timeout SEC    time for one request's body (30)\n"
 	      "  --rate N                 report writes per second per client address (10; 0 off)\n"
 	      "  --burst N                writes allowed at once before --rate applies (50)\n"
+	      "  --read-rate N            other requests per second per client address (50; 0 off)\n"
+	      "  --read-burst N           other requests at once before --read-rate applies (200)\n"
 	      "  --summary-interval S     recompute the public summary every S seconds (600)\n"
 	      "  --port-file FILE         write the bound port to FILE once listening\n"
 	      "  --quiet                  no per-request log lines\n"
@@ -71,6 +74,9 @@ static int set(struct server_opts *o, int opt, const char *name, const char *arg
 	case 'T': o->request_timeout = (unsigned)v; break;
 	case 'r': o->rate = v; break;
 	case 'b': o->burst = (unsigned)v; break;
+	case 'H': o->head_timeout = (unsigned)v; break;
+	case 'R': o->read_rate = v; break;
+	case 'B': o->read_burst = (unsigned)v; break;
 	case 'S': o->summary_interval = (unsigned)v; break;
 	}
 	return 0;
@@ -83,6 +89,7 @@ static int check(const struct server_opts *o)
 		return -EINVAL;
 	}
 	if (!o->max_connections || !o->max_per_ip || !o->idle_timeout || !o->request_timeout ||
+	    !o->head_timeout ||
 	    !o->summary_interval) {
 		cgfb_log(LOG_ERR, "connection limits and timeouts must be at least 1");
 		return -EINVAL;
@@ -106,6 +113,9 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		{ "request-timeout", required_argument, NULL, 'T' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "burst", required_argument, NULL, 'b' },
+		{ "head-timeout", required_argument, NULL, 'H' },
+		{ "read-rate", required_argument, NULL, 'R' },
+		{ "read-burst", required_argument, NULL, 'B' },
 		{ "summary-interval", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -117,7 +127,8 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 	*o = (struct server_opts){
 		.listen = "127.0.0.1:8080", .db_path = "collector.db", .max_connections = 256,
 		.max_per_ip = 128, .idle_timeout = 10, .request_timeout = 30, .rate = 10,
-		.burst = 50, .summary_interval = 600,
+		.burst = 50, .head_timeout = 10, .read_rate = 50, .read_burst = 200,
+		.summary_interval = 600,
 	};
 	/* For measuring the HTTP and validation ceiling only (bench/server.sh). */
 	o->no_store = getenv("CGFB_SERVER_BENCH_NO_STORE") != NULL;

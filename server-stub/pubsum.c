@@ -35,8 +35,10 @@ static int compute(struct pubsum *p, struct cgfb_buf *out, char etag[72])
 	int rc;
 
 	rc = store_open(&s, p->db_path, true);
-	if (rc == 0)
+	if (rc == 0) {
+		store_read_deadline(s, STORE_READ_MS);
 		rc = summary_build(s, NULL, &o);
+	}
 	store_close(s);
 	if (rc < 0)
 		return rc;

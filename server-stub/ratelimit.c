@@ -9,7 +9,7 @@
 
 #define SLOTS 4096
 #define PROBE 8
-#define ADDR_MAX 48
+#define ADDR_MAX 52          /* PEER_KEY_MAX */
 
 struct bucket {
 	char client[ADDR_MAX];

@@ -1,5 +1,6 @@
-/* Per-client token buckets keyed by peer address: a client may write
- * `burst` reports at once and `rate` per second after that. The table is
+/* Per-client token buckets keyed by peer address key (peer.h: the IPv4
+ * address or the IPv6 /64): a client may make `burst` requests at once
+ * and `rate` per second after that. The table is
  * fixed in size; when it is full the least recently seen address is
  * forgotten (a forgotten client starts again with a full bucket). */
 #ifndef CGFB_SERVER_RATELIMIT_H

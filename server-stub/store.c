@@ -1,7 +1,9 @@
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/crypto.h>
 #include <sqlite3.h>
@@ -105,7 +107,12 @@ struct store {
 	sqlite3 *db;
 	sqlite3_stmt *st[ST_COUNT];
 	sqlite3_stmt *dim[DIM_COUNT];
+	struct timespec deadline;    /* reads: interrupted after this; 0: none */
 };
+
+/* Set at shutdown: every read in progress stops at its next progress
+ * callback, so that SIGTERM does not wait for a long digest or export. */
+static atomic_bool aborting;
 
 /* The reason goes to the log only: SQL text and SQLite messages never
  * reach a client. */
@@ -120,6 +127,8 @@ static int db_error(struct store *s, const char *what)
 		return -EBUSY;
 	case SQLITE_FULL:
 		return -ENOSPC;
+	case SQLITE_INTERRUPT:
+		return -ETIMEDOUT;
 	case SQLITE_NOMEM:
 		return -ENOMEM;
 	case SQLITE_READONLY:
@@ -217,6 +226,46 @@ static int prepare_all(struct store *s)
 	return 0;
 }
 
+/* A read connection's progress handler, every READ_PROGRESS_OPS virtual
+ * machine steps: nonzero interrupts the statement. A read transaction that
+ * runs on and on keeps the WAL from being checkpointed back to its start
+ * (the file then grows for as long as it lasts); a deadline bounds it. */
+#define READ_PROGRESS_OPS 1000
+
+static int read_progress(void *arg)
+{
+	const struct store *s = arg;
+	struct timespec now;
+
+	if (atomic_load_explicit(&aborting, memory_order_relaxed))
+		return 1;
+	if (s->deadline.tv_sec == 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > s->deadline.tv_sec ||
+	       (now.tv_sec == s->deadline.tv_sec && now.tv_nsec > s->deadline.tv_nsec);
+}
+
+void store_read_deadline(struct store *s, unsigned ms)
+{
+	if (!ms) {
+		s->deadline.tv_sec = 0;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &s->deadline);
+	s->deadline.tv_sec += ms / 1000;
+	s->deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (s->deadline.tv_nsec >= 1000000000L) {
+		s->deadline.tv_sec++;
+		s->deadline.tv_nsec -= 1000000000L;
+	}
+}
+
+void store_abort_reads(void)
+{
+	atomic_store(&aborting, true);
+}
+
 int store_open(struct store **out, const char *path, bool readonly)
 {
 	const int flags = readonly ? SQLITE_OPEN_READONLY :
@@ -232,13 +281,20 @@ int store_open(struct store **out, const char *path, bool readonly)
 	}
 	sqlite3_busy_timeout(s->db, 10000);
 	sqlite3_extended_result_codes(s->db, 1);
+	if (readonly)
+		sqlite3_progress_handler(s->db, READ_PROGRESS_OPS, read_progress, s);
 	/* WAL: readers never block the writer. synchronous=FULL: a commit
 	 * is on disk (WAL fsync'd) before it returns, so a 201 that follows
 	 * it survives a crash or a power cut. secure_delete: a withdrawn
-	 * report is overwritten, not left in a free page of the file. */
+	 * report is overwritten, not left in a free page of the file.
+	 * journal_size_limit: a WAL that grew while a long read held its
+	 * checkpoints off (bounded by STORE_READ_MS) is cut back to this
+	 * size at the next complete checkpoint instead of keeping its
+	 * high-water mark until shutdown. */
 	rc = readonly ? 0 : exec_const(s, "PRAGMA journal_mode = WAL;"
 					  "PRAGMA synchronous = FULL;"
-					  "PRAGMA secure_delete = ON;");
+					  "PRAGMA secure_delete = ON;"
+					  "PRAGMA journal_size_limit = " STORE_WAL_LIMIT_TEXT ";");
 	if (rc == 0 && !readonly)
 		rc = migrate(s);
 	if (rc == 0)

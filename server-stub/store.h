@@ -32,6 +32,15 @@ enum store_put_result {
 int store_open(struct store **out, const char *path, bool readonly);
 void store_close(struct store *s);
 
+/* Read connections: what is read from now on must be done within ms
+ * milliseconds (0: no bound), or it fails with -ETIMEDOUT. */
+#define STORE_READ_MS 15000
+/* What the WAL is cut back to after a complete checkpoint (64 MiB). */
+#define STORE_WAL_LIMIT_TEXT "67108864"
+void store_read_deadline(struct store *s, unsigned ms);
+/* Shutdown: every read, now and later, fails with -ETIMEDOUT. */
+void store_abort_reads(void);
+
 /* For the writer's connection: no checkpoints in its commits; a
  * checkpointer (store_checkpoint from another connection) copies the WAL
  * back into the database without making a commit wait for it. */

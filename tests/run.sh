@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run every test: cmocka unit tests, integration scripts, the real-kernel test,
-# the full-system test.
+# the full-system test, the fuzz targets' smoke run.
 # Every test reports TAP lines ("ok N - name" / "not ok N - name"); this
 # script counts them and ends with one line: "N passed, N failed[, N skipped]".
 set -u
@@ -79,6 +79,16 @@ for BUILD in $BUILDS; do
 		run "$BUILD/system" sh tests/system/run.sh
 	fi
 done
+
+# The fuzz targets (make fuzz-build), each a few seconds from its seed
+# corpus: crashes, sanitizer reports and property failures fail the suite.
+echo "== fuzz targets, smoke run"
+if [ "${CGFB_SKIP_FUZZ:-0}" = 1 ]; then
+	echo "ok 1 - fuzz smoke # SKIP CGFB_SKIP_FUZZ=1" > "$LOGDIR/fuzz.log"
+	account fuzz/smoke 0 "$LOGDIR/fuzz.log"
+else
+	run fuzz/smoke sh fuzz/run.sh smoke
+fi
 
 echo "logs: $LOGDIR"
 [ -n "$failures" ] && echo "failed:$failures"

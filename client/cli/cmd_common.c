@@ -1,13 +1,77 @@
 /* What several subcommands share. */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cgfb/log.h"
 #include "cli/commands.h"
+#include "cli/exec.h"
 #include "config/config.h"
+
+const char *cgfb_state_dir(const struct cgfb_globals *g)
+{
+	return g->state_dir ? g->state_dir : CGFB_DEFAULT_STATE_DIR;
+}
+
+void cgfb_globals_from_env(struct cgfb_globals *g)
+{
+	const char *d = getenv(CGFB_STATE_DIR_ENV);
+
+	if (d && *d)
+		g->state_dir = d;
+}
+
+/* DIR as one shell word: as it is when it holds only safe bytes, else in
+ * single quotes (a quote inside as '\''). */
+static void shell_word(char *buf, size_t bufsz, const char *s)
+{
+	size_t n = 0;
+
+	if (s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			      "0123456789/._-+:,@%=") == strlen(s)) {
+		snprintf(buf, bufsz, "%s", s);
+		return;
+	}
+	if (bufsz < 3) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[n++] = '\'';
+	for (; *s && n + 6 < bufsz; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	buf[n++] = '\'';
+	buf[n] = '\0';
+}
+
+const char *cgfb_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
+{
+	char word[1024];
+	va_list ap;
+	int n = 0;
+
+	if (state_dir && strcmp(state_dir, CGFB_DEFAULT_STATE_DIR) != 0) {
+		shell_word(word, sizeof(word), state_dir);
+		n = snprintf(buf, bufsz, CGFB_CLI_NAME " --state-dir %s ", word);
+	} else {
+		n = snprintf(buf, bufsz, CGFB_CLI_NAME " ");
+	}
+	if (n < 0 || (size_t)n >= bufsz)
+		return buf;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, bufsz - (size_t)n, fmt, ap);
+	va_end(ap);
+	return buf;
+}
 
 int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat)
 {

@@ -59,7 +59,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 
 	memset(o, 0, sizeof(*o));
 	o->g = *g;
-	o->state_dir = CGFB_DEFAULT_STATE_DIR;
+	o->state_dir = cgfb_state_dir(g);
 	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
 		switch (opt) {
 		case CGFB_OPT_HELP: return 1;

@@ -39,6 +39,7 @@ struct ctx {
 	const char *use_case_file;
 	const char *endpoint;
 	const char *mbox;
+	char id[CGFB_REPORT_ID_LEN + 1];   /* the report named, prefix resolved */
 	bool send;
 	bool json;
 	bool yes;
@@ -110,7 +111,7 @@ static int setup(struct ctx *c, const struct cgfb_globals *g, int argc, char **a
 
 	memset(c, 0, sizeof(*c));
 	c->g = *g;
-	c->state_dir = CGFB_DEFAULT_STATE_DIR;
+	c->state_dir = cgfb_state_dir(g);
 	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
 		if (opt == CGFB_OPT_HELP)
 			return 1;
@@ -129,9 +130,17 @@ static int setup(struct ctx *c, const struct cgfb_globals *g, int argc, char **a
 		cgfb_log(LOG_ERR, "report schema: %s", err);
 		return rc;
 	}
-	rc = cgfb_spool_open(&c->spool, c->state_dir);
-	if (rc < 0)
-		cgfb_log(LOG_ERR, "spool in %s: %s", c->state_dir, strerror(-rc));
+	/* A typo in --state-dir must not look like "nothing to review", and
+	 * a look at the reports must not create directories. */
+	rc = cgfb_spool_open_existing(&c->spool, c->state_dir);
+	if (rc == -ENOENT)
+		cgfb_log(LOG_ERR, "state directory %s does not exist (the watcher creates it; "
+			 "is --state-dir or $" CGFB_STATE_DIR_ENV " right?)", c->state_dir);
+	else if (rc == -EACCES)
+		cgfb_log(LOG_ERR, "%s: permission denied; the reports are readable by root only "
+			 "(try sudo)", c->state_dir);
+	else if (rc < 0)
+		cgfb_log(LOG_ERR, "state directory %s: %s", c->state_dir, strerror(-rc));
 	return rc;
 }
 
@@ -148,18 +157,80 @@ static int finish(struct ctx *c, int rc)
 			return finish(&c, _r > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE); \
 	} while (0)
 
-/* The one ID argument of show, submit, decline, withdraw, export. */
-static const char *one_id(int argc, char **argv, const char *usage)
+/* The shortest prefix that names a report, as git's abbreviated ids. */
+#define ID_PREFIX_MIN 4
+
+static bool id_prefix_shape(const char *s)
 {
-	if (optind + 1 != argc) {
+	const size_t n = strlen(s);
+
+	return n >= ID_PREFIX_MIN && n < CGFB_REPORT_ID_LEN &&
+	       strspn(s, "0123456789abcdef-") == n;
+}
+
+/* The report a unique prefix names, into c->id. */
+static const char *resolve_prefix(struct ctx *c, const char *prefix)
+{
+	struct cgfb_spool_entry *v = NULL;
+	size_t n = 0, found = 0;
+	char hint[600];
+
+	if (cgfb_spool_list(&c->spool, &v, &n) < 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(v[i].id, prefix, strlen(prefix)) != 0)
+			continue;
+		if (found++ == 0)
+			snprintf(c->id, sizeof(c->id), "%s", v[i].id);
+		else if (found == 2)
+			cgfb_log(LOG_ERR, "'%s' names more than one report: %s, %s%s", prefix, c->id,
+				 v[i].id, n > i + 1 ? " (and maybe more); give more of the id" :
+				 "; give more of the id");
+	}
+	free(v);
+	if (found == 0)
+		cgfb_log(LOG_ERR, "no report id starts with '%s' in %s (see %s)", prefix,
+			 c->spool.dir, cgfb_hint(hint, sizeof(hint), c->state_dir, "list"));
+	return found == 1 ? c->id : NULL;
+}
+
+/* The one ID argument of show, submit, decline, withdraw, export, review:
+ * a whole id or a unique prefix of at least four characters. */
+static const char *one_id(struct ctx *c, int argc, char **argv, const char *usage)
+{
+	char hint[600];
+
+	if (optind >= argc) {
+		cgfb_log(LOG_ERR, "%s: which report? give its id (see %s)", argv[0],
+			 cgfb_hint(hint, sizeof(hint), c->state_dir, "list"));
 		fputs(usage, stderr);
 		return NULL;
 	}
-	if (!cgfb_report_id_valid(argv[optind])) {
-		cgfb_log(LOG_ERR, "'%s' is not a report id (see cgroup-feedback list)", argv[optind]);
+	if (optind + 1 < argc) {
+		cgfb_log(LOG_ERR, "%s takes one report id; '%s' is one argument too many", argv[0],
+			 argv[optind + 1]);
+		fputs(usage, stderr);
 		return NULL;
 	}
-	return argv[optind];
+	if (cgfb_report_id_valid(argv[optind])) {
+		snprintf(c->id, sizeof(c->id), "%s", argv[optind]);
+		return c->id;
+	}
+	if (id_prefix_shape(argv[optind]))
+		return resolve_prefix(c, argv[optind]);
+	cgfb_log(LOG_ERR, "'%s' is not a report id (see %s)", argv[optind],
+		 cgfb_hint(hint, sizeof(hint), c->state_dir, "list"));
+	return NULL;
+}
+
+/* list, status, flush: options only. */
+static bool no_args(int argc, char **argv, const char *usage)
+{
+	if (optind >= argc)
+		return true;
+	cgfb_log(LOG_ERR, "%s takes no arguments; '%s' is one too many", argv[0], argv[optind]);
+	fputs(usage, stderr);
+	return false;
 }
 
 static int load_entry(struct ctx *c, const char *id, struct cgfb_spool_entry *e,
@@ -213,10 +284,10 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 	char when[32], nb[400];
 
 	SETUP("state-dir json", usage);
-	if (cgfb_spool_list(&c.spool, &v, &n) < 0)
+	if (!no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	if (!c.json && n)
-		printf("%-36s  %-9s  %-4s  %-20s  %s\n", "ID", "STATE", "ID", "CREATED", "NOTE");
+		printf("%-36s  %-9s  %-5s  %-20s  %s\n", "ID", "STATE", "ENTRY", "CREATED", "NOTE");
 	for (size_t i = 0; i < n; i++) {
 		fmt_time(v[i].created, when, sizeof(when));
 		note(&v[i], nb, sizeof(nb));
@@ -231,7 +302,7 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 			json_object_object_add(o, "note", json_object_new_string(nb));
 			cgfb_print_json_line(stdout, o);
 		} else {
-			printf("%-36s  %-9s  %-4s  %-20s  %s\n", v[i].id, cgfb_rstate_name(v[i].state),
+			printf("%-36s  %-9s  %-5s  %-20s  %s\n", v[i].id, cgfb_rstate_name(v[i].state),
 			       v[i].catalog_id, when, nb);
 		}
 	}
@@ -250,7 +321,7 @@ int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
 	int rc;
 
 	SETUP("state-dir", usage);
-	id = one_id(argc, argv, usage);
+	id = one_id(&c, argc, argv, usage);
 	if (!id || load_entry(&c, id, &e, &bytes) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	rc = fwrite(bytes.data, 1, bytes.len, stdout) == bytes.len ? 0 : -EIO;
@@ -270,10 +341,10 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 	const long long now = (long long)time(NULL);
 	struct ctx c;
 	size_t n = 0;
-	char nb[400];
+	char nb[400], hint[600];
 
 	SETUP("state-dir", usage);
-	if (cgfb_spool_list(&c.spool, &v, &n) < 0)
+	if (!no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	for (size_t i = 0; i < n; i++) {
 		count[v[i].state]++;
@@ -287,8 +358,8 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		note(&v[i], nb, sizeof(nb));
 		if (v[i].state == CGFB_R_PENDING)
-			printf("  %s %s: waiting for review: cgroup-feedback review %s\n",
-			       v[i].catalog_id, v[i].id, v[i].id);
+			printf("  %s %s: waiting for review: %s\n", v[i].catalog_id, v[i].id,
+			       cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", v[i].id));
 		else if (v[i].state == CGFB_R_CONSENTED && nb[0])
 			printf("  %s %s: %s\n", v[i].catalog_id, v[i].id, nb);
 	}
@@ -374,8 +445,12 @@ static int unattended_consent(struct ctx *c, struct cgfb_spool_entry *e, const c
 					token, err, sizeof(err));
 	if (rc < 0 && rc != -ENOENT)
 		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
-	if (rc == 0)
+	if (rc == 0) {
 		rc = cgfb_consent_record(&c->spool, e, &bytes, endpoint, token);
+		if (rc < 0)
+			cgfb_log(LOG_ERR, "report %s: recording the consent in %s: %s; nothing was "
+				 "sent", e->id, c->spool.dir, strerror(-rc));
+	}
 out:
 	for (size_t i = 0; i < c->n_answers; i++) {
 		free(vals[i]);
@@ -390,13 +465,15 @@ out:
 static int send_now(struct ctx *c, struct cgfb_spool_entry *e)
 {
 	const int rc = cgfb_deliver(&c->config, &c->spool, e);
+	char hint[600];
 
 	if (rc == 0)
 		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, e->receipt_id,
 		       e->receipt_sha256);
-	else
-		cgfb_log(LOG_ERR, "%s: sending failed: %s%s", e->id, e->last_error,
-			 e->next_attempt > 0 ? "; it will be retried by flush" : "");
+	else if (e->state != CGFB_R_SENT)    /* sent but not recorded: said already */
+		cgfb_log(LOG_ERR, "%s: sending failed: %s%s%s", e->id, e->last_error,
+			 e->next_attempt > 0 ? "; it will be retried by " : "",
+			 e->next_attempt > 0 ? cgfb_hint(hint, sizeof(hint), c->state_dir, "flush") : "");
 	return rc;
 }
 
@@ -407,18 +484,18 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 		"                              [--redact] [--endpoint URL] [--state-dir DIR]\n"
 		"Consent to sending report ID as it is plus the use case, and send it now.\n";
 	struct cgfb_spool_entry e;
-	char err[256];
+	char err[256], hint[600];
 	const char *id;
 	struct ctx c;
 	int rc;
 
 	SETUP("state-dir yes use-case-file answer redact endpoint", usage);
-	id = one_id(argc, argv, usage);
+	id = one_id(&c, argc, argv, usage);
 	if (!id || load_entry(&c, id, &e, NULL) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	if (!c.yes) {
-		cgfb_log(LOG_ERR, "submit sends a report only with --yes (or review it: "
-			 "cgroup-feedback review %s)", id);
+		cgfb_log(LOG_ERR, "submit sends a report only with --yes (or review it: %s)",
+			 cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", id));
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	}
 	if (c.config.consent == CGFB_CONSENT_NEVER) {
@@ -449,7 +526,7 @@ int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
 	int rc;
 
 	SETUP("state-dir", usage);
-	id = one_id(argc, argv, usage);
+	id = one_id(&c, argc, argv, usage);
 	if (!id || load_entry(&c, id, &e, NULL) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	if (e.state == CGFB_R_SENT) {
@@ -458,6 +535,9 @@ int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
 	}
 	e.state = CGFB_R_DECLINED;
 	rc = cgfb_spool_save_state(&c.spool, &e);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: recording the decline in %s: %s", id, c.spool.dir,
+			 strerror(-rc));
 	cgfb_notify_refresh_motd(&c.config, c.state_dir);
 	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
@@ -473,7 +553,7 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 	int rc = 0;
 
 	SETUP("state-dir", usage);
-	id = one_id(argc, argv, usage);
+	id = one_id(&c, argc, argv, usage);
 	if (!id || load_entry(&c, id, &e, NULL) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	if (e.state == CGFB_R_SENT) {
@@ -489,6 +569,9 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 	e.state = CGFB_R_WITHDRAWN;
 	e.next_attempt = 0;
 	rc = cgfb_spool_save_state(&c.spool, &e);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: recording the withdrawal in %s: %s", id, c.spool.dir,
+			 strerror(-rc));
 	cgfb_notify_refresh_motd(&c.config, c.state_dir);
 	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
@@ -497,7 +580,7 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 static bool schema_changed(struct ctx *c, struct cgfb_spool_entry *e)
 {
 	struct cgfb_buf bytes = { 0 };
-	char sha[65];
+	char sha[65], hint[600];
 	bool changed;
 
 	if (cgfb_spool_load(&c->spool, e->id, e, &bytes) < 0)
@@ -508,7 +591,8 @@ static bool schema_changed(struct ctx *c, struct cgfb_spool_entry *e)
 	if (!changed)
 		return false;
 	cgfb_log(LOG_NOTICE, "report %s was consented to under another report schema; "
-		 "review it again: cgroup-feedback review %s", e->id, e->id);
+		 "review it again: %s", e->id,
+		 cgfb_hint(hint, sizeof(hint), c->state_dir, "review %s", e->id));
 	e->state = CGFB_R_PENDING;
 	cgfb_spool_save_state(&c->spool, e);
 	return true;
@@ -531,7 +615,7 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 	size_t n = 0;
 
 	SETUP("state-dir", usage);
-	if (cgfb_spool_list(&c.spool, &v, &n) < 0)
+	if (!no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	for (size_t i = 0; i < n; i++) {
 		if (c.config.consent == CGFB_CONSENT_AUTO && v[i].state == CGFB_R_PENDING &&
@@ -568,7 +652,7 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	int rc;
 
 	SETUP("state-dir output use-case-file answer redact email mbox send", usage);
-	id = one_id(argc, argv, usage);
+	id = one_id(&c, argc, argv, usage);
 	if (!id || load_entry(&c, id, &e, &bytes) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	cgfb_mailout_recipients(&c.config, &bytes, to, sizeof(to));
@@ -634,7 +718,7 @@ int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
 		.state_dir = c.state_dir, .in = stdin, .out = stdout, .export_path = c.output,
 	};
 	if (optind < argc) {
-		const char *id = one_id(argc, argv, usage);
+		const char *id = one_id(&c, argc, argv, usage);
 		struct cgfb_spool_entry e;
 
 		if (!id || load_entry(&c, id, &e, NULL) < 0)

@@ -56,7 +56,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, struct opt
 	int opt;
 
 	memset(o, 0, sizeof(*o));
-	o->s.state_dir = CGFB_DEFAULT_STATE_DIR;
+	o->s.state_dir = cgfb_state_dir(g);
 	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h': fputs(usage, stdout); return 1;

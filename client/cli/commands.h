@@ -3,6 +3,8 @@
 #ifndef CGFB_COMMANDS_H
 #define CGFB_COMMANDS_H
 
+#include <stddef.h>
+
 #include "cgfb/catalog.h"
 
 #define CGFB_EXIT_OK      0
@@ -14,7 +16,24 @@
 struct cgfb_globals {
 	const char *catalog_path;  /* --catalog, or NULL */
 	const char *config_path;   /* --config, or NULL for the default (may be missing) */
+	const char *state_dir;     /* --state-dir before the command, or $CGFB_STATE_DIR */
 };
+
+/* The environment variable that names the state directory, as the global
+ * --state-dir does (which wins over it; a command's own --state-dir wins
+ * over both). */
+#define CGFB_STATE_DIR_ENV "CGFB_STATE_DIR"
+
+/* g's state directory: --state-dir, $CGFB_STATE_DIR, or the default. */
+const char *cgfb_state_dir(const struct cgfb_globals *g);
+/* Take $CGFB_STATE_DIR into g when it is set and not empty. */
+void cgfb_globals_from_env(struct cgfb_globals *g);
+
+/* A command a person can paste: "cgroup-feedback [--state-dir DIR] " and
+ * what follows, with DIR only when it is not the default (and quoted for
+ * the shell when it needs to be). Truncated to bufsz; returns buf. */
+const char *cgfb_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 struct cgfb_command {
 	const char *name;

@@ -43,11 +43,11 @@ int cgfb_sibling_path(const char *name, char *out, size_t outsz)
 	return try_path(installed, strlen(installed), name, out, outsz);
 }
 
-int cgfb_exec_watcher(const char *config_path, const char *catalog_path, int argc,
-		      char **argv)
+int cgfb_exec_watcher(const char *config_path, const char *catalog_path,
+		      const char *state_dir, int argc, char **argv)
 {
 	char path[PATH_MAX], self[PATH_MAX];
-	char **args = calloc((size_t)argc + 6, sizeof(*args));
+	char **args = calloc((size_t)argc + 8, sizeof(*args));
 	int n = 0;
 	ssize_t len;
 
@@ -77,6 +77,10 @@ int cgfb_exec_watcher(const char *config_path, const char *catalog_path, int arg
 	if (catalog_path) {
 		args[n++] = "--catalog";
 		args[n++] = (char *)catalog_path;
+	}
+	if (state_dir) {
+		args[n++] = "--state-dir";
+		args[n++] = (char *)state_dir;
 	}
 	for (int i = 1; i < argc; i++)
 		args[n++] = argv[i];

@@ -19,9 +19,10 @@
 int cgfb_sibling_path(const char *name, char *out, size_t outsz);
 
 /* `cgroup-feedback watch ...`: exec the watcher with the global options
- * (--config, --catalog) and the command's own. Returns only on failure,
- * having said why. */
-int cgfb_exec_watcher(const char *config_path, const char *catalog_path, int argc,
-		      char **argv);
+ * (--config, --catalog, --state-dir; each may be NULL) and the command's
+ * own, which come later and so win. Returns only on failure, having said
+ * why. */
+int cgfb_exec_watcher(const char *config_path, const char *catalog_path,
+		      const char *state_dir, int argc, char **argv);
 
 #endif

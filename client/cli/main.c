@@ -1,5 +1,6 @@
 /* cgroup-feedback: global options and dispatch to the subcommands. */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,7 +16,7 @@ static int cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return cgfb_cmd_watch(g, argc, argv);
-	cgfb_exec_watcher(g->config_path, g->catalog_path, argc, argv);
+	cgfb_exec_watcher(g->config_path, g->catalog_path, g->state_dir, argc, argv);
 	return CGFB_EXIT_TROUBLE;
 }
 
@@ -40,9 +41,59 @@ static const struct cgfb_command commands[] = {
 	{ "export", "ID [--output FILE]  the report as an e-mail for linux-mm", cgfb_cmd_export },
 };
 
+/* Edits (insert, delete, substitute) from a to b, for "did you mean";
+ * the names are short, so a row of the table is enough. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t row[32], la = strlen(a), lb = strlen(b);
+
+	if (lb >= sizeof(row) / sizeof(row[0]) || la >= 32)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			const size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static void unknown_command(const char *name)
+{
+	const char *best = NULL;
+	size_t best_d = 3;      /* more than two edits away is no suggestion */
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		const size_t d = distance(name, commands[i].name);
+
+		if (d < best_d || (strlen(name) >= 2 &&
+				   strncmp(commands[i].name, name, strlen(name)) == 0 && !best)) {
+			best_d = d < best_d ? d : best_d;
+			best = commands[i].name;
+		}
+	}
+	if (best)
+		cgfb_log(LOG_ERR, "unknown command '%s'; did you mean '%s'? (try --help)", name, best);
+	else
+		cgfb_log(LOG_ERR, "unknown command '%s' (try --help)", name);
+}
+
 static void usage(FILE *out)
 {
-	fputs("Usage: cgroup-feedback [--catalog FILE] COMMAND [OPTIONS] [ARGS]\n"
+	fputs("Usage: cgroup-feedback [--state-dir DIR] [--catalog FILE] [--config FILE] COMMAND\n"
+	      "                       [OPTIONS] [ARGS]\n"
 	      "\n"
 	      "Recognise kernel messages that deprecate cgroup behaviour and ask for your\n"
 	      "use case, so that you can tell the kernel maintainers.\n"
@@ -54,6 +105,8 @@ static void usage(FILE *out)
 	      "Global options:\n"
 	      "  --catalog FILE   use this catalog instead of the installed one\n"
 	      "  --config FILE    configuration (default " "/etc/cgroup-feedback/cgroup-feedback.conf" ")\n"
+	      "  --state-dir DIR  the reports and the watcher's state (default " CGFB_DEFAULT_STATE_DIR ";\n"
+	      "                   also $" CGFB_STATE_DIR_ENV "); a command's own --state-dir wins\n"
 	      "  --dump-config-keys  list the keys the configuration file may set\n"
 	      "  -h, --help       show this help (COMMAND --help for a command's options)\n"
 	      "  -V, --version    show the version\n", out);
@@ -64,6 +117,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "catalog", required_argument, NULL, 'c' },
 		{ "config", required_argument, NULL, 'C' },
+		{ "state-dir", required_argument, NULL, 'S' },
 		{ "dump-config-keys", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -73,6 +127,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	cgfb_log_init("cgroup-feedback");
+	cgfb_globals_from_env(&g);
 	/* "+": stop at the command; what follows is the command's to parse. */
 	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (opt) {
@@ -81,6 +136,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			g.config_path = optarg;
+			break;
+		case 'S':
+			g.state_dir = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -109,6 +167,6 @@ int main(int argc, char **argv)
 		optind = 0;   /* glibc: 0 re-initialises getopt for the command */
 		return commands[i].run(&g, argc, argv);
 	}
-	cgfb_log(LOG_ERR, "unknown command '%s' (try --help)", argv[optind]);
+	unknown_command(argv[optind]);
 	return CGFB_EXIT_TROUBLE;
 }

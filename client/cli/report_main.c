@@ -2,21 +2,29 @@
  * starts it with the detection on standard input (detect/handoff.h) and
  * without CAP_SYSLOG; it takes the snapshot, writes
  * <state-dir>/reports/<id>.json, tells the administrators (consent/notify.h)
- * and prints the report id. Errors are logged here, once, with context;
- * the exit status is 0, or 2 when no report was written. */
+ * and prints the report id. With --report-id the id is the watcher's, and
+ * a report already there under it (written before a kill) is the report.
+ * Errors are logged here, once, with context; the exit status is 0, 75
+ * (EX_TEMPFAIL) when no report was written for now (a full disk: the
+ * watcher tries again later), or 2 when none can be written. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cgfb/log.h"
+#include "cgfb/path.h"
+#include "cgfb/wire.h"
 #include "consent/notify.h"
 #include "detect/handoff.h"
 #include "report/snapshot.h"
 #include "cli/commands.h"
 
 #define HANDOFF_MAX (16u << 10)
+#define EXIT_TEMPFAIL 75
 
 struct opts {
 	struct cgfb_globals g;
@@ -26,7 +34,7 @@ struct opts {
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_CONFIG = 256, OPT_CATALOG, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
-	       OPT_OS_RELEASE, OPT_CMDLINE };
+	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
@@ -35,6 +43,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 		{ "os-release", required_argument, NULL, OPT_OS_RELEASE },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+		{ "report-id", required_argument, NULL, OPT_REPORT_ID },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -50,9 +59,17 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_MOUNTINFO: o->s.mountinfo = optarg; break;
 		case OPT_OS_RELEASE: o->s.os_release = optarg; break;
 		case OPT_CMDLINE: o->s.cmdline = optarg; break;
+		case OPT_REPORT_ID:
+			if (!cgfb_report_id_valid(optarg)) {
+				cgfb_log(LOG_ERR, "--report-id: '%s' is not a report id", optarg);
+				return -EINVAL;
+			}
+			o->s.report_id = optarg;
+			break;
 		default:
 			fputs("Usage: cgroup-feedback-report [--config F] [--catalog F] [--state-dir D]\n"
 			      "       [--cgroup-root D --mountinfo F] [--os-release F] [--cmdline F]\n"
+			      "       [--report-id ID]\n"
 			      "       < detection (started by cgroup-feedback-watch)\n", stderr);
 			return -EINVAL;
 		}
@@ -78,6 +95,26 @@ static int read_handoff(struct cgfb_buf *b)
 	return b->len ? 0 : -ENODATA;
 }
 
+/* The report the watcher reserved this id for is there already: a kill
+ * came after it was written and before the watcher knew. */
+static bool written_before(const struct opts *o)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+
+	return o->s.report_id &&
+	       cgfb_path_join(dir, sizeof(dir), o->s.state_dir, "reports", NULL) == 0 &&
+	       cgfb_path_join(path, sizeof(path), dir, o->s.report_id, ".json") == 0 &&
+	       faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Trouble that passes (space, memory, a signal) against trouble that
+ * stays (an unreadable cgroup tree, a bug): only the first is retried. */
+static bool transient(int rc)
+{
+	return rc == -ENOSPC || rc == -EDQUOT || rc == -ENOMEM || rc == -EIO || rc == -EINTR ||
+	       rc == -EAGAIN || rc == -EMFILE || rc == -ENFILE;
+}
+
 static int write_report(const struct opts *o, const struct cgfb_config *conf,
 			const struct cgfb_catalog *cat, const struct cgfb_detection *d,
 			const char *source)
@@ -87,6 +124,12 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	struct cgfb_buf b = { 0 };
 	int rc;
 
+	if (written_before(o)) {
+		cgfb_notify_new_report(conf, NULL, cat, o->s.state_dir, o->s.report_id,
+				       d->entry->id);
+		printf("%s\n", o->s.report_id);
+		return 0;
+	}
 	rc = cgfb_snapshot_new(&o->s, &snap);
 	if (rc < 0)
 		goto out;       /* reported by cgfb_snapshot_new */
@@ -139,5 +182,7 @@ int main(int argc, char **argv)
 out:
 	cgfb_buf_free(&in);
 	cgfb_catalog_free(cat);
-	return rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK;
+	if (rc < 0)
+		return transient(rc) ? EXIT_TEMPFAIL : CGFB_EXIT_TROUBLE;
+	return fflush(stdout) == 0 ? CGFB_EXIT_OK : EXIT_TEMPFAIL;
 }

@@ -16,6 +16,7 @@
 #include "deliver/mailout.h"
 #include "consent/notify.h"
 #include "privacy/redact.h"
+#include "cli/commands.h"
 #include "cli/review.h"
 #include "deliver/deliver.h"
 #include "deliver/submit.h"
@@ -314,6 +315,7 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		   const struct cgfb_buf *bytes, const char *token)
 {
 	int r = cgfb_consent_record(rc->spool, e, bytes, rc->config->endpoint, token);
+	char hint[600];
 
 	if (r < 0) {
 		fprintf(rc->out, "Saving your consent failed: %s. Nothing was sent.\n", strerror(-r));
@@ -323,13 +325,16 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	r = cgfb_deliver(rc->config, rc->spool, e);
 	if (r == 0) {
 		fprintf(rc->out, "Sent. The collector stored it as %s (SHA-256 %s).\n"
-			"Withdraw it at any time: cgroup-feedback withdraw %s\n", e->receipt_id,
-			e->receipt_sha256, e->id);
+			"Withdraw it at any time: %s\n", e->receipt_id, e->receipt_sha256,
+			cgfb_hint(hint, sizeof(hint), rc->state_dir, "withdraw %s", e->id));
 		return CGFB_REVIEW_SENT;
 	}
-	fprintf(rc->out, "Sending failed: %s\n%s\n", e->last_error, e->next_attempt > 0 ?
-		"It will be tried again by cgroup-feedback flush." :
-		"It will not be retried automatically; see cgroup-feedback status.");
+	if (e->next_attempt > 0)
+		fprintf(rc->out, "Sending failed: %s\nIt will be tried again by %s.\n", e->last_error,
+			cgfb_hint(hint, sizeof(hint), rc->state_dir, "flush"));
+	else
+		fprintf(rc->out, "Sending failed: %s\nIt will not be retried automatically; see %s.\n",
+			e->last_error, cgfb_hint(hint, sizeof(hint), rc->state_dir, "status"));
 	return CGFB_REVIEW_SEND_FAILED;
 }
 

@@ -69,6 +69,22 @@ static int from_json(json_object *root, struct cgfb_state *st)
 	}
 	if (json_object_object_get_ex(root, "lost", &v))
 		st->lost = (unsigned long)json_object_get_uint64(v);
+	if (json_object_object_get_ex(root, "handoff", &ids)) {
+		json_object *at, *id;
+
+		if (!json_object_object_get_ex(ids, "at", &at) || !json_object_is_type(at, json_type_int) ||
+		    !json_object_object_get_ex(ids, "report", &id) ||
+		    !json_object_is_type(id, json_type_string) ||
+		    strlen(json_object_get_string(id)) >= sizeof(st->handoff_id) ||
+		    !json_object_object_get_ex(ids, "entry", &v) ||
+		    !json_object_is_type(v, json_type_string) ||
+		    strlen(json_object_get_string(v)) >= sizeof(st->handoff_entry))
+			return -EBADMSG;
+		snprintf(st->handoff_entry, sizeof(st->handoff_entry), "%s", json_object_get_string(v));
+		st->has_handoff = true;
+		st->handoff_pos = json_object_get_uint64(at);
+		snprintf(st->handoff_id, sizeof(st->handoff_id), "%s", json_object_get_string(id));
+	}
 	if (!json_object_object_get_ex(root, "reported", &ids))
 		return 0;
 	if (!json_object_is_type(ids, json_type_object))
@@ -116,6 +132,14 @@ int cgfb_state_save(const char *dir, const struct cgfb_state *st)
 	if (st->has_pos)
 		json_object_object_add(root, "next", json_object_new_uint64(st->pos));
 	json_object_object_add(root, "lost", json_object_new_uint64(st->lost));
+	if (st->has_handoff) {
+		json_object *h = json_object_new_object();
+
+		json_object_object_add(h, "at", json_object_new_uint64(st->handoff_pos));
+		json_object_object_add(h, "report", json_object_new_string(st->handoff_id));
+		json_object_object_add(h, "entry", json_object_new_string(st->handoff_entry));
+		json_object_object_add(root, "handoff", h);
+	}
 	for (unsigned i = 0; i < st->n_ids; i++)
 		json_object_object_add(ids, st->ids[i].id, json_object_new_int((int)st->ids[i].count));
 	json_object_object_add(root, "reported", ids);

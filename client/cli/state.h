@@ -15,6 +15,13 @@ struct cgfb_state {
 	bool has_pos;
 	uint64_t pos;              /* next kmsg sequence number to read (or usec for klogctl) */
 	unsigned long lost;        /* records overwritten before they were read */
+	/* The report being written for the record at handoff_pos, under this
+	 * id: a watcher killed meanwhile gives that record the same id again,
+	 * so the report is written once. */
+	bool has_handoff;
+	uint64_t handoff_pos;
+	char handoff_entry[16];    /* the catalog entry detected in that record */
+	char handoff_id[40];
 	unsigned n_ids;
 	struct {
 		char id[16];

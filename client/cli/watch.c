@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgfb/atomic.h"
@@ -21,6 +23,11 @@
 #include "cli/exec.h"
 
 #define IDLE_WAIT_MS 2000
+/* A report not written for now (a full disk) is tried again after this,
+ * doubling up to the cap. */
+#define RETRY_FIRST_MS 1000
+#define RETRY_CAP_MS   (5 * 60 * 1000)
+#define EXIT_TEMPFAIL  75       /* cgroup-feedback-report: try again later */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -39,25 +46,39 @@ struct watcher {
 	uint64_t pos;              /* next position after the record being fed */
 	bool has_pos;
 	bool dirty;
+	/* A detection whose report could not be written for now: the
+	 * position saved stays at its record, and after a while the log is
+	 * read again from there, so the warning is reported, just later. */
+	bool hold;
+	uint64_t hold_pos;
+	long retry_ms;
+	struct timespec retry_at;
 	int rc;
 	sigset_t stop;             /* the signals that end the watcher */
 };
 
-static int save(struct watcher *w)
+/* Save the state as if everything before pos was handled; not logged. */
+static int save_at(struct watcher *w, uint64_t pos)
 {
 	int rc;
 
 	w->st.has_pos = w->has_pos;
-	w->st.pos = w->pos;
+	w->st.pos = pos;
 	w->st.lost = w->k.lost;
 	rc = cgfb_state_save(w->o->state_dir, &w->st);
-	if (rc < 0) {
-		/* Keep going: at worst a restart reports something again. */
+	if (rc == 0)
+		w->dirty = false;
+	return rc;
+}
+
+static int save(struct watcher *w)
+{
+	const int rc = save_at(w, w->hold && w->hold_pos < w->pos ? w->hold_pos : w->pos);
+
+	/* Keep going: at worst a restart reads some records again. */
+	if (rc < 0)
 		cgfb_log(LOG_ERR, "saving state in %s: %s", w->o->state_dir, strerror(-rc));
-		return rc;
-	}
-	w->dirty = false;
-	return 0;
+	return rc;
 }
 
 /* <state-dir>/reports/<id>.json for a new detection. Failing to write one
@@ -111,7 +132,8 @@ static void prompt_review(const struct watcher *w, const char *id)
 
 /* argv of the report writer: where the snapshot comes from, and the
  * configuration and catalog this watcher runs with. */
-static int reporter_argv(const struct watcher *w, const char *path, const char *argv[16])
+static int reporter_argv(const struct watcher *w, const char *path, const char *report_id,
+			 const char *argv[20])
 {
 	const struct cgfb_snapshot_opts *s = w->o->snapshot;
 	int n = 0;
@@ -126,20 +148,48 @@ static int reporter_argv(const struct watcher *w, const char *path, const char *
 	OPT("--mountinfo", s->mountinfo);
 	OPT("--os-release", s->os_release);
 	OPT("--cmdline", s->cmdline);
+	OPT("--report-id", report_id);
 #undef OPT
 	argv[n] = NULL;
 	return n;
 }
 
+/* What the report writer's end says: written (and its id printed), not
+ * for now (it said so, or was killed), or never (it logged why). */
+static int writer_status(const struct watcher *w, const struct cgfb_detection *d, int status,
+			 const char *id)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		cgfb_log(LOG_ERR, "report for %s not written: %s did not run", d->entry->id,
+			 w->reporter);
+		return -EIO;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+	    WEXITSTATUS(status) != EXIT_TEMPFAIL)
+		return -EIO;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && id[0])
+		return 0;
+	/* An id reserved for the record makes trying again safe: a report
+	 * that was written after all is found, not written twice. */
+	cgfb_log(LOG_ERR, "report for %s not written for now (%s); the watcher tries again "
+		 "later", d->entry->id, WIFSIGNALED(status) ? "its writer was killed" :
+		 "see the error above");
+	return -EAGAIN;
+}
+
 /* A new detection's report, by cgroup-feedback-report in a child process
  * that holds no capability: it links the snapshot, the crypto and the
- * schema that this process never maps. Its id lands in id ("" if none). */
-static void hand_off(struct watcher *w, const struct cgfb_detection *d, char id[64])
+ * schema that this process never maps. Its id (report_id when not NULL)
+ * lands in id, "" if none. Returns 0, -EAGAIN when it may work later (a
+ * full disk, a writer killed), or -EIO when it will not. */
+static int hand_off(struct watcher *w, const struct cgfb_detection *d, const char *report_id,
+		    char id[64])
 {
-	const char *source = w->k.use_klogctl ? "klogctl" : "kmsg", *argv[16];
+	const char *source = w->k.use_klogctl ? "klogctl" : "kmsg", *argv[20];
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, status = 0;
 	struct cgfb_buf msg = { 0 };
 	ssize_t got = 0, r;
+	int rc = -EAGAIN;
 	pid_t pid;
 
 	id[0] = '\0';
@@ -148,7 +198,7 @@ static void hand_off(struct watcher *w, const struct cgfb_detection *d, char id[
 		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, strerror(errno));
 		goto out;
 	}
-	reporter_argv(w, w->reporter, argv);
+	reporter_argv(w, w->reporter, report_id, argv);
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -181,9 +231,7 @@ static void hand_off(struct watcher *w, const struct cgfb_detection *d, char id[
 	id[strcspn(id, "\n")] = '\0';
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) == 127)
-		cgfb_log(LOG_ERR, "report for %s not written: %s did not run", d->entry->id,
-			 w->reporter);
+	rc = writer_status(w, d, status, id);
 out:
 	for (int i = 0; i < 2; i++) {
 		if (in[i] >= 0)
@@ -192,30 +240,126 @@ out:
 			close(out[i]);
 	}
 	cgfb_buf_free(&msg);
+	return rc;
 }
 
-static void write_report(struct watcher *w, const struct cgfb_detection *d)
+/* The position of the record a detection was made in. */
+static bool detection_pos(const struct cgfb_detection *d, uint64_t *at)
 {
-	char id[64];
+	if (d->has_seq)
+		*at = d->seq;
+	else if (d->has_usec)
+		*at = d->usec;
+	else
+		return false;
+	return true;
+}
 
-	hand_off(w, d, id);
-	if (id[0] && w->o->prompt && isatty(STDIN_FILENO) &&
-	    !cgfb_silenced(w->o->state_dir, d->entry->id))
-		prompt_review(w, id);
+/* A random version 4 UUID, the form of a report id. */
+static int new_report_id(char out[40])
+{
+	uint8_t u[16];
+
+	if (getrandom(u, sizeof(u), 0) != (ssize_t)sizeof(u))
+		return errno ? -errno : -EIO;
+	u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
+	u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
+	snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+		 u[13], u[14], u[15]);
+	return 0;
+}
+
+/* The report of detection d, once across kills and full disks: its id is
+ * chosen and saved with the position of its record before the writer
+ * runs, so a watcher killed meanwhile gives the record the same id when it
+ * reads it again, and the writer finds the report there if it got that
+ * far. Returns 0 (written, or never will be: logged) or -EAGAIN. */
+static int report_once(struct watcher *w, const struct cgfb_detection *d, char id[64])
+{
+	struct cgfb_state *st = &w->st;
+	uint64_t at;
+	int rc;
+
+	if (!detection_pos(d, &at)) {
+		/* A record without a position cannot be found again: one try. */
+		hand_off(w, d, NULL, id);
+		return 0;
+	}
+	if (!st->has_handoff || st->handoff_pos != at || strcmp(st->handoff_entry, d->entry->id)) {
+		rc = new_report_id(st->handoff_id);
+		if (rc < 0) {
+			cgfb_log(LOG_ERR, "report for %s not written for now: getrandom: %s",
+				 d->entry->id, strerror(-rc));
+			return -EAGAIN;
+		}
+		snprintf(st->handoff_entry, sizeof(st->handoff_entry), "%s", d->entry->id);
+		st->handoff_pos = at;
+		st->has_handoff = true;
+	}
+	/* Not read past this record until its report is there. */
+	rc = save_at(w, w->hold && w->hold_pos < at ? w->hold_pos : at);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report for %s not written for now: saving state in %s: %s; "
+			 "the watcher tries again later", d->entry->id, w->o->state_dir,
+			 strerror(-rc));
+		return -EAGAIN;
+	}
+	rc = hand_off(w, d, st->handoff_id, id);
+	if (rc == -EAGAIN)
+		return rc;
+	st->has_handoff = false;
+	w->retry_ms = 0;
+	return 0;
+}
+
+/* Detection d is not handled: the detector forgets this occurrence, so
+ * that its record, read again, is new again, and the position saved stays
+ * before it until then. */
+static void hold(struct watcher *w, const struct cgfb_detection *d)
+{
+	uint64_t at = 0;
+
+	cgfb_detector_set_count(w->det, d->entry->id, d->occurrence - 1);
+	detection_pos(d, &at);
+	if (!w->hold || at < w->hold_pos)
+		w->hold_pos = at;
+	if (!w->hold) {
+		w->retry_ms = w->retry_ms ? w->retry_ms * 2 : RETRY_FIRST_MS;
+		if (w->retry_ms > RETRY_CAP_MS)
+			w->retry_ms = RETRY_CAP_MS;
+		clock_gettime(CLOCK_MONOTONIC, &w->retry_at);
+		w->retry_at.tv_sec += w->retry_ms / 1000;
+		w->retry_at.tv_nsec += (w->retry_ms % 1000) * 1000000L;
+		if (w->retry_at.tv_nsec >= 1000000000L) {
+			w->retry_at.tv_sec++;
+			w->retry_at.tv_nsec -= 1000000000L;
+		}
+	}
+	w->hold = true;
+	/* Quietly: the failure that led here was logged already. */
+	save_at(w, w->hold_pos < w->pos ? w->hold_pos : w->pos);
 }
 
 static void on_detection(const struct cgfb_detection *d, void *arg)
 {
 	struct watcher *w = arg;
 	const char *id = d->entry->id;
+	char report[64] = "";
 
+	/* Report, state, then output: killed in between, a restart writes the
+	 * report under the id it reserved (so once), and never repeats what
+	 * it printed. */
+	if (d->occurrence == 1 && w->reporter[0] && report_once(w, d, report) == -EAGAIN) {
+		hold(w, d);
+		return;
+	}
 	if (cgfb_state_set_count(&w->st, id, d->occurrence) < 0)
 		cgfb_log(LOG_WARNING, "state: too many distinct ids to remember %s", id);
-	/* Report, state, then output: killed in between, a restart may write a
-	 * second report but never loses one, and never repeats what it printed. */
-	if (d->occurrence == 1 && w->reporter[0])
-		write_report(w, d);
 	save(w);
+	if (report[0] && w->o->prompt && isatty(STDIN_FILENO) &&
+	    !cgfb_silenced(w->o->state_dir, id))
+		prompt_review(w, report);
 	if (d->occurrence == 1) {
 		if (cgfb_detection_print(stdout, d, NULL, w->o->json) < 0)
 			w->rc = 2;
@@ -340,6 +484,38 @@ static void feed(struct watcher *w, const struct cgfb_record *rec, bool *first)
 	cgfb_detector_feed(w->det, rec);
 }
 
+/* Milliseconds until the next try of a held report, at least 1. */
+static int retry_wait_ms(const struct watcher *w)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(w->retry_at.tv_sec - now.tv_sec) * 1000 +
+	     (w->retry_at.tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 1 ? 1 : ms > RETRY_CAP_MS ? RETRY_CAP_MS : (int)ms;
+}
+
+/* Read the log again from the first record whose report is missing. */
+static int rewind_log(struct watcher *w, bool *first)
+{
+	const unsigned long lost = w->k.lost;
+	char err[512];
+	int rc;
+
+	cgfb_klog_close(&w->k);
+	rc = cgfb_klog_open(&w->k, w->o->kmsg_path, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "%s", err);
+		return rc;
+	}
+	w->k.lost = lost;
+	w->pos = w->hold_pos;
+	w->hold = false;
+	*first = true;
+	return 0;
+}
+
 static int loop(struct watcher *w)
 {
 	struct cgfb_record rec;
@@ -365,13 +541,26 @@ static int loop(struct watcher *w)
 		/* The end of a burst: the state is saved now, not on a tick. */
 		if (w->dirty && !cgfb_detector_in_block(w->det))
 			save(w);
-		if (w->o->once)
+		if (w->o->once) {
+			/* The next run reads the held record again. */
+			if (w->hold)
+				w->rc = 2;
 			break;
+		}
+		if (w->hold && retry_wait_ms(w) == 1) {
+			const int r = rewind_log(w, &first);
+
+			if (r < 0)
+				return r;
+			lost_seen = w->k.lost;
+			continue;
+		}
 		/* At rest it sleeps until the kernel logs something. Only an open
 		 * WARN block (its end may be lost) and sources that cannot be
 		 * polled (klogctl before 3.5, a regular file in tests) look again
 		 * after a while. */
-		idle_wait(w, cgfb_detector_in_block(w->det) || !cgfb_klog_pollable(&w->k) ?
+		idle_wait(w, w->hold ? retry_wait_ms(w) :
+			     cgfb_detector_in_block(w->det) || !cgfb_klog_pollable(&w->k) ?
 			     IDLE_WAIT_MS : -1);
 	}
 	return 0;

@@ -7,8 +7,9 @@
 
 int main(int argc, char **argv)
 {
-	const struct cgfb_globals g = { 0 };
+	struct cgfb_globals g = { 0 };
 
 	cgfb_log_init("cgroup-feedback");
+	cgfb_globals_from_env(&g);
 	return cgfb_cmd_watch(&g, argc, argv);
 }

@@ -6,8 +6,11 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "cgfb/readfile.h"
 
 #define LINE_MAX_LEN 1024
+/* A configuration file is a few dozen lines. */
+#define CONFIG_FILE_MAX (1u << 20)
 
 void cgfb_config_defaults(struct cgfb_config *c)
 {
@@ -261,51 +264,77 @@ static int check(const struct cgfb_config *c, const char *path, char *err, size_
 	return 0;
 }
 
+/* One line of the file (without its newline), NUL-terminated in place. */
+static int parse_line(struct cgfb_config *c, char *line, const char *name, unsigned lineno,
+		      char *err, size_t errsz)
+{
+	char *key, *eq, *value, msg[256];
+	int rc;
+
+	key = trim(line);
+	if (!*key || *key == '#')
+		return 0;
+	eq = strchr(key, '=');
+	if (!eq) {
+		snprintf(err, errsz, "%s:%u: expected 'key = value'", name, lineno);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	value = trim(eq + 1);
+	key = trim(key);
+	rc = cgfb_config_set(c, key, value, msg, sizeof(msg));
+	if (rc < 0)
+		snprintf(err, errsz, "%s:%u: %s", name, lineno, msg);
+	return rc;
+}
+
+int cgfb_config_parse(struct cgfb_config *c, const char *buf, size_t len, const char *name,
+		      char *err, size_t errsz)
+{
+	const char *p = buf, *end = buf + len;
+	char line[LINE_MAX_LEN + 1];
+	unsigned lineno = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const size_t n = (size_t)((nl ? nl : end) - p);
+		int rc;
+
+		lineno++;
+		if (n > LINE_MAX_LEN) {
+			snprintf(err, errsz, "%s:%u: line longer than %d bytes", name, lineno,
+				 LINE_MAX_LEN);
+			return -EINVAL;
+		}
+		if (memchr(p, '\0', n)) {
+			snprintf(err, errsz, "%s:%u: a NUL byte is not text", name, lineno);
+			return -EINVAL;
+		}
+		memcpy(line, p, n);
+		line[n] = '\0';
+		rc = parse_line(c, line, name, lineno, err, errsz);
+		if (rc < 0)
+			return rc;
+		p = nl ? nl + 1 : end;
+	}
+	return check(c, name, err, errsz);
+}
+
 int cgfb_config_load(struct cgfb_config *c, const char *path, bool must_exist, char *err,
 		     size_t errsz)
 {
-	char line[LINE_MAX_LEN + 2], msg[256];
-	unsigned lineno = 0;
-	FILE *f = fopen(path, "re");
-	int rc = 0;
+	struct cgfb_buf b = { 0 };
+	int rc = cgfb_read_file(path, CONFIG_FILE_MAX, 0, &b);
 
-	if (!f) {
-		rc = -errno;
-		if (rc == -ENOENT && !must_exist)
-			return check(c, path, err, errsz);
+	if (rc == -ENOENT && !must_exist) {
+		rc = check(c, path, err, errsz);
+	} else if (rc == -EFBIG) {
+		snprintf(err, errsz, "%s: larger than %u bytes", path, CONFIG_FILE_MAX);
+	} else if (rc < 0) {
 		snprintf(err, errsz, "%s: %s", path, strerror(-rc));
-		return rc;
+	} else {
+		rc = cgfb_config_parse(c, b.data, b.len, path, err, errsz);
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char *key, *eq, *value;
-
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(err, errsz, "%s:%u: line longer than %d bytes", path, lineno,
-				 LINE_MAX_LEN);
-			rc = -EINVAL;
-			goto out;
-		}
-		key = trim(line);
-		if (!*key || *key == '#')
-			continue;
-		eq = strchr(key, '=');
-		if (!eq) {
-			snprintf(err, errsz, "%s:%u: expected 'key = value'", path, lineno);
-			rc = -EINVAL;
-			goto out;
-		}
-		*eq = '\0';
-		value = trim(eq + 1);
-		key = trim(key);
-		rc = cgfb_config_set(c, key, value, msg, sizeof(msg));
-		if (rc < 0) {
-			snprintf(err, errsz, "%s:%u: %s", path, lineno, msg);
-			goto out;
-		}
-	}
-	rc = check(c, path, err, errsz);
-out:
-	fclose(f);
+	cgfb_buf_free(&b);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #define CGFB_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define CGFB_DEFAULT_CONFIG "/etc/cgroup-feedback/cgroup-feedback.conf"
 #define CGFB_CONFIG_STR_MAX 512
@@ -49,6 +50,9 @@ const char *cgfb_config_key(size_t i);
  * Errors name the file and line. Returns 0 or a negative errno. */
 int cgfb_config_load(struct cgfb_config *c, const char *path, bool must_exist, char *err,
 		     size_t errsz);
+/* The same over the bytes of a file, name naming it in errors. */
+int cgfb_config_parse(struct cgfb_config *c, const char *buf, size_t len, const char *name,
+		      char *err, size_t errsz);
 /* The same for one "key = value" line (also used for --set KEY=VALUE). */
 int cgfb_config_set(struct cgfb_config *c, const char *key, const char *value, char *err,
 		    size_t errsz);

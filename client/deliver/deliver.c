@@ -64,8 +64,15 @@ int cgfb_deliver(const struct cgfb_config *c, struct cgfb_spool *sp, struct cgfb
 	}
 save:
 	src = cgfb_spool_save_state(sp, e);
-	if (src < 0)
+	if (src < 0 && rc == 0) {
+		/* Sent, but the spool does not know: not a success. The next
+		 * flush sends the same bytes and gets the same receipt. */
+		cgfb_log(LOG_ERR, "report %s: the collector has it, but recording that failed: %s; "
+			 "the next flush gets its receipt again", e->id, strerror(-src));
+		rc = src;
+	} else if (src < 0) {
 		cgfb_log(LOG_ERR, "report %s: saving its state: %s", e->id, strerror(-src));
+	}
 	cgfb_buf_free(&bytes);
 	return rc;
 }

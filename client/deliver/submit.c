@@ -19,6 +19,10 @@ struct body {
 	char data[RESPONSE_MAX + 1];
 	size_t len;
 	bool overflow;
+	/* curl's own words: "certificate has expired" says more than its
+	 * generic "SSL peer certificate ... was not OK". */
+	char curl_error[CURL_ERROR_SIZE];
+	char location[160];          /* of a redirect, which is never followed */
 };
 
 int cgfb_submit_init(void)
@@ -124,6 +128,7 @@ static CURL *easy_for(const struct cgfb_config *c, const char *url, struct body 
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "cgroup-feedback/" CGFB_VERSION);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, b->curl_error);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
 	return h;
 }
@@ -136,8 +141,13 @@ static void server_error(const struct body *b, struct cgfb_submit_result *res)
 	if (o && json_object_object_get_ex(o, "error", &e) && json_object_is_type(e, json_type_string))
 		msg = json_object_get_string(e);
 	/* The server's words are printed to a terminal: keep them printable. */
-	snprintf(res->error, sizeof(res->error), "HTTP %ld%s%.200s", res->http_status,
-		 msg ? ": " : "", msg ? msg : "");
+	if (res->http_status >= 300 && res->http_status < 400 && b->location[0])
+		snprintf(res->error, sizeof(res->error), "HTTP %ld: redirected to %.120s; not followed: "
+			 "a report goes only where consent said",
+			 res->http_status, b->location);
+	else
+		snprintf(res->error, sizeof(res->error), "HTTP %ld%s%.200s", res->http_status,
+			 msg ? ": " : "", msg ? msg : "");
 	for (char *p = res->error; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
 			*p = '?';
@@ -165,6 +175,10 @@ static int parse_receipt(const struct body *b, const char *sha256, struct cgfb_s
 	    copy_member(o, "received_at", res->receipt_time, sizeof(res->receipt_time)) < 0) {
 		snprintf(res->error, sizeof(res->error), "HTTP %ld but no valid receipt",
 			 res->http_status);
+		/* A proxy's page or a half-deployed collector: the same bytes
+		 * again are safe (a retry gets the original receipt, docs/API.md)
+		 * and are the only way to learn whether it was stored. */
+		res->transient = true;
 		goto out;
 	}
 	if (strcmp(res->receipt_sha256, sha256) != 0) {
@@ -184,13 +198,17 @@ static int perform(CURL *h, struct body *b, struct cgfb_submit_result *res)
 {
 	const CURLcode cc = curl_easy_perform(h);
 	curl_off_t ra = -1;
+	char *loc = NULL;
 
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res->http_status);
+	if (curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK && loc)
+		snprintf(b->location, sizeof(b->location), "%s", loc);
 	if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
 		res->retry_after = ra > RETRY_AFTER_CAP ? RETRY_AFTER_CAP : (long)ra;
 	if (cc != CURLE_OK) {
 		snprintf(res->error, sizeof(res->error), "%s", b->overflow ?
-			 "the collector's answer is too large" : curl_easy_strerror(cc));
+			 "the collector's answer is too large" :
+			 b->curl_error[0] ? b->curl_error : curl_easy_strerror(cc));
 		/* TLS and pinning failures will not fix themselves by waiting,
 		 * but a later try after an admin fixed the config should work. */
 		res->transient = true;

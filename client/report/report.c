@@ -139,7 +139,16 @@ int cgfb_report_make(const struct cgfb_report_in *in, const struct cgfb_schema *
 
 	*err = '\0';
 	my.an = &an;
-	rc = cgfb_uuid4(id);
+	if (in->id) {
+		if (!cgfb_report_id_valid(in->id)) {
+			snprintf(err, errsz, "'%.40s' is not a report id", in->id);
+			return -EINVAL;
+		}
+		memcpy(id, in->id, CGFB_UUID_LEN + 1);
+		rc = 0;
+	} else {
+		rc = cgfb_uuid4(id);
+	}
 	if (rc < 0) {
 		snprintf(err, errsz, "getrandom: %s", strerror(-rc));
 		return rc;

@@ -28,6 +28,7 @@ struct cgfb_report_in {
 	const struct cgfb_analysis *an;
 	struct cgfb_anon *anon;
 	time_t now;
+	const char *id;              /* reserved by the watcher, or NULL: a new one */
 };
 
 /* Canonical bytes of the report into out, at most max_bytes; its id into

@@ -137,7 +137,7 @@ int cgfb_snapshot_report(struct cgfb_snapshot *s, const struct cgfb_entry *e,
 	}
 	const struct cgfb_report_in in = {
 		.entry = e, .det = d, .source = source, .profile = &p, .topo = &t, .an = &an,
-		.anon = s->anon, .now = time(NULL),
+		.anon = s->anon, .now = time(NULL), .id = s->o.report_id,
 	};
 
 	rc = cgfb_report_make(&in, s->schema, s->o.max_bytes ? s->o.max_bytes :

@@ -20,6 +20,7 @@ struct cgfb_snapshot_opts {
 	const char *allowlist;       /* NULL: only the built-in allowlist */
 	unsigned max_nodes;          /* 0: CGFB_TOPO_MAX_NODES */
 	size_t max_bytes;            /* 0: CGFB_REPORT_MAX_BYTES */
+	const char *report_id;       /* NULL: a new id; else the one reserved for it */
 };
 
 struct cgfb_snapshot;

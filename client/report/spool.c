@@ -18,6 +18,9 @@
 #include "report/spool.h"
 
 #define STATE_MAX   (16u << 10)
+/* No atomic write takes this long: a temporary this old was left by a
+ * process killed mid-write, and nobody will rename it any more. */
+#define STALE_TMP_SECONDS (15 * 60)
 
 static const char *const state_names[] = {
 	"pending", "declined", "consented", "sent", "withdrawn",
@@ -43,6 +46,24 @@ int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir)
 	if (snprintf(sp->dir, sizeof(sp->dir), "%s/reports", state_dir) >= (int)sizeof(sp->dir))
 		return -ENAMETOOLONG;
 	return cgfb_mkdir_p(sp->dir, 0700);
+}
+
+int cgfb_spool_open_existing(struct cgfb_spool *sp, const char *state_dir)
+{
+	struct stat st;
+
+	if (snprintf(sp->dir, sizeof(sp->dir), "%s/reports", state_dir) >= (int)sizeof(sp->dir))
+		return -ENAMETOOLONG;
+	if (stat(state_dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* The spool is 0700: a user who may not enter it learns that here,
+	 * not from an empty list. */
+	if (access(state_dir, R_OK | X_OK) < 0 ||
+	    (access(sp->dir, F_OK) == 0 && access(sp->dir, R_OK | X_OK) < 0))
+		return -EACCES;
+	return 0;
 }
 
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why)
@@ -252,6 +273,20 @@ static int classify(const char *name, char id[CGFB_REPORT_ID_LEN + 1])
 	return -1;
 }
 
+/* ".NAME.tmp.PID" of an atomic write whose writer was killed. */
+static void sweep_temporary(struct cgfb_spool *sp, int dfd, const char *name)
+{
+	struct stat st;
+
+	if (name[0] != '.' || !strstr(name, ".tmp.") ||
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_mtime > time(NULL) - STALE_TMP_SECONDS)
+		return;
+	if (unlinkat(dfd, name, 0) == 0)
+		cgfb_log(LOG_NOTICE, "spool: removed %s/%s, left by an interrupted write", sp->dir,
+			 name);
+}
+
 static void quarantine_report(struct cgfb_spool *sp, const char *id, const char *why)
 {
 	char name[64];
@@ -278,8 +313,9 @@ int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t
 
 	*out = NULL;
 	*n = 0;
+	/* The watcher makes reports/ with its first report. */
 	if (!d)
-		return -errno;
+		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d)) != NULL) {
 		const int kind = classify(de->d_name, id);
 		int rc;
@@ -288,8 +324,10 @@ int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t
 			cgfb_spool_quarantine(sp, de->d_name, "not a report of this spool");
 			continue;
 		}
-		if (kind == 0)
+		if (kind == 0) {
+			sweep_temporary(sp, dirfd(d), de->d_name);
 			continue;
+		}
 		if (count == cap) {
 			struct cgfb_spool_entry *bigger;
 

@@ -49,6 +49,9 @@ const char *cgfb_rstate_name(enum cgfb_rstate s);
 
 /* Create the directory (0700) if needed. */
 int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir);
+/* For commands on reports that exist: create nothing; -ENOENT when
+ * state_dir does not exist, -ENOTDIR, -EACCES when it cannot be read. */
+int cgfb_spool_open_existing(struct cgfb_spool *sp, const char *state_dir);
 
 /* Every valid report, oldest first; bad files are quarantined on the way.
  * *out is malloc'ed. */

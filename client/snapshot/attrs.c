@@ -151,7 +151,8 @@ static int parse_u64(const char *buf, size_t len, uint64_t *v)
 	tmp[len] = '\0';
 	errno = 0;
 	*v = strtoull(tmp, &end, 10);
-	if (*end || errno)
+	/* All of it: a NUL byte would end tmp early ("0\0junk" is not 0). */
+	if (end != tmp + len || errno)
 		return -EINVAL;
 	return 0;
 }

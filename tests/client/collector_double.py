@@ -17,6 +17,11 @@ Each request takes the next MODE of the script (the last one repeats):
   redirect    307 to http://127.0.0.1:9/elsewhere
   conflict    409
   hang        sleep longer than any client timeout, then close
+  api         the collector's contract for retries (docs/API.md): 201 for a
+              new report id, 200 with the first receipt for the same bytes
+              again, 409 for other bytes; each answer is appended to
+              D/acks.log as "ID SHA256 STATUS" before it is sent
+A file D/mode, while it exists, names the MODE of every request instead.
 Every request is appended to D/requests.log as "METHOD PATH sha256 headers".
 """
 import argparse
@@ -40,6 +45,7 @@ def main():
     a = ap.parse_args()
     script = a.script.split(",")
     state = {"n": 0}
+    stored = {}
     lock = threading.Lock()
 
     class H(http.server.BaseHTTPRequestHandler):
@@ -49,6 +55,11 @@ def main():
             pass
 
         def _mode(self):
+            try:
+                with open(os.path.join(a.dir, "mode")) as f:
+                    return f.read().strip()
+            except FileNotFoundError:
+                pass
             with lock:
                 m = script[min(state["n"], len(script) - 1)]
                 state["n"] += 1
@@ -101,6 +112,18 @@ def main():
                 self._send(307, b"", [("Location", "http://127.0.0.1:9/elsewhere")])
             elif mode == "conflict":
                 self._send(409, b'{"error":"report id exists with other bytes"}')
+            elif mode == "api" and self.command == "POST":
+                with lock:
+                    first = stored.setdefault(rid, receipt)
+                    code = 201 if first is receipt else 200 if first["sha256"] == sha else 409
+                    with open(os.path.join(a.dir, "acks.log"), "a") as f:
+                        f.write("%s %s %d\n" % (rid, sha, code))
+                if code == 409:
+                    self._send(409, b'{"error":"report id exists with other bytes"}')
+                else:
+                    self._send(code, json.dumps(first).encode())
+            elif mode == "api":
+                self._send(204, b"")
             elif mode == "hang":
                 time.sleep(30)
 

@@ -66,6 +66,27 @@ for p in /api/v1/reports "/api/v1/reports/$(sed -n 's/^0\t\([^\t]*\).*/\1/p' "$R
 done
 req GET /api/v1/reports >/dev/null
 check "401 carries a Bearer challenge" has_header "^WWW-Authenticate: Bearer"
+# The token is compared whole: more after it is another token, not one to
+# trim. White space at the very end of the header is not part of its value
+# (RFC 9110 5.5), which libmicrohttpd keeps: the server skips it.
+tab=$(printf '\t')
+for bad in "$ADMIN x" "$ADMIN${tab}x" "$ADMIN,x" "x $ADMIN" "$(echo "$ADMIN" | cut -c1-20) $(echo "$ADMIN" | cut -c21-)"; do
+	expect_eq "admin token with more around it ('$(echo "$bad" | tr '\t' '~' | cut -c1-12)...'): 401" \
+		"$(req GET /api/v1/digest -H "Authorization: Bearer $bad")" 401
+done
+expect_eq "the token after two spaces (RFC 6750 allows 1*SP): 200" \
+	"$(req GET /api/v1/digest -H "Authorization: Bearer  $ADMIN")" 200
+expect_eq "the token with white space at the end of the header: 200" "$(python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET /api/v1/digest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+          sys.argv[2].encode() + b" \t \r\nConnection: close\r\n\r\n")
+print(s.recv(12)[9:12].decode())' "$PORT" "$ADMIN")" 200
+printf 'a-token-with a-space-0123456789\n' > "$T_TMP/spaced-token"
+expect_eq "an admin token file with a space in the token: refuses to start (exit 2)" \
+	"$(start_status "$T_TMP/spaced.log" --listen 127.0.0.1:0 --database "$T_TMP/spaced.sqlite" \
+		--admin-token-file "$T_TMP/spaced-token")" 2
+check "...and says why" grep -q "no spaces" "$T_TMP/spaced.log"
 
 id0=$(sed -n 's/^0\t\([^\t]*\).*/\1/p' "$R/index.tsv")
 expect_eq "GET /api/v1/reports/{id}: 200" "$(admin "/api/v1/reports/$id0")" 200
@@ -126,6 +147,12 @@ sys.exit(not (d["suppressed_groups"] >= 1 and all(g["key"] != "3.10" for g in d[
 check "summary holds no use-case text" sh -c '! grep -q "libvirt; siblings" "$1"' _ "$T_TMP/summary.json"
 
 # --- digest ---------------------------------------------------------------------------
+# days is a whole number from 1 to 3660, in digits only: 2^32 + 7 once
+# wrapped around to a 7-day digest, and "7x" was taken for 7.
+for q in 0 3661 4294967303 18446744073709551623 7x -1 +7 "%207" ""; do
+	expect_eq "digest?days=$q: 400" "$(admin "/api/v1/digest?days=$q")" 400
+done
+expect_eq "digest?days=3660: 200" "$(admin '/api/v1/digest?days=3660')" 200
 expect_eq "GET /api/v1/digest: 200" "$(admin /api/v1/digest)" 200
 check "digest is plain text with the sections" grep -q '^By kernel message' "$T_TMP/body"
 check "digest names catalog titles" grep -q 'M8 - ' "$T_TMP/body"

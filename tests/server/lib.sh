@@ -60,6 +60,23 @@ stop_server() {
 	wait "$SPID"
 }
 
+# start_status LOG ARG...: start a server that should refuse to start; its
+# exit status is printed, or "running" (and it is killed) if it is still up
+# after 10 s.
+start_status() {
+	_log=$1; shift
+	"$SERVER" "$@" 2>"$_log" &
+	_p=$!
+	if ! wait_for 100 sh -c '! kill -0 "$1"' _ "$_p"; then
+		kill -9 "$_p" 2>/dev/null
+		wait "$_p" 2>/dev/null
+		echo running
+		return
+	fi
+	wait "$_p"
+	echo $?
+}
+
 # make_pki DIR: a CA (ca.pem, ca.key) and a server certificate it signed for
 # 127.0.0.1 and localhost (server.pem, server.key), made now with the openssl
 # CLI, and an unrelated key (other.key).

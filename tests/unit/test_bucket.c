@@ -56,6 +56,16 @@ static void attr_values(void **state)
 	parse(CGFB_A_LIMIT, "\n", -EINVAL);
 	parse(CGFB_A_LIMIT, "-1\n", -EINVAL);
 	parse(CGFB_A_LIMIT, "12ab\n", -EINVAL);
+	/* Found by fuzz/attrs.c: the digits before a NUL byte were taken for
+	 * the whole file. */
+	{
+		uint64_t v = 12345;
+
+		assert_int_equal(cgfb_attr_parse(CGFB_A_SCHED_LOAD_BALANCE, S("0\0"), &v), -EINVAL);
+		assert_int_equal(cgfb_attr_parse(CGFB_A_LIMIT, S("512\0\n99\n"), &v), -EINVAL);
+		assert_int_equal(cgfb_attr_parse(CGFB_A_OOM_KILL_DISABLE,
+						 S("oom_kill_disable 1\0x\nunder_oom 0\n"), &v), -EINVAL);
+	}
 	assert_true(parse(CGFB_A_V2_MAX, "max\n", 0) == CGFB_UNLIMITED);
 	assert_true(parse(CGFB_A_V2_LOW, "0\n", 0) == 0);
 	assert_true(parse(CGFB_A_V2_HIGH, "1073741824\n", 0) == 1073741824);

@@ -52,6 +52,8 @@ static void parse_only_canonical(void **state)
 		"{\"a\":\"\\u0041\"}",         /* needless escape */
 		"{\"a\":1}x",                  /* trailing bytes */
 		"{\"a\":\"\xff\"}",            /* invalid UTF-8 */
+		"{\"a\":\"\xed\xaf\x82\"}",    /* a surrogate, UTF-8-encoded (fuzz/canon.c) */
+		"{\"\xed\xa0\x80\":1}",         /* the same in a key */
 		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 		"{\"a\":01}",
 		"{\"a\":{\"b\":1,\"b\":1}}",    /* duplicate key, nested */
@@ -75,6 +77,20 @@ static void parse_only_canonical(void **state)
 					  sizeof(err)), 0);
 	assert_non_null(o);
 	json_object_put(o);
+	/* Found by fuzz/canon.c: a number alone is canonical too, but the
+	 * tokener waited for more digits and the bytes were refused. */
+	static const char *const scalars[] = { "1", "-12", "0", "true", "\"x\"", "[1]" };
+
+	for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
+		if (cgfb_canon_parse(scalars[i], strlen(scalars[i]), 16, &o, err, sizeof(err)) != 0)
+			fail_msg("refused canonical '%s': %s", scalars[i], err);
+		json_object_put(o);
+	}
+	static const char *const cut[] = { "tru", "-", "\"ab", "[1,", "1 ", "01", "1x" };
+
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++)
+		if (cgfb_canon_parse(cut[i], strlen(cut[i]), 16, &o, err, sizeof(err)) == 0)
+			fail_msg("accepted '%s'", cut[i]);
 }
 
 static void sha256(void **state)

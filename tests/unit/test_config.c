@@ -82,6 +82,29 @@ static void errors_name_the_line(void **state)
 	assert_int_equal(cgfb_config_load(&c, "/nonexistent/x.conf", true, err, sizeof(err)), -ENOENT);
 }
 
+/* The bytes of a file, parsed without the file: what the fuzz target calls. */
+static void parses_bytes(void **state)
+{
+	static const char text[] = "timeout = 30\r\nconsent=never";
+	char longline[1100], err[256] = "";
+	struct cgfb_config c;
+
+	cgfb_config_defaults(&c);
+	assert_int_equal(cgfb_config_parse(&c, text, sizeof(text) - 1, "t.conf", err,
+					   sizeof(err)), 0);
+	assert_int_equal(c.timeout, 30);
+	assert_int_equal(c.consent, CGFB_CONSENT_NEVER);
+	/* A NUL byte hides the rest of its line from a C string: refused. */
+	assert_int_equal(cgfb_config_parse(&c, S("timeout = 5\0junk\n"), "t.conf", err,
+					   sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:1: a NUL byte"));
+	memset(longline, 'a', sizeof(longline));
+	assert_int_equal(cgfb_config_parse(&c, longline, sizeof(longline), "t.conf", err,
+					   sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:1: line longer than 1024 bytes"));
+	assert_int_equal(cgfb_config_parse(&c, "", 0, "t.conf", err, sizeof(err)), 0);
+}
+
 static void endpoints(void **state)
 {
 	char err[256];
@@ -155,6 +178,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(loads),
 		cmocka_unit_test(errors_name_the_line),
+		cmocka_unit_test(parses_bytes),
 		cmocka_unit_test(endpoints),
 		cmocka_unit_test(endpoints_in_config),
 		cmocka_unit_test(backoff),

@@ -251,6 +251,10 @@ static void damaged(void **state)
 	assert_int_equal(cgfb_mail_extract(m.data, m.len, &got, err, sizeof(err)), -EBADMSG);
 	assert_int_equal(cgfb_mail_extract(S("Subject: hi\n\nno report here\n"), &got, err,
 					   sizeof(err)), -ENOENT);
+	/* A quoted-printable message with no body at all (found by fuzz/mail). */
+	assert_int_equal(cgfb_mail_extract(S(CGFB_MAIL_HDR_SHA256 ": 00\n"
+					     "Content-Transfer-Encoding: quoted-printable\n\n"),
+					   &got, err, sizeof(err)), -ENOENT);
 	assert_int_equal(cgfb_mail_format(S("{\"a\":1}"), NULL, &m), -EINVAL);
 	assert_int_equal(cgfb_mail_format(S("{ \"report_id\": \"x\" }"), NULL, &m), -EINVAL);
 	cgfb_buf_free(&r);

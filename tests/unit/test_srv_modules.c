@@ -1,5 +1,6 @@
 /* The collector's modules on their own: the per-address rate limiter, the
- * ingest check of a report body, the option parser. */
+ * ingest check of a report body, the option parser, address keys and the
+ * connection shares. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -11,7 +12,13 @@
 #include "cgfb/schema.h"
 #include "ingest.h"
 #include "options.h"
+#include "conntrack.h"
+#include "params.h"
+#include "peer.h"
 #include "ratelimit.h"
+
+#include <arpa/inet.h>
+#include <string.h>
 
 static char dir[] = "/tmp/cgfb-srv.XXXXXX";
 static struct cgfb_schema *schema;
@@ -106,12 +113,113 @@ static void parses_options(void **state)
 	assert_int_equal(options_parse(&o, 3, bad), -EINVAL);
 }
 
+/* Query values: whole decimal digits, nothing around them, within max. */
+static void parses_query_values(void **state)
+{
+	static const char *const bad[] = {
+		"", "7x", "-1", "+7", " 7", "7 ", "0x10", "3661", "4294967303",
+		"18446744073709551616", "99999999999999999999999",
+	};
+	uint64_t v;
+
+	assert_true(params_uint(NULL, 3660, 7, &v));
+	assert_int_equal(v, 7);
+	assert_true(params_uint("3660", 3660, 7, &v));
+	assert_int_equal(v, 3660);
+	assert_true(params_uint("0007", 3660, 7, &v));
+	assert_int_equal(v, 7);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (params_uint(bad[i], 3660, 7, &v))
+			fail_msg("'%s' taken for %llu", bad[i], (unsigned long long)v);
+	assert_true(params_uint("18446744073709551615", UINT64_MAX, 0, &v));
+	assert_true(v == UINT64_MAX);
+	assert_true(params_json_content_type("application/json"));
+	assert_true(params_json_content_type("Application/JSON ; charset=\"UTF-8\""));
+	assert_false(params_json_content_type("application/jsonp"));
+	assert_false(params_json_content_type("application/json; charset=latin1"));
+	assert_false(params_json_content_type(NULL));
+}
+
+static struct sockaddr_storage addr(const char *text)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+	if (inet_pton(AF_INET, text, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		return ss;
+	}
+	assert_int_equal(inet_pton(AF_INET6, text, &s6->sin6_addr), 1);
+	s6->sin6_family = AF_INET6;
+	return ss;
+}
+
+/* One IPv6 host has a /64 to itself: every address in it is one key. */
+static void keys_peers(void **state)
+{
+	static const struct {
+		const char *addr, *key;
+	} cases[] = {
+		{ "192.0.2.7", "192.0.2.7" },
+		{ "::ffff:192.0.2.7", "192.0.2.7" },
+		{ "2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64" },
+		{ "2001:db8:1:2::1", "2001:db8:1:2::/64" },
+		{ "2001:db8:1:3::1", "2001:db8:1:3::/64" },
+		{ "::1", "::/64" },
+	};
+	char key[PEER_KEY_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct sockaddr_storage ss = addr(cases[i].addr);
+
+		assert_int_equal(peer_key((const struct sockaddr *)&ss, key), 0);
+		assert_string_equal(key, cases[i].key);
+	}
+	assert_int_equal(peer_key(NULL, key), -EAFNOSUPPORT);
+}
+
+/* Slots by key: per_key at most, and the last quarter only for keys that
+ * hold fewer than CONNTRACK_FAIR. */
+static void shares_connections(void **state)
+{
+	struct conntrack *ct;
+	struct conn *held[16];
+	const struct sockaddr_storage a = addr("2001:db8::1"), a2 = addr("2001:db8::2"),
+		b = addr("192.0.2.1"), c = addr("192.0.2.2"), d = addr("192.0.2.3");
+	unsigned n = 0;
+
+	assert_int_equal(conntrack_start(&ct, 16, 8, 10), 0);
+	while (conntrack_admit(ct, (const struct sockaddr *)(n % 2 ? &a : &a2)))
+		held[n++] = conntrack_add(ct, (const struct sockaddr *)&a, -1);
+	assert_int_equal(n, 8);            /* one /64: per_key */
+	while (conntrack_admit(ct, (const struct sockaddr *)&b))
+		held[n++] = conntrack_add(ct, (const struct sockaddr *)&b, -1);
+	assert_int_equal(n, 12);           /* the last quarter (4) is reserved */
+	assert_int_equal(conntrack_count(ct), 12);
+	while (conntrack_admit(ct, (const struct sockaddr *)&c))
+		held[n++] = conntrack_add(ct, (const struct sockaddr *)&c, -1);
+	assert_int_equal(n, 16 > 12 + CONNTRACK_FAIR ? 12 + CONNTRACK_FAIR : 16);
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&c));
+	conntrack_remove(ct, held[0]);
+	/* A free slot in the reserved quarter: not for a key holding many. */
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&a));
+	assert_true(conntrack_admit(ct, (const struct sockaddr *)&d));
+	for (unsigned i = 1; i < n; i++)
+		conntrack_remove(ct, held[i]);
+	assert_int_equal(conntrack_count(ct), 0);
+	conntrack_stop(ct);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rate_limits),
 		cmocka_unit_test(ingests),
 		cmocka_unit_test(parses_options),
+		cmocka_unit_test(parses_query_values),
+		cmocka_unit_test(keys_peers),
+		cmocka_unit_test(shares_connections),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -63,6 +63,27 @@ static void round_trip(void **state)
 	assert_int_equal(cgfb_state_count(&b, "M8"), 1);
 	assert_int_equal(cgfb_state_count(&b, "M4"), 4);
 	assert_int_equal(cgfb_state_count(&b, "S1"), 0);
+	assert_false(b.has_handoff);
+}
+
+/* A report being written survives a restart with its id and record. */
+static void handoff_round_trip(void **state)
+{
+	struct cgfb_state a = { 0 }, b;
+
+	snprintf(a.boot_id, sizeof(a.boot_id), "0f4e5b6a-1111-2222-3333-444455556666");
+	a.has_pos = true;
+	a.pos = 41;
+	a.has_handoff = true;
+	a.handoff_pos = 41;
+	snprintf(a.handoff_entry, sizeof(a.handoff_entry), "M8");
+	snprintf(a.handoff_id, sizeof(a.handoff_id), "0b0e0000-1111-4222-8333-000000000042");
+	assert_int_equal(cgfb_state_save(dir, &a), 0);
+	assert_int_equal(cgfb_state_load(dir, &b), 0);
+	assert_true(b.has_handoff);
+	assert_true(b.handoff_pos == 41);
+	assert_string_equal(b.handoff_entry, "M8");
+	assert_string_equal(b.handoff_id, a.handoff_id);
 }
 
 static void missing_and_corrupt(void **state)
@@ -182,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(handoff_round_trip),
 		cmocka_unit_test(missing_and_corrupt),
 		cmocka_unit_test(boot_id),
 		cmocka_unit_test(full_disk),

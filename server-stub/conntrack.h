@@ -1,0 +1,41 @@
+/* Who holds the collector's connections, and for how long a request head
+ * may take. libmicrohttpd restarts its idle timeout at every byte, so a
+ * client sending one header byte every few seconds keeps a slot for
+ * hours; 256 of them take the server down (slowloris). Here every
+ * connection's request head must be complete within head_timeout
+ * seconds of the connection opening (or of the previous answer, on a
+ * kept-alive connection), or a reaper thread shuts the socket down.
+ * And slots are shared out by address key (peer.h): no key holds more
+ * than per_key, and the last quarter of the slots goes only to keys that
+ * hold fewer than CONNTRACK_FAIR, so that slow clients from a few
+ * addresses cannot hold every slot even before the deadline strikes. */
+#ifndef CGFB_SERVER_CONNTRACK_H
+#define CGFB_SERVER_CONNTRACK_H
+
+#include <stdbool.h>
+#include <sys/socket.h>
+
+#define CONNTRACK_FAIR 4
+
+struct conntrack;
+struct conn;
+
+/* 0 or a negative errno. */
+int conntrack_start(struct conntrack **out, unsigned max, unsigned per_key,
+		    unsigned head_timeout);
+void conntrack_stop(struct conntrack *ct);
+
+/* Whether a connection from addr may be accepted now. */
+bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr);
+/* An accepted connection on socket fd; NULL when out of memory (the
+ * connection is then only counted by libmicrohttpd). */
+struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd);
+/* Before fd is closed: the reaper never touches it after this. */
+void conntrack_remove(struct conntrack *ct, struct conn *c);
+/* The request head is in: no deadline until the answer is out. */
+void conntrack_head_done(struct conntrack *ct, struct conn *c);
+/* The answer is out: the next request head has its deadline from now. */
+void conntrack_wait_head(struct conntrack *ct, struct conn *c);
+unsigned conntrack_count(struct conntrack *ct);
+
+#endif

@@ -1,0 +1,70 @@
+#!/bin/sh
+# The collector under attack (issue 15), over real loopback sockets: request
+# smuggling shapes, slow request heads from several addresses, a summary
+# flood, SIGTERM with reads queued. tests/server/attack.py makes the raw
+# requests; every wait is bounded.
+. tests/lib.sh
+. tests/server/lib.sh
+
+ATTACK=tests/server/attack.py
+
+# attack ARGS...: run attack.py, one TAP test per line it prints.
+attack() {
+	python3 "$ATTACK" "$@" > "$T_TMP/attack.out" 2>&1
+	rc=$?
+	while IFS='	' read -r verdict name why; do
+		case $verdict in
+		ok) ok "$name" ;;
+		fail) not_ok "$name: $why" ;;
+		*) echo "$verdict $name $why" ;;
+		esac
+	done < "$T_TMP/attack.out"
+	[ $rc -eq 0 ] || not_ok "attack.py $1 exited with $rc"
+}
+
+R=$T_TMP/reports
+gen "$R" 200 5 10
+B=$T_TMP/big
+gen "$B" 10000 7 200
+
+# --- framing: RFC 9112 6.3 and 3.2 -------------------------------------------------
+start_server framing --rate 0
+attack framing "$PORT"
+expect_eq "nothing stored by the refused framings" "$(rows "$DIR/db.sqlite")" 0
+stop_server
+
+# --- slow request heads: 256 connections from 3 addresses (slowloris) -------------
+# Each sends a header byte a second, which restarts libmicrohttpd's idle
+# timeout every time; the head deadline and the per-address shares are ours.
+start_server slow --rate 0
+attack slowloris "$PORT" 3 256 10
+check "the log says slow heads were closed" grep -q "request head took over 10 s" "$DIR/log"
+stop_server
+
+# --- a summary flood beside a write load ------------------------------------------
+# 32 connections ask for the public summary as fast as they can from one
+# address while another posts 10,000 reports: a third address's reads are
+# answered within 1 s, the flood is rate limited, and the WAL stays under
+# the bound of docs/API.md.
+start_server flood --rate 0
+st=$(post "$R/0.json")
+id=$(json 'j["id"]')
+python3 tests/server/load.py 127.0.0.1 "$PORT" "$B" 0 10000 4 "$T_TMP/acked" > "$T_TMP/load.out" 2>&1 &
+LOADPID=$!
+attack flood "$PORT" 32 8 "$ADMIN" "$id" "$DIR/db.sqlite-wal" 64
+wait "$LOADPID"
+echo "# writes beside the flood: $(wc -l < "$T_TMP/acked") reports acknowledged"
+expect_eq "every report acknowledged during the flood is stored" \
+	"$(rows "$DIR/db.sqlite")" "$(($(wc -l < "$T_TMP/acked") + 1))"
+stop_server
+
+# --- SIGTERM with 128 reads running or queued -------------------------------------
+start_server shutdown --rate 0
+python3 tests/server/load.py 127.0.0.1 "$PORT" "$B" 0 10000 4 "$T_TMP/acked2" > /dev/null 2>&1
+expect_eq "10,000 reports stored" "$(rows "$DIR/db.sqlite")" 10000
+attack shutdown "$PORT" "$SPID" "$ADMIN" 128 15
+wait "$SPID"
+expect_eq "...and exits 0" "$?" 0
+check "the log says it stopped" grep -q "stopped; database closed" "$DIR/log"
+
+finish

@@ -1,0 +1,199 @@
+#!/bin/sh
+# SIGKILL at every step: the watcher, review, submit, flush and export are
+# killed just before their 1st, 2nd, ... Nth call that changes the disk
+# (write, open with O_CREAT, fsync, rename, unlink: tests/tools/killshim.so),
+# so every point is hit once, between a rename and its directory's fsync
+# included; then some at random times. After every round (and a recovery
+# run) tests/client/spool_check.py holds the spool to its promises against a
+# collector double that keeps receipts: reports whole or absent, consent
+# only for the bytes shown, nothing acknowledged sent twice or forgotten;
+# and a warning killed mid-report is reported exactly once by the restarted
+# watcher.
+. tests/lib.sh
+. tests/client/lib.sh
+
+SHIM=$PWD/$BUILD/tests/tools/killshim.so
+ST=$T_TMP/state
+CONF=$T_TMP/conf
+KMSG=$T_TMP/kmsg
+MEM=$T_TMP/memory.json
+if [ ! -f "$SHIM" ]; then
+	skip "kill loop" "$SHIM not built (make tests)"
+	finish
+	exit
+fi
+# An ASan binary wants its runtime first; the shim does not mind.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+export ASAN_OPTIONS
+mkdir -p "$ST/reports"
+$PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
+start_double "$T_TMP/double" api
+trap 'stop_double; rm -rf "$T_TMP"' EXIT
+printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = 5\nconnect-timeout = 2\n' \
+	"$URL" "$T_TMP" > "$CONF"
+echo "We run one KVM guest per cgroup." > "$T_TMP/uc"
+TAB=$(printf '\t')
+printf 'Which software creates%slibvirt\nWhy must these sibling%s\nWould the reorganisation%s\nDescribe your use case%s\nSend this report to%sy\n' \
+	"$TAB" "$TAB" "$TAB" "$TAB" "$TAB" > "$T_TMP/review.script"
+
+BAD=0
+ROUNDS=0
+DUPS=0
+LOST=0
+cfb() { timeout 30 "$CGFB" --config "$CONF" "$@"; }
+# shimmed AT CMD...: run CMD with the shim killing at step AT (0: never).
+shimmed() {
+	at=$1; shift
+	KILLSHIM_AT=$at KILLSHIM_PROG=${PROG:-} LD_PRELOAD=$SHIM KILLSHIM_LOG=${SHIMLOG:-} \
+		timeout 30 "$@" > /dev/null 2>&1
+}
+ids() { ls "$ST/reports" | sed -n 's/\.json$//p' | sort; }
+state_of() {
+	[ -f "$ST/reports/$1.state" ] || { echo pending; return; }
+	sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' "$ST/reports/$1.state" | head -1
+}
+pending_one() {
+	for i in $(ids); do
+		[ "$(state_of "$i")" = pending ] && { echo "$i"; return; }
+	done
+	$PY tests/client/pending_report.py "$ST" M8 "p$ROUNDS.$$"
+}
+# A report consented but not yet sent: the double fails the first try.
+consented_one() {
+	id=$(pending_one)
+	echo fail500 > "$T_TMP/double/mode"
+	cfb submit --state-dir "$ST" --yes --use-case-file "$T_TMP/uc" "$id" > /dev/null 2>&1
+	rm -f "$T_TMP/double/mode"
+	$PY -c "
+import json; p = '$ST/reports/$id.state'; s = json.load(open(p)); s['next_attempt'] = 0
+json.dump(s, open(p, 'w'))"
+	echo "$id"
+}
+
+# round KIND AT: prepare work for KIND, run it killed at step AT, check.
+round() {
+	kind=$1 at=$2
+	ROUNDS=$((ROUNDS + 1))
+	PROG=
+	case $kind in
+	watch|report)
+		printf '4,%d,1000,-;Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.\n' \
+			"$ROUNDS" > "$KMSG"
+		echo "0b0e0000-1111-4222-8333-$(printf '%012d' $ROUNDS)" > "$T_TMP/boot"
+		# `cgroup-feedback watch` runs cgroup-feedback-watch, which runs
+		# cgroup-feedback-report for each report: one of them is killed.
+		PROG=cgroup-feedback-watch
+		[ "$kind" = report ] && PROG=cgroup-feedback-report
+		before=$(ids | wc -l)
+		set -- "$CGFB" --config "$CONF" watch --once --kmsg "$KMSG" --state-dir "$ST" \
+			--boot-id-file "$T_TMP/boot" --cgroup-root "$T_TMP/fx/root" \
+			--mountinfo "$T_TMP/fx/mountinfo" ;;
+	submit)
+		set -- "$CGFB" --config "$CONF" submit --state-dir "$ST" --yes \
+			--use-case-file "$T_TMP/uc" "$(pending_one)" ;;
+	flush)
+		consented_one > /dev/null
+		set -- "$CGFB" --config "$CONF" flush --state-dir "$ST" ;;
+	export)
+		set -- "$CGFB" --config "$CONF" export --state-dir "$ST" --use-case-file "$T_TMP/uc" \
+			-o "$T_TMP/x.eml" "$(pending_one)" ;;
+	review)
+		set -- $PY tests/client/drive_review.py "$T_TMP/review.log" -- \
+			"$CGFB" --config "$CONF" review --state-dir "$ST" "$(pending_one)" ;;
+	esac
+	if [ "$kind" = review ]; then
+		# The shim belongs in the client, not in python.
+		KILLSHIM_AT=$at KILLSHIM_PROG=cgroup-feedback LD_PRELOAD=$SHIM \
+			KILLSHIM_LOG=${SHIMLOG:-} timeout 60 "$@" < "$T_TMP/review.script" \
+			> /dev/null 2>&1
+	elif [ "$at" = random ]; then
+		"$@" > /dev/null 2>&1 &
+		pid=$!
+		sleep "0.0$(( (ROUNDS * 7919) % 60 + 10 ))"
+		kill -9 $pid 2>/dev/null
+		wait $pid 2>/dev/null
+	else
+		PROG=${PROG:-cgroup-feedback} shimmed "$at" "$@"
+	fi
+	check_round "$kind" "$at"
+	# Recovery: the watcher restarted on the same log reports it once.
+	case $kind in
+	watch|report)
+		"$@" > /dev/null 2>&1
+		n=$(($(ids | wc -l) - before))
+		if [ $n -ne 1 ]; then
+			[ $n -gt 1 ] && DUPS=$((DUPS + 1)) || LOST=$((LOST + 1))
+			echo "# round $ROUNDS ($kind at $at): $n reports for one warning"
+		fi ;;
+	*)
+		cfb flush --state-dir "$ST" > /dev/null 2>&1 ;;
+	esac
+	check_round "$kind" "$at, then recovery"
+}
+
+check_round() {
+	if ! $PY tests/client/spool_check.py "$ST/reports" "$T_TMP/double" "$MEM" > "$T_TMP/why" 2>&1; then
+		BAD=$((BAD + 1))
+		sed "s/^/# round $ROUNDS ($1 at $2): /" "$T_TMP/why" | head -5
+	fi
+}
+
+# steps KIND: TOTAL, how many counted calls one unkilled run of KIND makes.
+steps() {
+	SHIMLOG=$T_TMP/steps.$1
+	rm -f "$SHIMLOG"
+	round "$1" 0
+	TOTAL=0
+	[ -f "$SHIMLOG" ] && TOTAL=$(wc -l < "$SHIMLOG")
+	SHIMLOG=
+}
+
+# Walk every step of each command (at most MAXSTEPS of them, evenly spread).
+MAXSTEPS=${MAXSTEPS:-45}
+for kind in watch report submit flush export review; do
+	steps "$kind"
+	total=$TOTAL
+	stride=$(( (total + MAXSTEPS - 1) / MAXSTEPS ))
+	[ "$stride" -ge 1 ] || stride=1
+	echo "# $kind: $total steps, every ${stride}th killed"
+	at=1
+	while [ "$at" -le "$total" ]; do
+		round "$kind" "$at"
+		at=$((at + stride))
+	done
+	[ "$total" -gt 0 ] || not_ok "$kind: the shim saw no step (is it preloaded?)"
+	# Keep the spool small enough that each check stays quick.
+	for i in $(ids); do
+		[ "$(state_of "$i")" = sent ] && rm -f "$ST/reports/$i.json" "$ST/reports/$i.state"
+	done
+done
+# And at random times: the steps the shim does not count (sockets, reads).
+r=0
+while [ $r -lt ${RANDOM_ROUNDS:-100} ]; do
+	r=$((r + 1))
+	case $((r % 4)) in
+	0) round watch random ;;
+	1) round submit random ;;
+	2) round flush random ;;
+	3) round export random ;;
+	esac
+done
+
+check "$ROUNDS kill rounds: the spool kept every promise" [ $BAD -eq 0 ]
+check "no warning was reported twice by a restarted watcher" [ $DUPS -eq 0 ]
+check "no warning was lost by a killed watcher" [ $LOST -eq 0 ]
+cfb list --state-dir "$ST" > "$T_TMP/list" 2>"$T_TMP/err"
+check "list works afterwards" [ $? -eq 0 ]
+check "nothing was quarantined" [ ! -d "$ST/reports/quarantine" ] || \
+	[ -z "$(ls "$ST/reports/quarantine")" ]
+# The temporaries of interrupted writes: list removes them once they are
+# older than any write takes (aged here, not waited for).
+left=$(find "$ST/reports" -maxdepth 1 -name '.*.tmp.*' | wc -l)
+echo "# $left temporaries left by the kills"
+find "$ST/reports" -maxdepth 1 -name '.*.tmp.*' -exec touch -d '1 hour ago' {} +
+touch "$ST/reports/.$(ls "$ST/reports" | grep -m1 '\.json$').tmp.1"   # a young one
+cfb list --state-dir "$ST" > /dev/null 2>"$T_TMP/err"
+check "list removes the stale temporaries of killed writes" \
+	[ "$(find "$ST/reports" -maxdepth 1 -name '.*.tmp.*' | wc -l)" -eq 1 ]
+check "and says so" [ "$(grep -c 'left by an interrupted write' "$T_TMP/err")" -eq "$left" ]
+finish

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Attacks on a running collector over real loopback sockets.
+
+  attack.py framing PORT
+  attack.py slowloris PORT ADDRS CONNS HEAD_TIMEOUT
+  attack.py flood PORT CONNS SECONDS ADMIN_TOKEN REPORT_ID WAL WAL_MAX_MB
+  attack.py shutdown PORT PID ADMIN_TOKEN N BOUND
+
+Each prints one line per check: "ok<TAB>name" or "fail<TAB>name<TAB>why";
+tests/integration/server-attack.sh turns them into TAP. Every socket has a
+timeout, so every check is bounded in time.
+"""
+import os
+import socket
+import sys
+import threading
+import time
+
+
+def out(ok, name, why=""):
+    why = "" if ok else " ".join(why.split())
+    print("%s\t%s\t%s" % ("ok" if ok else "fail", name, why), flush=True)
+
+
+def connect(port, src="127.0.0.1", timeout=10):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def read_all(s, limit=10):
+    """Everything until the server closes, or until `limit` seconds pass.
+    Returns (bytes, closed)."""
+    data = b""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        s.settimeout(max(0.1, end - time.monotonic()))
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            return data, False
+        except ConnectionResetError:
+            return data, True
+        if not chunk:
+            return data, True
+        data += chunk
+    return data, False
+
+
+def status_lines(data):
+    return [l for l in data.split(b"\r\n") if l.startswith(b"HTTP/1.")]
+
+
+# --- request framing (RFC 9112 6.3, 3.2) -------------------------------------------
+SMUGGLE_TAIL = b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+def framing(port):
+    body = b"0\r\n\r\n"
+    shapes = {
+        "Content-Length and Transfer-Encoding":
+            b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n" % len(body) + body,
+        "two different Content-Lengths":
+            b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 5\r\nContent-Length: 40\r\n\r\n" + b"x" * 5,
+        "two equal Content-Lengths":
+            b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 5\r\nContent-Length: 5\r\n\r\n" + b"x" * 5,
+    }
+    for name, raw in shapes.items():
+        s = connect(port)
+        s.sendall(raw + SMUGGLE_TAIL)
+        data, closed = read_all(s, 10)
+        s.close()
+        st = status_lines(data)
+        good = len(st) == 1 and b" 400 " in st[0] + b" " and closed
+        out(good, "%s: one 400, the pipelined request not answered, connection closed" % name,
+            "answers %r, closed %s" % (st, closed))
+
+    s = connect(port)
+    s.sendall(b"GET /api/v1/summary HTTP/1.1\r\n\r\n")
+    data, closed = read_all(s, 10)
+    s.close()
+    st = status_lines(data)
+    out(len(st) == 1 and b" 400" in st[0], "HTTP/1.1 without Host: 400", repr(st))
+
+    s = connect(port)
+    s.sendall(b"GET /api/v1/summary HTTP/1.0\r\n\r\n")
+    data, closed = read_all(s, 10)
+    s.close()
+    st = status_lines(data)
+    out(len(st) == 1 and b" 200" in st[0], "HTTP/1.0 without Host: 200", repr(st))
+
+    # HEAD wherever GET works: the same status and headers, no body.
+    for path in (b"/api/v1/summary", b"/", b"/api/v1/nonexistent"):
+        got = {}
+        for method in (b"GET", b"HEAD"):
+            s = connect(port)
+            s.sendall(method + b" " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            data, _ = read_all(s, 10)
+            s.close()
+            head, _, rest = data.partition(b"\r\n\r\n")
+            lines = head.split(b"\r\n")
+            cl = [l for l in lines if l.lower().startswith(b"content-length:")]
+            got[method] = (lines[0] if lines else b"", cl, rest)
+        g, h = got[b"GET"], got[b"HEAD"]
+        out(g[0] == h[0] and g[1] == h[1] and h[2] == b"" and g[2] != b"",
+            "HEAD %s: GET's status and Content-Length, no body" % path.decode(),
+            "GET %r %r, HEAD %r %r body %d" % (g[0], g[1], h[0], h[1], len(h[2])))
+    s = connect(port)
+    s.sendall(b"PUT /api/v1/summary HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+              b"Content-Length: 0\r\n\r\n")
+    data, _ = read_all(s, 10)
+    s.close()
+    out(b"405" in data.split(b"\r\n")[0] and b"Allow: GET, HEAD" in data,
+        "405 names HEAD in Allow", data.split(b"\r\n\r\n")[0][:200].decode(errors="replace"))
+
+
+# --- slowloris ---------------------------------------------------------------------
+def slowloris(port, addrs, conns, head_timeout):
+    """CONNS connections spread over ADDRS source addresses, each sending one
+    header byte every 2 s; meanwhile a client from another address must be
+    served, and every slow connection must be closed by the server within
+    head_timeout plus a margin."""
+    head = b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 4000
+    socks, refused = [], 0
+    for i in range(conns):
+        src = "127.0.0.%d" % (10 + i % addrs)
+        try:
+            s = connect(port, src, timeout=2)
+            s.sendall(head[:1])
+            socks.append(s)
+        except OSError:
+            refused += 1
+    # Whether the server took or refused them, the slots it took must be
+    # held now: send a byte each so libmicrohttpd's idle timeout restarts.
+    start = time.monotonic()
+    pos = 1
+    served_at = None
+    why = ""
+    while time.monotonic() - start < 4:
+        for s in socks:
+            try:
+                s.sendall(head[pos:pos + 1])
+            except OSError:
+                pass
+        pos += 1
+        time.sleep(1)
+    # A normal client, from an address the attack did not use.
+    t0 = time.monotonic()
+    try:
+        c = connect(port, "127.0.0.200", timeout=5)
+        c.sendall(b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data, _ = read_all(c, 5)
+        c.close()
+        if data.startswith(b"HTTP/1.1 200"):
+            served_at = time.monotonic() - t0
+        else:
+            why = "answer %r" % data[:60]
+    except OSError as e:
+        why = str(e)
+    out(served_at is not None,
+        "a normal client is served while %d slow connections from %d addresses try to "
+        "hold the server (%d refused at connect)" % (conns, addrs, refused), why)
+    # Keep trickling; the server must close every slow connection by
+    # head_timeout (from connecting) plus a margin for the reaper's tick.
+    deadline = start + head_timeout + 6
+    alive = list(socks)
+    while alive and time.monotonic() < deadline:
+        still = []
+        for s in alive:
+            try:
+                s.sendall(head[pos:pos + 1])
+                s.settimeout(0.01)
+                if s.recv(1) == b"":
+                    continue
+                still.append(s)
+            except socket.timeout:
+                still.append(s)
+            except OSError:
+                continue
+        alive = still
+        pos += 1
+        time.sleep(1)
+    out(not alive, "every slow connection is closed within the head timeout (%d s) "
+        "plus 6 s" % head_timeout, "%d of %d still open" % (len(alive), len(socks)))
+    for s in socks:
+        s.close()
+
+
+# --- summary flood -----------------------------------------------------------------
+def flood(port, conns, seconds, token, report_id, wal, wal_max_mb):
+    stop = threading.Event()
+    counts = {"200": 0, "429": 0, "other": 0}
+    lock = threading.Lock()
+
+    def flooder():
+        while not stop.is_set():
+            try:
+                s = connect(port, "127.0.0.50", timeout=5)
+                while not stop.is_set():
+                    s.sendall(b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\n\r\n")
+                    head = b""
+                    while b"\r\n\r\n" not in head:
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            raise OSError("closed")
+                        head += chunk
+                    h, _, body = head.partition(b"\r\n\r\n")
+                    n = 0
+                    for line in h.split(b"\r\n"):
+                        if line.lower().startswith(b"content-length:"):
+                            n = int(line.split(b":")[1])
+                    while len(body) < n:
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            raise OSError("closed")
+                        body += chunk
+                    code = h[9:12].decode()
+                    with lock:
+                        counts[code if code in counts else "other"] += 1
+            except OSError:
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=flooder, daemon=True) for _ in range(conns)]
+    for t in threads:
+        t.start()
+    time.sleep(1)
+    worst = 0.0
+    wal_peak = 0
+    failures = []
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        for req in (b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                    b"GET /api/v1/reports/" + report_id.encode() + b" HTTP/1.1\r\nHost: x\r\n"
+                    b"Authorization: Bearer " + token.encode() + b"\r\nConnection: close\r\n\r\n"):
+            t0 = time.monotonic()
+            try:
+                c = connect(port, "127.0.0.60", timeout=5)
+                c.sendall(req)
+                data, _ = read_all(c, 5)
+                c.close()
+                if not data.startswith(b"HTTP/1.1 200"):
+                    failures.append(data[:40])
+            except OSError as e:
+                failures.append(str(e))
+            worst = max(worst, time.monotonic() - t0)
+            n += 1
+        try:
+            wal_peak = max(wal_peak, os.path.getsize(wal))
+        except OSError:
+            pass
+        time.sleep(0.2)
+    stop.set()
+    for t in threads:
+        t.join(10)
+    print("# flood: %d connections from 127.0.0.50 for %d s: %s; %d normal reads, "
+          "the slowest %.3f s" % (conns, seconds, counts, n, worst), flush=True)
+    out(not failures, "every normal read during the flood is answered 200", repr(failures[:3]))
+    out(worst < 1.0, "the slowest normal read during the flood took under 1 s",
+        "%.3f s" % worst)
+    out(counts["429"] > 0, "the flooding address is rate limited (429)", repr(counts))
+    print("# the WAL's largest size during the flood: %.1f MiB" % (wal_peak / 1048576.0))
+    out(wal_peak < wal_max_mb * 1048576, "the WAL stays under %d MiB" % wal_max_mb,
+        "%.1f MiB" % (wal_peak / 1048576.0))
+
+
+def main():
+    cmd, port = sys.argv[1], int(sys.argv[2])
+    if cmd == "framing":
+        framing(port)
+    elif cmd == "slowloris":
+        slowloris(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    elif cmd == "flood":
+        flood(port, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7],
+              int(sys.argv[8]))
+    elif cmd == "shutdown":
+        shutdown(port, int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+
+# --- SIGTERM with reads queued -----------------------------------------------------
+def shutdown(port, pid, token, n, bound):
+    """N digests at once; SIGTERM as soon as the first is answered (the rest
+    are running or queued then); every request must get 200 or 503, at
+    least one 503, and the server must be gone within BOUND seconds."""
+    import signal
+    statuses = []
+    lock = threading.Lock()
+    first = threading.Event()
+
+    def one():
+        code = "error"
+        try:
+            c = connect(port, timeout=bound + 30)
+            c.sendall(b"GET /api/v1/digest?days=3660 HTTP/1.1\r\nHost: x\r\n"
+                      b"Authorization: Bearer " + token.encode() + b"\r\nConnection: close\r\n\r\n")
+            data, _ = read_all(c, bound + 30)
+            c.close()
+            code = data[9:12].decode() or "none"
+        except OSError as e:
+            code = "error " + str(e)
+        with lock:
+            statuses.append(code)
+        first.set()
+
+    threads = [threading.Thread(target=one, daemon=True) for _ in range(n)]
+    for t in threads:
+        t.start()
+    if not first.wait(60):
+        out(False, "a digest is answered before SIGTERM", "none in 60 s")
+        return
+    os.kill(pid, signal.SIGTERM)
+    t0 = time.monotonic()
+    gone = None
+    while time.monotonic() - t0 < bound + 30:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            gone = time.monotonic() - t0
+            break
+        # A zombie (the shell has not reaped it) counts as gone.
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                if f.read().split(") ")[1].startswith("Z"):
+                    gone = time.monotonic() - t0
+                    break
+        except OSError:
+            gone = time.monotonic() - t0
+            break
+        time.sleep(0.05)
+    for t in threads:
+        t.join(bound + 30)
+    counts = {}
+    for s in statuses:
+        counts[s] = counts.get(s, 0) + 1
+    print("# %d digests, SIGTERM after the first answer: %s; exit after %s s"
+          % (n, counts, "%.1f" % gone if gone is not None else "never"), flush=True)
+    out(gone is not None and gone <= bound,
+        "SIGTERM with %d digests running or queued: the server exits within %d s" % (n, bound),
+        "exit after %s" % gone)
+    out(set(counts) <= {"200", "503"}, "every digest is answered 200 or 503", repr(counts))
+    out(counts.get("503", 0) > 0, "reads still queued at SIGTERM are answered 503",
+        repr(counts))
+
+
+if __name__ == "__main__":
+    main()

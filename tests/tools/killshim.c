@@ -1,0 +1,180 @@
+/* An LD_PRELOAD shim for the kill loops: it counts the calls that change
+ * what is on disk (write, open with O_CREAT, fsync, fdatasync, rename,
+ * unlink) and raises SIGKILL just before the Nth, so a test can walk every
+ * step of a command, including between a rename and the fsync of its
+ * directory, deterministically.
+ *
+ *   KILLSHIM_AT=N      kill at the Nth counted call (unset or 0: never)
+ *   KILLSHIM_LOG=FILE  append "N call" for every counted call (to learn
+ *                      how many steps a command has)
+ *   KILLSHIM_PROG=NAME count only in the program NAME (the watcher starts
+ *                      cgroup-feedback-report, which inherits the shim)
+ *
+ * Only calls through the dynamic symbol table are seen: glibc's own stdio
+ * writes are not, which is fine, they are not how the spool is written. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static unsigned long counted;
+
+static void step(const char *what)
+{
+	static long at = -1;
+	static int mine = -1;
+	const char *log;
+	char line[64];
+	int n;
+
+	if (mine < 0) {
+		const char *prog = getenv("KILLSHIM_PROG");
+
+		mine = !prog || strcmp(prog, program_invocation_short_name) == 0;
+	}
+	if (!mine)
+		return;
+	if (at < 0) {
+		const char *s = getenv("KILLSHIM_AT");
+
+		at = s ? strtol(s, NULL, 10) : 0;
+	}
+	counted++;
+	log = getenv("KILLSHIM_LOG");
+	if (log && *log) {
+		/* Raw system calls: our own write() would count itself. */
+		const int fd = (int)syscall(SYS_openat, AT_FDCWD, log,
+					    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+
+		n = snprintf(line, sizeof(line), "%lu %s\n", counted, what);
+		if (fd >= 0) {
+			syscall(SYS_write, fd, line, (size_t)n);
+			syscall(SYS_close, fd);
+		}
+	}
+	if (at > 0 && counted == (unsigned long)at)
+		raise(SIGKILL);
+}
+
+#define REAL(name) \
+	static __typeof__(name) *real_##name; \
+	if (!real_##name) \
+		real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	REAL(write);
+	step("write");
+	return real_write(fd, buf, n);
+}
+
+int fsync(int fd)
+{
+	REAL(fsync);
+	step("fsync");
+	return real_fsync(fd);
+}
+
+int fdatasync(int fd)
+{
+	REAL(fdatasync);
+	step("fdatasync");
+	return real_fdatasync(fd);
+}
+
+int rename(const char *from, const char *to)
+{
+	REAL(rename);
+	step("rename");
+	return real_rename(from, to);
+}
+
+int renameat(int fd1, const char *from, int fd2, const char *to)
+{
+	REAL(renameat);
+	step("renameat");
+	return real_renameat(fd1, from, fd2, to);
+}
+
+int unlink(const char *path)
+{
+	REAL(unlink);
+	step("unlink");
+	return real_unlink(path);
+}
+
+int unlinkat(int dfd, const char *path, int flags)
+{
+	REAL(unlinkat);
+	step("unlinkat");
+	return real_unlinkat(dfd, path, flags);
+}
+
+/* open's mode is there only with O_CREAT (or O_TMPFILE). */
+static mode_t mode_arg(int flags, va_list ap)
+{
+	return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, unsigned) : 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	REAL(open);
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	if (flags & O_CREAT)
+		step("open");
+	return real_open(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	REAL(open64);
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	if (flags & O_CREAT)
+		step("open");
+	return real_open64(path, flags, mode);
+}
+
+int openat(int dfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	REAL(openat);
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	if (flags & O_CREAT)
+		step("openat");
+	return real_openat(dfd, path, flags, mode);
+}
+
+int openat64(int dfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	REAL(openat64);
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	if (flags & O_CREAT)
+		step("openat");
+	return real_openat64(dfd, path, flags, mode);
+}
