@@ -443,6 +443,10 @@ static int setup(struct watcher *w)
 		cgfb_log(LOG_WARNING, "%s not found: no reports will be written; detections "
 			 "are still logged", CGFB_REPORTER_NAME);
 	}
+	/* /run was emptied by a reboot, or the banner is stale: make it say
+	 * what the spool says now. Failures are logged and do not stop us. */
+	if (o->snapshot && o->config && (o->config->notify & CGFB_NOTIFY_MOTD))
+		cgfb_notify_refresh_motd(o->config, o->state_dir);
 	for (unsigned i = 0; i < w->st.n_ids; i++)
 		cgfb_detector_set_count(w->det, w->st.ids[i].id, w->st.ids[i].count);
 	w->has_pos = w->st.has_pos;

@@ -72,10 +72,14 @@ int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir)
 		goto out;
 	}
 	banner_text(&b, v, n, pending);
-	/* /run/motd.d is read by pam_motd at login; create it if needed. */
+	/* /run/motd.d is read by pam_motd at login; create it if needed.
+	 * 0644 (cgfb_atomic_write sets it whatever the umask): pam_motd
+	 * reads motd files with the privileges of the user logging in, and
+	 * the banner holds only a count, catalog ids and the command to run,
+	 * nothing of the reports themselves. */
 	rc = cgfb_mkdir_p(dir, 0755);
 	if (rc == 0)
-		rc = cgfb_atomic_write(dir, name, b.data, b.len, 0644);
+		rc = cgfb_atomic_write(dir, name, b.data, b.len, CGFB_BANNER_MODE);
 out:
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "login banner %s: %s", c->motd_path, strerror(-rc));

@@ -19,8 +19,12 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 			    const struct cgfb_catalog *cat, const char *state_dir,
 			    const char *report_id, const char *catalog_id);
 
+/* The banner's mode: readable by everyone who logs in (see notify.c). */
+#define CGFB_BANNER_MODE 0644
+
 /* Rewrite the login banner from the spool: the pending reports, or no file
- * at all once nothing is pending. */
+ * at all once nothing is pending. The watcher calls it at its start, so a
+ * reboot (an empty /run) brings the banner back while reports wait. */
 int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir);
 
 /* Ids the administrator asked never to be asked about again. */

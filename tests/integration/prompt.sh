@@ -29,7 +29,9 @@ watch() {
 		--boot-id-file "$BOOT" --cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" "$@"
 }
 
-watch > "$T_TMP/out" 2>"$T_TMP/err"
+# The packaged unit's UMask=0077: the banner must still be readable by the
+# administrators pam_motd reads it for.
+(umask 077; watch) > "$T_TMP/out" 2>"$T_TMP/err"
 check "watch exits 0" [ $? -eq 0 ]
 id=$(ls "$ST/reports" | sed -n 's/\.json$//p')
 check "one report written" [ "$(echo "$id" | wc -w)" -eq 1 ]
@@ -41,12 +43,20 @@ jsonschema.Draft202012Validator(json.load(open('docs/report.schema.json'))).vali
 check "it shows the flat hierarchy of the fixture" grep -q '"verdict":"affected"' "$ST/reports/$id.json"
 check "log line names the report and the command" grep -q "the kernel asked for your use case (M8.*review $id" "$T_TMP/err"
 check "login banner lists M8" grep -q 'M8' "$T_TMP/motd.d/cgroup-feedback.motd"
+check "the banner is 0644 under umask 077 ($(stat -c %a "$T_TMP/motd.d/cgroup-feedback.motd"))" \
+	[ "$(stat -c %a "$T_TMP/motd.d/cgroup-feedback.motd")" = 644 ]
 wait_file "$T_TMP/hook.out"
 check "notify command ran with the report id" grep -qx "$id M8" "$T_TMP/hook.out"
 watch > /dev/null 2>&1
 sleep 0.3
 check "restart: no second report" [ "$(ls "$ST/reports" | grep -c json)" -eq 1 ]
 check "restart: nobody told twice" [ "$(wc -l < "$T_TMP/hook.out")" -eq 1 ]
+# A reboot empties /run: the watcher's start puts the banner back while the
+# report waits, though nothing new was detected.
+rm -f "$T_TMP/motd.d/cgroup-feedback.motd"
+(umask 077; watch) > /dev/null 2>&1
+check "a start with a report pending rebuilds the banner" grep -q 'M8' "$T_TMP/motd.d/cgroup-feedback.motd"
+check "restart with the banner rebuilt: nobody told twice" [ "$(wc -l < "$T_TMP/hook.out")" -eq 1 ]
 
 "$CGFB" --config "$CONF" submit --state-dir "$ST" --yes --answer software=libvirt "$id" > /dev/null
 check "the watcher's report can be sent" grep -q '"state":"sent"' "$ST/reports/$id.state"
