@@ -38,6 +38,9 @@ for f in os.listdir(d):
     elif f.endswith(".state"):
         s = json.loads(data)
         assert s["state"] in ("pending", "declined", "consented", "sent", "withdrawn"), f
+    elif f.endswith(".seen"):
+        s = json.loads(data)
+        assert s["boots"] >= 1 and s["first_seen"] <= s["last_seen"], f
     else:
         raise AssertionError("stray file " + f)
 EOP
