@@ -49,13 +49,6 @@ command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 for tool in mkfs.ext4 debugfs make; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool not found (make deps)"
 done
-if [ -n "${CGFB_QEMU_ACCEL:-}" ]; then
-	accel=$CGFB_QEMU_ACCEL
-elif [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-	accel=kvm
-else
-	accel=tcg
-fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-system.XXXXXX")
 cleanup() {
@@ -79,6 +72,28 @@ case $? in
 esac
 kver=$(cat "$img/kver")
 t_image=$(date +%s)
+
+# KVM when it works: a /dev/kvm that opens is not enough (nested
+# virtualisation here failed with "KVM internal error" or a failed MSR
+# write, the guest hung). The probe boots the kernel without a root, which
+# panics within seconds and, with -no-reboot, ends qemu; a broken KVM does
+# not get there in 30 s.
+kvm_works() {
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	timeout -k 5 30 qemu-system-x86_64 -accel kvm -m 256 -smp 1 -nodefaults -no-user-config \
+		-display none -vga none -net none -no-reboot -kernel "$img/vmlinuz" \
+		-append "console=ttyS0 panic=-1 rdinit=/nonexistent" -serial "file:$work/kvm-probe.log" \
+		</dev/null >/dev/null 2>&1 &&
+		grep -q 'Kernel panic' "$work/kvm-probe.log"
+}
+if [ -n "${CGFB_QEMU_ACCEL:-}" ]; then
+	accel=$CGFB_QEMU_ACCEL
+elif kvm_works; then
+	accel=kvm
+else
+	accel=tcg
+fi
+say "accelerator: $accel"
 
 # --- what this run brings: the .debs, the module, the scenarios --------------------
 payload=$work/payload

@@ -260,8 +260,13 @@ sc_repeat_at_boot() {
 	check "still one report for M9b" [ "$(count_of M9b)" -eq 1 ]
 	check "the report is the one of the first boot" [ "$(id_of M9b)" = "$(cat /var/lib/cgfb-test/m9b-id)" ]
 	check "no new report at all" [ "$(n_reports)" -eq "$(cat /var/lib/cgfb-test/n-reports)" ]
-	r=$(reports_of M9b | head -n 1)
-	check "the M9b report counts 2 boots" grep -q '"boots":2' "$r"
+	check "the journal says the boot was counted on that report" \
+		wait_journal "M9b again (kernel series [0-9.]*): counted on report $(cat /var/lib/cgfb-test/m9b-id)" 20
+	cgroup-feedback list --json >"$OUT/list-boot2.json" 2>&1
+	check "the M9b report counts 2 boots (list --json)" \
+		sh -c 'grep "\"id\":\"$1\"" "$2" | grep -q "\"boots\":2"' _ "$(cat /var/lib/cgfb-test/m9b-id)" "$OUT/list-boot2.json"
+	check "the report's bytes say nothing of it (local bookkeeping, never sent)" \
+		sh -c '! grep -q boots "$1"' _ "$(reports_of M9b | head -n 1)"
 	check "no second prompt for M9b in the journal" \
 		sh -c '! journalctl -b -q -o cat -u cgroup-feedback.service | grep -q "asked for your use case (M9b"'
 	cgroup-feedback status >"$OUT/status-boot2.txt" 2>&1
