@@ -102,6 +102,15 @@ static bool in_group(const char *user, gid_t want)
 	return pw->pw_uid == 0;
 }
 
+/* A utmp login whose process is gone is stale: a session killed without
+ * its logout record (systemd stopping a getty leaves login's entry, whose
+ * id differs from the unit's UtmpIdentifier). Writing to its terminal
+ * would succeed and reach nobody. EPERM: alive, another user's. */
+static bool session_alive(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
 /* One terminal of an administrator: the message written whole, or why
  * not. mesg(1) is the terminal's group write bit, and we honour it even
  * when run as root (as wall(1) does for users); a terminal whose buffer is
@@ -154,7 +163,7 @@ int cgfb_wall_admins(const struct cgfb_config *c, const struct cgfb_notify_paths
 		char user[sizeof(u->ut_user) + 1], line[sizeof(u->ut_line) + 1], path[PATH_MAX];
 		int err = 0;
 
-		if (u->ut_type != USER_PROCESS)
+		if (u->ut_type != USER_PROCESS || !session_alive(u->ut_pid))
 			continue;
 		snprintf(user, sizeof(user), "%.*s", (int)sizeof(u->ut_user), u->ut_user);
 		snprintf(line, sizeof(line), "%.*s", (int)sizeof(u->ut_line), u->ut_line);

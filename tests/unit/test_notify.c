@@ -42,13 +42,13 @@ static void config(struct cgfb_config *c, unsigned channels)
 	snprintf(c->admin_group, sizeof(c->admin_group), "root");
 }
 
-static void add_login(const char *utmp, const char *user, const char *line)
+static void add_login_pid(const char *utmp, const char *user, const char *line, pid_t pid)
 {
 	struct utmpx u;
 
 	memset(&u, 0, sizeof(u));
 	u.ut_type = USER_PROCESS;
-	u.ut_pid = getpid();
+	u.ut_pid = pid;
 	snprintf(u.ut_user, sizeof(u.ut_user), "%s", user);
 	snprintf(u.ut_line, sizeof(u.ut_line), "%s", line);
 	/* ut_id is not a C string: up to 4 bytes, unterminated. */
@@ -57,6 +57,23 @@ static void add_login(const char *utmp, const char *user, const char *line)
 	setutxent();
 	assert_non_null(pututxline(&u));
 	endutxent();
+}
+
+static void add_login(const char *utmp, const char *user, const char *line)
+{
+	add_login_pid(utmp, user, line, getpid());
+}
+
+/* The pid of a process that existed and is gone (reaped). */
+static pid_t gone_pid(void)
+{
+	const pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return pid;
 }
 
 static size_t drain(int fd, char *buf, size_t sz)
@@ -168,6 +185,16 @@ static void wall_counts_what_each_terminal_did(void **state)
 	assert_int_equal(n.reached, 2);
 	assert_int_equal(n.failed, 1);
 	assert_int_equal(n.first_errno, ENOENT);
+	drain(ym, buf, sizeof(buf));
+	drain(nm, buf, sizeof(buf));
+
+	/* A session whose process is gone, on a terminal that still takes
+	 * messages: stale, not counted, and nothing written there. */
+	add_login_pid(utmp, "root", other_name + 5, gone_pid());
+	assert_int_equal(cgfb_wall_admins(&c, &p, "y", &n), 0);
+	assert_int_equal(n.terminals, 3);
+	assert_int_equal(n.reached, 2);
+	assert_int_equal(drain(om, buf, sizeof(buf)), 0);
 	close(ym);
 	close(ys);
 	close(nm);
