@@ -385,7 +385,7 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 		note(&v[i], nb, sizeof(nb));
 		seen_text(&v[i].seen, seen, sizeof(seen));
 		if (v[i].state == CGFB_R_PENDING)
-			printf("  %s %s: waiting for review (seen at %s): %s\n", v[i].catalog_id,
+			printf("  %s %s (seen at %s): waiting for review: %s\n", v[i].catalog_id,
 			       v[i].id, seen,
 			       cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", v[i].id));
 		else if (v[i].state == CGFB_R_CONSENTED && nb[0])
