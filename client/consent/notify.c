@@ -111,31 +111,37 @@ static bool session_alive(pid_t pid)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+enum tty_outcome { TTY_REACHED, TTY_REFUSED, TTY_FAILED };
+
 /* One terminal of an administrator: the message written whole, or why
- * not. mesg(1) is the terminal's group write bit, and we honour it even
- * when run as root (as wall(1) does for users); a terminal whose buffer is
- * full takes what fits and is never waited for. */
-static enum { TTY_REACHED, TTY_REFUSED, TTY_FAILED } write_tty(const char *path, const char *msg,
-							       int *err)
+ * not. mesg(1) is the terminal's group write bit, read before opening it:
+ * we honour it even when run as root (as wall(1) does for users), and a
+ * terminal that refuses is "refused", whereas one we may not open (the
+ * unit's device policy, a device gone) "failed" with its errno. A terminal
+ * whose buffer is full takes what fits and is never waited for. */
+static enum tty_outcome write_tty(const char *path, const char *msg, int *err)
 {
 	const size_t len = strlen(msg);
 	struct stat st;
 	ssize_t w;
 	int fd;
 
+	if (stat(path, &st) < 0) {
+		*err = errno;
+		return TTY_FAILED;
+	}
+	if (!(st.st_mode & S_IWGRP))
+		return TTY_REFUSED;
 	fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		*err = errno;
-		return errno == EACCES || errno == EPERM ? TTY_REFUSED : TTY_FAILED;
+		return TTY_FAILED;
 	}
+	/* What was opened is what was looked at: a terminal. */
 	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || !isatty(fd)) {
 		*err = ENOTTY;
 		close(fd);
 		return TTY_FAILED;
-	}
-	if (!(st.st_mode & S_IWGRP)) {
-		close(fd);
-		return TTY_REFUSED;
 	}
 	w = write(fd, msg, len);
 	*err = w < 0 ? errno : EAGAIN;
