@@ -53,7 +53,12 @@ int cgfb_atomic_write(const char *dir, const char *name, const void *data, size_
 		rc = -errno;
 		goto out;
 	}
-	rc = give_to_dir_owner(dfd, fd);
+	/* The mode asked for, not what the umask leaves of it: the watcher's
+	 * unit runs with UMask=0077, and a login banner made 0600 by it is
+	 * invisible to the administrators pam_motd reads it for. */
+	rc = fchmod(fd, mode) < 0 ? -errno : 0;
+	if (rc == 0)
+		rc = give_to_dir_owner(dfd, fd);
 	if (rc == 0)
 		rc = cgfb_write_all(fd, data, len);
 	if (rc == 0 && fsync(fd) < 0)

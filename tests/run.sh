@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run every test: cmocka unit tests, integration scripts, the real-kernel test,
-# the fuzz targets' smoke run.
+# the full-system test, the fuzz targets' smoke run.
 # Every test reports TAP lines ("ok N - name" / "not ok N - name"); this
 # script counts them and ends with one line: "N passed, N failed[, N skipped]".
 set -u
@@ -98,6 +98,17 @@ for BUILD in $BUILDS; do
 				> "$LOGDIR/qemu-valgrind.log"
 			account "$BUILD/valgrind/qemu" 0 "$LOGDIR/qemu-valgrind.log" ;;
 		esac
+	fi
+
+	# The installed packages under systemd (docs/SYSTEM-TEST.md): once, on
+	# the normal build; the packages are built from the sources, not $BUILD.
+	case $BUILD in *san*) continue ;; esac
+	echo "== full system: the .debs under systemd in qemu ($BUILD)"
+	if [ "${CGFB_SKIP_QEMU:-0}" = 1 ] || [ "${CGFB_SKIP_PACKAGES:-0}" = 1 ]; then
+		echo "ok 1 - full-system test # SKIP CGFB_SKIP_QEMU=1 or CGFB_SKIP_PACKAGES=1" > "$LOGDIR/system.log"
+		account "$BUILD/system" 0 "$LOGDIR/system.log"
+	elif [ -f tests/system/run.sh ]; then
+		run "$BUILD/system" sh tests/system/run.sh
 	fi
 done
 

@@ -280,22 +280,47 @@ static void note(const struct cgfb_spool_entry *e, char *buf, size_t sz)
 	}
 }
 
+/* "1 boot", "3 boots, kernels 6.1 6.12": how often the kernel asked. */
+static void seen_text(const struct cgfb_seen *s, char *buf, size_t sz)
+{
+	size_t n = (size_t)snprintf(buf, sz, "%u boot%s", s->boots, s->boots == 1 ? "" : "s");
+
+	for (unsigned i = 0; i < s->n_kernels && n < sz; i++)
+		n += (size_t)snprintf(buf + n, sz - n, "%s%s", i ? " " : ", kernel ", s->kernels[i]);
+}
+
+static json_object *seen_json(const struct cgfb_seen *s)
+{
+	json_object *o = json_object_new_object(), *k = json_object_new_array();
+
+	json_object_object_add(o, "boots", json_object_new_int64(s->boots));
+	json_object_object_add(o, "first_seen", json_object_new_int64(s->first));
+	json_object_object_add(o, "last_seen", json_object_new_int64(s->last));
+	for (unsigned i = 0; i < s->n_kernels; i++)
+		json_object_array_add(k, json_object_new_string(s->kernels[i]));
+	json_object_object_add(o, "kernels", k);
+	return o;
+}
+
 int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] = "Usage: cgroup-feedback list [--json] [--state-dir DIR]\n";
 	struct cgfb_spool_entry *v = NULL;
 	struct ctx c;
 	size_t n = 0;
-	char when[32], nb[400];
+	char when[32], nb[400], seen[200];
 
 	SETUP("state-dir json", usage);
 	if (!no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	if (!c.json && n)
-		printf("%-36s  %-9s  %-5s  %-20s  %s\n", "ID", "STATE", "ENTRY", "CREATED", "NOTE");
+		printf("%-36s  %-9s  %-5s  %-20s  %-8s  %s\n", "ID", "STATE", "ENTRY", "CREATED",
+		       "SEEN", "NOTE");
 	for (size_t i = 0; i < n; i++) {
 		fmt_time(v[i].created, when, sizeof(when));
 		note(&v[i], nb, sizeof(nb));
+		snprintf(seen, sizeof(seen), "%u boot%s", v[i].seen.boots,
+			 v[i].seen.boots == 1 ? "" : "s");
 		if (c.json) {
 			json_object *o = json_object_new_object();
 
@@ -305,10 +330,11 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 			json_object_object_add(o, "created", json_object_new_int64(v[i].created));
 			json_object_object_add(o, "attempts", json_object_new_int(v[i].attempts));
 			json_object_object_add(o, "note", json_object_new_string(nb));
+			json_object_object_add(o, "seen", seen_json(&v[i].seen));
 			cgfb_print_json_line(stdout, o);
 		} else {
-			printf("%-36s  %-9s  %-5s  %-20s  %s\n", v[i].id, cgfb_rstate_name(v[i].state),
-			       v[i].catalog_id, when, nb);
+			printf("%-36s  %-9s  %-5s  %-20s  %-8s  %s\n", v[i].id,
+			       cgfb_rstate_name(v[i].state), v[i].catalog_id, when, seen, nb);
 		}
 	}
 	free(v);
@@ -349,7 +375,7 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 	const long long now = (long long)time(NULL);
 	struct ctx c;
 	size_t n = 0;
-	char nb[400], hint[600];
+	char nb[400], hint[600], seen[200];
 
 	SETUP("state-dir", usage);
 	if (!no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
@@ -365,11 +391,17 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 	       count[CGFB_R_SENT], count[CGFB_R_DECLINED], count[CGFB_R_WITHDRAWN], due);
 	for (size_t i = 0; i < n; i++) {
 		note(&v[i], nb, sizeof(nb));
+		seen_text(&v[i].seen, seen, sizeof(seen));
 		if (v[i].state == CGFB_R_PENDING)
-			printf("  %s %s: waiting for review: %s\n", v[i].catalog_id, v[i].id,
+			printf("  %s %s (seen at %s): waiting for review: %s\n", v[i].catalog_id,
+			       v[i].id, seen,
 			       cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", v[i].id));
 		else if (v[i].state == CGFB_R_CONSENTED && nb[0])
-			printf("  %s %s: %s\n", v[i].catalog_id, v[i].id, nb);
+			printf("  %s %s: %s (seen at %s)\n", v[i].catalog_id, v[i].id, nb, seen);
+		/* An answered report whose message came back: counted, not asked. */
+		else if (v[i].seen.boots > 1)
+			printf("  %s %s: %s; seen again since (%s), no new report\n",
+			       v[i].catalog_id, v[i].id, cgfb_rstate_name(v[i].state), seen);
 	}
 	free(v);
 	return finish(&c, CGFB_EXIT_OK);

@@ -2,7 +2,8 @@
  * starts it with the detection on standard input (detect/handoff.h) and
  * without CAP_SYSLOG; it takes the snapshot, writes
  * <state-dir>/reports/<id>.json, tells the administrators (consent/notify.h)
- * and prints the report id. With --report-id the id is the watcher's, and
+ * and prints the report id; for a repeat of a report already in the spool
+ * (report/repeat.h) it counts the boot there and prints "<id> repeat". With --report-id the id is the watcher's, and
  * a report already there under it (written before a kill) is the report.
  * Errors are logged here, once, with context; the exit status is 0, 75
  * (EX_TEMPFAIL) when no report was written for now (a full disk: the
@@ -13,12 +14,15 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgfb/log.h"
 #include "cgfb/path.h"
 #include "cgfb/wire.h"
+#include "cli/state.h"
 #include "consent/notify.h"
+#include "report/repeat.h"
 #include "detect/handoff.h"
 #include "report/snapshot.h"
 #include "cli/commands.h"
@@ -29,12 +33,13 @@
 struct opts {
 	struct cgfb_globals g;
 	struct cgfb_snapshot_opts s;
+	const char *boot_id_path;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_CONFIG = 256, OPT_CATALOG, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
-	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID };
+	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID, OPT_BOOT_ID };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
@@ -44,6 +49,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "os-release", required_argument, NULL, OPT_OS_RELEASE },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 		{ "report-id", required_argument, NULL, OPT_REPORT_ID },
+		{ "boot-id-file", required_argument, NULL, OPT_BOOT_ID },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -59,6 +65,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_MOUNTINFO: o->s.mountinfo = optarg; break;
 		case OPT_OS_RELEASE: o->s.os_release = optarg; break;
 		case OPT_CMDLINE: o->s.cmdline = optarg; break;
+		case OPT_BOOT_ID: o->boot_id_path = optarg; break;
 		case OPT_REPORT_ID:
 			if (!cgfb_report_id_valid(optarg)) {
 				cgfb_log(LOG_ERR, "--report-id: '%s' is not a report id", optarg);
@@ -69,7 +76,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		default:
 			fputs("Usage: cgroup-feedback-report [--config F] [--catalog F] [--state-dir D]\n"
 			      "       [--cgroup-root D --mountinfo F] [--os-release F] [--cmdline F]\n"
-			      "       [--report-id ID]\n"
+			      "       [--report-id ID] [--boot-id-file F]\n"
 			      "       < detection (started by cgroup-feedback-watch)\n", stderr);
 			return -EINVAL;
 		}
@@ -115,13 +122,84 @@ static bool transient(int rc)
 	       rc == -EAGAIN || rc == -EMFILE || rc == -ENFILE;
 }
 
+/* This boot's id: a boot counts once on a report however often its
+ * writer runs. "" when unreadable (then every run counts). */
+static void boot_id(const struct opts *o, char out[40])
+{
+	const char *path = o->boot_id_path ? o->boot_id_path : CGFB_BOOT_ID_PATH;
+	const int rc = cgfb_read_boot_id(path, out, 40);
+
+	if (rc < 0) {
+		cgfb_log(LOG_WARNING, "reading the boot id from %s: %s", path, strerror(-rc));
+		out[0] = '\0';
+	}
+}
+
+/* The new report's <id>.seen: its first boot. Without it the report
+ * counts as seen once, so a failure here only loses the boot id. */
+static void seen_first(const struct opts *o, const char *id, const char *boot,
+		       const struct cgfb_buf *b)
+{
+	struct cgfb_report_key k;
+	struct cgfb_spool sp;
+	int rc;
+
+	rc = cgfb_report_key(b->data, b->len, &k);
+	if (rc == 0)
+		rc = cgfb_spool_open(&sp, o->s.state_dir);
+	if (rc == 0)
+		rc = cgfb_repeat_first(&sp, id, boot, k.series, (long long)time(NULL));
+	if (rc < 0)
+		cgfb_log(LOG_WARNING, "report %s: writing %s.seen: %s", id, id, strerror(-rc));
+	cgfb_report_key_free(&k);
+}
+
+/* A new report's bytes b, or a repeat of a report already in the spool
+ * (report/repeat.h): then the boot is counted there, id becomes that
+ * report's, and *repeat is set. Nobody is told about a repeat. */
+static int count_repeat(const struct opts *o, const struct cgfb_buf *b, const char *boot,
+			char id[CGFB_UUID_LEN + 1], bool *repeat)
+{
+	struct cgfb_report_key k;
+	struct cgfb_spool sp;
+	char found[CGFB_REPORT_ID_LEN + 1] = "";
+	bool counted = false;
+	int rc;
+
+	*repeat = false;
+	rc = cgfb_report_key(b->data, b->len, &k);
+	if (rc < 0)
+		return rc;
+	rc = cgfb_spool_open(&sp, o->s.state_dir);
+	if (rc == 0)
+		rc = cgfb_repeat_find(&sp, &k, found);
+	if (rc == 1)
+		rc = cgfb_repeat_count(&sp, found, boot, k.series, (long long)time(NULL), &counted);
+	else if (rc == 0)
+		goto out;
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report for %s: counting a repeat on %s/reports/%s.json: %s",
+			 k.catalog_id, o->s.state_dir, found, strerror(-rc));
+		goto out;
+	}
+	*repeat = true;
+	snprintf(id, CGFB_UUID_LEN + 1, "%s", found);
+	cgfb_log(LOG_NOTICE, "%s again (kernel series %s): %s on report %s; no new report, "
+		 "nobody told again", k.catalog_id, k.series[0] ? k.series : "unknown",
+		 counted ? "counted" : "this boot was counted already", found);
+out:
+	cgfb_report_key_free(&k);
+	return rc;
+}
+
 static int write_report(const struct opts *o, const struct cgfb_config *conf,
 			const struct cgfb_catalog *cat, const struct cgfb_detection *d,
 			const char *source)
 {
 	struct cgfb_snapshot *snap = NULL;
-	char id[CGFB_UUID_LEN + 1], err[512];
+	char id[CGFB_UUID_LEN + 1], err[512], boot[40];
 	struct cgfb_buf b = { 0 };
+	bool repeat;
 	int rc;
 
 	if (written_before(o)) {
@@ -138,12 +216,22 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, err);
 		goto out;
 	}
+	boot_id(o, boot);
+	rc = count_repeat(o, &b, boot, id, &repeat);
+	if (rc < 0)
+		goto out;
+	if (repeat) {
+		/* The watcher prompts for new reports only. */
+		printf("%s repeat\n", id);
+		goto out;
+	}
 	rc = cgfb_snapshot_save(snap, id, &b);
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "report for %s not written to %s/reports/%s.json: %s",
 			 d->entry->id, o->s.state_dir, id, strerror(-rc));
 		goto out;
 	}
+	seen_first(o, id, boot, &b);
 	cgfb_notify_new_report(conf, NULL, cat, o->s.state_dir, id, d->entry->id);
 	printf("%s\n", id);
 out:

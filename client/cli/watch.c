@@ -137,7 +137,7 @@ static void prompt_review(const struct watcher *w, const char *id)
 /* argv of the report writer: where the snapshot comes from, and the
  * configuration and catalog this watcher runs with. */
 static int reporter_argv(const struct watcher *w, const char *path, const char *report_id,
-			 const char *argv[20])
+			 const char *argv[24])
 {
 	const struct cgfb_snapshot_opts *s = w->o->snapshot;
 	int n = 0;
@@ -153,6 +153,8 @@ static int reporter_argv(const struct watcher *w, const char *path, const char *
 	OPT("--os-release", s->os_release);
 	OPT("--cmdline", s->cmdline);
 	OPT("--report-id", report_id);
+	/* A boot counts once on a repeated report (report/repeat.h). */
+	OPT("--boot-id-file", w->o->boot_id_path);
 #undef OPT
 	argv[n] = NULL;
 	return n;
@@ -189,7 +191,7 @@ static int writer_status(const struct watcher *w, const struct cgfb_detection *d
 static int hand_off(struct watcher *w, const struct cgfb_detection *d, const char *report_id,
 		    char id[64])
 {
-	const char *source = w->k.use_klogctl ? "klogctl" : "kmsg", *argv[20];
+	const char *source = w->k.use_klogctl ? "klogctl" : "kmsg", *argv[24];
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, status = 0;
 	struct cgfb_buf msg = { 0 };
 	ssize_t got = 0, r;
@@ -350,6 +352,7 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 	struct watcher *w = arg;
 	const char *id = d->entry->id;
 	char report[64] = "";
+	bool repeat;
 
 	/* Report, state, then output: killed in between, a restart writes the
 	 * report under the id it reserved (so once), and never repeats what
@@ -358,10 +361,13 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 		hold(w, d);
 		return;
 	}
+	/* "<id> repeat": counted on a report of an earlier boot, asked before. */
+	repeat = strstr(report, " repeat") != NULL;
+	report[strcspn(report, " ")] = '\0';
 	if (cgfb_state_set_count(&w->st, id, d->occurrence) < 0)
 		cgfb_log(LOG_WARNING, "state: too many distinct ids to remember %s", id);
 	save(w);
-	if (report[0] && w->o->prompt && isatty(STDIN_FILENO) &&
+	if (report[0] && !repeat && w->o->prompt && isatty(STDIN_FILENO) &&
 	    !cgfb_silenced(w->o->state_dir, id))
 		prompt_review(w, report);
 	if (d->occurrence == 1) {
@@ -448,6 +454,10 @@ static int setup(struct watcher *w)
 		cgfb_log(LOG_WARNING, "%s not found: no reports will be written; detections "
 			 "are still logged", CGFB_REPORTER_NAME);
 	}
+	/* /run was emptied by a reboot, or the banner is stale: make it say
+	 * what the spool says now. Failures are logged and do not stop us. */
+	if (o->snapshot && o->config && (o->config->notify & CGFB_NOTIFY_MOTD))
+		cgfb_notify_refresh_motd(o->config, o->state_dir);
 	for (unsigned i = 0; i < w->st.n_ids; i++)
 		cgfb_detector_set_count(w->det, w->st.ids[i].id, w->st.ids[i].count);
 	w->has_pos = w->st.has_pos;

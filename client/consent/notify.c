@@ -75,10 +75,14 @@ int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir)
 		goto out;
 	}
 	banner_text(&b, v, n, pending, state_dir);
-	/* /run/motd.d is read by pam_motd at login; create it if needed. */
+	/* /run/motd.d is read by pam_motd at login; create it if needed.
+	 * 0644 (cgfb_atomic_write sets it whatever the umask): pam_motd
+	 * reads motd files with the privileges of the user logging in, and
+	 * the banner holds only a count, catalog ids and the command to run,
+	 * nothing of the reports themselves. */
 	rc = cgfb_mkdir_p(dir, 0755);
 	if (rc == 0)
-		rc = cgfb_atomic_write(dir, name, b.data, b.len, 0644);
+		rc = cgfb_atomic_write(dir, name, b.data, b.len, CGFB_BANNER_MODE);
 out:
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "login banner %s: %s", c->motd_path, strerror(-rc));
@@ -101,17 +105,64 @@ static bool in_group(const char *user, gid_t want)
 	return pw->pw_uid == 0;
 }
 
+/* A utmp login whose process is gone is stale: a session killed without
+ * its logout record (systemd stopping a getty leaves login's entry, whose
+ * id differs from the unit's UtmpIdentifier). Writing to its terminal
+ * would succeed and reach nobody. EPERM: alive, another user's. */
+static bool session_alive(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+enum tty_outcome { TTY_REACHED, TTY_REFUSED, TTY_FAILED };
+
+/* One terminal of an administrator: the message written whole, or why
+ * not. mesg(1) is the terminal's group write bit, read before opening it:
+ * we honour it even when run as root (as wall(1) does for users), and a
+ * terminal that refuses is "refused", whereas one we may not open (the
+ * unit's device policy, a device gone) "failed" with its errno. A terminal
+ * whose buffer is full takes what fits and is never waited for. */
+static enum tty_outcome write_tty(const char *path, const char *msg, int *err)
+{
+	const size_t len = strlen(msg);
+	struct stat st;
+	ssize_t w;
+	int fd;
+
+	if (stat(path, &st) < 0) {
+		*err = errno;
+		return TTY_FAILED;
+	}
+	if (!(st.st_mode & S_IWGRP))
+		return TTY_REFUSED;
+	fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*err = errno;
+		return TTY_FAILED;
+	}
+	/* What was opened is what was looked at: a terminal. */
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || !isatty(fd)) {
+		*err = ENOTTY;
+		close(fd);
+		return TTY_FAILED;
+	}
+	w = write(fd, msg, len);
+	*err = w < 0 ? errno : EAGAIN;
+	close(fd);
+	return w == (ssize_t)len ? TTY_REACHED : TTY_FAILED;
+}
+
 /* Like wall(1), but only to members of the admin group, and never blocking
  * on a stuck terminal. ut_line is checked so a crafted utmp entry cannot
  * make us write outside the device directory. */
-static int wall_admins(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
-		       const char *msg)
+int cgfb_wall_admins(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
+		     const char *msg, struct cgfb_wall_count *n)
 {
 	const char *dev = p && p->dev_dir ? p->dev_dir : "/dev";
 	struct group *gr = getgrnam(c->admin_group);
 	struct utmpx *u;
-	int sent = 0;
 
+	memset(n, 0, sizeof(*n));
 	if (!gr && strcmp(c->admin_group, "root") != 0)
 		return -ENOENT;
 	if (p && p->utmp && utmpxname(p->utmp) < 0)
@@ -119,9 +170,9 @@ static int wall_admins(const struct cgfb_config *c, const struct cgfb_notify_pat
 	setutxent();
 	while ((u = getutxent()) != NULL) {
 		char user[sizeof(u->ut_user) + 1], line[sizeof(u->ut_line) + 1], path[PATH_MAX];
-		int fd;
+		int err = 0;
 
-		if (u->ut_type != USER_PROCESS)
+		if (u->ut_type != USER_PROCESS || !session_alive(u->ut_pid))
 			continue;
 		snprintf(user, sizeof(user), "%.*s", (int)sizeof(u->ut_user), u->ut_user);
 		snprintf(line, sizeof(line), "%.*s", (int)sizeof(u->ut_line), u->ut_line);
@@ -131,15 +182,42 @@ static int wall_admins(const struct cgfb_config *c, const struct cgfb_notify_pat
 			continue;
 		if (cgfb_path_join(path, sizeof(path), dev, line, NULL) < 0)
 			continue;
-		fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (write(fd, msg, strlen(msg)) > 0)
-			sent++;
-		close(fd);
+		n->terminals++;
+		switch (write_tty(path, msg, &err)) {
+		case TTY_REACHED: n->reached++; break;
+		case TTY_REFUSED: n->refused++; break;
+		case TTY_FAILED:
+			n->failed++;
+			n->first_errno = n->first_errno ? n->first_errno : err;
+			break;
+		}
 	}
 	endutxent();
-	return sent;
+	return 0;
+}
+
+/* The journal says what the wall did, so that "nobody was told" is never
+ * silent: the banner and the log line are then the only prompts. */
+static void log_wall(const struct cgfb_config *c, const struct cgfb_wall_count *n)
+{
+	char more[160] = "";
+
+	if (n->terminals == 0) {
+		cgfb_log(LOG_NOTICE, "wall: no administrator (group %s) was logged in; the login "
+			 "banner and this log are the prompt", c->admin_group);
+		return;
+	}
+	if (n->refused && n->failed)
+		snprintf(more, sizeof(more), " (%u refused messages, %u could not be written: %s)",
+			 n->refused, n->failed, strerror(n->first_errno));
+	else if (n->refused)
+		snprintf(more, sizeof(more), " (%u refused messages: mesg n)", n->refused);
+	else if (n->failed)
+		snprintf(more, sizeof(more), " (%u could not be written: %s)", n->failed,
+			 strerror(n->first_errno));
+	cgfb_log(n->reached ? LOG_NOTICE : LOG_WARNING,
+		 "wall: reached %u of %u terminal%s of group %s%s", n->reached, n->terminals,
+		 n->terminals == 1 ? "" : "s", c->admin_group, more);
 }
 
 static void run_command(const struct cgfb_config *c, const char *id, const char *cat_id,
@@ -167,8 +245,9 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 {
 	const struct cgfb_entry *e = cgfb_catalog_find(cat, catalog_id);
 	const char *title = e ? e->title : catalog_id;
+	struct cgfb_wall_count wc;
 	char msg[1024], hint[600];
-	int n;
+	int rc;
 
 	if (cgfb_silenced(state_dir, catalog_id))
 		return;
@@ -184,9 +263,12 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 			 "%s: %s\r\n"
 			 "Review it (nothing is sent without your yes): sudo %s\r\n\r\n",
 			 catalog_id, title, cgfb_hint(hint, sizeof(hint), state_dir, "review %s", report_id));
-		n = wall_admins(c, p, msg);
-		if (n < 0)
-			cgfb_log(LOG_WARNING, "admin-group %s: %s", c->admin_group, strerror(-n));
+		rc = cgfb_wall_admins(c, p, msg, &wc);
+		if (rc < 0)
+			cgfb_log(LOG_WARNING, "wall: admin-group %s: %s", c->admin_group,
+				 strerror(-rc));
+		else
+			log_wall(c, &wc);
 	}
 	if ((c->notify & CGFB_NOTIFY_COMMAND) && c->notify_command[0])
 		run_command(c, report_id, catalog_id, title);

@@ -19,8 +19,25 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 			    const struct cgfb_catalog *cat, const char *state_dir,
 			    const char *report_id, const char *catalog_id);
 
+/* What a wall did: the terminals of logged-in administrators, and of
+ * those the ones written to whole, the ones whose owner refused messages
+ * (mesg n, or the terminal not writable by us), and the rest. */
+struct cgfb_wall_count {
+	unsigned terminals, reached, refused, failed;
+	int first_errno;          /* why the first of the failed failed */
+};
+
+/* msg to every terminal of a logged-in member of the admin group, without
+ * blocking. 0 and the counts, or -ENOENT (no such group), -errno (utmp). */
+int cgfb_wall_admins(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
+		     const char *msg, struct cgfb_wall_count *n);
+
+/* The banner's mode: readable by everyone who logs in (see notify.c). */
+#define CGFB_BANNER_MODE 0644
+
 /* Rewrite the login banner from the spool: the pending reports, or no file
- * at all once nothing is pending. */
+ * at all once nothing is pending. The watcher calls it at its start, so a
+ * reboot (an empty /run) brings the banner back while reports wait. */
 int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir);
 
 /* Ids the administrator asked never to be asked about again. */

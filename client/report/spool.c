@@ -188,6 +188,12 @@ int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_ent
 		o = json_tokener_parse(st.data);
 		rc = o ? state_from_json(o, e) : -EBADMSG;
 	}
+	if (rc == 0 && cgfb_spool_load_seen(sp, id, &e->seen) < 0) {
+		/* Never seen again, or its bookkeeping damaged: one boot. */
+		memset(&e->seen, 0, sizeof(e->seen));
+		e->seen.boots = 1;
+		e->seen.first = e->seen.last = e->created;
+	}
 	if (rc == 0 && bytes) {
 		cgfb_buf_free(bytes);
 		*bytes = report;
@@ -287,6 +293,11 @@ static int classify(const char *name, char id[CGFB_REPORT_ID_LEN + 1])
 		id[CGFB_REPORT_ID_LEN] = '\0';
 		return cgfb_report_id_valid(id) ? 0 : -1;
 	}
+	if (n == CGFB_REPORT_ID_LEN + 5 && strcmp(name + CGFB_REPORT_ID_LEN, ".seen") == 0) {
+		memcpy(id, name, CGFB_REPORT_ID_LEN);
+		id[CGFB_REPORT_ID_LEN] = '\0';
+		return cgfb_report_id_valid(id) ? 0 : -1;
+	}
 	if (n == CGFB_REPORT_ID_LEN + 5 && strcmp(name + CGFB_REPORT_ID_LEN, ".json") == 0) {
 		memcpy(id, name, CGFB_REPORT_ID_LEN);
 		id[CGFB_REPORT_ID_LEN] = '\0';
@@ -311,19 +322,93 @@ static void sweep_temporary(struct cgfb_spool *sp, int dfd, const char *name)
 
 static void quarantine_report(struct cgfb_spool *sp, const char *id, const char *why)
 {
-	char name[64];
+	static const char *const sidecars[] = { ".state", ".draft", ".seen" };
+	char name[64], path[PATH_MAX];
 
 	snprintf(name, sizeof(name), "%s.json", id);
 	cgfb_spool_quarantine(sp, name, why);
-	/* Its state and draft go with it: alone they would name no report. */
-	for (int i = 0; i < 2; i++) {
-		char path[PATH_MAX];
-
-		snprintf(name, sizeof(name), "%s%s", id, i ? ".draft" : ".state");
+	/* Its state, draft and repeat count go with it: alone they would name
+	 * no report. */
+	for (size_t i = 0; i < sizeof(sidecars) / sizeof(sidecars[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", id, sidecars[i]);
 		if (cgfb_path_join(path, sizeof(path), sp->dir, name, NULL) == 0 &&
 		    access(path, F_OK) == 0)
 			cgfb_spool_quarantine(sp, name, why);
 	}
+}
+
+static int seen_from_json(json_object *o, struct cgfb_seen *s)
+{
+	json_object *k;
+
+	if (!json_object_is_type(o, json_type_object))
+		return -EBADMSG;
+	s->boots = (unsigned)get_ll(o, "boots");
+	s->first = get_ll(o, "first_seen");
+	s->last = get_ll(o, "last_seen");
+	get_string(o, "last_boot", s->last_boot, sizeof(s->last_boot));
+	if (s->boots == 0)
+		return -EBADMSG;
+	if (!json_object_object_get_ex(o, "kernels", &k) || !json_object_is_type(k, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(k) && s->n_kernels < CGFB_SEEN_KERNELS; i++) {
+		json_object *v = json_object_array_get_idx(k, i);
+
+		if (json_object_is_type(v, json_type_string))
+			snprintf(s->kernels[s->n_kernels++], sizeof(s->kernels[0]), "%s",
+				 json_object_get_string(v));
+	}
+	return 0;
+}
+
+int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cgfb_seen *s)
+{
+	char path[PATH_MAX], name[64];
+	struct cgfb_buf b = { 0 };
+	json_object *o = NULL;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(name, sizeof(name), "%s.seen", id);
+	rc = cgfb_path_join(path, sizeof(path), sp->dir, name, NULL);
+	if (rc == 0)
+		rc = read_file(path, STATE_MAX, &b);
+	if (rc == 0) {
+		o = json_tokener_parse(b.data);
+		rc = o ? seen_from_json(o, s) : -EBADMSG;
+	}
+	if (rc < 0)
+		memset(s, 0, sizeof(*s));
+	json_object_put(o);
+	cgfb_buf_free(&b);
+	return rc;
+}
+
+int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgfb_seen *s)
+{
+	json_object *o = json_object_new_object(), *k = json_object_new_array();
+	char name[64];
+	const char *text;
+	int rc;
+
+	if (!cgfb_report_id_valid(id)) {
+		json_object_put(o);
+		json_object_put(k);
+		return -EINVAL;
+	}
+	json_object_object_add(o, "boots", json_object_new_int64(s->boots));
+	json_object_object_add(o, "first_seen", json_object_new_int64(s->first));
+	json_object_object_add(o, "last_seen", json_object_new_int64(s->last));
+	json_object_object_add(o, "last_boot", json_object_new_string(s->last_boot));
+	for (unsigned i = 0; i < s->n_kernels && i < CGFB_SEEN_KERNELS; i++)
+		json_object_array_add(k, json_object_new_string(s->kernels[i]));
+	json_object_object_add(o, "kernels", k);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	snprintf(name, sizeof(name), "%s.seen", id);
+	rc = cgfb_atomic_write(sp->dir, name, text, strlen(text), 0600);
+	json_object_put(o);
+	return rc;
 }
 
 int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n)

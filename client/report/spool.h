@@ -25,6 +25,20 @@ enum cgfb_rstate {
 	CGFB_R_WITHDRAWN,
 };
 
+/* Where and when a report's message was seen: <id>.seen beside the
+ * report. Only the report writer (started by the watcher, one at a time)
+ * writes it, never the command line, so it cannot race a review's state
+ * change; and it is local bookkeeping, never part of the bytes sent
+ * (docs/REPEATS.md). A report without one was seen at one boot. */
+#define CGFB_SEEN_KERNELS 8
+struct cgfb_seen {
+	unsigned boots;             /* boots whose kernel printed the message */
+	long long first, last;      /* epoch seconds of the first and last boot */
+	char last_boot[40];         /* boot id last counted: a boot counts once */
+	unsigned n_kernels;
+	char kernels[CGFB_SEEN_KERNELS][16];   /* kernel series, "6.1" */
+};
+
 struct cgfb_spool_entry {
 	char id[CGFB_REPORT_ID_LEN + 1];
 	enum cgfb_rstate state;
@@ -40,6 +54,7 @@ struct cgfb_spool_entry {
 	char receipt_id[80];
 	char receipt_sha256[65];
 	char receipt_time[40];
+	struct cgfb_seen seen;
 };
 
 struct cgfb_spool {
@@ -69,6 +84,11 @@ int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *by
  * knows its form): -ENOENT when there is none, -EFBIG past max bytes. */
 int cgfb_spool_load_draft(struct cgfb_spool *sp, const char *id, size_t max, struct cgfb_buf *out);
 int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *data, size_t len);
+
+/* <id>.seen: 0, or -ENOENT when there is none (then *s is zeroed), or
+ * -EBADMSG. */
+int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cgfb_seen *s);
+int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgfb_seen *s);
 
 /* Move a file aside, saying why in the log. */
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why);

@@ -49,7 +49,7 @@ def main():
         mem = {"states": {}, "acks": 0, "temporaries": 0}
     v = jsonschema.Draft202012Validator(json.load(open("docs/report.schema.json")))
     bad = []
-    reports, states, temps = {}, {}, 0
+    reports, states, temps, seen = {}, {}, 0, set()
     for f in sorted(os.listdir(d)):
         p = os.path.join(d, f)
         if f == "quarantine":
@@ -79,10 +79,19 @@ def main():
                 if s["state"] not in STATES:
                     bad.append("%s: state %r" % (f, s["state"]))
                 states[rid] = s
+            elif ext == "seen":
+                # Where and when the message was seen (docs/REPEATS.md).
+                s = json.loads(data)
+                if s["boots"] < 1 or s["first_seen"] > s["last_seen"]:
+                    bad.append("%s: boots %r, seen %r..%r" % (f, s["boots"], s["first_seen"],
+                                                              s["last_seen"]))
+                seen.add(rid)
             else:
                 bad.append("stray file " + f)
         except (ValueError, KeyError, jsonschema.ValidationError) as e:
             bad.append("%s: %s" % (f, str(e).splitlines()[0][:200]))
+    for rid in seen - set(reports):
+        bad.append("%s.seen without its report" % rid)
     for rid, s in states.items():
         if rid not in reports:
             bad.append("%s.state without its report" % rid)

@@ -137,8 +137,10 @@ kill "$SMTP_PID" 2>/dev/null
 
 # --- one install, several boots, distributions and kernels ------------------------
 # Five machines, each seen on three boots: a distribution upgrade and a
-# kernel of another series (setarch --uname-2.6 reports 2.6.x). Each boot
-# makes a report of M8; the public summary counts five installs.
+# kernel of another series (setarch --uname-2.6 reports 2.6.x), each report
+# sent before the next boot. The upgrade on the same kernel series repeats
+# the sent report (counted on it, docs/REPEATS.md); the other series makes
+# a report of its own; the public summary counts five installs.
 M8='Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
 start_server many --rate 0 || { not_ok "second server starts"; finish; exit 1; }
 printf 'endpoint = %s/api/v1/reports\nnotify = log\nmotd-path = %s/motd\ntimeout = 5\n' \
@@ -156,25 +158,28 @@ for m in 1 2 3 4 5; do
 			--state-dir "$T_TMP/m$m" --boot-id-file "$T_TMP/boot" \
 			--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" \
 			--os-release "$T_TMP/os$b" > /dev/null 2>&1
-	done
-	for f in "$T_TMP/m$m"/reports/*.json; do
-		"$CGFB" --config "$T_TMP/conf2" submit --state-dir "$T_TMP/m$m" --yes \
-			"$(basename "$f" .json)" > /dev/null 2>&1
+		for f in "$T_TMP/m$m"/reports/*.json; do
+			"$CGFB" --config "$T_TMP/conf2" submit --state-dir "$T_TMP/m$m" --yes \
+				"$(basename "$f" .json)" > /dev/null 2>&1
+		done
 	done
 done
-expect_eq "fifteen reports from five machines" "$(rows "$DIR/db.sqlite")" 15
+nrep=5
+[ -n "$uname26" ] && nrep=10
+expect_eq "$nrep reports from five machines (a new kernel series is news, an upgrade on the same one is not)" \
+	"$(rows "$DIR/db.sqlite")" "$nrep"
 python3 -c 'import json, sys
 rs = [json.load(open(f)) for f in sys.argv[1:]]
 print(len({json.dumps(r["system"], sort_keys=True) for r in rs}),
       len({r["consent"]["install"] for r in rs}))' "$T_TMP"/m*/reports/*.json > "$T_TMP/distinct"
-nsys=2
-[ -n "$uname26" ] && nsys=3
+nsys=1
+[ -n "$uname26" ] && nsys=2
 expect_eq "the reports carry $nsys system profiles and five pseudonyms" "$(cat "$T_TMP/distinct")" \
 	"$nsys 5"
 [ -n "$uname26" ] || skip "a kernel of another series" "setarch --uname-2.6 is not available"
 fresh_summary > /dev/null
 expect_eq "the public summary counts five installs, not one per boot or kernel" \
-	"$(json '(j["total"]["reports"], j["total"]["installs"])')" "(15, 5)"
+	"$(json '(j["total"]["reports"], j["total"]["installs"])')" "($nrep, 5)"
 
 # --- the public summary does not move with one submission -----------------------
 # Recomputed on a schedule (here once an hour): comparing it before and

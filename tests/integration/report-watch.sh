@@ -53,7 +53,10 @@ for f in "$STATE"/reports/*.json; do
 	[ "$(basename "$f")" = "$id.json" ] || names_ok=0
 done
 check "each file is named <report_id>.json" [ "$names_ok" = 1 ]
-check "no temporary file is left" sh -c '[ -z "$(ls -A "$1" | grep -v "\.json$")" ]' _ "$STATE/reports"
+check "no temporary file is left (a report and its .seen each)" \
+	sh -c '[ -z "$(ls -A "$1" | grep -v "\.json$" | grep -v "\.seen$")" ]' _ "$STATE/reports"
+check "each report's .seen (where and when it was seen) is 0600 too" \
+	[ "$(stat -c %a "$STATE"/reports/*.seen | sort -u)" = 600 ]
 check "lib/schema.c: every report canonical and valid" \
 	sh -c '"$@" >/dev/null' _ "$VALIDATE" "$STATE"/reports/*.json
 check "python3-jsonschema: every report valid" \

@@ -55,6 +55,21 @@ shimmed() {
 		timeout 30 "$@" > /dev/null 2>&1
 }
 ids() { ls "$ST/reports" | sed -n 's/\.json$//p' | sort; }
+# What the watcher made of the warnings so far: a report each, or a boot
+# counted on a report it repeats (docs/REPEATS.md). A warning makes one.
+events() {
+	$PY - "$ST/reports" <<'EOP'
+import json, os, sys
+d = sys.argv[1]
+n = 0
+for f in os.listdir(d):
+    if f.endswith(".json"):
+        n += 1
+    elif f.endswith(".seen"):
+        n += json.load(open(os.path.join(d, f)))["boots"] - 1
+print(n)
+EOP
+}
 state_of() {
 	[ -f "$ST/reports/$1.state" ] || { echo pending; return; }
 	sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' "$ST/reports/$1.state" | head -1
@@ -84,14 +99,18 @@ round() {
 	PROG=
 	case $kind in
 	watch|report)
-		printf '4,%d,1000,-;Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.\n' \
-			"$ROUNDS" > "$KMSG"
+		# C4 from a process named after the round: another trigger each
+		# time, so each warning is a new report (a repeat would only be
+		# counted on the old one, docs/REPEATS.md) and every step of
+		# writing one is killed in turn.
+		printf '4,%d,1000,-;option changes via remount are deprecated (pid=%d comm=job%s)\n' \
+			"$ROUNDS" "$ROUNDS" "$(echo "$ROUNDS" | tr 0-9 a-j)" > "$KMSG"
 		echo "0b0e0000-1111-4222-8333-$(printf '%012d' $ROUNDS)" > "$T_TMP/boot"
 		# `cgroup-feedback watch` runs cgroup-feedback-watch, which runs
 		# cgroup-feedback-report for each report: one of them is killed.
 		PROG=cgroup-feedback-watch
 		[ "$kind" = report ] && PROG=cgroup-feedback-report
-		before=$(ids | wc -l)
+		before=$(events)
 		set -- "$CGFB" --config "$CONF" watch --once --kmsg "$KMSG" --state-dir "$ST" \
 			--boot-id-file "$T_TMP/boot" --cgroup-root "$T_TMP/fx/root" \
 			--mountinfo "$T_TMP/fx/mountinfo" ;;
@@ -127,10 +146,10 @@ round() {
 	case $kind in
 	watch|report)
 		"$@" > /dev/null 2>&1
-		n=$(($(ids | wc -l) - before))
+		n=$(($(events) - before))
 		if [ $n -ne 1 ]; then
 			[ $n -gt 1 ] && DUPS=$((DUPS + 1)) || LOST=$((LOST + 1))
-			echo "# round $ROUNDS ($kind at $at): $n reports for one warning"
+			echo "# round $ROUNDS ($kind at $at): $n reports or counted boots for one warning"
 		fi ;;
 	*)
 		cfb flush --state-dir "$ST" > /dev/null 2>&1 ;;
@@ -171,7 +190,8 @@ for kind in watch report submit flush export review; do
 	[ "$total" -gt 0 ] || not_ok "$kind: the shim saw no step (is it preloaded?)"
 	# Keep the spool small enough that each check stays quick.
 	for i in $(ids); do
-		[ "$(state_of "$i")" = sent ] && rm -f "$ST/reports/$i.json" "$ST/reports/$i.state"
+		[ "$(state_of "$i")" = sent ] && rm -f "$ST/reports/$i.json" "$ST/reports/$i.state" \
+			"$ST/reports/$i.seen"
 	done
 done
 # And at random times: the steps the shim does not count (sockets, reads).

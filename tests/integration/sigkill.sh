@@ -40,6 +40,9 @@ for f in os.listdir(d):
         assert s["state"] in ("pending", "declined", "consented", "sent", "withdrawn"), f
     elif f.endswith(".draft"):
         assert isinstance(json.loads(data), dict), f   # whole: written atomically
+    elif f.endswith(".seen"):
+        s = json.loads(data)
+        assert s["boots"] >= 1 and s["first_seen"] <= s["last_seen"], f
     else:
         raise AssertionError("stray file " + f)
 EOP

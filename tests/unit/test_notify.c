@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include <utmpx.h>
@@ -40,13 +42,13 @@ static void config(struct cgfb_config *c, unsigned channels)
 	snprintf(c->admin_group, sizeof(c->admin_group), "root");
 }
 
-static void add_login(const char *utmp, const char *user, const char *line)
+static void add_login_pid(const char *utmp, const char *user, const char *line, pid_t pid)
 {
 	struct utmpx u;
 
 	memset(&u, 0, sizeof(u));
 	u.ut_type = USER_PROCESS;
-	u.ut_pid = getpid();
+	u.ut_pid = pid;
 	snprintf(u.ut_user, sizeof(u.ut_user), "%s", user);
 	snprintf(u.ut_line, sizeof(u.ut_line), "%s", line);
 	/* ut_id is not a C string: up to 4 bytes, unterminated. */
@@ -55,6 +57,23 @@ static void add_login(const char *utmp, const char *user, const char *line)
 	setutxent();
 	assert_non_null(pututxline(&u));
 	endutxent();
+}
+
+static void add_login(const char *utmp, const char *user, const char *line)
+{
+	add_login_pid(utmp, user, line, getpid());
+}
+
+/* The pid of a process that existed and is gone (reaped). */
+static pid_t gone_pid(void)
+{
+	const pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return pid;
 }
 
 static size_t drain(int fd, char *buf, size_t sz)
@@ -84,6 +103,9 @@ static void walls_admin_terminals(void **state)
 
 	assert_int_equal(openpty(&am, &as, admin_name, NULL, NULL), 0);
 	assert_int_equal(openpty(&om, &os, other_name, NULL, NULL), 0);
+	/* Both take messages (mesg y): the group bit decides, not the user. */
+	assert_int_equal(chmod(admin_name, 0620), 0);
+	assert_int_equal(chmod(other_name, 0620), 0);
 	snprintf(utmp, sizeof(utmp), "%s/utmp", dir);
 	close(open(utmp, O_CREAT | O_WRONLY, 0644));
 	/* ut_line is relative to /dev, as login(1) writes it. */
@@ -99,6 +121,84 @@ static void walls_admin_terminals(void **state)
 	assert_int_equal(drain(om, buf, sizeof(buf)), 0);
 	close(am);
 	close(as);
+	close(om);
+	close(os);
+}
+
+/* The counts a wall gives come from the terminals themselves: an
+ * administrator's pty that takes messages, one of the same administrator
+ * whose owner said mesg n (group write bit off), another user's pty that
+ * is not counted at all, and a utmp line whose device is gone. */
+static void wall_counts_what_each_terminal_did(void **state)
+{
+	struct cgfb_config c;
+	struct cgfb_notify_paths p = { 0 };
+	struct cgfb_wall_count n;
+	char utmp[96], yes_name[64], no_name[64], other_name[64], buf[2048];
+	int ym, ys, nm, ns, om, os;
+	struct termios raw;
+
+	/* Raw: what arrives is exactly what was written (no \n -> \r\n). */
+	memset(&raw, 0, sizeof(raw));
+	cfmakeraw(&raw);
+	assert_int_equal(openpty(&ym, &ys, yes_name, &raw, NULL), 0);
+	assert_int_equal(openpty(&nm, &ns, no_name, &raw, NULL), 0);
+	assert_int_equal(openpty(&om, &os, other_name, &raw, NULL), 0);
+	assert_int_equal(chmod(yes_name, 0620), 0);
+	assert_int_equal(chmod(no_name, 0600), 0);     /* mesg n */
+	snprintf(utmp, sizeof(utmp), "%s/utmp-counts", dir);
+	close(open(utmp, O_CREAT | O_WRONLY, 0644));
+	config(&c, CGFB_NOTIFY_WALL);
+	p.utmp = utmp;
+
+	/* Nobody logged in yet: nothing to reach, and that is not an error. */
+	assert_int_equal(cgfb_wall_admins(&c, &p, "hello\r\n", &n), 0);
+	assert_int_equal(n.terminals, 0);
+	assert_int_equal(n.reached, 0);
+
+	add_login(utmp, "root", yes_name + 5);
+	add_login(utmp, "root", no_name + 5);
+	add_login(utmp, "nobody", other_name + 5);
+	assert_int_equal(cgfb_wall_admins(&c, &p, "hello\r\n", &n), 0);
+	assert_int_equal(n.terminals, 2);
+	assert_int_equal(n.reached, 1);
+	assert_int_equal(n.refused, 1);
+	assert_int_equal(n.failed, 0);
+	drain(ym, buf, sizeof(buf));
+	assert_string_equal(buf, "hello\r\n");
+	assert_int_equal(drain(nm, buf, sizeof(buf)), 0);
+	assert_int_equal(drain(om, buf, sizeof(buf)), 0);
+
+	/* The administrator says mesg y again: both are reached. */
+	assert_int_equal(chmod(no_name, 0620), 0);
+	assert_int_equal(cgfb_wall_admins(&c, &p, "again\r\n", &n), 0);
+	assert_int_equal(n.reached, 2);
+	assert_int_equal(n.refused, 0);
+	drain(nm, buf, sizeof(buf));
+	assert_string_equal(buf, "again\r\n");
+	drain(ym, buf, sizeof(buf));
+
+	/* A terminal that is gone (logged out without a utmp update). */
+	add_login(utmp, "root", "pts/cgfb-gone");
+	assert_int_equal(cgfb_wall_admins(&c, &p, "x", &n), 0);
+	assert_int_equal(n.terminals, 3);
+	assert_int_equal(n.reached, 2);
+	assert_int_equal(n.failed, 1);
+	assert_int_equal(n.first_errno, ENOENT);
+	drain(ym, buf, sizeof(buf));
+	drain(nm, buf, sizeof(buf));
+
+	/* A session whose process is gone, on a terminal that still takes
+	 * messages: stale, not counted, and nothing written there. */
+	add_login_pid(utmp, "root", other_name + 5, gone_pid());
+	assert_int_equal(cgfb_wall_admins(&c, &p, "y", &n), 0);
+	assert_int_equal(n.terminals, 3);
+	assert_int_equal(n.reached, 2);
+	assert_int_equal(drain(om, buf, sizeof(buf)), 0);
+	close(ym);
+	close(ys);
+	close(nm);
+	close(ns);
 	close(om);
 	close(os);
 }
@@ -196,6 +296,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(walls_admin_terminals),
+		cmocka_unit_test(wall_counts_what_each_terminal_did),
 		cmocka_unit_test(motd_follows_the_spool),
 		cmocka_unit_test(runs_the_command),
 		cmocka_unit_test(silenced_ids_stay_quiet),

@@ -1,0 +1,173 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cgfb/canon.h"
+#include "cgfb/wire.h"
+#include "report/repeat.h"
+
+static void copy_string(json_object *o, const char *key, char *dst, size_t sz)
+{
+	json_object *v;
+
+	dst[0] = '\0';
+	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		snprintf(dst, sz, "%s", json_object_get_string(v));
+}
+
+int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k)
+{
+	json_object *r = NULL, *det = NULL, *sys = NULL, *kern = NULL, *fields = NULL;
+	struct cgfb_buf b = { 0 };
+	char err[160];
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	rc = cgfb_canon_parse(bytes, len, CGFB_REPORT_DEPTH_MAX, &r, err, sizeof(err));
+	if (rc < 0)
+		return -EBADMSG;
+	if (!json_object_object_get_ex(r, "detection", &det)) {
+		rc = -EBADMSG;
+		goto out;
+	}
+	copy_string(det, "catalog_id", k->catalog_id, sizeof(k->catalog_id));
+	if (json_object_object_get_ex(r, "system", &sys) &&
+	    json_object_object_get_ex(sys, "kernel", &kern))
+		copy_string(kern, "series", k->series, sizeof(k->series));
+	/* No fields is a value of its own ("null"), equal only to itself. */
+	if (json_object_object_get_ex(det, "fields", &fields) && fields) {
+		rc = cgfb_canon_serialize(fields, CGFB_REPORT_MAX_BYTES, &b);
+		if (rc < 0)
+			goto out;
+		k->fields = b.data;
+		b.data = NULL;
+	} else {
+		k->fields = strdup("null");
+	}
+	if (!k->fields) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = k->catalog_id[0] ? 0 : -EBADMSG;
+out:
+	cgfb_buf_free(&b);
+	json_object_put(r);
+	if (rc < 0)
+		cgfb_report_key_free(k);
+	return rc;
+}
+
+void cgfb_report_key_free(struct cgfb_report_key *k)
+{
+	free(k->fields);
+	k->fields = NULL;
+}
+
+/* Does the occurrence with key k belong to report e (whose key is ek)? */
+static bool belongs(const struct cgfb_spool_entry *e, const struct cgfb_report_key *ek,
+		    const struct cgfb_report_key *k)
+{
+	if (strcmp(ek->catalog_id, k->catalog_id) != 0 || strcmp(ek->fields, k->fields) != 0)
+		return false;
+	/* Waiting for review: one question, whatever kernel asked it again. */
+	if (e->state == CGFB_R_PENDING)
+		return true;
+	/* Answered: only a new kernel series is news to the maintainers. */
+	return strcmp(ek->series, k->series) == 0;
+}
+
+/* Pending reports first (they are the ones still to be answered), then
+ * the newest of the answered ones. */
+static int better(const struct cgfb_spool_entry *a, const struct cgfb_spool_entry *b)
+{
+	if (!b)
+		return 1;
+	if ((a->state == CGFB_R_PENDING) != (b->state == CGFB_R_PENDING))
+		return a->state == CGFB_R_PENDING;
+	return a->created >= b->created;
+}
+
+int cgfb_repeat_find(struct cgfb_spool *sp, const struct cgfb_report_key *k,
+		     char id[CGFB_REPORT_ID_LEN + 1])
+{
+	struct cgfb_spool_entry *v = NULL, *best = NULL, e;
+	struct cgfb_buf bytes = { 0 };
+	size_t n = 0;
+	int rc;
+
+	rc = cgfb_spool_list(sp, &v, &n);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		struct cgfb_report_key ek;
+
+		if (strcmp(v[i].catalog_id, k->catalog_id) != 0)
+			continue;
+		if (cgfb_spool_load(sp, v[i].id, &e, &bytes) < 0 ||
+		    cgfb_report_key(bytes.data, bytes.len, &ek) < 0)
+			continue;        /* gone meanwhile, or not ours to judge */
+		if (belongs(&v[i], &ek, k) && better(&v[i], best))
+			best = &v[i];
+		cgfb_report_key_free(&ek);
+	}
+	if (best)
+		snprintf(id, CGFB_REPORT_ID_LEN + 1, "%s", best->id);
+	cgfb_buf_free(&bytes);
+	free(v);
+	return best ? 1 : 0;
+}
+
+static void add_kernel(struct cgfb_seen *s, const char *series)
+{
+	if (!series[0])
+		return;
+	for (unsigned i = 0; i < s->n_kernels; i++)
+		if (strcmp(s->kernels[i], series) == 0)
+			return;
+	/* Full: the oldest series gives way, the newest matter most. */
+	if (s->n_kernels == CGFB_SEEN_KERNELS) {
+		memmove(s->kernels[0], s->kernels[1], sizeof(s->kernels[0]) * (CGFB_SEEN_KERNELS - 1));
+		s->n_kernels--;
+	}
+	snprintf(s->kernels[s->n_kernels++], sizeof(s->kernels[0]), "%s", series);
+}
+
+int cgfb_repeat_count(struct cgfb_spool *sp, const char *id, const char *boot_id,
+		      const char *series, long long now, bool *counted)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_seen *s = &e.seen;
+	int rc;
+
+	*counted = false;
+	/* The entry brings the defaults of a report never seen again. */
+	rc = cgfb_spool_load(sp, id, &e, NULL);
+	if (rc < 0)
+		return rc;
+	if (boot_id[0] && strcmp(s->last_boot, boot_id) == 0)
+		return 0;
+	s->boots++;
+	if (now > s->last)
+		s->last = now;
+	snprintf(s->last_boot, sizeof(s->last_boot), "%s", boot_id);
+	add_kernel(s, series);
+	rc = cgfb_spool_save_seen(sp, id, s);
+	*counted = rc == 0;
+	return rc;
+}
+
+int cgfb_repeat_first(struct cgfb_spool *sp, const char *id, const char *boot_id,
+		      const char *series, long long now)
+{
+	struct cgfb_seen s;
+
+	memset(&s, 0, sizeof(s));
+	s.boots = 1;
+	s.first = s.last = now;
+	snprintf(s.last_boot, sizeof(s.last_boot), "%s", boot_id);
+	add_kernel(&s, series);
+	return cgfb_spool_save_seen(sp, id, &s);
+}

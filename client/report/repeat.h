@@ -1,0 +1,51 @@
+/* One report per message and install, not per boot (docs/REPEATS.md).
+ *
+ * The kernel forgets at every boot that it printed a warning, and some are
+ * printed at every boot (swapaccount=0, cgroup_no_v1). A new occurrence
+ * belongs to a report already in the spool when:
+ *
+ *   - that report waits for review (pending), with the same catalog id and
+ *     the same detection fields (the closed-vocabulary values and keyed
+ *     tokens of the report: knob, controller, process, ...), whatever the
+ *     kernel: the administrator has one question to answer, not one a boot;
+ *   - or it was answered (consented, sent, declined, withdrawn) and the
+ *     new one has the same catalog id, the same detection fields and a
+ *     kernel of the same major.minor series: nothing the maintainers would
+ *     read differently. Another series, another trigger or another cgroup
+ *     makes a new report (and a new prompt).
+ *
+ * Belonging to a report counts the boot on its <id>.seen (once per boot
+ * id), and makes no report and no prompt. */
+#ifndef CGFB_REPEAT_H
+#define CGFB_REPEAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/spool.h"
+
+/* What tells two reports of a message apart, from the report bytes. */
+struct cgfb_report_key {
+	char catalog_id[16];
+	char series[16];            /* system.kernel.series, "" if unknown */
+	char *fields;               /* detection.fields, canonical; malloc'ed */
+};
+
+int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k);
+void cgfb_report_key_free(struct cgfb_report_key *k);
+
+/* The report in sp that an occurrence with key k belongs to: 1 and its id
+ * in id (pending reports first), 0 when none does, or -errno. */
+int cgfb_repeat_find(struct cgfb_spool *sp, const struct cgfb_report_key *k,
+		     char id[CGFB_REPORT_ID_LEN + 1]);
+
+/* Count boot boot_id (now, kernel series) on report id: false when that
+ * boot was counted already (a writer killed after counting, run again). */
+int cgfb_repeat_count(struct cgfb_spool *sp, const char *id, const char *boot_id,
+		      const char *series, long long now, bool *counted);
+
+/* The first <id>.seen of a new report. */
+int cgfb_repeat_first(struct cgfb_spool *sp, const char *id, const char *boot_id,
+		      const char *series, long long now);
+
+#endif

@@ -1,0 +1,160 @@
+/* One report per message and install (report/repeat.c): which report an
+ * occurrence belongs to, and the counting of boots on it, on real spool
+ * files in a scratch directory. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report/repeat.h"
+#include "report/spool.h"
+
+static char dir[] = "/tmp/cgfb-repeat.XXXXXX";
+static struct cgfb_spool sp;
+
+static int setup(void **state)
+{
+	if (!mkdtemp(dir))
+		return -1;
+	return cgfb_spool_open(&sp, dir) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The parts of a report the rule reads, canonical (sorted keys, no
+ * spaces) as the spool wants it. */
+static void report_bytes(char *buf, size_t sz, const char *cat_id, const char *series,
+			 const char *fields)
+{
+	snprintf(buf, sz, "{\"detection\":{\"catalog_id\":\"%s\",\"fields\":%s},"
+		 "\"system\":{\"kernel\":{\"series\":\"%s\"}}}", cat_id, fields, series);
+}
+
+static void put(const char *id, const char *cat_id, const char *series, const char *fields,
+		enum cgfb_rstate st)
+{
+	struct cgfb_spool_entry e;
+	char buf[512];
+
+	report_bytes(buf, sizeof(buf), cat_id, series, fields);
+	assert_int_equal(cgfb_spool_save_report(&sp, id, buf, strlen(buf)), 0);
+	if (st == CGFB_R_PENDING)
+		return;
+	assert_int_equal(cgfb_spool_load(&sp, id, &e, NULL), 0);
+	e.state = st;
+	assert_int_equal(cgfb_spool_save_state(&sp, &e), 0);
+}
+
+/* find() for an occurrence: the id it belongs to, or "" for a new report. */
+static const char *owner(const char *cat_id, const char *series, const char *fields)
+{
+	static char id[CGFB_REPORT_ID_LEN + 1];
+	struct cgfb_report_key k;
+	char buf[512];
+	int rc;
+
+	report_bytes(buf, sizeof(buf), cat_id, series, fields);
+	assert_int_equal(cgfb_report_key(buf, strlen(buf), &k), 0);
+	rc = cgfb_repeat_find(&sp, &k, id);
+	cgfb_report_key_free(&k);
+	assert_true(rc == 0 || rc == 1);
+	if (rc == 0)
+		id[0] = '\0';
+	return id;
+}
+
+#define PENDING_M9B "11111111-1111-4111-8111-111111111111"
+#define SENT_M8     "22222222-2222-4222-8222-222222222222"
+#define DECLINED_M7 "33333333-3333-4333-8333-333333333333"
+#define PENDING_M8  "44444444-4444-4444-8444-444444444444"
+
+static void which_report_a_repeat_belongs_to(void **state)
+{
+	const char *swap = "{\"knob\":\"swapaccount\"}", *hier = "{\"knob\":\"memory.use_hierarchy\"}";
+
+	put(PENDING_M9B, "M9b", "6.1", swap, CGFB_R_PENDING);
+	put(SENT_M8, "M8", "6.1", hier, CGFB_R_SENT);
+	put(DECLINED_M7, "M7", "6.1", "null", CGFB_R_DECLINED);
+
+	/* Pending: the same question, whatever kernel asks it again. */
+	assert_string_equal(owner("M9b", "6.1", swap), PENDING_M9B);
+	assert_string_equal(owner("M9b", "6.12", swap), PENDING_M9B);
+	/* Another trigger (fields) or another message is news. */
+	assert_string_equal(owner("M9b", "6.1", "{\"knob\":\"other\"}"), "");
+	assert_string_equal(owner("M1b", "6.1", swap), "");
+
+	/* Answered: the same series is no news; another series is. */
+	assert_string_equal(owner("M8", "6.1", hier), SENT_M8);
+	assert_string_equal(owner("M8", "6.12", hier), "");
+	assert_string_equal(owner("M7", "6.1", "null"), DECLINED_M7);
+	assert_string_equal(owner("M7", "7.0", "null"), "");
+
+	/* A pending report of the same message wins over the sent one: it
+	 * is the one still to be answered. */
+	put(PENDING_M8, "M8", "6.1", hier, CGFB_R_PENDING);
+	assert_string_equal(owner("M8", "6.1", hier), PENDING_M8);
+}
+
+static void boots_are_counted_once_each(void **state)
+{
+	struct cgfb_spool_entry e;
+	bool counted;
+
+	/* Before any .seen: the report was seen at its own boot. */
+	assert_int_equal(cgfb_spool_load(&sp, PENDING_M9B, &e, NULL), 0);
+	assert_int_equal(e.seen.boots, 1);
+
+	assert_int_equal(cgfb_repeat_first(&sp, PENDING_M9B, "boot-a", "6.1", 1000), 0);
+	assert_int_equal(cgfb_repeat_count(&sp, PENDING_M9B, "boot-b", "6.1", 2000, &counted), 0);
+	assert_true(counted);
+	/* The writer killed after counting and run again in the same boot. */
+	assert_int_equal(cgfb_repeat_count(&sp, PENDING_M9B, "boot-b", "6.1", 2001, &counted), 0);
+	assert_false(counted);
+	assert_int_equal(cgfb_repeat_count(&sp, PENDING_M9B, "boot-c", "6.12", 3000, &counted), 0);
+	assert_true(counted);
+
+	assert_int_equal(cgfb_spool_load(&sp, PENDING_M9B, &e, NULL), 0);
+	assert_int_equal(e.seen.boots, 3);
+	assert_int_equal(e.seen.first, 1000);
+	assert_int_equal(e.seen.last, 3000);
+	assert_int_equal(e.seen.n_kernels, 2);
+	assert_string_equal(e.seen.kernels[0], "6.1");
+	assert_string_equal(e.seen.kernels[1], "6.12");
+	/* Counting never touches the report or its state. */
+	assert_int_equal(e.state, CGFB_R_PENDING);
+}
+
+static void a_damaged_seen_file_counts_as_one_boot(void **state)
+{
+	struct cgfb_spool_entry e;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/reports/%s.seen", dir, SENT_M8);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"boots\":", f);
+	fclose(f);
+	assert_int_equal(cgfb_spool_load(&sp, SENT_M8, &e, NULL), 0);
+	assert_int_equal(e.seen.boots, 1);
+	assert_int_equal(e.state, CGFB_R_SENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(which_report_a_repeat_belongs_to),
+		cmocka_unit_test(boots_are_counted_once_each),
+		cmocka_unit_test(a_damaged_seen_file_counts_as_one_boot),
+	};
+
+	return cmocka_run_group_tests_name("repeat", tests, setup, teardown);
+}
