@@ -1,6 +1,9 @@
-/* The collector's storage: one SQLite file in WAL mode, prepared statements
- * only, its schema versioned with PRAGMA user_version. A connection is used
- * by one thread at a time; the writer thread owns the only writing one. */
+/* The collector's storage, one interface with two backends (store_impl.h):
+ * one SQLite file in WAL mode (store_sqlite.c, the default), or a
+ * PostgreSQL database that several collectors share (store_pg.c). Both
+ * use prepared statements only and version their schema. A connection is
+ * used by one thread at a time; the writer thread owns the only writing
+ * one of its process. */
 #ifndef CGFB_SERVER_STORE_H
 #define CGFB_SERVER_STORE_H
 
@@ -27,10 +30,17 @@ enum store_put_result {
 	STORE_WITHDRAWN,   /* this id was deleted by its owner; not stored again */
 };
 
+/* True when the database option names a PostgreSQL database (a
+ * postgresql:// or postgres:// URI, or libpq key=value pairs), false for
+ * a SQLite file. */
+bool store_is_postgres(const char *where);
+
 /* Open (and create or migrate) the database. Returns -EPROTO for a database
  * written by a newer version; the reason goes to the log. */
 int store_open(struct store **out, const char *path, bool readonly);
 void store_close(struct store *s);
+/* "sqlite" or "postgresql", for the log. */
+const char *store_backend(const struct store *s);
 
 /* Read connections: what is read from now on must be done within ms
  * milliseconds (0: no bound), or it fails with -ETIMEDOUT. */
