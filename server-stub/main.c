@@ -30,11 +30,14 @@ static void api_free(struct api *a)
 }
 
 /* A second connection for the writer's checkpoints; without one the
- * server still works, with checkpoints inside commits. */
+ * server still works, with checkpoints inside commits. PostgreSQL
+ * checkpoints and syncs its WAL itself: none there. */
 static struct store *checkpointer(const char *path)
 {
 	struct store *s = NULL;
 
+	if (store_is_postgres(path))
+		return NULL;
 	if (store_open(&s, path, false) < 0)
 		cgfb_log(LOG_WARNING, "%s: no checkpoint connection; commits will checkpoint", path);
 	return s;

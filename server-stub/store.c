@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cgfb/log.h"
 #include "store_impl.h"
 
 static const char *const dim_names[DIM_COUNT] = {
@@ -22,11 +21,9 @@ bool store_is_postgres(const char *where)
 
 int store_open(struct store **out, const char *path, bool readonly)
 {
-	if (store_is_postgres(path)) {
-		cgfb_log(LOG_ERR, "%s: this collector has no PostgreSQL backend", path);
-		return -EPROTONOSUPPORT;
-	}
-	return store_sqlite_ops.open(out, path, readonly);
+	const struct store_ops *ops = store_is_postgres(path) ? &store_pg_ops : &store_sqlite_ops;
+
+	return ops->open(out, path, readonly);
 }
 
 void store_close(struct store *s)
@@ -48,6 +45,7 @@ void store_read_deadline(struct store *s, unsigned ms)
 void store_abort_reads(void)
 {
 	store_sqlite_ops.abort_reads();
+	store_pg_ops.abort_reads();
 }
 
 int store_manual_checkpoints(struct store *s)
