@@ -126,3 +126,13 @@ int store_groups(struct store *s, enum store_dim d,
 {
 	return s->ops->groups(s, d, fn, ud);
 }
+
+int store_summary_shared(struct store *s, unsigned max_age,
+			 int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
+			 struct cgfb_buf *out)
+{
+	if (!s->ops->summary_shared)
+		return compute(s, out, ud);
+	return s->ops->summary_shared(s, max_age, compute, ud, out);
+}
+

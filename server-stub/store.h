@@ -126,4 +126,13 @@ int store_groups(struct store *s, enum store_dim d,
 		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
 		 void *ud);
 
+/* The public summary into out, made by compute(s, out, ud) (which may run
+ * store_groups). SQLite: computed now. PostgreSQL, which several collectors
+ * share: the one instance that holds an advisory lock recomputes it when
+ * the stored copy is older than half of max_age seconds and stores it;
+ * every instance serves the stored copy, so all serve the same bytes. */
+int store_summary_shared(struct store *s, unsigned max_age,
+			 int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
+			 struct cgfb_buf *out);
+
 #endif

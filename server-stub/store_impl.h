@@ -31,6 +31,10 @@ struct store_ops {
 	int (*groups)(struct store *s, enum store_dim d,
 		      int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
 		      void *ud);
+	/* NULL: compute it here and now (one instance per database). */
+	int (*summary_shared)(struct store *s, unsigned max_age,
+			      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud),
+			      void *ud, struct cgfb_buf *out);
 };
 
 struct store {

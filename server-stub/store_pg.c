@@ -744,6 +744,94 @@ static int pg_groups(struct store *base, enum store_dim d,
 	return ret;
 }
 
+/* SELECT pg_[try_]advisory_[un]lock(...) of the summary: 1 when it
+ * returned true. */
+static int summary_lock(struct pg_store *s, const char *fn)
+{
+	char sql[96];
+	PGresult *res;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT %s(%d, %d)::int", fn, LOCK_SPACE, LOCK_SUMMARY);
+	res = PQexec(s->conn, sql);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+		rc = db_error(s, "summary lock", res);
+	else
+		rc = strcmp(PQgetvalue(res, 0, 0), "1") == 0 ? 1 : 0;
+	PQclear(res);
+	return rc;
+}
+
+/* The stored summary into out: 1 when there is one (younger than
+ * max_age seconds with P_SNAP_FRESH), 0 when not. */
+static int snapshot_get(struct pg_store *s, enum pst i, unsigned max_age, struct cgfb_buf *out)
+{
+	char age[16];
+	const char *vals[1] = { age };
+	PGresult *res;
+	int rc;
+
+	snprintf(age, sizeof(age), "%u", max_age);
+	res = run(s, i, i == P_SNAP_FRESH ? 1 : 0, vals, NULL, NULL, "summary", &rc);
+	if (!res)
+		return rc;
+	if (PQntuples(res) == 1) {
+		out->len = 0;
+		rc = cgfb_buf_add(out, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0));
+		if (rc == 0)
+			rc = 1;
+	}
+	PQclear(res);
+	return rc;
+}
+
+/* Under the lock: a copy recent enough, or a new one computed and stored. */
+static int snapshot_refresh(struct pg_store *s, unsigned max_age,
+			    int (*compute)(struct store *s, struct cgfb_buf *out, void *ud),
+			    void *ud, struct cgfb_buf *out)
+{
+	PGresult *res;
+	const char *vals[1];
+	int lens[1];
+	int rc = snapshot_get(s, P_SNAP_FRESH, max_age / 2, out);
+
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	rc = compute(&s->base, out, ud);
+	if (rc < 0)
+		return rc;
+	vals[0] = out->data;
+	lens[0] = (int)out->len;
+	res = run(s, P_SNAP_PUT, 1, vals, lens, NULL, "summary", &rc);
+	PQclear(res);
+	return rc;
+}
+
+static int pg_summary_shared(struct store *base, unsigned max_age,
+			     int (*compute)(struct store *s, struct cgfb_buf *out, void *ud),
+			     void *ud, struct cgfb_buf *out)
+{
+	struct pg_store *s = pgs(base);
+	int rc = read_ready(s), got = 0;
+
+	if (rc == 0)
+		got = rc = summary_lock(s, "pg_try_advisory_lock");
+	if (rc == 0) {
+		/* Another instance is computing: serve what it stored last;
+		 * when there is nothing yet (a new database), wait for it. */
+		rc = snapshot_get(s, P_SNAP_GET, 0, out);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+		got = rc = summary_lock(s, "pg_advisory_lock");
+	}
+	if (rc < 0)
+		return rc;
+	rc = snapshot_refresh(s, max_age, compute, ud, out);
+	if (got)
+		summary_lock(s, "pg_advisory_unlock");
+	return rc;
+}
+
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -764,4 +852,5 @@ const struct store_ops store_pg_ops = {
 	.groups_begin = pg_groups_begin,
 	.groups_end = pg_groups_end,
 	.groups = pg_groups,
+	.summary_shared = pg_summary_shared,
 };

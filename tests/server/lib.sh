@@ -65,8 +65,10 @@ sql() {
 		return
 	fi
 	python3 -c 'import sqlite3, sys
-for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):
-    print("|".join("" if v is None else str(v) for v in r))' "$1" "$2"
+db = sqlite3.connect(sys.argv[1])
+for r in db.execute(sys.argv[2]):
+    print("|".join("" if v is None else str(v) for v in r))
+db.commit()' "$1" "$2"
 }
 
 # bodies PATH: for every stored report, ordered by id, "id|sha256|SHA-256
