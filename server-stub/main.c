@@ -13,6 +13,7 @@
 #include "cgfb/log.h"
 #include "http.h"
 #include "import.h"
+#include "migrate.h"
 #include "options.h"
 
 /* How long requests in flight may take to finish at shutdown. */
@@ -172,6 +173,8 @@ int main(int argc, char **argv)
 	}
 	if (find_import(argc, argv))
 		rc = server_import(schema, argc - 1, argv + 1);
+	else if (argc > 1 && strcmp(argv[1], "migrate") == 0)
+		rc = server_migrate(argc - 1, argv + 1);
 	else if (argc > 1 && strcmp(argv[1], "serve") == 0)
 		rc = serve(schema, argc - 1, argv + 1);
 	else

@@ -12,7 +12,7 @@ static void usage(FILE *out)
 	fputs("Usage: cgroup-feedback-server [serve] [OPTIONS]\n"
 	      "       cgroup-feedback-server [--database FILE] import FILE...\n"
 	      "\n"
-	      "       cgroup-feedback-server migrate --from SQLITE_FILE --to POSTGRESQL_URI\n"
+	      "       cgroup-feedback-server migrate --from FILE --to URI\n"
 	      "\n"
 	      "Receive cgroup-feedback reports over HTTP(S), keep them in SQLite or\n"
 	      "PostgreSQL, and serve a summary, a digest and a dashboard for the maintainers.\n"

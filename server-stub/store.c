@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cgfb/log.h"
 #include "store_impl.h"
 
 static const char *const dim_names[DIM_COUNT] = {
@@ -136,3 +137,39 @@ int store_summary_shared(struct store *s, unsigned max_age,
 	return s->ops->summary_shared(s, max_age, compute, ud, out);
 }
 
+/* A backend that cannot take this part of a migration. */
+static int unsupported(const struct store *s, const char *what)
+{
+	cgfb_log(LOG_ERR, "migrate: a %s database cannot be the %s", s->ops->name, what);
+	return -EOPNOTSUPP;
+}
+
+int store_scan(struct store *s, int64_t after, unsigned limit,
+	       int (*fn)(const struct store_row *row, void *ud), void *ud)
+{
+	if (!s->ops->scan)
+		return unsupported(s, "source");
+	return s->ops->scan(s, after, limit, fn, ud);
+}
+
+int store_withdrawn_list(struct store *s, int (*fn)(const char *id, const char *at, void *ud),
+			 void *ud)
+{
+	if (!s->ops->withdrawn_list)
+		return unsupported(s, "source");
+	return s->ops->withdrawn_list(s, fn, ud);
+}
+
+int store_put_row(struct store *s, const struct store_row *row)
+{
+	if (!s->ops->put_row)
+		return unsupported(s, "destination");
+	return s->ops->put_row(s, row);
+}
+
+int store_put_withdrawn(struct store *s, const char *id, const char *at)
+{
+	if (!s->ops->put_withdrawn)
+		return unsupported(s, "destination");
+	return s->ops->put_withdrawn(s, id, at);
+}

@@ -93,12 +93,27 @@ struct store_row {
 	const char *distribution, *cgroup_mode, *software, *verdict, *reorganisation, *use_case;
 	const char *body;
 	size_t body_len;
+	/* Only from store_scan: the rest of what is stored. */
+	const char *token_sha256, *install, *month;
 };
 
 /* Call fn for each matching row, newest first; stops early when fn returns
  * non-zero and returns that value. Row strings live only during the call. */
 int store_list(struct store *s, const struct store_filter *f,
 	       int (*fn)(const struct store_row *row, void *ud), void *ud);
+
+/* Migration (migrate.c). Every stored row with seq > after, oldest first,
+ * at most limit of them, with every column (SQLite only). */
+int store_scan(struct store *s, int64_t after, unsigned limit,
+	       int (*fn)(const struct store_row *row, void *ud), void *ud);
+/* Every withdrawn id and when it was withdrawn (SQLite only). */
+int store_withdrawn_list(struct store *s, int (*fn)(const char *id, const char *at, void *ud),
+			 void *ud);
+/* Inside a transaction: row stored as it is, its received_at and via
+ * kept (PostgreSQL only). STORE_CREATED, STORE_SAME (this id with these
+ * bytes is there), STORE_CONFLICT, or a negative errno. */
+int store_put_row(struct store *s, const struct store_row *row);
+int store_put_withdrawn(struct store *s, const char *id, const char *at);
 
 /* Aggregation: for each value of one dimension, the number of reports and
  * of distinct installs (see ingest.h), counting reports received at or

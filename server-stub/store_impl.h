@@ -31,6 +31,14 @@ struct store_ops {
 	int (*groups)(struct store *s, enum store_dim d,
 		      int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
 		      void *ud);
+	/* Migration: NULL where a backend is not a source (scan,
+	 * withdrawn_list) or a destination (put_row, put_withdrawn). */
+	int (*scan)(struct store *s, int64_t after, unsigned limit,
+		    int (*fn)(const struct store_row *row, void *ud), void *ud);
+	int (*withdrawn_list)(struct store *s,
+			      int (*fn)(const char *id, const char *at, void *ud), void *ud);
+	int (*put_row)(struct store *s, const struct store_row *row);
+	int (*put_withdrawn)(struct store *s, const char *id, const char *at);
 	/* NULL: compute it here and now (one instance per database). */
 	int (*summary_shared)(struct store *s, unsigned max_age,
 			      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud),

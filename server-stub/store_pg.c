@@ -69,7 +69,7 @@ static const char groups_src_sql[] =
 
 enum pst {
 	P_FIND, P_WITHDRAWN, P_INSERT, P_TOKEN, P_DELETE, P_FORGET, P_GET, P_LIST, P_SRC_FILL,
-	P_SNAP_FRESH, P_SNAP_GET, P_SNAP_PUT, P_DIM0,
+	P_SNAP_FRESH, P_SNAP_GET, P_SNAP_PUT, P_PUT_ROW, P_DIM0,
 	P_COUNT = P_DIM0 + DIM_COUNT
 };
 
@@ -105,6 +105,12 @@ static const char *const pst_sql[P_COUNT] = {
 	[P_SNAP_PUT] = "INSERT INTO summary_snapshot (name, body, computed_at)"
 		       " VALUES ('public', $1, now()) ON CONFLICT (name)"
 		       " DO UPDATE SET body = excluded.body, computed_at = excluded.computed_at",
+	/* migrate: a row as it was stored elsewhere, its receipt kept. */
+	[P_PUT_ROW] = "INSERT INTO reports (id, sha256, body, received_at, via, token_sha256,"
+		      " install, catalog_id, kernel_series, distribution, cgroup_mode, software,"
+		      " verdict, reorganisation, month, use_case)"
+		      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+		      " ON CONFLICT (id) DO NOTHING RETURNING seq",
 	[P_DIM0 + DIM_CATALOG_ID] = GROUP_BY("catalog_id", "", "2 DESC, 1"),
 	[P_DIM0 + DIM_KERNEL_SERIES] = GROUP_BY("kernel_series", "", "2 DESC, 1"),
 	[P_DIM0 + DIM_DISTRIBUTION] = GROUP_BY("distribution", "", "2 DESC, 1"),
@@ -832,6 +838,46 @@ static int pg_summary_shared(struct store *base, unsigned max_age,
 	return rc;
 }
 
+static int pg_put_row(struct store *base, const struct store_row *row)
+{
+	struct pg_store *s = pgs(base);
+	/* NULL stays NULL, '' stays '': the row as the source had it. */
+	const char *vals[16] = { row->id, row->sha256, row->body, row->received_at, row->via,
+				 row->token_sha256, row->install, row->catalog_id,
+				 row->kernel_series, row->distribution, row->cgroup_mode,
+				 row->software, row->verdict, row->reorganisation, row->month,
+				 row->use_case };
+	int lens[16] = { 0 }, fmts[16] = { 0 };
+	struct receipt r = { 0 };
+	PGresult *res;
+	int rc;
+
+	lens[2] = (int)row->body_len;
+	fmts[2] = 1;
+	res = run(s, P_PUT_ROW, 16, vals, lens, fmts, "migrate", &rc);
+	if (!res)
+		return rc;
+	rc = PQntuples(res) > 0;
+	PQclear(res);
+	if (rc == 1)
+		return STORE_CREATED;
+	rc = find(s, row->id, &r);
+	if (rc <= 0)
+		return rc < 0 ? rc : -EIO;
+	return strcmp(r.sha256, row->sha256) == 0 ? STORE_SAME : STORE_CONFLICT;
+}
+
+static int pg_put_withdrawn(struct store *base, const char *id, const char *at)
+{
+	struct pg_store *s = pgs(base);
+	const char *vals[2] = { id, at };
+	int rc;
+	PGresult *res = run(s, P_FORGET, 2, vals, NULL, NULL, "migrate", &rc);
+
+	PQclear(res);
+	return rc;
+}
+
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -853,4 +899,6 @@ const struct store_ops store_pg_ops = {
 	.groups_end = pg_groups_end,
 	.groups = pg_groups,
 	.summary_shared = pg_summary_shared,
+	.put_row = pg_put_row,
+	.put_withdrawn = pg_put_withdrawn,
 };

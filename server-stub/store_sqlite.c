@@ -68,7 +68,8 @@ static const char *const dim_sql[DIM_COUNT] = {
 
 enum stmt {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_READ, ST_SRC_FILL, ST_SRC_CLEAR, ST_FIND,
-	ST_WITHDRAWN, ST_INSERT, ST_TOKEN, ST_DELETE, ST_FORGET, ST_GET, ST_LIST, ST_COUNT
+	ST_WITHDRAWN, ST_INSERT, ST_TOKEN, ST_DELETE, ST_FORGET, ST_GET, ST_LIST, ST_SCAN,
+	ST_WITHDRAWN_ALL, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -97,6 +98,11 @@ static const char *const stmt_sql[ST_COUNT] = {
 		    " AND (?4 IS NULL OR cgroup_mode = ?4) AND (?5 IS NULL OR verdict = ?5)"
 		    " AND (?6 IS NULL OR received_at >= ?6) AND (?7 IS NULL OR received_at < ?7)"
 		    " AND seq < iif(?8 = 0, 9223372036854775807, ?8) ORDER BY seq DESC LIMIT ?9",
+	/* For migrate: oldest first, every column. */
+	[ST_SCAN] = "SELECT seq, id, sha256, received_at, via, catalog_id, kernel_series,"
+		    " distribution, cgroup_mode, software, verdict, reorganisation, use_case, body,"
+		    " token_sha256, install, month FROM reports WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+	[ST_WITHDRAWN_ALL] = "SELECT id, at FROM withdrawn ORDER BY at, id",
 };
 
 struct sq_store {
@@ -631,6 +637,58 @@ static int sq_groups(struct store *base, enum store_dim d,
 	return ret;
 }
 
+/* Column i, or NULL when it is NULL. */
+static const char *col_or_null(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col(st, i);
+}
+
+static int sq_scan(struct store *base, int64_t after, unsigned limit,
+		   int (*fn)(const struct store_row *row, void *ud), void *ud)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = s->st[ST_SCAN];
+	int rc, ret = 0;
+
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int64(st, 2, limit);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const struct store_row row = {
+			.seq = sqlite3_column_int64(st, 0), .id = col(st, 1), .sha256 = col(st, 2),
+			.received_at = col(st, 3), .via = col(st, 4), .catalog_id = col(st, 5),
+			.kernel_series = col(st, 6), .distribution = col(st, 7),
+			.cgroup_mode = col(st, 8), .software = col(st, 9), .verdict = col(st, 10),
+			.reorganisation = col(st, 11), .use_case = col_or_null(st, 12),
+			.body = sqlite3_column_blob(st, 13),
+			.body_len = (size_t)sqlite3_column_bytes(st, 13),
+			.token_sha256 = col_or_null(st, 14), .install = col(st, 15),
+			.month = col(st, 16),
+		};
+
+		ret = fn(&row, ud);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_error(s, "scan");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+static int sq_withdrawn_list(struct store *base,
+			     int (*fn)(const char *id, const char *at, void *ud), void *ud)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = s->st[ST_WITHDRAWN_ALL];
+	int rc, ret = 0;
+
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		ret = fn(col(st, 0), col(st, 1), ud);
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_error(s, "withdrawn");
+	sqlite3_reset(st);
+	return ret;
+}
+
 const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",
 	.open = sq_open,
@@ -651,4 +709,6 @@ const struct store_ops store_sqlite_ops = {
 	.groups_begin = sq_groups_begin,
 	.groups_end = sq_groups_end,
 	.groups = sq_groups,
+	.scan = sq_scan,
+	.withdrawn_list = sq_withdrawn_list,
 };
