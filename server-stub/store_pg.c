@@ -68,21 +68,25 @@ static const char groups_src_sql[] =
 	where " GROUP BY 1 ORDER BY " order
 
 enum pst {
-	P_FIND, P_WITHDRAWN, P_INSERT, P_TOKEN, P_DELETE, P_FORGET, P_GET, P_LIST, P_SRC_FILL,
+	P_FIND, P_INSERT, P_TOKEN, P_DELETE, P_FORGET, P_GET, P_LIST, P_SRC_FILL,
 	P_SNAP_FRESH, P_SNAP_GET, P_SNAP_PUT, P_PUT_ROW, P_DIM0,
 	P_COUNT = P_DIM0 + DIM_COUNT
 };
 
 static const char *const pst_sql[P_COUNT] = {
 	[P_FIND] = "SELECT sha256, received_at FROM reports WHERE id = $1",
-	[P_WITHDRAWN] = "SELECT 1 FROM withdrawn WHERE id = $1",
-	/* DO NOTHING: another instance may have stored this id since P_FIND;
-	 * no row back then means "look again". */
-	[P_INSERT] = "INSERT INTO reports (id, sha256, body, received_at, via, token_sha256,"
+	/* One round trip for a new report: not if withdrawn, and DO NOTHING
+	 * when the id is there (stored earlier, or by another instance at
+	 * this moment: the INSERT waits for its commit). (withdrawn, stored)
+	 * come back as counts; (0, 0) means "look it up". */
+	[P_INSERT] = "WITH w AS (SELECT 1 FROM withdrawn WHERE id = $1),"
+		     " ins AS (INSERT INTO reports (id, sha256, body, received_at, via, token_sha256,"
 		     " install, catalog_id, kernel_series, distribution, cgroup_mode, software,"
 		     " verdict, reorganisation, month, use_case)"
-		     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
-		     " ON CONFLICT (id) DO NOTHING RETURNING seq",
+		     " SELECT $1, $2, $3::bytea, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
+		     " $15, $16 WHERE NOT EXISTS (SELECT 1 FROM w)"
+		     " ON CONFLICT (id) DO NOTHING RETURNING seq)"
+		     " SELECT (SELECT count(*) FROM w), (SELECT count(*) FROM ins)",
 	[P_TOKEN] = "SELECT token_sha256 FROM reports WHERE id = $1",
 	[P_DELETE] = "DELETE FROM reports WHERE id = $1",
 	[P_FORGET] = "INSERT INTO withdrawn (id, at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
@@ -510,19 +514,7 @@ static int find(struct pg_store *s, const char *id, struct receipt *r)
 	return rc;
 }
 
-static int withdrawn(struct pg_store *s, const char *id)
-{
-	int rc;
-	PGresult *res = run(s, P_WITHDRAWN, 1, &id, NULL, NULL, "withdrawn", &rc);
-
-	if (!res)
-		return rc;
-	rc = PQntuples(res) > 0;
-	PQclear(res);
-	return rc;
-}
-
-/* 1 when stored, 0 when another instance stored this id first. */
+/* 1 stored, 2 withdrawn before, 0 the id is there already. */
 static int insert(struct pg_store *s, const struct report_meta *m, const char *body, size_t len,
 		  const char *received_at, const char *via)
 {
@@ -544,7 +536,12 @@ static int insert(struct pg_store *s, const struct report_meta *m, const char *b
 	res = run(s, P_INSERT, 16, vals, lens, fmts, "insert", &rc);
 	if (!res)
 		return rc;
-	rc = PQntuples(res) > 0;
+	if (PQntuples(res) != 1)
+		rc = -EIO;
+	else if (int8_at(res, 0, 0) > 0)
+		rc = 2;
+	else
+		rc = int8_at(res, 0, 1) > 0;
 	PQclear(res);
 	return rc;
 }
@@ -553,29 +550,23 @@ static int pg_put(struct store *base, const struct report_meta *m, const char *b
 		  const char *received_at, const char *via, struct receipt *r)
 {
 	struct pg_store *s = pgs(base);
-	int rc = find(s, m->id, r);
+	int rc = insert(s, m, body, len, received_at, via);
 
-	if (rc == 0) {
-		rc = withdrawn(s, m->id);
-		if (rc == 1)
-			return STORE_WITHDRAWN;
+	if (rc == 2)
+		return STORE_WITHDRAWN;
+	if (rc == 1) {
+		snprintf(r->id, sizeof(r->id), "%s", m->id);
+		snprintf(r->sha256, sizeof(r->sha256), "%s", m->sha256);
+		snprintf(r->received_at, sizeof(r->received_at), "%s", received_at);
+		return STORE_CREATED;
 	}
-	if (rc == 0) {
-		rc = insert(s, m, body, len, received_at, via);
-		if (rc == 1) {
-			snprintf(r->id, sizeof(r->id), "%s", m->id);
-			snprintf(r->sha256, sizeof(r->sha256), "%s", m->sha256);
-			snprintf(r->received_at, sizeof(r->received_at), "%s", received_at);
-			return STORE_CREATED;
-		}
-		/* Another instance stored this id since find: its INSERT
-		 * has committed (ours waited for it), so a new statement
-		 * sees its row and its receipt. */
-		if (rc == 0)
-			rc = find(s, m->id, r);
-		if (rc == 0)
-			return -EAGAIN;   /* stored and withdrawn meanwhile */
-	}
+	/* The id is there, committed: if another instance stored it at this
+	 * moment, our INSERT waited for its commit, and this new statement
+	 * sees its row and its receipt. */
+	if (rc == 0)
+		rc = find(s, m->id, r);
+	if (rc == 0)
+		return -EAGAIN;   /* stored and withdrawn meanwhile: retried later */
 	if (rc < 0)
 		return rc;
 	return strcmp(r->sha256, m->sha256) == 0 ? STORE_SAME : STORE_CONFLICT;
