@@ -71,15 +71,16 @@ pg_restart() {
 		restart >/dev/null 2>&1
 }
 
-# pg_stop: stopped and removed, whatever state it is in; for the exit trap.
+# pg_stop: stopped and removed, whatever state it is in; for the exit trap
+# (also of a script under set -e).
 pg_stop() {
 	[ -n "$PG_ROOT" ] || return 0
 	if [ -f "$PG_ROOT/data/postmaster.pid" ]; then
 		timeout 30 runuser -u "$PG_USER" -- "$PG_BIN/pg_ctl" -D "$PG_ROOT/data" -m immediate \
 			-w -t 20 stop >/dev/null 2>&1
 		# A postmaster that did not stop in time: by its pid, ours alone.
-		_pm=$(head -n 1 "$PG_ROOT/data/postmaster.pid" 2>/dev/null)
-		[ -n "$_pm" ] && kill -9 "$_pm" 2>/dev/null
+		_pm=$(head -n 1 "$PG_ROOT/data/postmaster.pid" 2>/dev/null || true)
+		if [ -n "$_pm" ]; then kill -9 "$_pm" 2>/dev/null || true; fi
 	fi
 	[ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$PG_ROOT"
 	PG_ROOT=""
