@@ -373,6 +373,21 @@ static int ensure(struct pg_store *s)
 	return rc;
 }
 
+/* Defaults that the database option may override (its values come
+ * last): a server that does not answer fails a (re)connection within
+ * seconds and a connection whose peer vanished within seconds, so that
+ * requests are answered 503 instead of waiting for TCP's minutes. The
+ * password comes from PGPASSFILE, a service file or the environment,
+ * never from the command line (docs/man). */
+static PGconn *connect_db(const char *conninfo)
+{
+	static const char *const keys[] = { "application_name", "connect_timeout",
+					    "tcp_user_timeout", "dbname", NULL };
+	const char *const vals[] = { "cgroup-feedback-server", "5", "10000", conninfo, NULL };
+
+	return PQconnectdbParams(keys, vals, 1);
+}
+
 static int pg_open(struct store **out, const char *where, bool readonly)
 {
 	struct pg_store *s = calloc(1, sizeof(*s));
@@ -387,9 +402,7 @@ static int pg_open(struct store **out, const char *where, bool readonly)
 		rc = -ENOMEM;
 		goto fail;
 	}
-	/* The password comes from PGPASSFILE, a service file or the
-	 * environment, never from the command line (docs/man). */
-	s->conn = PQconnectdb(s->conninfo);
+	s->conn = connect_db(s->conninfo);
 	if (!s->conn) {
 		rc = -ENOMEM;
 		goto fail;

@@ -82,6 +82,17 @@ check "...with the same ETag" sh -c 'test -s "$1" && cmp -s "$1" "$2"' _ "$T_TMP
 expect_eq "...kept in the database for all (summary_snapshot)" \
 	"$(sql "$SERVER_STORE" "select count(*) from summary_snapshot")" 1
 
+# --- the other two spellings of a PostgreSQL database ---------------------------------------
+for spec in "host=$PG_SOCK dbname=$(pg_dbname "$SERVER_STORE") user=postgres" \
+	"postgres:///$(pg_dbname "$SERVER_STORE")?host=$PG_SOCK&user=postgres"; do
+	# A later --database wins over start_server's.
+	start_server other --rate 0 --quiet --database "$spec" || { not_ok "server starts: $spec"; continue; }
+	admin '/api/v1/reports?limit=500' > /dev/null
+	expect_eq "--database '${spec%%[ ?]*}...' reads the shared database" "$(json 'len(j["reports"])')" 300
+	stop_server
+done
+URL=$B
+
 # --- a conflict and a withdrawal across instances -------------------------------------------
 URL=$B
 python3 -c 'import json, sys
