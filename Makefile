@@ -30,7 +30,7 @@ WATCH_PKGS  := json-c
 # The report writer it starts per detection: snapshot, tokens, schema.
 REPORT_PKGS := json-c libcrypto libudev libpcre2-8
 TEST_PKGS   := cmocka
-SERVER_PKGS := libmicrohttpd sqlite3 json-c libcrypto libssl libpcre2-8
+SERVER_PKGS := libmicrohttpd sqlite3 libpq json-c libcrypto libssl libpcre2-8
 
 WARN    := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wno-unused-parameter

@@ -13,9 +13,13 @@ local counter = 0
 tid = 0
 local threads = {}
 
+-- BENCH_TID_BASE: another wrk beside this one (two collectors on one
+-- database) numbers its threads from there, so no id is sent twice.
+local tid_base = tonumber(os.getenv("BENCH_TID_BASE") or "0")
+
 function setup(thread)
 	tid = tid + 1
-	thread:set("tid", tid)
+	thread:set("tid", tid + tid_base)
 	table.insert(threads, thread)
 end
 

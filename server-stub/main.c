@@ -13,6 +13,7 @@
 #include "cgfb/log.h"
 #include "http.h"
 #include "import.h"
+#include "migrate.h"
 #include "options.h"
 
 /* How long requests in flight may take to finish at shutdown. */
@@ -30,11 +31,14 @@ static void api_free(struct api *a)
 }
 
 /* A second connection for the writer's checkpoints; without one the
- * server still works, with checkpoints inside commits. */
+ * server still works, with checkpoints inside commits. PostgreSQL
+ * checkpoints and syncs its WAL itself: none there. */
 static struct store *checkpointer(const char *path)
 {
 	struct store *s = NULL;
 
+	if (store_is_postgres(path))
+		return NULL;
 	if (store_open(&s, path, false) < 0)
 		cgfb_log(LOG_WARNING, "%s: no checkpoint connection; commits will checkpoint", path);
 	return s;
@@ -169,6 +173,8 @@ int main(int argc, char **argv)
 	}
 	if (find_import(argc, argv))
 		rc = server_import(schema, argc - 1, argv + 1);
+	else if (argc > 1 && strcmp(argv[1], "migrate") == 0)
+		rc = server_migrate(argc - 1, argv + 1);
 	else if (argc > 1 && strcmp(argv[1], "serve") == 0)
 		rc = serve(schema, argc - 1, argv + 1);
 	else

@@ -25,21 +25,16 @@ struct pubsum {
 	time_t next;                 /* when the next recomputation is due */
 };
 
-static int compute(struct pubsum *p, struct cgfb_buf *out, char etag[72])
+/* The summary as served, into out: store_summary_shared's compute. */
+static int build(struct store *s, struct cgfb_buf *out, void *ud)
 {
-	struct store *s = NULL;
+	const struct pubsum *p = ud;
 	json_object *o = NULL;
-	char sha[65], when[32];
+	char when[32];
 	const time_t now = time(NULL);
 	struct tm tm;
-	int rc;
+	int rc = summary_build(s, NULL, &o);
 
-	rc = store_open(&s, p->db_path, true);
-	if (rc == 0) {
-		store_read_deadline(s, STORE_READ_MS);
-		rc = summary_build(s, NULL, &o);
-	}
-	store_close(s);
 	if (rc < 0)
 		return rc;
 	gmtime_r(&now, &tm);
@@ -52,13 +47,30 @@ static int compute(struct pubsum *p, struct cgfb_buf *out, char etag[72])
 	if (rc == 0)
 		rc = cgfb_buf_add(out, "\n", 1);
 	json_object_put(o);
+	return rc;
+}
+
+static int compute(struct pubsum *p, struct cgfb_buf *out, char etag[72])
+{
+	struct store *s = NULL;
+	char sha[65];
+	const char *computed;
+	int rc;
+
+	rc = store_open(&s, p->db_path, true);
+	if (rc == 0) {
+		store_read_deadline(s, STORE_READ_MS);
+		/* Several collectors on one PostgreSQL serve the same summary,
+		 * computed by one of them at a time. */
+		rc = store_summary_shared(s, p->interval, build, p, out);
+	}
+	store_close(s);
 	if (rc < 0)
 		return rc;
 	/* The counts, not the time they were computed, make the tag: an
 	 * unchanged summary stays cached across recomputations. */
-	cgfb_sha256_hex(out->data, (size_t)(strstr(out->data, ",\"computed\"") ?
-					    strstr(out->data, ",\"computed\"") - out->data :
-					    (ptrdiff_t)out->len), sha);
+	computed = strstr(out->data, ",\"computed\"");
+	cgfb_sha256_hex(out->data, computed ? (size_t)(computed - out->data) : out->len, sha);
 	snprintf(etag, 72, "\"%.32s\"", sha);
 	return 0;
 }

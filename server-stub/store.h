@@ -1,6 +1,9 @@
-/* The collector's storage: one SQLite file in WAL mode, prepared statements
- * only, its schema versioned with PRAGMA user_version. A connection is used
- * by one thread at a time; the writer thread owns the only writing one. */
+/* The collector's storage, one interface with two backends (store_impl.h):
+ * one SQLite file in WAL mode (store_sqlite.c, the default), or a
+ * PostgreSQL database that several collectors share (store_pg.c). Both
+ * use prepared statements only and version their schema. A connection is
+ * used by one thread at a time; the writer thread owns the only writing
+ * one of its process. */
 #ifndef CGFB_SERVER_STORE_H
 #define CGFB_SERVER_STORE_H
 
@@ -27,10 +30,17 @@ enum store_put_result {
 	STORE_WITHDRAWN,   /* this id was deleted by its owner; not stored again */
 };
 
+/* True when the database option names a PostgreSQL database (a
+ * postgresql:// or postgres:// URI, or libpq key=value pairs), false for
+ * a SQLite file. */
+bool store_is_postgres(const char *where);
+
 /* Open (and create or migrate) the database. Returns -EPROTO for a database
  * written by a newer version; the reason goes to the log. */
 int store_open(struct store **out, const char *path, bool readonly);
 void store_close(struct store *s);
+/* "sqlite" or "postgresql", for the log. */
+const char *store_backend(const struct store *s);
 
 /* Read connections: what is read from now on must be done within ms
  * milliseconds (0: no bound), or it fails with -ETIMEDOUT. */
@@ -83,12 +93,27 @@ struct store_row {
 	const char *distribution, *cgroup_mode, *software, *verdict, *reorganisation, *use_case;
 	const char *body;
 	size_t body_len;
+	/* Only from store_scan: the rest of what is stored. */
+	const char *token_sha256, *install, *month;
 };
 
 /* Call fn for each matching row, newest first; stops early when fn returns
  * non-zero and returns that value. Row strings live only during the call. */
 int store_list(struct store *s, const struct store_filter *f,
 	       int (*fn)(const struct store_row *row, void *ud), void *ud);
+
+/* Migration (migrate.c). Every stored row with seq > after, oldest first,
+ * at most limit of them, with every column (SQLite only). */
+int store_scan(struct store *s, int64_t after, unsigned limit,
+	       int (*fn)(const struct store_row *row, void *ud), void *ud);
+/* Every withdrawn id and when it was withdrawn (SQLite only). */
+int store_withdrawn_list(struct store *s, int (*fn)(const char *id, const char *at, void *ud),
+			 void *ud);
+/* Inside a transaction: row stored as it is, its received_at and via
+ * kept (PostgreSQL only). STORE_CREATED, STORE_SAME (this id with these
+ * bytes is there), STORE_CONFLICT, or a negative errno. */
+int store_put_row(struct store *s, const struct store_row *row);
+int store_put_withdrawn(struct store *s, const char *id, const char *at);
 
 /* Aggregation: for each value of one dimension, the number of reports and
  * of distinct installs (see ingest.h), counting reports received at or
@@ -115,5 +140,14 @@ void store_groups_end(struct store *s);
 int store_groups(struct store *s, enum store_dim d,
 		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
 		 void *ud);
+
+/* The public summary into out, made by compute(s, out, ud) (which may run
+ * store_groups). SQLite: computed now. PostgreSQL, which several collectors
+ * share: the one instance that holds an advisory lock recomputes it when
+ * the stored copy is older than half of max_age seconds and stores it;
+ * every instance serves the stored copy, so all serve the same bytes. */
+int store_summary_shared(struct store *s, unsigned max_age,
+			 int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
+			 struct cgfb_buf *out);
 
 #endif

@@ -63,10 +63,15 @@ static void run_job(struct writer *w, struct job *j, const char *now)
 		j->result = store_delete(w->store, j->id, j->token, now);
 }
 
+/* A batch that lost a deadlock against another collector's batch on the
+ * same PostgreSQL (the same ids in another order) is run again this many
+ * times before its requests are answered 503. */
+#define DEADLOCK_RETRIES 3
+
 /* One transaction for the whole batch. A job that failed on its own (a
  * wrong token, say) does not spoil the others; a failed commit fails all.
  * Returns the commit's result. */
-static int run_batch(struct writer *w, struct job *batch)
+static int run_batch_once(struct writer *w, struct job *batch)
 {
 	char now[32];
 	int rc;
@@ -82,6 +87,15 @@ static int run_batch(struct writer *w, struct job *batch)
 		for (struct job *j = batch; j; j = j->next)
 			j->result = rc;
 	}
+	return rc;
+}
+
+static int run_batch(struct writer *w, struct job *batch)
+{
+	int rc = run_batch_once(w, batch);
+
+	for (int i = 0; rc == -EDEADLK && i < DEADLOCK_RETRIES; i++)
+		rc = run_batch_once(w, batch);
 	return rc;
 }
 

@@ -85,6 +85,23 @@ for BUILD in $BUILDS; do
 		run "$BUILD/valgrind/$script" sh tests/tools/vg-check.sh "$vglogs" "$script"
 	done
 
+	# The collector's store-dependent scripts once more on PostgreSQL, a
+	# server each script starts itself (tests/server/pg.sh); the HTTP
+	# edges, attacks and log scripts test no store and run on SQLite only.
+	echo "== collector on PostgreSQL ($BUILD)"
+	for script in server-api server-dashboard server-e2e server-export server-import; do
+		case $VALGRIND:$BUILD in
+		1:*san*|0:*)
+			CGFB_TEST_STORE=pg run "$BUILD/integration/pg/$script" sh "tests/integration/$script.sh"
+			continue ;;
+		esac
+		vglogs="$LOGDIR/vg-$BUILD-pg-$script"
+		rm -rf "$vglogs"
+		CGFB_TEST_STORE=pg CGFB_VG_LOGDIR=$vglogs \
+			run "$BUILD/integration/pg/$script" sh "tests/integration/$script.sh"
+		run "$BUILD/valgrind/pg/$script" sh tests/tools/vg-check.sh "$vglogs" "$script"
+	done
+
 	echo "== real kernel under qemu ($BUILD)"
 	if [ "${CGFB_SKIP_QEMU:-0}" = 1 ]; then
 		echo "ok 1 - qemu # SKIP CGFB_SKIP_QEMU=1" > "$LOGDIR/qemu.log"

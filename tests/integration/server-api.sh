@@ -22,7 +22,11 @@ for n in $(seq 0 39); do
 done
 expect_eq "40 reports: 201 with id and sha256 of the bytes sent" "$bad" 0
 expect_eq "40 rows stored" "$(rows "$DB")" 40
-expect_eq "the database is readable by its owner only" "$(stat -c %a "$DB")" 600
+if [ "$STORE" = pg ]; then
+	skip "the database is readable by its owner only" "PostgreSQL: its roles and pg_hba.conf decide"
+else
+	expect_eq "the database is readable by its owner only" "$(stat -c %a "$DB")" 600
+fi
 
 first=$(post "$R/5.json"; cat "$T_TMP/body")
 again=$(post "$R/5.json"; cat "$T_TMP/body")
@@ -187,15 +191,14 @@ expect_eq "GET /api/v1/export.mbox: 200" "$(admin /api/v1/export.mbox)" 200
 mv "$T_TMP/body" "$T_TMP/export.mbox"
 check "export holds one message per report" python3 -c 'import mailbox, sys
 sys.exit(len(mailbox.mbox(sys.argv[1])) != 38)' "$T_TMP/export.mbox"
-out=$("$SERVER" --database "$T_TMP/fresh.sqlite" import "$T_TMP/export.mbox" 2>&1)
+out=$("$SERVER" --database "$(store_db "$T_TMP/fresh.sqlite")" import "$T_TMP/export.mbox" 2>&1)
 expect_eq "import into a fresh database" "$(echo "$out" | tail -n 1)" \
 	"import: 38 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
-check "the imported bytes are the stored bytes" python3 -c 'import sqlite3, sys
-q = "select id, sha256, body from reports order by id"
-a = sqlite3.connect(sys.argv[1]).execute(q).fetchall()
-b = sqlite3.connect(sys.argv[2]).execute(q).fetchall()
-sys.exit(a != b or len(a) != 38)' "$DB" "$T_TMP/fresh.sqlite"
-out=$("$SERVER" --database "$DB" import "$T_TMP/export.mbox" 2>&1)
+bodies "$DB" > "$T_TMP/bodies.live"
+bodies "$T_TMP/fresh.sqlite" > "$T_TMP/bodies.fresh"
+check "the imported bytes are the stored bytes" sh -c 'cmp -s "$1" "$2" && [ "$(wc -l < "$1")" = 38 ] &&
+	! awk -F"|" "\$2 != \$3" "$1" | grep -q .' _ "$T_TMP/bodies.live" "$T_TMP/bodies.fresh"
+out=$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/export.mbox" 2>&1)
 expect_eq "import into the live database: deduplicated with HTTP" "$(echo "$out" | tail -n 1)" \
 	"import: 0 imported, 38 already stored, 0 withdrawn, 0 without a report, 0 failed"
 
@@ -219,19 +222,18 @@ for msg in mailbox.mbox(sys.argv[1]):
     i = raw.index(b"-----BEGIN CGROUP-FEEDBACK REPORT-----")
     open(sys.argv[3], "wb").write(raw[:i] + raw[i:].replace(b"{\"analysis\"", b"{\"analysiz\"", 1))
 out.flush()' "$T_TMP/b.mbox" "$T_TMP/b5.mbox" "$T_TMP/damaged.eml" "$(sed -n 's/^45\t\([^\t]*\).*/\1/p' "$R/index.tsv")"
-out=$("$SERVER" import --database "$DB" "$T_TMP/b5.mbox" 2>&1)
+out=$("$SERVER" import --database "$(store_db "$DB")" "$T_TMP/b5.mbox" 2>&1)
 expect_eq "import of new reports into the live database" "$(echo "$out" | tail -n 1)" \
 	"import: 5 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
-"$SERVER" --database "$DB" import "$T_TMP/damaged.eml" > "$T_TMP/imp.out" 2>&1
+"$SERVER" --database "$(store_db "$DB")" import "$T_TMP/damaged.eml" > "$T_TMP/imp.out" 2>&1
 expect_eq "a damaged e-mail fails the import (exit 1)" "$?" 1
 check "the damage is reported as a hash mismatch" grep -q "SHA-256" "$T_TMP/imp.out"
 expect_eq "43 rows: 38 + 5 by mail, nothing from the damaged one" "$(rows "$DB")" 43
 st=$(post "$R/40.json")
 expect_eq "the HTTP path sees a mailed report as already there: 200" "$st" 200
-check "its receipt is the one from the import" python3 -c 'import json, sqlite3, sys
-j = json.load(open(sys.argv[1]))
-row = sqlite3.connect(sys.argv[2]).execute("select received_at, via from reports where id = ?", (j["id"],)).fetchone()
-sys.exit(row != (j["received_at"], "mail"))' "$T_TMP/body" "$DB"
+expect_eq "its receipt is the one from the import" \
+	"$(sql "$DB" "select received_at, via from reports where id = '$(json 'j["id"]')'")" \
+	"$(json 'j["received_at"]')|mail"
 
 # --- routing, and what error bodies never contain -----------------------------------------
 expect_eq "PUT /api/v1/reports: 405" "$(req PUT /api/v1/reports)" 405
@@ -244,12 +246,19 @@ for line in open(sys.argv[1]):
     assert json.loads(line)["error"]' "$T_TMP/all-errors"
 
 # --- schema versions -----------------------------------------------------------------------
-check "the database records its schema version (PRAGMA user_version = 1)" python3 -c 'import sqlite3, sys
+if [ "$STORE" = pg ]; then
+	expect_eq "the database records its schema version (table cgfb_schema)" \
+		"$(sql "$DB" "select version from cgfb_schema")" 1
+	store_db "$T_TMP/future.sqlite" >/dev/null
+	sql "$T_TMP/future.sqlite" "create table cgfb_schema (version integer); insert into cgfb_schema values (99)"
+else
+	check "the database records its schema version (PRAGMA user_version = 1)" python3 -c 'import sqlite3, sys
 sys.exit(sqlite3.connect(sys.argv[1]).execute("pragma user_version").fetchone()[0] != 1)' "$DB"
-python3 -c 'import sqlite3, sys
+	python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1]); db.execute("create table t (x)"); db.execute("pragma user_version = 99"); db.commit()' \
-	"$T_TMP/future.sqlite"
-"$SERVER" --listen 127.0.0.1:0 --database "$T_TMP/future.sqlite" 2>"$T_TMP/future.log" &
+		"$T_TMP/future.sqlite"
+fi
+"$SERVER" --listen 127.0.0.1:0 --database "$(store_db "$T_TMP/future.sqlite")" 2>"$T_TMP/future.log" &
 p=$!
 wait_for 100 sh -c '! kill -0 "$1"' _ "$p"
 wait "$p"
@@ -257,7 +266,9 @@ expect_eq "a database from a newer version is refused (exit 2), not touched" "$?
 check "...saying why" grep -q "schema version 99 is newer" "$T_TMP/future.log"
 
 # --- per-client rate limit -------------------------------------------------------------------
-start_server c --rate 1 --burst 3
+# One token per 5 s: none comes back while the five posts are answered, even
+# under valgrind on PostgreSQL (at --rate 1 one did there).
+start_server c --rate 0.2 --burst 3
 codes=""
 for n in 0 1 2 3 4; do codes="$codes $(post "$R/$n.json")"; done
 expect_eq "burst of 3, then 429" "$codes" " 201 201 201 429 429"

@@ -53,14 +53,14 @@ expect_eq "a late copy of the withdrawn report is refused: 410" "$(post "$T_TMP/
 id2=$(new_report M3 102)
 cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id2" > /dev/null 2>&1
 expect_eq "cgroup-feedback export exits 0" "$?" 0
-out=$("$SERVER" --database "$DB" import "$T_TMP/r.eml" 2>&1)
+out=$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/r.eml" 2>&1)
 expect_eq "the exported e-mail imports into the live collector" "$(echo "$out" | tail -n 1)" \
 	"import: 1 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
 cfb show --state-dir "$ST" --raw "$id2" > "$T_TMP/shown2"
 stored_bytes "$id2" > "$T_TMP/stored2"
 check "the imported report is the exported one, byte for byte" cmp -s "$T_TMP/shown2" "$T_TMP/stored2"
 expect_eq "the same report over HTTP afterwards: 200 (deduplicated)" "$(post "$T_TMP/shown2")" 200
-out=$("$SERVER" --database "$DB" import "$T_TMP/r.eml" 2>&1)
+out=$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/r.eml" 2>&1)
 expect_eq "importing it again: already stored" "$(echo "$out" | tail -n 1)" \
 	"import: 0 imported, 1 already stored, 0 withdrawn, 0 without a report, 0 failed"
 # --- one report, both channels: exported first, then submitted -----------------------

@@ -66,11 +66,10 @@ PY
 
 imp() {  # imp DB FILE...: stdout+stderr in $T_TMP/out, exit status printed
 	db=$1; shift
-	"$SERVER" --database "$db" import "$@" > "$T_TMP/out" 2>&1
+	"$SERVER" --database "$(store_db "$db")" import "$@" > "$T_TMP/out" 2>&1
 	echo $?
 }
-ids() { python3 -c 'import sqlite3, sys
-print(" ".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("select id from reports order by id")))' "$1"; }
+ids() { sql "$1" "select id from reports order by id" | tr '\n' ' ' | sed 's/ $//'; }
 want() { cat "$S/$1.ids"; }
 
 expect_eq "base64 bodies (LF and CRLF): exit 0" "$(imp "$T_TMP/b64.db" "$S/b64.mbox")" 0

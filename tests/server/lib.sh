@@ -1,6 +1,11 @@
 # Helpers for the collector's integration tests (tests/integration/server*.sh),
 # sourced after tests/lib.sh: a server on an ephemeral loopback port with a
 # fresh database per start, bounded waits, and every server killed on exit.
+#
+# CGFB_TEST_STORE=pg runs the same script against PostgreSQL: a server
+# started for the script (tests/server/pg.sh) and a database of its own per
+# SQLite file the script names (store_db); rows, sql and bodies read
+# whichever store is in use. tests/run.sh runs the scripts both ways.
 # shellcheck shell=sh
 SERVER=${SERVER:-$PWD/$BUILD/cgroup-feedback-server}
 GEN=$PWD/tests/server/genreport.py
@@ -20,9 +25,63 @@ server_cleanup() {
 		done
 		kill -9 "$p" 2>/dev/null
 	done
+	[ "$STORE" = pg ] && pg_stop
 	[ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"
 }
 trap server_cleanup EXIT
+
+STORE=${CGFB_TEST_STORE:-sqlite}
+if [ "$STORE" = pg ]; then
+	. tests/server/pg.sh
+	if ! pg_available; then
+		echo "ok 1 - PostgreSQL backend # SKIP initdb is missing and cannot be installed"
+		echo "1..1"
+		exit 77
+	fi
+	if ! pg_start; then
+		echo "not ok 1 - a PostgreSQL server for the tests starts"
+		echo "1..1"
+		exit 1
+	fi
+fi
+
+# pg_dbname PATH: the PostgreSQL database that stands for SQLite file PATH.
+pg_dbname() { echo "${1#"$T_TMP"/}" | tr -c 'a-zA-Z0-9\n' '_' | cut -c1-60; }
+
+# store_db PATH: what --database gets for the store PATH names: PATH itself
+# on SQLite; on PostgreSQL the URI of a database of its own, made if missing.
+store_db() {
+	if [ "$STORE" != pg ]; then
+		echo "$1"
+		return
+	fi
+	pg_createdb "$(pg_dbname "$1")" >/dev/null && pg_uri "$(pg_dbname "$1")"
+}
+
+# sql PATH QUERY: rows of QUERY on the store PATH names, fields joined by |.
+sql() {
+	if [ "$STORE" = pg ]; then
+		pg_sql "$(pg_dbname "$1")" "$2"
+		return
+	fi
+	python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for r in db.execute(sys.argv[2]):
+    print("|".join("" if v is None else str(v) for v in r))
+db.commit()' "$1" "$2"
+}
+
+# bodies PATH: for every stored report, ordered by id, "id|sha256|SHA-256
+# of the stored body bytes": equal lines mean byte-identical bodies.
+bodies() {
+	if [ "$STORE" = pg ]; then
+		sql "$1" "select id, sha256, encode(sha256(body), 'hex') from reports order by id"
+		return
+	fi
+	python3 -c 'import hashlib, sqlite3, sys
+for i, h, b in sqlite3.connect(sys.argv[1]).execute("select id, sha256, body from reports order by id"):
+    print("%s|%s|%s" % (i, h, hashlib.sha256(b).hexdigest()))' "$1"
+}
 
 # wait_for TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS times
 # (scaled by CGFB_TIMEOUT_SCALE).
@@ -38,7 +97,8 @@ wait_for() {
 
 # start_server NAME [OPTION...]: start a server with its own directory
 # $T_TMP/NAME (database, log, admin token); sets DIR, SPID, PORT, URL.
-# A NAME used before keeps its database (a restart).
+# A NAME used before keeps its database (a restart). With SERVER_STORE set
+# (a path, see store_db) every server started shares that store instead.
 start_server() {
 	DIR=$T_TMP/$1; shift
 	mkdir -p "$DIR"
@@ -46,7 +106,7 @@ start_server() {
 	rm -f "$DIR/port"
 	# A summary recomputed every second unless the test says otherwise
 	# (a later --summary-interval wins); fresh_summary waits for one.
-	"$SERVER" --summary-interval 1 --listen 127.0.0.1:0 --database "$DIR/db.sqlite" \
+	"$SERVER" --summary-interval 1 --listen 127.0.0.1:0 --database "$(store_db "${SERVER_STORE:-$DIR/db.sqlite}")" \
 		--port-file "$DIR/port" \
 		--admin-token-file "$DIR/admin" "$@" 2>>"$DIR/log" &
 	SPID=$!
@@ -130,11 +190,8 @@ req() {
 }
 admin() { req GET "$1" -H "Authorization: Bearer $ADMIN"; }
 
-# rows DB: the number of stored reports, read with SQLite directly.
-rows() {
-	python3 -c 'import sqlite3, sys
-print(sqlite3.connect(sys.argv[1]).execute("select count(*) from reports").fetchone()[0])' "$1"
-}
+# rows DB: the number of stored reports, read from the store directly.
+rows() { sql "$1" "select count(*) from reports"; }
 
 # json EXPR: evaluate a Python expression over the last body as j.
 json() {

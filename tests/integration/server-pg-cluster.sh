@@ -1,0 +1,198 @@
+#!/bin/sh
+# Several collectors on one PostgreSQL (issue 17), a real server started by
+# the test (tests/server/pg.sh): two instances starting together migrate
+# once; the same reports sent to both at the same moment are stored once
+# and answered 201 by one and 200 with the same receipt by the other; the
+# public summary is the same from either; a withdrawal on one is
+# seen by the other; kill -9 of an instance under load and an immediate
+# restart of PostgreSQL under load lose no report that was answered 201,
+# and the collector answers 503 with Retry-After meanwhile and recovers by
+# itself.
+CGFB_TEST_STORE=pg
+. tests/lib.sh
+. tests/server/lib.sh
+
+R=$T_TMP/reports
+gen "$R" 1500 5 40
+SERVER_STORE=$T_TMP/shared.sqlite
+# The database exists (empty); the schema is the instances' business.
+store_db "$SERVER_STORE" > /dev/null
+
+# --- two instances starting together on a new database -----------------------------------
+start_server a --rate 0 --quiet &
+start_server b --rate 0 --quiet &
+wait
+# Each ran in a subshell: read their ports and pids back from the files.
+PA=$(cat "$T_TMP/a/port" 2>/dev/null) PB=$(cat "$T_TMP/b/port" 2>/dev/null)
+check "two instances starting together both listen" sh -c '[ -n "$1" ] && [ -n "$2" ]' _ "$PA" "$PB"
+SERVER_PIDS="$SERVER_PIDS $(pgrep -f -- "--port-file $T_TMP/a/port") $(pgrep -f -- "--port-file $T_TMP/b/port")"
+expect_eq "the schema was migrated once, to version 1" \
+	"$(sql "$SERVER_STORE" "select string_agg(version::text, ',') from cgfb_schema")" 1
+expect_eq "one of them logged the migration" \
+	"$(cat "$T_TMP/a/log" "$T_TMP/b/log" | grep -c "schema migrated to version 1")" 1
+A=http://127.0.0.1:$PA B=http://127.0.0.1:$PB
+
+# --- the same ids to both at the same moment -------------------------------------------------
+python3 - "$R" 0 300 "$A" "$B" > "$T_TMP/dup.out" <<'PY'
+import http.client, json, sys, threading, urllib.parse
+d, first, last, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+def post(url, body, res, k):
+    u = urllib.parse.urlsplit(url)
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=20)
+    c.request("POST", "/api/v1/reports", body, {"Content-Type": "application/json"})
+    r = c.getresponse()
+    res[k] = (r.status, json.loads(r.read()))
+bad = 0
+for n in range(first, last):
+    body = open("%s/%d.json" % (d, n), "rb").read()
+    res = [None, None]
+    ts = [threading.Thread(target=post, args=(u, body, res, k)) for k, u in enumerate((a, b))]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    st = sorted(r[0] for r in res)
+    if st != [200, 201] or res[0][1] != res[1][1]:
+        bad += 1
+        if bad <= 3:
+            print("report %d: %s" % (n, res), file=sys.stderr)
+print(bad)
+PY
+expect_eq "300 reports sent to both at once: one 201 and one 200 each, the same receipt" \
+	"$(cat "$T_TMP/dup.out")" 0
+expect_eq "...stored once each: 300 rows" "$(rows "$SERVER_STORE")" 300
+expect_eq "...300 distinct ids" "$(sql "$SERVER_STORE" "select count(distinct id) from reports")" 300
+
+# --- the public summary: computed by one, the same from both ----------------------------------
+# Each instance serves from memory what it last read of the database (every
+# --summary-interval): the copies read after the writes must agree, down to
+# the ETag, which is made of the counts.
+no_computed() { python3 -c 'import json, sys
+j = json.load(open(sys.argv[1])); j.pop("computed")
+print(json.dumps(j, sort_keys=True))' "$T_TMP/body"; }
+URL=$A
+fresh_summary > /dev/null
+no_computed > "$T_TMP/sum.a"
+tr -d '\r' < "$T_TMP/headers" | grep -i '^etag:' > "$T_TMP/etag.a"
+expect_eq "the summary counts every report" "$(json 'j["total"]["reports"]')" 300
+URL=$B
+fresh_summary > /dev/null
+no_computed > "$T_TMP/sum.b"
+tr -d '\r' < "$T_TMP/headers" | grep -i '^etag:' > "$T_TMP/etag.b"
+check "the summary is the same from either instance" cmp -s "$T_TMP/sum.a" "$T_TMP/sum.b"
+check "...with the same ETag" sh -c 'test -s "$1" && cmp -s "$1" "$2"' _ "$T_TMP/etag.a" "$T_TMP/etag.b"
+expect_eq "...kept in the database for all (summary_snapshot)" \
+	"$(sql "$SERVER_STORE" "select count(*) from summary_snapshot")" 1
+
+# --- the other two spellings of a PostgreSQL database ---------------------------------------
+for spec in "host=$PG_SOCK dbname=$(pg_dbname "$SERVER_STORE") user=postgres" \
+	"postgres:///$(pg_dbname "$SERVER_STORE")?host=$PG_SOCK&user=postgres"; do
+	# A later --database wins over start_server's.
+	start_server other --rate 0 --quiet --database "$spec" || { not_ok "server starts: $spec"; continue; }
+	admin '/api/v1/reports?limit=500' > /dev/null
+	expect_eq "--database '${spec%%[ ?]*}...' reads the shared database" "$(json 'len(j["reports"])')" 300
+	stop_server
+done
+URL=$B
+
+# --- a conflict and a withdrawal across instances -------------------------------------------
+URL=$B
+python3 -c 'import json, sys
+o = json.load(open(sys.argv[1])); o["detection"]["count"] += 1
+open(sys.argv[2], "wb").write(json.dumps(o, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())' \
+	"$R/1.json" "$T_TMP/other.json"
+expect_eq "other bytes under a stored id, on the other instance: 409" "$(post "$T_TMP/other.json")" 409
+id7=$(sed -n 's/^7\t\([^\t]*\).*/\1/p' "$R/index.tsv")
+tok7=$(cat "$R/7.token")
+URL=$A
+expect_eq "withdrawn on A" "$(req DELETE "/api/v1/reports/$id7" -H "X-Deletion-Token: $tok7")" 200
+URL=$B
+expect_eq "a late copy sent to B: 410" "$(post "$R/7.json")" 410
+
+# --- kill -9 of an instance under load, three rounds ---------------------------------------
+# Load on A and B at once; A is killed, then started again; every 201 from
+# either is stored, once.
+missing() {  # missing FILE: how many ids of FILE are not stored
+	sql "$SERVER_STORE" "select id from reports" | sort > "$T_TMP/stored"
+	sort "$1" | comm -23 - "$T_TMP/stored" | wc -l
+}
+for round in 1 2 3; do
+	first=$((round * 300)) mid=$((round * 300 + 150)) last=$((round * 300 + 300))
+	: > "$T_TMP/acked.a"; : > "$T_TMP/acked.b"
+	python3 tests/server/load.py 127.0.0.1 "$PA" "$R" "$first" "$mid" 8 "$T_TMP/acked.a" > "$T_TMP/load.a" 2>&1 &
+	la=$!
+	python3 tests/server/load.py 127.0.0.1 "$PB" "$R" "$mid" "$last" 8 "$T_TMP/acked.b" > "$T_TMP/load.b" 2>&1 &
+	lb=$!
+	i=0
+	while [ "$(wc -l < "$T_TMP/acked.a")" -lt 20 ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i + 1)); done
+	kill -9 "$(pgrep -f -- "--port-file $T_TMP/a/port")"
+	wait "$la" "$lb"
+	cat "$T_TMP/acked.a" "$T_TMP/acked.b" > "$T_TMP/acked"
+	n=$(wc -l < "$T_TMP/acked")
+	if [ "$n" -gt 20 ] && [ "$(missing "$T_TMP/acked")" = 0 ] && ! grep -q " 0 connection errors" "$T_TMP/load.a"; then
+		ok "kill -9 of A under load, round $round: all $n reports answered 201 by A or B are stored ($(cat "$T_TMP/load.a"); $(cat "$T_TMP/load.b"))"
+	else
+		not_ok "kill -9 of A under load, round $round: $(missing "$T_TMP/acked") of $n answered 201 are missing ($(cat "$T_TMP/load.a"); $(cat "$T_TMP/load.b"))"
+	fi
+	start_server a --rate 0 --quiet || { not_ok "A starts again"; finish; exit 1; }
+	PA=$PORT A=$URL
+done
+expect_eq "no id stored twice" "$(sql "$SERVER_STORE" "select count(*) - count(distinct id) from reports")" 0
+
+# --- PostgreSQL restarted under load --------------------------------------------------------------
+: > "$T_TMP/acked.r"
+python3 - "$R" 1200 1500 "$B" "$T_TMP/acked.r" > "$T_TMP/restart.out" <<'PY' &
+# Like load.py, but a 503 is retried after its Retry-After (as the client
+# does) and a connection error ends nothing: the collector stays up.
+import http.client, json, sys, threading, time, urllib.parse
+d, first, last, url, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+u = urllib.parse.urlsplit(url)
+lock = threading.Lock()
+outf = open(out, "a")
+counts = {"201": 0, "200": 0, "503": 0, "503_without_retry_after": 0, "other": 0}
+def worker(k):
+    for n in range(first + k, last, 4):
+        body = open("%s/%d.json" % (d, n), "rb").read()
+        for attempt in range(200):
+            c = http.client.HTTPConnection(u.hostname, u.port, timeout=20)
+            c.request("POST", "/api/v1/reports", body, {"Content-Type": "application/json"})
+            r = c.getresponse()
+            data = r.read()
+            with lock:
+                if r.status in (200, 201):
+                    # 200: a retry of a report whose commit went through
+                    # while the connection to PostgreSQL broke (its answer
+                    # was a 503): stored, with its receipt.
+                    outf.write(json.loads(data)["id"] + "\n"); outf.flush()
+                    counts[str(r.status)] += 1
+                elif r.status == 503:
+                    counts["503"] += 1
+                    if not r.getheader("Retry-After"):
+                        counts["503_without_retry_after"] += 1
+                else:
+                    counts["other"] += 1
+            if r.status != 503:
+                break
+            time.sleep(0.1)
+ts = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+for t in ts: t.start()
+for t in ts: t.join()
+print("%(201)d %(503)d %(503_without_retry_after)d %(other)d %(200)d" % counts)
+PY
+lr=$!
+i=0
+while [ "$(wc -l < "$T_TMP/acked.r")" -lt 30 ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i + 1)); done
+pg_restart immediate
+check "PostgreSQL restarted (immediate: as after a crash)" [ $? = 0 ]
+wait "$lr"
+set -- $(cat "$T_TMP/restart.out")
+echo "# restart under load: $1 created, $5 already there on a retry, $2 answered 503, $4 other"
+n=$(wc -l < "$T_TMP/acked.r")
+expect_eq "every report answered 201 (or 200 on a retry) across the restart is stored" "$(missing "$T_TMP/acked.r")" 0
+expect_eq "...and no answer but 201, 200 and 503" "${4:-x}" 0
+check "the collector answered 503 while PostgreSQL was away" [ "${2:-0}" -gt 0 ]
+expect_eq "...each with Retry-After" "${3:-x}" 0
+expect_eq "...and recovered by itself: all 300 reports were acknowledged in the end" "$n" 300
+grep -q "database: reconnected" "$T_TMP/b/log"
+check "the collector logged its reconnection" [ $? = 0 ]
+expect_eq "no id stored twice" "$(sql "$SERVER_STORE" "select count(*) - count(distinct id) from reports")" 0
+
+finish
