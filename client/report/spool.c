@@ -238,14 +238,21 @@ int cgfb_spool_save_state(struct cgfb_spool *sp, struct cgfb_spool_entry *e)
 	return rc;
 }
 
-int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *bytes, size_t len)
+/* <id><ext>, written whole or not at all, readable by its owner only. */
+static int save_file(struct cgfb_spool *sp, const char *id, const char *ext, const char *data,
+		     size_t len)
 {
 	char name[64];
 
 	if (!cgfb_report_id_valid(id))
 		return -EINVAL;
-	snprintf(name, sizeof(name), "%s.json", id);
-	return cgfb_atomic_write(sp->dir, name, bytes, len, 0600);
+	snprintf(name, sizeof(name), "%s%s", id, ext);
+	return cgfb_atomic_write(sp->dir, name, data, len, 0600);
+}
+
+int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *bytes, size_t len)
+{
+	return save_file(sp, id, ".json", bytes, len);
 }
 
 int cgfb_spool_load_draft(struct cgfb_spool *sp, const char *id, size_t max, struct cgfb_buf *out)
@@ -261,12 +268,7 @@ int cgfb_spool_load_draft(struct cgfb_spool *sp, const char *id, size_t max, str
 
 int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *data, size_t len)
 {
-	char name[64];
-
-	if (!cgfb_report_id_valid(id))
-		return -EINVAL;
-	snprintf(name, sizeof(name), "%s.draft", id);
-	return cgfb_atomic_write(sp->dir, name, data, len, 0600);
+	return save_file(sp, id, ".draft", data, len);
 }
 
 static int by_created(const void *a, const void *b)
