@@ -160,8 +160,10 @@ deps:
 
 tests: $(PROGRAMS) $(SERVER) $(UNIT_BIN) $(TEST_TOOLS)
 
-# The whole suite runs twice: on the normal build (unit tests under
-# valgrind too) and on the ASan+UBSan build. SANITIZE=1 runs only the latter.
+# The whole suite runs twice: on the normal build, under valgrind memcheck
+# with VALGRIND=1 (the default: the unit tests natively and under it, the
+# integration scripts' programs under it, README "Building and testing"),
+# and on the ASan+UBSan build. SANITIZE=1 runs only the latter.
 # The layering rule of docs/ARCHITECTURE.md, first: a violation fails at once.
 layers:
 	sh tools/check-layers.sh

@@ -5,7 +5,8 @@
  * a skip or -EBADMSG and nothing else; dmesg takes every line; a record's
  * text lies inside the line (dmesg, syslog: its end, the prefixes cut and
  * only carriage returns after it) or inside the buffer given (kmsg), and its level and facility are
- * in range. */
+ * in range; unquoting stays inside the line and stops at the line's own
+ * first byte; only a text format (dmesg, syslog) looks pasted. */
 #include <errno.h>
 
 #include "fuzz.h"
@@ -36,6 +37,19 @@ static void check_line(enum cgfb_logfmt fmt, const char *line, size_t len)
 	fuzz_touch(rec.text, rec.len);
 }
 
+/* What a paste adds in front of a line: unquote only skips, and what it
+ * leaves starts with neither a quote mark nor a blank. */
+static void check_unquote(const char *line, size_t len)
+{
+	const char *u = cgfb_logfmt_unquote(line, len);
+
+	PROPERTY(u >= line && u <= line + len, "unquote left the line");
+	PROPERTY(u == line + len || (*u != '>' && *u != ' ' && *u != '\t'),
+		 "unquote stopped at '%c'", *u);
+	(void)cgfb_logfmt_starts_record(CGFB_FMT_DMESG, line, len);
+	(void)cgfb_logfmt_starts_record(CGFB_FMT_SYSLOG, line, len);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size ? size : 1);
@@ -46,6 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fmt = cgfb_logfmt_detect(buf, size);
 	PROPERTY(fmt == CGFB_FMT_DMESG || fmt == CGFB_FMT_KMSG || fmt == CGFB_FMT_SYSLOG ||
 		 fmt == CGFB_FMT_JOURNAL_EXPORT, "format %d", (int)fmt);
+	PROPERTY(!cgfb_logfmt_looks_pasted(fmt, buf, size) || fmt == CGFB_FMT_DMESG ||
+		 fmt == CGFB_FMT_SYSLOG, "a %s log looks pasted", cgfb_logfmt_name(fmt));
 	for (p = buf; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const size_t n = (size_t)((nl ? nl : end) - p);
@@ -56,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_line(CGFB_FMT_DMESG, line, n);
 		check_line(CGFB_FMT_SYSLOG, line, n);
 		check_line(CGFB_FMT_KMSG, line, n);
+		check_unquote(line, n);
 		free(line);
 		p = nl ? nl + 1 : end;
 	}

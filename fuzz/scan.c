@@ -8,10 +8,14 @@
  * WARN blocks. That shortcut must never change the result: the
  * detections (entry, occurrence, line, text, fields, level, time) and the
  * line count are the same as when every line is parsed and fed to a
- * detector in turn. */
+ * detector in turn. A log that looks pasted is read a record at a time by
+ * cgfb_paste_record, which may join re-wrapped lines: the reference does
+ * the same, so what is checked there is the reading of streams in pieces
+ * (joins at the end of the bytes wait for more) and the line count. */
 #include <inttypes.h>
 
 #include "detect/detect.h"
+#include "detect/paste.h"
 #include "detect/scan.h"
 #include "fuzz.h"
 
@@ -69,8 +73,9 @@ static void detection(const struct cgfb_detection *d, void *arg)
 	l->n++;
 }
 
-/* Every line parsed and fed, one after the other. */
-static unsigned long reference(const char *buf, size_t len, enum cgfb_logfmt fmt,
+/* Every line parsed and fed, one after the other (a record at a time when
+ * pasted). */
+static unsigned long reference(const char *buf, size_t len, enum cgfb_logfmt fmt, bool pasted,
 			       struct log *l)
 {
 	static char text[CGFB_RECORD_TEXT_MAX];
@@ -81,16 +86,17 @@ static unsigned long reference(const char *buf, size_t len, enum cgfb_logfmt fmt
 	if (cgfb_detector_new(cat, detection, l, &det) < 0)
 		abort();
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end;
 		struct cgfb_record rec;
+		const char *next;
+		unsigned n;
 
-		lines++;
-		if (cgfb_logfmt_parse_line(fmt, p, (size_t)(e - p), text, sizeof(text), &rec) == 1) {
-			rec.line = lines;
+		if (cgfb_paste_record(cat, fmt, pasted, p, end, true, text, sizeof(text), &rec,
+				      &next, &n) == 1) {
+			rec.line = lines + 1;
 			cgfb_detector_feed(det, &rec);
 		}
-		p = nl ? nl + 1 : end;
+		lines += n;
+		p = next;
 	}
 	cgfb_detector_finish(det);
 	cgfb_detector_free(det);
@@ -110,8 +116,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	PROPERTY(st.detections == got.n, "%lu detections counted, %u reported", st.detections,
 		 got.n);
 	PROPERTY(st.fmt == cgfb_logfmt_detect(buf, size), "format");
+	PROPERTY(st.pasted == cgfb_logfmt_looks_pasted(st.fmt, buf, size), "paste");
+	PROPERTY(!st.pasted || st.fmt == CGFB_FMT_DMESG || st.fmt == CGFB_FMT_SYSLOG,
+		 "a %s log read as a paste", cgfb_logfmt_name(st.fmt));
 	if (st.fmt != CGFB_FMT_JOURNAL_EXPORT) {
-		const unsigned long lines = reference(buf, size, st.fmt, &want);
+		const unsigned long lines = reference(buf, size, st.fmt, st.pasted, &want);
 
 		PROPERTY(st.lines == lines, "%s: %lu lines counted, %lu in the log",
 			 cgfb_logfmt_name(st.fmt), st.lines, lines);

@@ -181,8 +181,9 @@ static void add_headers(struct mail *m, json_object *r, const struct cgfb_mail_o
 	add_date(m, cgfb_json_str(r, "created"));
 	addf(m, "Message-ID: <%s@cgroup-feedback.invalid>\n", id);
 	add(m, MIME_HEADERS, sizeof(MIME_HEADERS) - 1);
-	/* Folded: the hash alone fills 64 columns. */
-	addf(m, "%s: %s\n%s:\n %s\n\n", CGFB_MAIL_HDR_ID, id, CGFB_MAIL_HDR_SHA256, sha);
+	/* One line (26 + 64 columns, under 78): folded right after the colon,
+	 * parsers read the value with the fold's white space in front. */
+	addf(m, "%s: %s\n%s: %s\n\n", CGFB_MAIL_HDR_ID, id, CGFB_MAIL_HDR_SHA256, sha);
 }
 
 /* A formatted line of report data, wrapped like free text. */
@@ -246,13 +247,17 @@ static void add_subtree(struct mail *m, json_object *st)
 	for (size_t i = 0; i < json_object_array_length(reasons) && n < sizeof(why); i++)
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%s", i ? ", " : " (",
 				      json_object_get_string(json_object_array_get_idx(reasons, i)));
-	addw(m, "  ", "- hierarchy %" PRId64 ", node %" PRId64 ", %zu flat children: %s%s%s",
+	const size_t nch = json_object_array_length(cgfb_json_get(st, "children"));
+
+	addw(m, "  ", "- hierarchy %" PRId64 ", node %" PRId64 ", %zu flat child%s: %s%s%s",
 	     json_object_get_int64(cgfb_json_get(st, "hierarchy")), json_object_get_int64(cgfb_json_get(st, "node")),
-	     json_object_array_length(cgfb_json_get(st, "children")), str_or(st, "verdict", "?"), why,
-	     why[0] ? ")" : "");
-	if (json_object_is_type(reorg, json_type_object))
-		addw(m, "    ", "proposed: a new parent with use_hierarchy=1 above %zu groups",
-		     json_object_array_length(cgfb_json_get(reorg, "move_under_new_parent")));
+	     nch, nch == 1 ? "" : "ren", str_or(st, "verdict", "?"), why, why[0] ? ")" : "");
+	if (json_object_is_type(reorg, json_type_object)) {
+		const size_t nmv = json_object_array_length(cgfb_json_get(reorg, "move_under_new_parent"));
+
+		addw(m, "    ", "proposed: a new parent with use_hierarchy=1 above %zu group%s", nmv,
+		     nmv == 1 ? "" : "s");
+	}
 }
 
 static void add_analysis(struct mail *m, json_object *r)

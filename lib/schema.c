@@ -480,8 +480,11 @@ static int check_str(struct ctx *c, const struct node *n, const char *s, size_t 
 {
 	if (n->max_length >= 0 && codepoints(s, len) > (size_t)n->max_length)
 		return fail(c, path, "longer than %" PRId64 " characters", n->max_length);
-	if (n->pattern && (strlen(s) != len ||
-			   pcre2_match(n->pattern, (PCRE2_SPTR)s, len, 0, 0, c->md, NULL) < 0))
+	/* A NUL would end the value early wherever it is copied as a C string
+	 * (the collector's columns): no pattern accepts one. */
+	if (n->pattern && strlen(s) != len)
+		return fail(c, path, "holds a NUL character");
+	if (n->pattern && pcre2_match(n->pattern, (PCRE2_SPTR)s, len, 0, 0, c->md, NULL) < 0)
 		return fail(c, path, "does not match %s", n->pattern_text);
 	return 0;
 }

@@ -140,3 +140,14 @@ out:
 	dst[o] = '\0';
 	return o;
 }
+
+ssize_t cgfb_text_control(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		const unsigned char c = (unsigned char)s[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			return (ssize_t)i;
+	}
+	return -1;
+}

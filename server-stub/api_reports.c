@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answers.h"
 #include "handlers.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
@@ -233,6 +234,7 @@ void api_get_report(struct api *a, const struct http_request *rq, struct http_re
 }
 
 struct list_ctx {
+	const struct cgfb_catalog *cat;
 	json_object *arr;
 	unsigned limit, n;
 	int64_t last_seq;
@@ -266,6 +268,8 @@ static int list_row(const struct store_row *row, void *ud)
 	add_str(o, "verdict", row->verdict);
 	add_str(o, "reorganisation", row->reorganisation);
 	add_str(o, "use_case", row->use_case);
+	json_object_object_add(o, "answers", answers_of(c->cat, row->catalog_id, row->body,
+							row->body_len));
 	json_object_array_add(c->arr, o);
 	c->n++;
 	c->last_seq = row->seq;
@@ -283,7 +287,7 @@ void api_list_reports(struct api *a, const struct http_request *rq, struct http_
 		.since = http_query(rq, "since"),
 		.until = http_query(rq, "until"),
 	};
-	struct list_ctx c = { 0 };
+	struct list_ctx c = { .cat = a->catalog };
 	uint64_t limit, cursor;
 	struct store *s;
 	json_object *o;

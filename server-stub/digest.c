@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "answers.h"
 #include "handlers.h"
 #include "params.h"
 #include "cgfb/buf.h"
@@ -59,18 +60,35 @@ static void section(struct cgfb_buf *b, const struct cgfb_catalog *cat, json_obj
 	cgfb_buf_adds(b, "\n");
 }
 
+struct use_cases {
+	struct cgfb_buf *b;
+	const struct cgfb_catalog *cat;
+};
+
+/* A use case under its entry's own questions and the sender's answers. */
 static int use_case(const struct store_row *row, void *ud)
 {
-	struct cgfb_buf *b = ud;
+	const struct use_cases *u = ud;
+	json_object *answers;
 	char head[160];
 
 	if (!row->use_case)
 		return 0;
-	snprintf(head, sizeof(head), "- %s, reorganisation would work: %s (report %.8s)",
-		 row->catalog_id, row->reorganisation, row->id);
-	cgfb_wrap(b, "", head, WIDTH);
-	cgfb_wrap(b, "    ", row->use_case, WIDTH);
-	cgfb_buf_adds(b, "\n");
+	snprintf(head, sizeof(head), "- %s (report %.8s)", row->catalog_id, row->id);
+	cgfb_wrap(u->b, "", head, WIDTH);
+	answers = answers_of(u->cat, row->catalog_id, row->body, row->body_len);
+	for (size_t i = 0; i < json_object_array_length(answers); i++) {
+		json_object *q = json_object_array_get_idx(answers, i);
+		const char *answer = cgfb_json_str(q, "answer");
+		char line[2200];
+
+		snprintf(line, sizeof(line), "%s: %s", cgfb_json_str(q, "label"),
+			 answer && answer[0] ? answer : "(not answered)");
+		cgfb_wrap(u->b, "    ", line, WIDTH);
+	}
+	json_object_put(answers);
+	cgfb_wrap(u->b, "    ", row->use_case[0] ? row->use_case : "(no use case)", WIDTH);
+	cgfb_buf_adds(u->b, "\n");
 	return 0;
 }
 
@@ -130,7 +148,9 @@ void api_digest(struct api *a, const struct http_request *rq, struct http_reply 
 			section(&rp->body, a->catalog, cgfb_json_get(sum, "dimensions"),
 				sections[i].dim, sections[i].heading);
 		cgfb_buf_printf(&rp->body, "Use cases, newest first (at most %d)\n\n", USE_CASES_MAX);
-		rc = store_list(s, &f, use_case, &rp->body);
+		struct use_cases u = { &rp->body, a->catalog };
+
+		rc = store_list(s, &f, use_case, &u);
 	}
 	api_reader_put(a, s);
 	json_object_put(sum);

@@ -186,13 +186,59 @@ static void add_headers(struct http_server *h, struct MHD_Response *resp,
 		MHD_add_response_header(resp, "Connection", "close");
 }
 
+struct stream {
+	ssize_t (*read)(void *cls, char *buf, size_t max);
+	void (*free)(void *cls);
+	void *cls;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	const struct stream *st = cls;
+	const ssize_t n = st->read(st->cls, buf, max);
+
+	if (n == 0)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	return n < 0 ? MHD_CONTENT_READER_END_WITH_ERROR : n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream *st = cls;
+
+	st->free(st->cls);
+	free(st);
+}
+
+/* Hands the stream of rp to MHD, which frees it (or frees it now). */
+static struct MHD_Response *stream_response(struct http_reply *rp)
+{
+	struct stream *st = malloc(sizeof(*st));
+	struct MHD_Response *resp = NULL;
+
+	if (st) {
+		*st = (struct stream){ rp->stream_read, rp->stream_free, rp->stream_cls };
+		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read,
+							 st, stream_free);
+		if (!resp)
+			free(st);
+	}
+	if (!resp)
+		rp->stream_free(rp->stream_cls);
+	rp->stream_read = NULL;
+	return resp;
+}
+
 static enum MHD_Result reply(struct req *r, struct http_reply *rp)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	resp = MHD_create_response_from_buffer(rp->body.len, rp->body.data,
-					       MHD_RESPMEM_MUST_FREE);
+	if (rp->stream_read)
+		resp = stream_response(rp);
+	else
+		resp = MHD_create_response_from_buffer(rp->body.len, rp->body.data,
+						       MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		cgfb_buf_free(&rp->body);
 		return MHD_NO;
@@ -338,6 +384,8 @@ static void log_unanswered(struct http_server *h, struct req *r)
 
 	h->app.finish(h->app.ud, &r->rq, r->state, &rp);
 	cgfb_buf_free(&rp.body);
+	if (rp.stream_read)
+		rp.stream_free(rp.stream_cls);
 	if (!h->o->quiet)
 		cgfb_log(LOG_INFO, "%s %s %u 0 %.1fms (client left before its answer)",
 			 r->method, r->path, rp.status, elapsed_ms(r));

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cgfb/canon.h"
 #include "options.h"
@@ -34,6 +35,13 @@ struct http_reply {
 	char etag[72];
 	char cache_control[48];      /* "": no-store */
 	bool close;                  /* Connection: close after this answer */
+	/* A body too large to build in memory (the mbox export): instead of
+	 * body, stream_read fills buf with at most max bytes, on the event
+	 * loop, and returns how many, 0 at the end, or < 0 to abort the
+	 * connection; stream_free(stream_cls) runs once, whatever happens. */
+	ssize_t (*stream_read)(void *cls, char *buf, size_t max);
+	void (*stream_free)(void *cls);
+	void *stream_cls;
 };
 
 const char *http_header(const struct http_request *rq, const char *name);

@@ -8,7 +8,7 @@
 #include "cgfb/schema.h"
 #include "ingest.h"
 
-/* One message of a mailbox, up to the database: its report found,
+/* One message of a mailbox, up to the database: its first report found,
  * unwrapped, checked against the SHA-256 in its headers and admitted as an
  * upload over HTTP would be (ingest_report). No I/O. Returns 0 with the
  * report's bytes in json and its columns in m (free with
@@ -17,8 +17,10 @@
 int import_admit(const struct cgfb_schema *schema, const char *msg, size_t len,
 		 struct cgfb_buf *json, struct report_meta *m, char *err, size_t errsz);
 
-/* argv[0] is "import". Returns the exit status: 0 all imported (or already
- * there), 1 some messages failed, 2 trouble. */
+/* argv[0] is "import". Returns the exit status: 0 every report found was
+ * imported (or already there), 1 a file could not be read or a message that
+ * carries a report (its header or marker) or a report in it was not, each
+ * named on stderr with its reason; 2 trouble. */
 int server_import(const struct cgfb_schema *schema, int argc, char **argv);
 
 #endif

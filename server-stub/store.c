@@ -100,7 +100,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		    " AND (?2 IS NULL OR kernel_series = ?2) AND (?3 IS NULL OR distribution = ?3)"
 		    " AND (?4 IS NULL OR cgroup_mode = ?4) AND (?5 IS NULL OR verdict = ?5)"
 		    " AND (?6 IS NULL OR received_at >= ?6) AND (?7 IS NULL OR received_at < ?7)"
-		    " AND (?8 = 0 OR seq < ?8) ORDER BY seq DESC LIMIT ?9",
+		    " AND seq < iif(?8 = 0, 9223372036854775807, ?8) ORDER BY seq DESC LIMIT ?9",
 };
 
 struct store {

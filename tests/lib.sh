@@ -1,12 +1,42 @@
 # Shared helpers for the integration scripts: TAP output, temp dirs, the binary.
 # shellcheck shell=sh
 BUILD=${BUILD:-build}
-CGFB=${CGFB:-$PWD/$BUILD/cgroup-feedback}
 DATA=$PWD/tests/data
 T_N=0
 T_FAILED=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-it.XXXXXX")
 [ -n "${CGFB_KEEP_TMP:-}" ] || trap 'rm -rf "$T_TMP"' EXIT
+
+# VALGRIND=1 (tests/run.sh, make check): every program of the project runs
+# under valgrind memcheck (tests/tools/vg-wrap.sh), the client, the helpers
+# it starts and the collector; tests/run.sh checks the logs in
+# $CGFB_VG_LOGDIR after the script (tests/tools/vg-check.sh). VG is the
+# command prefix for a test that runs a copy of a program itself, empty
+# otherwise. Not on a sanitizer's build: ASan and valgrind exclude each other.
+VG=
+case ${VALGRIND:-0}:$BUILD in
+1:*san*) ;;
+1:*)
+	CGFB_VG_LOGDIR=${CGFB_VG_LOGDIR:-$T_TMP/vg-logs}
+	# Programs run as another user (setpriv) reach their copies under
+	# valgrind through here; nothing else in it is theirs to read.
+	chmod 0711 "$T_TMP"
+	VG=$(sh tests/tools/vg-wrap.sh "$BUILD" "$T_TMP/vg" "$CGFB_VG_LOGDIR") || exit 2
+	CGFB=${CGFB:-$T_TMP/vg/bin/cgroup-feedback}
+	SERVER=${SERVER:-$T_TMP/vg/bin/cgroup-feedback-server}
+	# A program under valgrind starts in about a second and runs some
+	# 20 times slower: the waits of the tests scale by this.
+	CGFB_TIMEOUT_SCALE=${CGFB_TIMEOUT_SCALE:-4}
+	;;
+esac
+CGFB=${CGFB:-$PWD/$BUILD/cgroup-feedback}
+T_SCALE=${CGFB_TIMEOUT_SCALE:-1}
+# under_valgrind: true when the programs run under valgrind.
+under_valgrind() { [ -n "$VG" ]; }
+# scaled N: N (tenths, seconds, tries) times CGFB_TIMEOUT_SCALE.
+scaled() { echo $(($1 * T_SCALE)); }
+# scaled_sleep SECONDS: sleep SECONDS (a fraction too) times CGFB_TIMEOUT_SCALE.
+scaled_sleep() { sleep "$(awk -v s="$1" -v f="$T_SCALE" 'BEGIN { print s * f }')"; }
 
 ok() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
 not_ok() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }

@@ -4,11 +4,16 @@
 # Every test reports TAP lines ("ok N - name" / "not ok N - name"); this
 # script counts them and ends with one line: "N passed, N failed[, N skipped]".
 set -u
+T_START=$(date +%s)
 BUILDS=${BUILDS:-${BUILD:-build}}
 VALGRIND=${VALGRIND:-0}
+export VALGRIND
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 2
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-tests.XXXXXX")
+# Under valgrind a test's program run as another user writes its log in
+# here too (tests/tools/vg-wrap.sh).
+chmod 0711 "$LOGDIR"
 passed=0 failed=0 skipped=0 failures=""
 
 # Count the TAP lines of one test program; a program that dies without
@@ -30,14 +35,21 @@ account() {
 		echo "  $name: exited with status $status without a failing test; last lines:"
 		tail -n 15 "$log" | sed 's/^/    /'
 	fi
-	printf '%-40s %3d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+	printf '%-40s %3d passed, %d failed, %d skipped%s\n' "$name" "$p" "$f" "$s" "${took:-}"
+	took=
 }
 
+# Each test's wall time goes on its line: what to look at first when the
+# suite grows towards CI's limit (the times say nothing about speed; that
+# is make bench's).
 run() {
 	name=$1; shift
 	log="$LOGDIR/$(echo "$name" | tr '/' '_').log"
+	t0=$(date +%s)
 	"$@" >"$log" 2>&1
-	account "$name" $? "$log"
+	rc=$?
+	took=" ($(($(date +%s) - t0)) s)"
+	account "$name" $rc "$log"
 }
 
 for BUILD in $BUILDS; do
@@ -57,7 +69,20 @@ for BUILD in $BUILDS; do
 	echo "== integration tests ($BUILD)"
 	for t in tests/integration/*.sh; do
 		[ -f "$t" ] || continue
-		run "$BUILD/integration/$(basename "$t" .sh)" sh "$t"
+		script=$(basename "$t" .sh)
+		case $VALGRIND:$BUILD in
+		1:*san*|0:*)
+			run "$BUILD/integration/$script" sh "$t"
+			continue ;;
+		esac
+		# Every program the script runs is under valgrind (tests/lib.sh),
+		# each logging to this directory; once the script is over (and
+		# its programs with it) one more test says whether any logged an
+		# error or a definite leak. ($script: run sets $name.)
+		vglogs="$LOGDIR/vg-$BUILD-$script"
+		rm -rf "$vglogs"
+		CGFB_VG_LOGDIR=$vglogs run "$BUILD/integration/$script" sh "$t"
+		run "$BUILD/valgrind/$script" sh tests/tools/vg-check.sh "$vglogs" "$script"
 	done
 
 	echo "== real kernel under qemu ($BUILD)"
@@ -66,6 +91,13 @@ for BUILD in $BUILDS; do
 		account "$BUILD/qemu" 0 "$LOGDIR/qemu.log"
 	elif [ -f tests/qemu/run.sh ]; then
 		run "$BUILD/qemu" sh tests/qemu/run.sh "$BUILD/cgroup-feedback"
+		case $VALGRIND:$BUILD in
+		1:*san*|0:*) ;;
+		*)
+			echo "ok 1 - valgrind: qemu # SKIP the programs run in the guest, which has no valgrind" \
+				> "$LOGDIR/qemu-valgrind.log"
+			account "$BUILD/valgrind/qemu" 0 "$LOGDIR/qemu-valgrind.log" ;;
+		esac
 	fi
 
 	# The installed packages under systemd (docs/SYSTEM-TEST.md): once, on
@@ -90,7 +122,7 @@ else
 	run fuzz/smoke sh fuzz/run.sh smoke
 fi
 
-echo "logs: $LOGDIR"
+echo "logs: $LOGDIR ($(($(date +%s) - T_START)) s in all)"
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -25,54 +25,6 @@ void cgfb_globals_from_env(struct cgfb_globals *g)
 		g->state_dir = d;
 }
 
-/* DIR as one shell word: as it is when it holds only safe bytes, else in
- * single quotes (a quote inside as '\''). */
-static void shell_word(char *buf, size_t bufsz, const char *s)
-{
-	size_t n = 0;
-
-	if (s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			      "0123456789/._-+:,@%=") == strlen(s)) {
-		snprintf(buf, bufsz, "%s", s);
-		return;
-	}
-	if (bufsz < 3) {
-		buf[0] = '\0';
-		return;
-	}
-	buf[n++] = '\'';
-	for (; *s && n + 6 < bufsz; s++) {
-		if (*s == '\'') {
-			memcpy(buf + n, "'\\''", 4);
-			n += 4;
-		} else {
-			buf[n++] = *s;
-		}
-	}
-	buf[n++] = '\'';
-	buf[n] = '\0';
-}
-
-const char *cgfb_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
-{
-	char word[1024];
-	va_list ap;
-	int n = 0;
-
-	if (state_dir && strcmp(state_dir, CGFB_DEFAULT_STATE_DIR) != 0) {
-		shell_word(word, sizeof(word), state_dir);
-		n = snprintf(buf, bufsz, CGFB_CLI_NAME " --state-dir %s ", word);
-	} else {
-		n = snprintf(buf, bufsz, CGFB_CLI_NAME " ");
-	}
-	if (n < 0 || (size_t)n >= bufsz)
-		return buf;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, bufsz - (size_t)n, fmt, ap);
-	va_end(ap);
-	return buf;
-}
-
 int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat)
 {
 	const char *installed = CGFB_DATADIR "/catalog.json";
@@ -99,14 +51,19 @@ int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat)
 
 int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c)
 {
-	char err[600];
+	char err[4096];
 	int rc;
 
 	cgfb_config_defaults(c);
 	rc = cgfb_config_load(c, g->config_path ? g->config_path : CGFB_DEFAULT_CONFIG,
 			      g->config_path != NULL, err, sizeof(err));
-	if (rc < 0)
-		cgfb_log(LOG_ERR, "%s", err);
+	/* One log line per error: the log escapes a newline inside a line. */
+	for (char *line = err, *next; rc < 0 && line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		cgfb_log(LOG_ERR, "%s", line);
+	}
 	return rc;
 }
 

@@ -109,6 +109,22 @@ static void report_oddities(const char *name, const struct cgfb_scan_stats *st)
 		cgfb_log(LOG_WARNING, "%s: the input ends inside a record", name);
 }
 
+/* On standard error, whatever the output format: a person can tell "found
+ * nothing" from "read nothing" (an empty file, the wrong file, a log the
+ * kernel had already overwritten). */
+static void say_what_was_read(const char *name, unsigned long n, const char *unit,
+			      const char *fmt, bool pasted, unsigned long found)
+{
+	const char *const s = n == 1 ? "" : "s";
+
+	if (found)
+		cgfb_log(LOG_INFO, "%s: %lu %s%s read (%s%s), %lu catalog message%s", name, n, unit,
+			 s, fmt, pasted ? ", as a paste" : "", found, found == 1 ? "" : "s");
+	else
+		cgfb_log(LOG_INFO, "%s: %lu %s%s read (%s%s), no catalog message in %s", name, n,
+			 unit, s, fmt, pasted ? ", as a paste" : "", n == 1 ? "it" : "them");
+}
+
 static int scan_file(const struct cgfb_catalog *cat, const char *path, struct scan_out *so)
 {
 	const bool is_stdin = strcmp(path, "-") == 0;
@@ -129,6 +145,8 @@ static int scan_file(const struct cgfb_catalog *cat, const char *path, struct sc
 		cgfb_log(LOG_ERR, "%s: read error after %lu lines: %s", so->name, st.lines,
 			 strerror(-rc));
 	report_oddities(so->name, &st);
+	say_what_was_read(so->name, st.lines, "line", cgfb_logfmt_name(st.fmt), st.pasted,
+			  st.detections);
 	return rc;
 }
 
@@ -136,6 +154,7 @@ static int scan_live(const struct cgfb_catalog *cat, const struct opts *o, struc
 {
 	struct cgfb_detector *det = NULL;
 	struct cgfb_record rec;
+	unsigned long records = 0;
 	struct cgfb_klog k;
 	char err[512];
 	int rc;
@@ -148,8 +167,10 @@ static int scan_live(const struct cgfb_catalog *cat, const struct opts *o, struc
 	so->name = NULL;
 	rc = cgfb_detector_new(cat, print_detection, so, &det);
 	if (rc == 0)
-		while ((rc = cgfb_klog_next(&k, &rec)) == 1)
+		while ((rc = cgfb_klog_next(&k, &rec)) == 1) {
+			records++;
 			cgfb_detector_feed(det, &rec);
+		}
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "reading %s: %s", k.path, strerror(-rc));
 	if (k.lost)
@@ -157,6 +178,7 @@ static int scan_live(const struct cgfb_catalog *cat, const struct opts *o, struc
 			 k.lost);
 	if (det)
 		cgfb_detector_finish(det);
+	say_what_was_read(k.path, records, "record", "the live kernel log", false, so->found);
 	cgfb_detector_free(det);
 	cgfb_klog_close(&k);
 	return rc < 0 ? rc : 0;
@@ -243,6 +265,21 @@ int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 	return rc;
 }
 
+/* Each question with the key --answer gives its answer under. */
+static json_object *questions_json(const struct cgfb_question_set *qs)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < qs->n; i++) {
+		json_object *q = json_object_new_object();
+
+		json_object_object_add(q, "key", json_object_new_string(qs->q[i].key));
+		json_object_object_add(q, "text", json_object_new_string(qs->q[i].text));
+		json_object_array_add(a, q);
+	}
+	return a;
+}
+
 int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
@@ -269,10 +306,14 @@ int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
 			json_object_object_add(j, "level", json_object_new_int(e->level));
 			json_object_object_add(j, "kernels", cgfb_json_str_or_null(e->kernels));
 			json_object_object_add(j, "trigger", cgfb_json_str_or_null(e->trigger));
+			json_object_object_add(j, "questions", questions_json(e->questions));
 			cgfb_print_json_line(stdout, j);
 		} else {
-			printf("%-4s %s\n     kernels: %s\n     contact: %s\n", e->id, e->title,
-			       e->kernels ? e->kernels : "-", e->contact ? e->contact : "none");
+			printf("%-4s %s\n     kernels: %s\n     contact: %s\n     answer keys:", e->id,
+			       e->title, e->kernels ? e->kernels : "-", e->contact ? e->contact : "none");
+			for (size_t q = 0; q < e->questions->n; q++)
+				printf("%s %s", q ? "," : "", e->questions->q[q].key);
+			putchar('\n');
 		}
 	}
 	cgfb_catalog_free(cat);

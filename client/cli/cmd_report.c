@@ -13,9 +13,11 @@
 #include "cgfb/path.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
+#include "cgfb/utf8.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "consent/consent.h"
+#include "consent/draft.h"
 #include "consent/notify.h"
 #include "cli/output.h"
 #include "deliver/mailout.h"
@@ -44,13 +46,14 @@ struct ctx {
 	bool json;
 	bool yes;
 	bool redact;
+	bool raw;
 	size_t n_answers;
 	const char *answers[ANSWERS_MAX];
 };
 
 enum {
 	OPT_STATE_DIR = 256, OPT_JSON, OPT_YES, OPT_USE_CASE, OPT_ANSWER, OPT_OUTPUT,
-	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND,
+	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND, OPT_RAW,
 };
 
 static const struct option long_opts[] = {
@@ -65,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "email", no_argument, NULL, OPT_EMAIL },
 	{ "mbox", required_argument, NULL, OPT_MBOX },
 	{ "send", no_argument, NULL, OPT_SEND },
+	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -89,6 +93,7 @@ static int take_option(struct ctx *c, int opt)
 	case OPT_EMAIL: break;          /* the e-mail form is what export writes */
 	case OPT_MBOX: c->mbox = optarg; break;
 	case OPT_SEND: c->send = true; break;
+	case OPT_RAW: c->raw = true; break;
 	case OPT_ANSWER:
 		if (c->n_answers >= ANSWERS_MAX || !strchr(optarg, '=')) {
 			cgfb_log(LOG_ERR, "--answer takes KEY=VALUE (at most %d)", ANSWERS_MAX);
@@ -338,21 +343,24 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 
 int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback show [--state-dir DIR] ID\n"
-				    "Print exactly the bytes that would be sent.\n";
+	static const char usage[] = "Usage: cgroup-feedback show [--raw] [--state-dir DIR] ID\n"
+				    "Print the report's bytes as the spool holds them, and a newline\n"
+				    "(--raw: the bytes alone, to hash or to post them).\n";
 	struct cgfb_spool_entry e;
 	struct cgfb_buf bytes = { 0 };
 	const char *id;
 	struct ctx c;
 	int rc;
 
-	SETUP("state-dir", usage);
+	SETUP("state-dir raw", usage);
 	id = one_id(&c, argc, argv, usage);
 	if (!id || load_entry(&c, id, &e, &bytes) < 0)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	rc = fwrite(bytes.data, 1, bytes.len, stdout) == bytes.len ? 0 : -EIO;
-	/* A terminal gets a newline; a pipe gets the bytes and nothing else. */
-	if (isatty(STDOUT_FILENO))
+	/* Text ends in a newline, wherever it goes (a file, less, a prompt
+	 * after it); canonical JSON holds none, so the one at the end is
+	 * unambiguous, and --raw leaves it out. */
+	if (!c.raw)
 		putchar('\n');
 	cgfb_buf_free(&bytes);
 	return finish(&c, rc || fflush(stdout) ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
@@ -399,6 +407,19 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 	return finish(&c, CGFB_EXIT_OK);
 }
 
+/* The schema refuses them too, but only this says which byte and where. */
+static int refuse_controls(const char *text, size_t len, const char *what, const char *name)
+{
+	const ssize_t at = cgfb_text_control(text, len);
+
+	if (at < 0)
+		return 0;
+	cgfb_log(LOG_ERR, "%s %s: byte %zd is the control character 0x%02x; only newline and "
+		 "tab may be in free text%s", what, name, at + 1, (unsigned char)text[at],
+		 text[at] == '\r' ? " (a Windows file? dos2unix converts it)" : "");
+	return -EINVAL;
+}
+
 static char *slurp_use_case(const char *path)
 {
 	struct cgfb_buf b = { 0 };
@@ -414,19 +435,26 @@ static char *slurp_use_case(const char *path)
 	}
 	while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
 		b.data[--b.len] = '\0';
+	if (refuse_controls(b.data, b.len, "use case file", path) < 0) {
+		cgfb_buf_free(&b);
+		return NULL;
+	}
 	return b.data;
 }
 
 /* Secrets in unattended input are refused unless --redact says to replace
- * them: nobody is there to look. Returns the text to use (maybe new). */
-static char *unattended_secrets(struct ctx *c, char *text, const char *what, bool *bad)
+ * them: nobody is there to look. What the administrator was shown in a
+ * review and kept (the draft remembers) is theirs to send. Returns the text
+ * to use (maybe new). */
+static char *unattended_secrets(struct ctx *c, const struct cgfb_draft *d, char *text,
+				const char *what, bool *bad)
 {
 	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
 	struct cgfb_local_names ln;
 	size_t n;
 
 	cgfb_local_names_load(&ln, NULL, NULL);
-	n = cgfb_find_secrets(text, &ln, f, CGFB_REDACT_MAX_FINDINGS);
+	n = cgfb_draft_unkept(d, text, f, cgfb_find_secrets(text, &ln, f, CGFB_REDACT_MAX_FINDINGS));
 	cgfb_local_names_free(&ln);
 	if (n == 0)
 		return text;
@@ -441,41 +469,148 @@ static char *unattended_secrets(struct ctx *c, char *text, const char *what, boo
 	return cgfb_redact_replace(text, f, n);
 }
 
-/* Consent from the command line: --yes with the use case from a file and
- * answers from --answer. */
+/* Every text of the draft, checked as unattended input: one left there by
+ * a review that ended before its secret check, or given by the options,
+ * leaves only as the administrator saw it or redacted. -EINVAL when one
+ * is refused; 1 when --redact changed one. */
+static int draft_secrets(struct ctx *c, struct cgfb_draft *d)
+{
+	bool bad = false, changed = false;
+	char *before;
+
+	if (d->text) {
+		before = d->text;
+		d->text = unattended_secrets(c, d, d->text, "the use case", &bad);
+		changed |= d->text != before;
+	}
+	if (d->message) {
+		before = d->message;
+		d->message = unattended_secrets(c, d, d->message, "the message", &bad);
+		changed |= d->message != before;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		before = d->values[i];
+		d->values[i] = unattended_secrets(c, d, d->values[i], d->keys[i], &bad);
+		changed |= d->values[i] != before;
+	}
+	return bad ? -EINVAL : changed;
+}
+
+/* An answer is to one of the entry's questions: a misspelt key would
+ * otherwise be sent as given and read by nobody. */
+static int check_answer_key(const struct ctx *c, const struct cgfb_spool_entry *e,
+			    const char *key)
+{
+	const struct cgfb_entry *ce = cgfb_catalog_find(c->cat, e->catalog_id);
+	char keys[256] = "";
+	size_t n = 0;
+
+	if (!ce)    /* an entry this version does not know: nothing to check against */
+		return 0;
+	for (size_t i = 0; i < ce->questions->n; i++) {
+		if (strcmp(ce->questions->q[i].key, key) == 0)
+			return 0;
+		n += (size_t)snprintf(keys + n, n < sizeof(keys) ? sizeof(keys) - n : 0, "%s%s",
+				      i ? ", " : "", ce->questions->q[i].key);
+	}
+	cgfb_log(LOG_ERR, "--answer %s: report %s (%s) asks no such question; its answer keys "
+		 "are %s (cgroup-feedback catalog lists each entry's)", key, e->id, ce->id, keys);
+	return -EINVAL;
+}
+
+/* What --use-case-file and --answer say goes into the draft; the draft is
+ * checked for secrets and saved before anything is built, so that what was
+ * given outlives a failure to send. */
+static int options_into_draft(struct ctx *c, struct cgfb_draft *d,
+			      const struct cgfb_spool_entry *e)
+{
+	const char *id = e->id;
+	bool changed = c->use_case_file || c->n_answers;
+	char *text = NULL;
+	int rc = 0;
+
+	if (c->use_case_file && !(text = slurp_use_case(c->use_case_file)))
+		return -EINVAL;
+	if (text)
+		rc = cgfb_draft_set_text(&d->text, text);
+	free(text);
+	for (size_t i = 0; i < c->n_answers && rc == 0; i++) {
+		const char *eq = strchr(c->answers[i], '=');
+		char *key = strndup(c->answers[i], (size_t)(eq - c->answers[i]));
+
+		rc = key ? check_answer_key(c, e, key) : -ENOMEM;
+		if (rc == 0)
+			rc = refuse_controls(eq + 1, strlen(eq + 1), "--answer", c->answers[i]);
+		if (rc == 0)
+			rc = cgfb_draft_set_answer(d, key, eq + 1);
+		free(key);
+		if (rc == -EINVAL)
+			return rc;    /* said already */
+	}
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report %s: %s", id, rc == -E2BIG ? "too many answers" :
+			 strerror(-rc));
+		return rc;
+	}
+	rc = draft_secrets(c, d);
+	if (rc < 0)
+		return rc;
+	if (!changed && rc == 0)
+		return 0;
+	rc = cgfb_draft_save(&c->spool, id, d);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: saving the use case and answers in %s: %s", id,
+			 c->spool.dir, strerror(-rc));
+	return rc;
+}
+
+/* The use case of a report with none in its draft: the configured
+ * use-case-file (consent = auto), checked like any unattended text. */
+static int configured_use_case(struct ctx *c, struct cgfb_draft *d)
+{
+	bool bad = false;
+	char *text;
+
+	if (d->text || !c->config.use_case_file[0])
+		return 0;
+	text = slurp_use_case(c->config.use_case_file);
+	if (!text)
+		return -EINVAL;
+	d->text = unattended_secrets(c, d, text, "the use case", &bad);
+	return bad ? -EINVAL : 0;
+}
+
+/* Consent from the command line: --yes (or export, or consent = auto),
+ * from the report's draft with what --use-case-file and --answer add. */
 static int unattended_consent(struct ctx *c, struct cgfb_spool_entry *e, const char *endpoint)
 {
-	const char *file = c->use_case_file ? c->use_case_file :
-			   c->config.use_case_file[0] ? c->config.use_case_file : NULL;
-	struct cgfb_use_case uc = { 0 };
+	struct cgfb_draft d;
+	struct cgfb_use_case uc;
 	struct cgfb_buf report = { 0 }, bytes = { 0 };
-	char *text = NULL, *vals[ANSWERS_MAX] = { 0 }, token[65], err[256];
-	bool bad = false;
-	int rc = -EINVAL;
+	char token[65], err[256];
+	int rc;
 
-	if (file && !(text = slurp_use_case(file)))
-		goto out;
-	if (text)
-		text = unattended_secrets(c, text, "the use case", &bad);
-	for (size_t i = 0; i < c->n_answers; i++) {
-		const char *eq = strchr(c->answers[i], '=');
-
-		vals[i] = strdup(eq + 1);
-		uc.keys[i] = strndup(c->answers[i], (size_t)(eq - c->answers[i]));
-		if (!vals[i] || !uc.keys[i])
-			goto out;
-		vals[i] = unattended_secrets(c, vals[i], uc.keys[i], &bad);
-		uc.values[i] = vals[i];
-	}
-	uc.n_answers = c->n_answers;
-	uc.text = text;
-	if (bad)
-		goto out;
-	rc = cgfb_spool_load(&c->spool, e->id, e, &report);
+	rc = cgfb_draft_load(&c->spool, e->id, &d);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: its draft: %s", e->id, strerror(-rc));
 	if (rc == 0)
-		rc = cgfb_consent_build(c->schema, c->state_dir, &report, &uc, endpoint, &bytes,
-					token, err, sizeof(err));
-	if (rc < 0 && rc != -ENOENT)
+		rc = options_into_draft(c, &d, e);
+	if (rc >= 0)
+		rc = configured_use_case(c, &d);
+	if (rc < 0)
+		goto out;
+	if (!d.text || !d.text[0])
+		cgfb_log(LOG_NOTICE, "report %s has no use case: the maintainers will see the "
+			 "snapshot only (--use-case-file FILE gives one)", e->id);
+	cgfb_draft_use_case(&d, &uc);
+	rc = cgfb_spool_load(&c->spool, e->id, e, &report);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report %s: %s", e->id, strerror(-rc));
+		goto out;
+	}
+	rc = cgfb_consent_build(c->schema, c->state_dir, &report, &uc, endpoint, e->deletion_token,
+				&bytes, token, err, sizeof(err));
+	if (rc < 0)
 		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
 	if (rc == 0) {
 		rc = cgfb_consent_record(&c->spool, e, &bytes, endpoint, token);
@@ -484,11 +619,7 @@ static int unattended_consent(struct ctx *c, struct cgfb_spool_entry *e, const c
 				 "sent", e->id, c->spool.dir, strerror(-rc));
 	}
 out:
-	for (size_t i = 0; i < c->n_answers; i++) {
-		free(vals[i]);
-		free((char *)uc.keys[i]);
-	}
-	free(text);
+	cgfb_draft_free(&d);
 	cgfb_buf_free(&report);
 	cgfb_buf_free(&bytes);
 	return rc;
@@ -514,7 +645,10 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 	static const char usage[] =
 		"Usage: cgroup-feedback submit ID --yes [--use-case-file FILE] [--answer KEY=VALUE]...\n"
 		"                              [--redact] [--endpoint URL] [--state-dir DIR]\n"
-		"Consent to sending report ID as it is plus the use case, and send it now.\n";
+		"Consent to sending report ID as it is plus the use case, and send it now.\n"
+		"Each --answer KEY is one of the report's catalog entry's questions\n"
+		"(cgroup-feedback catalog lists them: software, why_flat, reorganisation for\n"
+		"the flat-hierarchy entries; purpose, software, v2_replacement for the knobs).\n";
 	struct cgfb_spool_entry e;
 	char err[256], hint[600];
 	const char *id;
@@ -595,6 +729,8 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 			return finish(&c, CGFB_EXIT_TROUBLE);
 		}
 		printf("%s: deleted from %s\n", id, e.endpoint);
+	} else if (e.state == CGFB_R_WITHDRAWN) {
+		printf("%s: was withdrawn already\n", id);
 	} else {
 		printf("%s: was never sent; it will not be\n", id);
 	}
@@ -667,6 +803,40 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 	return finish(&c, failed ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
 
+/* Exporting is consenting to the mail channel. A report not yet consented
+ * to, or exported before and given a use case or answers now, is built
+ * afresh from its draft with what the options add, so a second export
+ * carries them; a report consented to for the collector, or sent, goes out
+ * as it is — the same bytes, the same story — and options that would
+ * change it are named as unused rather than dropped without a word. */
+static int export_consent(struct ctx *c, struct cgfb_spool_entry *e, const char *endpoint)
+{
+	const bool mailed = e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0;
+	int rc;
+
+	if (e->state == CGFB_R_DECLINED || e->state == CGFB_R_WITHDRAWN) {
+		cgfb_log(LOG_ERR, "report %s is %s", e->id, cgfb_rstate_name(e->state));
+		return -EPERM;
+	}
+	/* Exported before and nothing new: the same bytes again. */
+	if (mailed && !c->use_case_file && !c->n_answers)
+		return 0;
+	if (e->state != CGFB_R_PENDING && !mailed) {
+		if (c->use_case_file || c->n_answers)
+			cgfb_log(LOG_WARNING, "report %s is %s for %s: the e-mail carries those bytes, "
+				 "with the use case and answers given then; --use-case-file and "
+				 "--answer are not used", e->id, cgfb_rstate_name(e->state), e->endpoint);
+		return 0;
+	}
+	rc = unattended_consent(c, e, endpoint);
+	/* Standard output may be the e-mail itself (-o -). */
+	if (rc == 0)
+		fprintf(c->output && strcmp(c->output, "-") == 0 ? stderr : stdout,
+			"%s: consent recorded for the mail channel (%s); flush will not send it "
+			"over the network\n", e->id, endpoint);
+	return rc;
+}
+
 int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
@@ -678,7 +848,7 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";
 	struct cgfb_spool_entry e;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
-	char to[600], endpoint[620], path[PATH_MAX], err[512];
+	char to[600], endpoint[620], path[PATH_MAX], err[512], sha[65];
 	const char *id;
 	struct ctx c;
 	int rc;
@@ -689,13 +859,7 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 		return finish(&c, CGFB_EXIT_TROUBLE);
 	cgfb_mailout_recipients(&c.config, &bytes, to, sizeof(to));
 	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
-	rc = 0;
-	if (e.state == CGFB_R_PENDING)
-		rc = unattended_consent(&c, &e, endpoint);
-	else if (e.state == CGFB_R_DECLINED || e.state == CGFB_R_WITHDRAWN)
-		rc = -EPERM;
-	if (rc == -EPERM)
-		cgfb_log(LOG_ERR, "report %s is %s", id, cgfb_rstate_name(e.state));
+	rc = export_consent(&c, &e, endpoint);
 	if (rc == 0)
 		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
 	if (rc == 0)
@@ -715,9 +879,10 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	}
 	if (rc == 0 && (!c.send || c.output || c.mbox)) {
 		rc = cgfb_mailout_file(&mail, path, c.mbox != NULL);
+		cgfb_sha256_hex(bytes.data, bytes.len, sha);
 		if (rc == 0 && strcmp(path, "-") != 0)
-			printf("%s: %s %s; send it to %s\n", id, c.mbox ? "appended to" : "wrote",
-			       path, to);
+			printf("%s: %s %s (the report: %zu bytes, SHA-256 %s); send it to %s\n", id,
+			       c.mbox ? "appended to" : "wrote", path, bytes.len, sha, to);
 		else if (rc < 0)
 			cgfb_log(LOG_ERR, "writing %s: %s", path, strerror(-rc));
 	}
@@ -725,6 +890,38 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	cgfb_buf_free(&mail);
 	cgfb_notify_refresh_motd(&c.config, c.state_dir);
 	return finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+/* review without a terminal (a script, a cron job, a pasted pipe): the
+ * commands that do the same without questions, for the report named or the
+ * first one waiting, so that they can be pasted as printed. */
+static int no_terminal(struct ctx *c, int argc, char **argv, const char *usage)
+{
+	struct cgfb_spool_entry *v = NULL;
+	const char *id = NULL;
+	char show[600], submit[600];
+	size_t n = 0;
+
+	if (optind < argc) {
+		id = one_id(c, argc, argv, usage);
+		if (!id)
+			return CGFB_EXIT_TROUBLE;
+	} else if (cgfb_spool_list(&c->spool, &v, &n) == 0) {
+		for (size_t i = 0; i < n && !id; i++)
+			if (v[i].state == CGFB_R_PENDING)
+				id = v[i].id;
+	}
+	if (id)
+		cgfb_log(LOG_ERR, "review asks questions on a terminal; without one, read the report "
+			 "with '%s', then send it as it is with '%s' (--use-case-file FILE and "
+			 "--answer KEY=VALUE add your use case and answers)",
+			 cgfb_hint(show, sizeof(show), c->state_dir, "show %s", id),
+			 cgfb_hint(submit, sizeof(submit), c->state_dir, "submit %s --yes", id));
+	else
+		cgfb_log(LOG_ERR, "review asks questions on a terminal; nothing is waiting for "
+			 "review anyway");
+	free(v);
+	return CGFB_EXIT_TROUBLE;
 }
 
 int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
@@ -740,11 +937,8 @@ int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
 	int r = 0;
 
 	SETUP("state-dir output", usage);
-	if (!isatty(STDIN_FILENO)) {
-		cgfb_log(LOG_ERR, "review asks questions on a terminal; for scripts use "
-			 "cgroup-feedback submit ID --yes --use-case-file FILE");
-		return finish(&c, CGFB_EXIT_TROUBLE);
-	}
+	if (!isatty(STDIN_FILENO))
+		return finish(&c, no_terminal(&c, argc, argv, usage));
 	rc = (struct cgfb_review_ctx){
 		.config = &c.config, .cat = c.cat, .schema = c.schema, .spool = &c.spool,
 		.state_dir = c.state_dir, .in = stdin, .out = stdout, .export_path = c.output,

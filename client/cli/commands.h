@@ -6,12 +6,12 @@
 #include <stddef.h>
 
 #include "cgfb/catalog.h"
+#include "cgfb/hint.h"
 
 #define CGFB_EXIT_OK      0
 #define CGFB_EXIT_NONE    1   /* scan: nothing found */
 #define CGFB_EXIT_TROUBLE 2
 
-#define CGFB_DEFAULT_STATE_DIR "/var/lib/cgroup-feedback"
 
 struct cgfb_globals {
 	const char *catalog_path;  /* --catalog, or NULL */
@@ -29,11 +29,6 @@ const char *cgfb_state_dir(const struct cgfb_globals *g);
 /* Take $CGFB_STATE_DIR into g when it is set and not empty. */
 void cgfb_globals_from_env(struct cgfb_globals *g);
 
-/* A command a person can paste: "cgroup-feedback [--state-dir DIR] " and
- * what follows, with DIR only when it is not the default (and quoted for
- * the shell when it needs to be). Truncated to bufsz; returns buf. */
-const char *cgfb_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 struct cgfb_command {
 	const char *name;

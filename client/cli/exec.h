@@ -6,12 +6,13 @@
 #ifndef CGFB_EXEC_H
 #define CGFB_EXEC_H
 
+#include "cgfb/hint.h"
+
 #define CGFB_WATCHER_NAME  "cgroup-feedback-watch"
 /* Takes the snapshot and writes the report of one detection, without
  * CAP_SYSLOG, so that the reader of the kernel log maps no crypto, udev or
  * schema code either and stays small at rest. */
 #define CGFB_REPORTER_NAME "cgroup-feedback-report"
-#define CGFB_CLI_NAME     "cgroup-feedback"
 
 /* Where the other program is: next to this one (the build tree), or where
  * it is installed (LIBEXECDIR for the watcher, BINDIR for the command).

@@ -12,7 +12,9 @@
 #include "cgfb/path.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
+#include "cgfb/utf8.h"
 #include "consent/consent.h"
+#include "consent/draft.h"
 #include "deliver/mailout.h"
 #include "consent/notify.h"
 #include "privacy/redact.h"
@@ -24,21 +26,17 @@
 #define USE_CASE_MAX 8192
 #define ANSWER_MAX   2048
 
-struct answers {
-	char *text;                              /* use case */
-	char *message;                           /* G1: the administrator's wording */
-	size_t n;
-	const char *keys[CGFB_QUESTIONS_MAX];
-	char *values[CGFB_QUESTIONS_MAX];
-};
-
-static void answers_free(struct answers *a)
+/* Saved the moment it is given: a review that ends early — "keep for
+ * later", a closed terminal, a crash — loses nothing, and the next step
+ * (review again, submit, export, flush) starts from it. */
+static void save_draft(const struct cgfb_review_ctx *rc, const char *id,
+		       const struct cgfb_draft *d)
 {
-	free(a->message);
-	free(a->text);
-	for (size_t i = 0; i < a->n; i++)
-		free(a->values[i]);
-	memset(a, 0, sizeof(*a));
+	const int r = cgfb_draft_save(rc->spool, id, d);
+
+	if (r < 0)
+		fprintf(rc->out, "Saving what you typed in %s failed: %s; it lasts only until this "
+			"review ends.\n", rc->spool->dir, strerror(-r));
 }
 
 /* One line without its newline; NULL at end of input. */
@@ -55,6 +53,31 @@ static char *read_line(FILE *in)
 	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		line[--n] = '\0';
 	return line;
+}
+
+/* A line of free text: one holding a control character other than tab (a
+ * NUL would hide the rest, ESC or CR rewrite the review on the terminal) is
+ * refused and asked for again, rather than cut or sent; NULL at end of input. */
+static char *read_text_line(const struct cgfb_review_ctx *rc)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	while ((n = getline(&line, &cap, rc->in)) >= 0) {
+		ssize_t at;
+
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		at = cgfb_text_control(line, (size_t)n);
+		if (at < 0)
+			return line;
+		fprintf(rc->out, "That line holds the control character 0x%02x; only tab may be in "
+			"a line. Type it again:\n> ", (unsigned char)line[at]);
+		fflush(rc->out);
+	}
+	free(line);
+	return NULL;
 }
 
 /* First letter of the answer, lower-cased; def for an empty line or EOF. */
@@ -86,8 +109,10 @@ static void show_analysis(FILE *out, json_object *report)
 			json_object_object_get_ex(f, "verdict", &v);
 			json_object_object_get_ex(f, "children", &ch);
 			json_object_object_get_ex(f, "reorganisation", &reorg);
-			fprintf(out, "  A flat (use_hierarchy=0) group with %zu child groups: %s if memcg "
-				"became hierarchical.\n", json_object_array_length(ch),
+			const size_t nch = json_object_array_length(ch);
+
+			fprintf(out, "  A flat (use_hierarchy=0) group with %zu child group%s: %s if memcg "
+				"became hierarchical.\n", nch, nch == 1 ? "" : "s",
 				strcmp(json_object_get_string(v), "affected") == 0 ?
 				"behaviour WOULD change" : "behaviour would not change");
 			if (reorg && !json_object_is_type(reorg, json_type_null))
@@ -131,7 +156,7 @@ static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_e
 	fputs("\n", out);
 }
 
-static char *edit_in_editor(const struct cgfb_review_ctx *rc)
+static char *edit_in_editor(const struct cgfb_review_ctx *rc, const char *initial)
 {
 	char path[] = "/tmp/cgroup-feedback-usecase.XXXXXX";
 	struct cgfb_buf cmd = { 0 };
@@ -143,7 +168,8 @@ static char *edit_in_editor(const struct cgfb_review_ctx *rc)
 
 	if (fd < 0)
 		return NULL;
-	dprintf(fd, "\n# Describe your use case above. Lines starting with '#' are dropped.\n");
+	dprintf(fd, "%s\n# Describe your use case above. Lines starting with '#' are dropped.\n",
+		initial ? initial : "");
 	close(fd);
 	/* $EDITOR may carry arguments ("emacs -nw"), as for git: the shell
 	 * splits it; the file name is ours and needs no quoting beyond this. */
@@ -159,51 +185,84 @@ static char *edit_in_editor(const struct cgfb_review_ctx *rc)
 	if (f)
 		fclose(f);
 	unlink(path);
+	if (b.data && cgfb_text_control(b.data, b.len) >= 0) {
+		fprintf(rc->out, "The text holds a control character other than newline and tab; "
+			"nothing was taken from the editor.\n");
+		cgfb_buf_free(&b);
+	}
 	return b.data ? b.data : strdup("");
 }
 
-/* Lines up to an empty one; "!e" alone hands over to $EDITOR. */
-static char *read_use_case(const struct cgfb_review_ctx *rc)
+static void show_kept_text(FILE *out, const char *text)
 {
+	fputs("Your use case so far:\n", out);
+	for (const char *p = text; *p;) {
+		const size_t n = strcspn(p, "\n");
+
+		fprintf(out, "  | %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	fputs("Press Enter to keep it, type a new one, !e to edit it in $EDITOR, or - alone "
+	      "to remove it.\n", out);
+}
+
+/* Lines up to an empty one; "!e" alone hands over to $EDITOR. Into
+ * d->text; a use case kept from before stays unless replaced. */
+static void read_use_case(const struct cgfb_review_ctx *rc, struct cgfb_draft *d)
+{
+	const bool kept = d->text && d->text[0];
 	struct cgfb_buf b = { 0 };
+	bool typed = false;
 	char *line;
 
 	fputs("Describe your use case: what the setup is for and why it is needed.\n"
 	      CGFB_REVIEW_PUBLIC "\n"
 	      "End with an empty line (or type !e alone to use $EDITOR):\n", rc->out);
+	if (kept)
+		show_kept_text(rc->out, d->text);
 	fflush(rc->out);
-	while ((line = read_line(rc->in)) != NULL && line[0]) {
-		if (strcmp(line, "!e") == 0 && b.len == 0) {
-			free(line);
-			return edit_in_editor(rc);
+	while ((line = read_text_line(rc)) != NULL) {
+		typed = true;
+		if (!line[0])
+			break;
+		if (b.len == 0 && (strcmp(line, "!e") == 0 || strcmp(line, "-") == 0)) {
+			b.data = line[0] == '-' ? strdup("") : edit_in_editor(rc, d->text);
+			break;
 		}
 		cgfb_buf_printf(&b, "%s%s", b.len ? "\n" : "", line);
 		free(line);
 	}
 	free(line);
-	return b.data ? b.data : strdup("");
+	/* Enter alone keeps what was there, or gives an empty use case, which
+	 * the question before the yes points out; a closed terminal gives
+	 * nothing. */
+	if (b.data || (typed && !kept))
+		cgfb_draft_set_text(&d->text, b.data ? b.data : "");
+	cgfb_buf_free(&b);
 }
 
 static void ask_questions(const struct cgfb_review_ctx *rc, const struct cgfb_entry *e,
-			  struct answers *a)
+			  struct cgfb_draft *d, const char *id)
 {
-	fputs("A few questions (press Enter to skip one):\n", rc->out);
+	fputs("A few questions (press Enter to skip one or to keep an earlier answer;\n"
+	      "- alone removes it):\n", rc->out);
 	for (size_t i = 0; i < e->questions->n; i++) {
+		const char *key = e->questions->q[i].key, *cur = cgfb_draft_answer(d, key);
 		char *line;
 
-		fprintf(rc->out, "%s\n> ", e->questions->q[i].text);
+		fprintf(rc->out, "%s\n", e->questions->q[i].text);
+		if (cur)
+			fprintf(rc->out, "  (your answer so far: %s)\n", cur);
+		fputs("> ", rc->out);
 		fflush(rc->out);
-		line = read_line(rc->in);
+		line = read_text_line(rc);
 		if (!line)
 			break;
-		if (!line[0]) {
-			free(line);
-			continue;
-		}
 		if (strlen(line) > ANSWER_MAX)
 			line[ANSWER_MAX] = '\0';
-		a->keys[a->n] = e->questions->q[i].key;
-		a->values[a->n++] = line;
+		if (line[0] && cgfb_draft_set_answer(d, key, strcmp(line, "-") ? line : NULL) == 0)
+			save_draft(rc, id, d);
+		free(line);
 	}
 }
 
@@ -211,34 +270,42 @@ static void ask_questions(const struct cgfb_review_ctx *rc, const struct cgfb_en
  * catalog's vocabulary, "_" for the rest. The administrator, who can read
  * the kernel log, may say it better; what they type is checked for
  * secrets like the use case. NULL keeps the shaped text. */
-static char *ask_message(const struct cgfb_review_ctx *rc, json_object *report)
+static void ask_message(const struct cgfb_review_ctx *rc, json_object *report,
+			struct cgfb_draft *d, const char *id)
 {
 	json_object *det = json_object_object_get(report, "detection");
 	const char *shaped = json_object_get_string(json_object_object_get(det, "message"));
 	char *line;
 
 	fprintf(rc->out, "\nThis kernel message is not in the catalog. It is sent in this shape,\n"
-		"every word that is not the kernel's wording replaced by \"_\":\n  %s\n"
-		"Type the message as you want it sent (check it against your kernel log:\n"
-		"journalctl -k), or press Enter to send it as shown:\n> ", shaped ? shaped : "");
+		"every word that is not the kernel's wording replaced by \"_\":\n  %s\n",
+		shaped ? shaped : "");
+	if (d->message)
+		fprintf(rc->out, "Your wording so far (Enter keeps it, - alone sends the shape):\n  %s\n",
+			d->message);
+	fputs("Type the message as you want it sent (check it against your kernel log:\n"
+	      "journalctl -k), or press Enter to send it as shown:\n> ", rc->out);
 	fflush(rc->out);
-	line = read_line(rc->in);
-	if (line && (!line[0] || strlen(line) > 1024)) {
-		if (line[0])
-			fputs("Longer than 1024 characters: the shaped text is kept.\n", rc->out);
-		free(line);
-		line = NULL;
-	}
-	return line;
+	line = read_text_line(rc);
+	if (line && strlen(line) > 1024)
+		fputs("Longer than 1024 characters: not taken.\n", rc->out);
+	else if (line && line[0] && cgfb_draft_set_text(&d->message, strcmp(line, "-") ? line : NULL) == 0)
+		save_draft(rc, id, d);
+	free(line);
 }
 
-/* Offer to replace what looks like a secret; returns the (new) text. */
+/* Offer to replace what looks like a secret; returns the (new) text. What
+ * the administrator was shown and kept before is not asked about again;
+ * what they keep now is remembered in the draft. */
 static char *check_secrets(const struct cgfb_review_ctx *rc, const struct cgfb_local_names *ln,
-			   char *text, bool *asked, bool *redact_all)
+			   struct cgfb_draft *d, char *text, bool *asked, bool *redact_all)
 {
 	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
-	const size_t n = cgfb_find_secrets(text, ln, f, CGFB_REDACT_MAX_FINDINGS);
+	size_t n;
 
+	if (!text)
+		return text;
+	n = cgfb_draft_unkept(d, text, f, cgfb_find_secrets(text, ln, f, CGFB_REDACT_MAX_FINDINGS));
 	if (n == 0)
 		return text;
 	if (!*asked) {
@@ -249,43 +316,81 @@ static char *check_secrets(const struct cgfb_review_ctx *rc, const struct cgfb_l
 		fprintf(rc->out, "  %s: %.*s\n", cgfb_secret_name(f[i].kind), (int)f[i].len,
 			text + f[i].start);
 	if (!*redact_all &&
-	    ask_choice(rc, "Replace these with [redacted ...]? [Y/n] ", 'y') != 'y')
+	    ask_choice(rc, "Replace these with [redacted ...]? [Y/n] ", 'y') != 'y') {
+		for (size_t i = 0; i < n; i++)
+			cgfb_draft_keep(d, text + f[i].start, f[i].len);
 		return text;
+	}
 	*redact_all = true;
 	return cgfb_redact_replace(text, f, n);
 }
 
-static void redact_answers(const struct cgfb_review_ctx *rc, struct answers *a)
+static void redact_answers(const struct cgfb_review_ctx *rc, struct cgfb_draft *d, const char *id)
 {
 	struct cgfb_local_names ln;
 	bool asked = false, redact_all = false;
 
 	cgfb_local_names_load(&ln, NULL, NULL);
-	a->text = check_secrets(rc, &ln, a->text, &asked, &redact_all);
-	if (a->message)
-		a->message = check_secrets(rc, &ln, a->message, &asked, &redact_all);
-	for (size_t i = 0; i < a->n; i++)
-		a->values[i] = check_secrets(rc, &ln, a->values[i], &asked, &redact_all);
+	d->text = check_secrets(rc, &ln, d, d->text, &asked, &redact_all);
+	d->message = check_secrets(rc, &ln, d, d->message, &asked, &redact_all);
+	for (size_t i = 0; i < d->n; i++)
+		d->values[i] = check_secrets(rc, &ln, d, d->values[i], &asked, &redact_all);
 	cgfb_local_names_free(&ln);
+	if (asked)
+		save_draft(rc, id, d);
 }
 
-static int build(const struct cgfb_review_ctx *rc, const struct cgfb_buf *report,
-		 const struct answers *a, const char *endpoint, struct cgfb_buf *out, char token[65])
+static int build(const struct cgfb_review_ctx *rc, const struct cgfb_spool_entry *e,
+		 const struct cgfb_buf *report, const struct cgfb_draft *d, const char *endpoint,
+		 struct cgfb_buf *out, char token[65])
 {
-	struct cgfb_use_case uc = { .text = a->text, .n_answers = a->n };
+	struct cgfb_use_case uc;
 	char err[256];
 	int r;
 
-	for (size_t i = 0; i < a->n; i++) {
-		uc.keys[i] = a->keys[i];
-		uc.values[i] = a->values[i];
-	}
-	uc.message = a->message;
-	r = cgfb_consent_build(rc->schema, rc->state_dir, report, &uc, endpoint, out, token, err,
-			       sizeof(err));
+	cgfb_draft_use_case(d, &uc);
+	r = cgfb_consent_build(rc->schema, rc->state_dir, report, &uc, endpoint, e->deletion_token,
+			       out, token, err, sizeof(err));
 	if (r < 0)
 		fprintf(rc->out, "This report cannot be completed: %s\n", err);
 	return r;
+}
+
+/* The same JSON a person can read: indented, one top-level member per
+ * section. It is still JSON, so parsing it and writing it canonically gives
+ * back exactly the bytes whose size and hash the header names. */
+static void print_readable(FILE *out, const struct cgfb_buf *bytes)
+{
+	json_object *r = NULL;
+	char err[128];
+	size_t i = 0, n;
+
+	if (cgfb_canon_parse(bytes->data, bytes->len, CGFB_REPORT_DEPTH_MAX, &r, err,
+			     sizeof(err)) < 0) {
+		fwrite(bytes->data, 1, bytes->len, out);    /* never: we built them */
+		fputc('\n', out);
+		return;
+	}
+	n = (size_t)json_object_object_length(r);
+	fputs("{\n", out);
+	json_object_object_foreach(r, key, val) {
+		json_object *k = json_object_new_string(key);
+		const char *v = json_object_to_json_string_ext(val, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		fprintf(out, "%s  %s: ", i ? "\n" : "", json_object_to_json_string_ext(k,
+			JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(k);
+		/* Only layout puts newlines there: strings keep theirs escaped. */
+		for (const char *p = v; *p; p++) {
+			fputc(*p, out);
+			if (*p == '\n')
+				fputs("  ", out);
+		}
+		fputs(++i < n ? ",\n" : "\n", out);
+	}
+	fputs("}\n", out);
+	json_object_put(r);
 }
 
 /* Through $PAGER when a person is looking, otherwise straight out. */
@@ -297,18 +402,18 @@ static void show_bytes(const struct cgfb_review_ctx *rc, const struct cgfb_buf *
 
 	cgfb_sha256_hex(bytes->data, bytes->len, sha);
 	fprintf(rc->out, "\nThese %zu bytes (SHA-256 %s) are exactly what would leave this "
-		"machine:\n\n", bytes->len, sha);
+		"machine.\nThey go as one line of canonical JSON; below is the same JSON, "
+		"indented, one section\nper part of the report:\n\n", bytes->len, sha);
 	fflush(rc->out);
 	if (isatty(fileno(rc->out)) && (!pager || *pager))
-		p = popen(pager ? pager : "less -S -F -X", "w");
+		p = popen(pager ? pager : "less -F -X", "w");
 	if (p) {
-		fwrite(bytes->data, 1, bytes->len, p);
-		fputc('\n', p);
+		print_readable(p, bytes);
 		pclose(p);
 	} else {
-		fwrite(bytes->data, 1, bytes->len, rc->out);
-		fputs("\n\n", rc->out);
+		print_readable(rc->out, bytes);
 	}
+	fprintf(rc->out, "\n(%zu bytes, SHA-256 %s)\n", bytes->len, sha);
 }
 
 static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
@@ -338,32 +443,62 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	return CGFB_REVIEW_SEND_FAILED;
 }
 
+/* The yes is asked for the bytes of one channel, shown just before: the
+ * consent record names the endpoint (and this install's pseudonym for it),
+ * so the bytes for the collector and for the e-mail differ, and each is
+ * previewed before its own question. Returns true for a yes. */
+static bool offer(const struct cgfb_review_ctx *rc, const struct cgfb_draft *a,
+		  const struct cgfb_buf *bytes, const char *question)
+{
+	show_bytes(rc, bytes);
+	if (!a->text || !a->text[0])
+		fputs("This report has no use case: the maintainers will see the "
+		      "snapshot only.\n", rc->out);
+	fputs(CGFB_REVIEW_PUBLIC "\n", rc->out);
+	return ask_choice(rc, question, 'n') == 'y';
+}
+
+/* Ask for the From: line when the configuration has none. */
+static void ask_from(const struct cgfb_review_ctx *rc, struct cgfb_config *conf)
+{
+	char *from;
+
+	if (conf->mail_from[0])
+		return;
+	fputs("Your address for the From: line (Enter to fill it in later): ", rc->out);
+	fflush(rc->out);
+	from = read_line(rc->in);
+	if (from && from[0])
+		snprintf(conf->mail_from, sizeof(conf->mail_from), "%s", from);
+	free(from);
+}
+
 static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
-		     const struct cgfb_buf *report, const struct answers *a)
+		     const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
 	struct cgfb_config conf = *rc->config;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
-	char to[600], endpoint[620], token[65], path[PATH_MAX];
-	char *from = NULL;
+	char to[600], endpoint[620], token[65], path[PATH_MAX], question[PATH_MAX + 700];
 	int r;
 
-	if (!conf.mail_from[0]) {
-		fputs("Your address for the From: line (Enter to fill it in later): ", rc->out);
-		fflush(rc->out);
-		from = read_line(rc->in);
-		if (from && from[0])
-			snprintf(conf.mail_from, sizeof(conf.mail_from), "%s", from);
-		free(from);
-	}
+	ask_from(rc, &conf);
 	cgfb_mailout_recipients(&conf, report, to, sizeof(to));
 	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
 	if (rc->export_path)
 		snprintf(path, sizeof(path), "%s", rc->export_path);
 	else
 		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", e->id);
-	r = build(rc, report, a, endpoint, &bytes, token);
-	if (r == 0)
-		r = cgfb_mailout_format(&conf, &bytes, &mail);
+	r = build(rc, e, report, a, endpoint, &bytes, token);
+	if (r < 0)
+		goto out;
+	snprintf(question, sizeof(question), "Write this report as an e-mail for %s to %s? [y/N] ",
+		 to, path);
+	if (!offer(rc, a, &bytes, question)) {
+		fputs("Kept for later. Nothing was written.\n", rc->out);
+		r = CGFB_REVIEW_KEPT;
+		goto out;
+	}
+	r = cgfb_mailout_format(&conf, &bytes, &mail);
 	if (r == 0)
 		r = cgfb_mailout_file(&mail, path, false);
 	if (r == 0)
@@ -372,27 +507,38 @@ static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *
 		fprintf(rc->out, "Export failed: %s\n", strerror(-r));
 	else
 		fprintf(rc->out, "Wrote %s. Send it to %s from any machine with mail.\n", path, to);
+out:
 	cgfb_buf_free(&bytes);
 	cgfb_buf_free(&mail);
-	return r < 0 ? r : CGFB_REVIEW_EXPORTED;
+	return r < 0 ? r : r == CGFB_REVIEW_KEPT ? r : CGFB_REVIEW_EXPORTED;
+}
+
+/* Build for the collector, show, ask. 1: not sent (go on), else an outcome. */
+static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
+		      const struct cgfb_buf *report, const struct cgfb_draft *a)
+{
+	struct cgfb_buf bytes = { 0 };
+	char prompt[700], token[65];
+	int r = build(rc, e, report, a, rc->config->endpoint, &bytes, token);
+
+	if (r < 0)
+		return r;
+	snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ", rc->config->endpoint);
+	r = offer(rc, a, &bytes, prompt) ? do_send(rc, e, &bytes, token) : 1;
+	cgfb_buf_free(&bytes);
+	return r;
 }
 
 static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
-		  const struct cgfb_buf *report, const struct cgfb_buf *bytes,
-		  const struct answers *a, const char *token)
+		  const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
-	char prompt[700];
+	char prompt[700], hint[600];
 	int c;
 
 	if (rc->config->consent != CGFB_CONSENT_NEVER) {
-		if (!a->text || !a->text[0])
-			fputs("This report has no use case: the maintainers will see the "
-			      "snapshot only.\n", rc->out);
-		fputs(CGFB_REVIEW_PUBLIC "\n", rc->out);
-		snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ",
-			 rc->config->endpoint);
-		if (ask_choice(rc, prompt, 'n') == 'y')
-			return do_send(rc, e, bytes, token);
+		c = offer_send(rc, e, report, a);
+		if (c != 1)
+			return c;
 	} else {
 		fputs("Sending is off (consent = never in the configuration).\n", rc->out);
 	}
@@ -413,21 +559,24 @@ static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 			c == 'n' ? "; you will not be asked about this message again" : "");
 		return c == 'n' ? CGFB_REVIEW_SILENCED : CGFB_REVIEW_DECLINED;
 	default:
-		fputs("Kept for later. Nothing was sent.\n", rc->out);
+		fprintf(rc->out, "Kept for later with what you typed; nothing was sent. %s starts "
+			"from it.\n", cgfb_hint(hint, sizeof(hint), rc->state_dir, "review %s", e->id));
 		return CGFB_REVIEW_KEPT;
 	}
 }
 
 int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 {
-	struct cgfb_buf report = { 0 }, bytes = { 0 };
-	struct answers a = { 0 };
+	struct cgfb_buf report = { 0 };
+	struct cgfb_draft a = { 0 };
 	const struct cgfb_entry *ce;
 	json_object *r = NULL;
-	char err[256], token[65];
+	char err[256];
 	int ret;
 
 	ret = cgfb_spool_load(rc->spool, e->id, e, &report);
+	if (ret == 0)
+		ret = cgfb_draft_load(rc->spool, e->id, &a);
 	if (ret == 0)
 		ret = cgfb_canon_parse(report.data, report.len, CGFB_REPORT_DEPTH_MAX, &r, err,
 				       sizeof(err));
@@ -446,20 +595,16 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 	}
 	show_detection(rc, ce, r, e->id);
 	if (ce->generic)
-		a.message = ask_message(rc, r);
-	ask_questions(rc, ce, &a);
-	a.text = read_use_case(rc);
-	redact_answers(rc, &a);
-	ret = build(rc, &report, &a, rc->config->endpoint, &bytes, token);
-	if (ret < 0)
-		goto out;
-	show_bytes(rc, &bytes);
-	ret = decide(rc, e, &report, &bytes, &a, token);
+		ask_message(rc, r, &a, e->id);
+	ask_questions(rc, ce, &a, e->id);
+	read_use_case(rc, &a);
+	save_draft(rc, e->id, &a);
+	redact_answers(rc, &a, e->id);
+	ret = decide(rc, e, &report, &a);
 	cgfb_notify_refresh_motd(rc->config, rc->state_dir);
 out:
 	json_object_put(r);
-	answers_free(&a);
+	cgfb_draft_free(&a);
 	cgfb_buf_free(&report);
-	cgfb_buf_free(&bytes);
 	return ret;
 }

@@ -55,6 +55,10 @@ struct watcher {
 	struct timespec retry_at;
 	int rc;
 	sigset_t stop;             /* the signals that end the watcher */
+	/* What the first pass over the log found, said once at its end so that
+	 * "found nothing" is told apart from "read nothing". */
+	unsigned long records, detected;
+	bool backlog_said;
 };
 
 /* Save the state as if everything before pos was handled; not logged. */
@@ -371,6 +375,7 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 			w->rc = 2;
 		fflush(stdout);
 		cgfb_log(LOG_NOTICE, "detected %s: %s", id, d->entry->title);
+		w->detected++;
 	}
 }
 
@@ -458,6 +463,12 @@ static int setup(struct watcher *w)
 	w->has_pos = w->st.has_pos;
 	w->pos = w->st.pos;
 	w->k.lost = w->st.lost;
+	if (w->has_pos)
+		cgfb_log(LOG_INFO, "reading %s after record %llu (state in %s)", w->k.path,
+			 (unsigned long long)(w->pos ? w->pos - 1 : 0), o->state_dir);
+	else
+		cgfb_log(LOG_INFO, "reading %s from its oldest record (state in %s)", w->k.path,
+			 o->state_dir);
 	return 0;
 }
 
@@ -491,7 +502,20 @@ static void feed(struct watcher *w, const struct cgfb_record *rec, bool *first)
 		w->has_pos = true;
 	}
 	w->dirty = true;
+	w->records++;
 	cgfb_detector_feed(w->det, rec);
+}
+
+/* The end of the backlog: what was read and found, and what comes next. */
+static void say_backlog(struct watcher *w)
+{
+	if (w->backlog_said)
+		return;
+	w->backlog_said = true;
+	cgfb_log(LOG_INFO, "%s: %lu new record%s read, %s; %s", w->k.path, w->records,
+		 w->records == 1 ? "" : "s",
+		 w->detected ? "catalog messages detected (above)" : "no new catalog message",
+		 w->o->once ? "done" : "following the kernel log");
 }
 
 /* Milliseconds until the next try of a held report, at least 1. */
@@ -551,6 +575,7 @@ static int loop(struct watcher *w)
 		/* The end of a burst: the state is saved now, not on a tick. */
 		if (w->dirty && !cgfb_detector_in_block(w->det))
 			save(w);
+		say_backlog(w);
 		if (w->o->once) {
 			/* The next run reads the held record again. */
 			if (w->hold)

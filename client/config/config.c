@@ -1,5 +1,6 @@
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,73 +252,99 @@ static char *trim(char *s)
 	return s;
 }
 
-static int check(const struct cgfb_config *c, const char *path, char *err, size_t errsz)
+/* Every error of a file, one "FILE:LINE: what" line each: a person fixes
+ * them in one pass rather than one run per mistake. */
+struct errs {
+	char *buf;
+	size_t size, len;
+	unsigned n;
+};
+
+static void errs_add(struct errs *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void errs_add(struct errs *e, const char *fmt, ...)
 {
-	if (c->consent == CGFB_CONSENT_AUTO && !c->use_case_file[0]) {
-		snprintf(err, errsz, "%s: consent = auto needs use-case-file", path);
-		return -EINVAL;
-	}
-	if ((c->notify & CGFB_NOTIFY_COMMAND) && !c->notify_command[0]) {
-		snprintf(err, errsz, "%s: notify = command needs notify-command", path);
-		return -EINVAL;
-	}
-	return 0;
+	va_list ap;
+	int m;
+
+	if (e->n++ >= CGFB_CONFIG_ERRORS_MAX || !e->size || e->len + 1 >= e->size)
+		return;
+	if (e->len)
+		e->buf[e->len++] = '\n';
+	va_start(ap, fmt);
+	m = vsnprintf(e->buf + e->len, e->size - e->len, fmt, ap);
+	va_end(ap);
+	if (m > 0)
+		e->len += (size_t)m < e->size - e->len ? (size_t)m : e->size - e->len - 1;
+	e->buf[e->len] = '\0';
+}
+
+static void check(const struct cgfb_config *c, const char *path, struct errs *e)
+{
+	if (c->consent == CGFB_CONSENT_AUTO && !c->use_case_file[0])
+		errs_add(e, "%s: consent = auto needs use-case-file", path);
+	if ((c->notify & CGFB_NOTIFY_COMMAND) && !c->notify_command[0])
+		errs_add(e, "%s: notify = command needs notify-command", path);
+}
+
+static int errs_end(struct errs *e)
+{
+	if (e->n > CGFB_CONFIG_ERRORS_MAX && e->len + 1 < e->size)
+		snprintf(e->buf + e->len, e->size - e->len, "\n(%u more errors)",
+			 e->n - CGFB_CONFIG_ERRORS_MAX);
+	return e->n ? -EINVAL : 0;
 }
 
 /* One line of the file (without its newline), NUL-terminated in place. */
-static int parse_line(struct cgfb_config *c, char *line, const char *name, unsigned lineno,
-		      char *err, size_t errsz)
+static void parse_line(struct cgfb_config *c, char *line, const char *name, unsigned lineno,
+		       struct errs *e)
 {
 	char *key, *eq, *value, msg[256];
-	int rc;
 
 	key = trim(line);
 	if (!*key || *key == '#')
-		return 0;
+		return;
 	eq = strchr(key, '=');
 	if (!eq) {
-		snprintf(err, errsz, "%s:%u: expected 'key = value'", name, lineno);
-		return -EINVAL;
+		errs_add(e, "%s:%u: expected 'key = value'", name, lineno);
+		return;
 	}
 	*eq = '\0';
 	value = trim(eq + 1);
 	key = trim(key);
-	rc = cgfb_config_set(c, key, value, msg, sizeof(msg));
-	if (rc < 0)
-		snprintf(err, errsz, "%s:%u: %s", name, lineno, msg);
-	return rc;
+	if (cgfb_config_set(c, key, value, msg, sizeof(msg)) < 0)
+		errs_add(e, "%s:%u: %s", name, lineno, msg);
 }
 
 int cgfb_config_parse(struct cgfb_config *c, const char *buf, size_t len, const char *name,
 		      char *err, size_t errsz)
 {
 	const char *p = buf, *end = buf + len;
+	struct errs e = { err, errsz, 0, 0 };
 	char line[LINE_MAX_LEN + 1];
 	unsigned lineno = 0;
 
+	if (errsz)
+		err[0] = '\0';
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const size_t n = (size_t)((nl ? nl : end) - p);
-		int rc;
+		const char *const ln = p, *const nl = memchr(p, '\n', (size_t)(end - p));
+		const size_t n = (size_t)((nl ? nl : end) - ln);
 
 		lineno++;
-		if (n > LINE_MAX_LEN) {
-			snprintf(err, errsz, "%s:%u: line longer than %d bytes", name, lineno,
-				 LINE_MAX_LEN);
-			return -EINVAL;
-		}
-		if (memchr(p, '\0', n)) {
-			snprintf(err, errsz, "%s:%u: a NUL byte is not text", name, lineno);
-			return -EINVAL;
-		}
-		memcpy(line, p, n);
-		line[n] = '\0';
-		rc = parse_line(c, line, name, lineno, err, errsz);
-		if (rc < 0)
-			return rc;
 		p = nl ? nl + 1 : end;
+		if (n > LINE_MAX_LEN)
+			errs_add(&e, "%s:%u: line longer than %d bytes", name, lineno,
+				 LINE_MAX_LEN);
+		else if (memchr(ln, '\0', n))
+			errs_add(&e, "%s:%u: a NUL byte is not text", name, lineno);
+		else {
+			memcpy(line, ln, n);
+			line[n] = '\0';
+			parse_line(c, line, name, lineno, &e);
+		}
 	}
-	return check(c, name, err, errsz);
+	check(c, name, &e);
+	return errs_end(&e);
 }
 
 int cgfb_config_load(struct cgfb_config *c, const char *path, bool must_exist, char *err,
@@ -327,7 +354,12 @@ int cgfb_config_load(struct cgfb_config *c, const char *path, bool must_exist, c
 	int rc = cgfb_read_file(path, CONFIG_FILE_MAX, 0, &b);
 
 	if (rc == -ENOENT && !must_exist) {
-		rc = check(c, path, err, errsz);
+		struct errs e = { err, errsz, 0, 0 };
+
+		if (errsz)
+			err[0] = '\0';
+		check(c, path, &e);
+		rc = errs_end(&e);
 	} else if (rc == -EFBIG) {
 		snprintf(err, errsz, "%s: larger than %u bytes", path, CONFIG_FILE_MAX);
 	} else if (rc < 0) {

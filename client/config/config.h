@@ -8,6 +8,7 @@
 
 #define CGFB_DEFAULT_CONFIG "/etc/cgroup-feedback/cgroup-feedback.conf"
 #define CGFB_CONFIG_STR_MAX 512
+#define CGFB_CONFIG_ERRORS_MAX 20
 
 enum cgfb_consent_mode {
 	CGFB_CONSENT_ASK,     /* default: nothing leaves without a yes at a prompt */
@@ -47,7 +48,9 @@ void cgfb_config_defaults(struct cgfb_config *c);
 /* The i-th key the file may set, NULL past the last. */
 const char *cgfb_config_key(size_t i);
 /* Load path over the defaults. A missing file is fine when !must_exist.
- * Errors name the file and line. Returns 0 or a negative errno. */
+ * Every error of the file is in err, one "FILE:LINE: what" per line (the
+ * first CGFB_CONFIG_ERRORS_MAX, then a count). Returns 0 or a negative
+ * errno. */
 int cgfb_config_load(struct cgfb_config *c, const char *path, bool must_exist, char *err,
 		     size_t errsz);
 /* The same over the bytes of a file, name naming it in errors. */

@@ -48,8 +48,8 @@ static json_object *use_case_json(const struct cgfb_use_case *uc)
 
 int cgfb_consent_build(const struct cgfb_schema *schema, const char *state_dir,
 		       const struct cgfb_buf *report, const struct cgfb_use_case *uc,
-		       const char *endpoint, struct cgfb_buf *out, char token[65], char *err,
-		       size_t errsz)
+		       const char *endpoint, const char *keep_token, struct cgfb_buf *out,
+		       char token[65], char *err, size_t errsz)
 {
 	json_object *r = NULL, *consent, *deletion;
 	char now[32], token_sha[65], install[CGFB_PSEUDONYM_HEX + 1];
@@ -69,7 +69,10 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const char *state_dir,
 	rc = cgfb_canon_parse(report->data, report->len, CGFB_REPORT_DEPTH_MAX, &r, err, errsz);
 	if (rc < 0)
 		return rc;
-	rc = cgfb_random_hex(token, 32);
+	if (keep_token && strlen(keep_token) == 64)
+		memcpy(token, keep_token, 65);
+	else
+		rc = cgfb_random_hex(token, 32);
 	if (rc < 0) {
 		snprintf(err, errsz, "no random bytes for the deletion token");
 		goto out;

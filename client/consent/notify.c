@@ -15,6 +15,7 @@
 #include "cgfb/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/buf.h"
+#include "cgfb/hint.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
 #include "consent/notify.h"
@@ -37,15 +38,17 @@ static int dir_and_name(const char *path, char *dir, size_t dsz, const char **na
 }
 
 static void banner_text(struct cgfb_buf *b, const struct cgfb_spool_entry *v, size_t n,
-			size_t pending)
+			size_t pending, const char *state_dir)
 {
+	char hint[600];
+
 	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", pending,
 			pending == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
 		if (v[i].state == CGFB_R_PENDING)
 			cgfb_buf_printf(b, " %s", v[i].catalog_id);
-	cgfb_buf_adds(b, "\n  Review what would be sent (nothing leaves without your yes):\n"
-			 "    sudo cgroup-feedback review\n");
+	cgfb_buf_printf(b, "\n  Review what would be sent (nothing leaves without your yes):\n"
+			"    sudo %s\n", cgfb_hint(hint, sizeof(hint), state_dir, "review"));
 }
 
 int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir)
@@ -71,7 +74,7 @@ int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir)
 		rc = unlink(c->motd_path) < 0 && errno != ENOENT ? -errno : 0;
 		goto out;
 	}
-	banner_text(&b, v, n, pending);
+	banner_text(&b, v, n, pending, state_dir);
 	/* /run/motd.d is read by pam_motd at login; create it if needed.
 	 * 0644 (cgfb_atomic_write sets it whatever the umask): pam_motd
 	 * reads motd files with the privileges of the user logging in, and
@@ -243,23 +246,23 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 	const struct cgfb_entry *e = cgfb_catalog_find(cat, catalog_id);
 	const char *title = e ? e->title : catalog_id;
 	struct cgfb_wall_count wc;
-	char msg[1024];
+	char msg[1024], hint[600];
 	int rc;
 
 	if (cgfb_silenced(state_dir, catalog_id))
 		return;
 	if (c->notify & CGFB_NOTIFY_LOG)
 		cgfb_log(LOG_NOTICE, "the kernel asked for your use case (%s: %s); report %s is "
-			 "ready for review: cgroup-feedback review %s", catalog_id, title,
-			 report_id, report_id);
+			 "ready for review: %s", catalog_id, title, report_id,
+			 cgfb_hint(hint, sizeof(hint), state_dir, "review %s", report_id));
 	if (c->notify & CGFB_NOTIFY_MOTD)
 		cgfb_notify_refresh_motd(c, state_dir);
 	if (c->notify & CGFB_NOTIFY_WALL) {
 		snprintf(msg, sizeof(msg),
 			 "\r\n\a*** cgroup-feedback: the kernel asked for your use case ***\r\n"
 			 "%s: %s\r\n"
-			 "Review it (nothing is sent without your yes): sudo cgroup-feedback review %s\r\n\r\n",
-			 catalog_id, title, report_id);
+			 "Review it (nothing is sent without your yes): sudo %s\r\n\r\n",
+			 catalog_id, title, cgfb_hint(hint, sizeof(hint), state_dir, "review %s", report_id));
 		rc = cgfb_wall_admins(c, p, msg, &wc);
 		if (rc < 0)
 			cgfb_log(LOG_WARNING, "wall: admin-group %s: %s", c->admin_group,

@@ -129,6 +129,10 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	d->prev_line = rec->line;
 	if (!e)
 		return;
+	/* A block without its end line: a message past the WARN's own text
+	 * is the next record after the block, not part of it. */
+	if (d->warn.active && d->warn.past_text)
+		end_block(d);
 	e = resolve_site(d, e);
 	det = d->warn.active && d->n_pending < PENDING_MAX ? &d->pending[d->n_pending++] : &tmp;
 	memset(det, 0, sizeof(*det));
@@ -168,6 +172,13 @@ static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 		end_block(d);
 		cgfb_warn_begin(&d->warn);
 		return;
+	}
+	/* A block that lost its "[ cut here ]" line starts at its banner; a
+	 * second banner in a block is the next block (the end line was lost
+	 * too). */
+	if (cgfb_warn_is_banner(rec->text, rec->len) && (!d->warn.active || d->warn.banner)) {
+		end_block(d);
+		cgfb_warn_begin(&d->warn);
 	}
 	if (d->warn.active) {
 		if (cgfb_warn_is_end(rec->text, rec->len)) {

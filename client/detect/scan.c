@@ -8,6 +8,7 @@
 
 #include "log/journal_export.h"
 #include "detect/newlines.h"
+#include "detect/paste.h"
 #include "detect/scan.h"
 
 /* Streams are read in chunks of this size; a line longer than the largest
@@ -60,10 +61,23 @@ static int scanner_init(struct scanner *s, const struct cgfb_catalog *cat, struc
 		s->lits[n] = cat->needles[n];
 	s->lits[n++] = CGFB_WARN_CUT_HERE;
 	s->lits[n++] = CGFB_BOOT_BANNER;
+	s->lits[n++] = CGFB_WARN_BANNER;
 	rc = cgfb_mscan_init(&s->anchors, s->lits, n);
 	if (rc < 0)
 		return rc;
 	return cgfb_detector_new(cat, relay_detection, r, &s->det);
+}
+
+static void one_record(struct scanner *s, int rc, struct cgfb_record *rec, unsigned long lineno)
+{
+	if (rc < 0) {
+		s->st->malformed++;
+		return;
+	}
+	if (rc == 0)
+		return;
+	rec->line = lineno;
+	cgfb_detector_feed(s->det, rec);
 }
 
 static void one_line(struct scanner *s, const char *line, size_t len, unsigned long lineno)
@@ -72,14 +86,7 @@ static void one_line(struct scanner *s, const char *line, size_t len, unsigned l
 	const int rc = cgfb_logfmt_parse_line(s->st->fmt, line, len, s->text, sizeof(s->text),
 					      &rec);
 
-	if (rc < 0) {
-		s->st->malformed++;
-		return;
-	}
-	if (rc == 0)
-		return;
-	rec.line = lineno;
-	cgfb_detector_feed(s->det, &rec);
+	one_record(s, rc, &rec, lineno);
 }
 
 static void journal_record(const struct cgfb_record *rec, void *arg)
@@ -96,13 +103,21 @@ static const char *line_mode(struct scanner *s, const char *p, const char *end, 
 {
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end;
+		struct cgfb_record rec;
+		const char *next;
+		unsigned lines;
+		int rc;
 
 		if (!nl && !eof)
 			break;
-		s->st->lines++;
-		one_line(s, p, (size_t)(e - p), s->st->lines);
-		p = nl ? nl + 1 : end;
+		/* A pasted record may go on over the next lines. */
+		rc = cgfb_paste_record(s->cat, s->st->fmt, s->st->pasted, p, end, eof, s->text,
+				       sizeof(s->text), &rec, &next, &lines);
+		if (rc == -EAGAIN)
+			break;
+		one_record(s, rc, &rec, s->st->lines + 1);
+		s->st->lines += lines;
+		p = next;
 		if (just_one)
 			break;
 	}
@@ -176,6 +191,7 @@ static size_t scanner_feed(struct scanner *s, const char *buf, size_t len, bool 
 
 	if (!s->fmt_known) {
 		s->st->fmt = cgfb_logfmt_detect(buf, len);
+		s->st->pasted = cgfb_logfmt_looks_pasted(s->st->fmt, buf, len);
 		s->fmt_known = true;
 	}
 	switch (s->st->fmt) {
@@ -192,6 +208,10 @@ static size_t scanner_feed(struct scanner *s, const char *buf, size_t len, bool 
 		return (size_t)(line_mode(s, buf, end, eof, false) - buf);
 	case CGFB_FMT_DMESG:
 	case CGFB_FMT_SYSLOG:
+		/* A re-wrapped record may have its needle on any of its lines,
+		 * or split across two: a paste is read line by line. */
+		if (s->st->pasted)
+			return (size_t)(line_mode(s, buf, end, eof, false) - buf);
 		break;
 	}
 	return (size_t)(skip_mode(s, buf, end, eof) - buf);

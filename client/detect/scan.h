@@ -8,6 +8,7 @@
 
 struct cgfb_scan_stats {
 	enum cgfb_logfmt fmt;
+	bool pasted;               /* read as a paste: unquoted, re-wrapped records joined */
 	unsigned long lines;
 	unsigned long detections;
 	unsigned long malformed;   /* lines a structured format could not parse */

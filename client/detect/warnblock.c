@@ -39,6 +39,24 @@ bool cgfb_warn_is_end(const char *text, size_t len)
 	return starts(text, text + len, "---[ end trace");
 }
 
+/* Only the shapes banner() reads: "WARNING: " alone starts many other
+ * lines ("WARNING: Spectre v2 mitigation ..."), which open no block. */
+bool cgfb_warn_is_banner(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	if (!starts(p, end, CGFB_WARN_BANNER))
+		return false;
+	p += strlen(CGFB_WARN_BANNER);
+	/* A re-wrapped paste may have cut the banner after "PID: <n> at" or
+	 * after "at": what is left still says which line it is. */
+	if (starts(p, end, "CPU: "))                     /* 3.10 - 6.18 */
+		return find(p, end, " PID: ") != NULL;
+	if (starts(p, end, "at ") || (end - p == 2 && starts(p, end, "at")))  /* 2.6.x - 3.x */
+		return end - p == 2 || memchr(p + 3, ':', (size_t)(end - p - 3)) != NULL;
+	return find(p, end, ", CPU#") != NULL;          /* 6.19 */
+}
+
 void cgfb_warn_begin(struct cgfb_warn *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -101,7 +119,7 @@ static void banner(struct cgfb_warn *w, const char *p, const char *end)
 {
 	const char *at, *cpu;
 
-	p += strlen("WARNING: ");
+	p += strlen(CGFB_WARN_BANNER);
 	if (starts(p, end, "CPU: ")) {                 /* 3.10 - 6.18 */
 		const char *pid = find(p, end, " PID: ");
 
@@ -180,11 +198,15 @@ void cgfb_warn_feed(struct cgfb_warn *w, const char *text, size_t len)
 	const char *p = text, *end = text + len;
 
 	w->records++;
-	if (starts(p, end, "WARNING: ")) {
+	if (starts(p, end, CGFB_WARN_BANNER)) {
+		w->banner = true;
 		banner(w, p, end);
+	} else if (starts(p, end, "Modules linked in:")) {
+		w->past_text = true;
 	} else if (starts(p, end, "Pid: ")) {          /* 2.6.x - 3.x */
 		const char *c = find(p, end, ", comm: ");
 
+		w->past_text = true;
 		set(w, "pid", p + 5, c ? c : token_end(p + 5, end));
 		if (c)
 			comm_until_taint(w, c + 8, end);
@@ -192,6 +214,7 @@ void cgfb_warn_feed(struct cgfb_warn *w, const char *text, size_t len)
 		const char *pid = find(p, end, " PID: ");
 		const char *c = find(p, end, " Comm: ");
 
+		w->past_text = true;
 		set(w, "cpu", p + 5, token_end(p + 5, end));
 		if (pid)
 			set(w, "pid", pid + 6, token_end(pid + 6, end));

@@ -16,11 +16,20 @@
 struct cgfb_warn {
 	bool active;
 	unsigned records;
+	bool banner;                /* its "WARNING: " line was seen */
+	/* Past the place of the WARN's own text ("Modules linked in:", the
+	 * process line): a catalog message now is a record after the block,
+	 * whose end line was lost. */
+	bool past_text;
 	struct cgfb_fields fields;  /* kernel_file, kernel_line, function, comm, pid, cpu, release, taint */
 };
 
 bool cgfb_warn_is_start(const char *text, size_t len);
 bool cgfb_warn_is_end(const char *text, size_t len);
+/* The "WARNING: " line of a WARN block of any era: where a block starts
+ * when its "[ cut here ]" line was lost (cut from a paste, or never printed
+ * by a kernel that only has __WARN_printf). */
+bool cgfb_warn_is_banner(const char *text, size_t len);
 
 void cgfb_warn_begin(struct cgfb_warn *w);
 /* Take what a record inside the block says about the warning. */

@@ -277,10 +277,36 @@ static int parse_syslog(const char *line, size_t len, struct cgfb_record *rec)
 	return 1;
 }
 
+const char *cgfb_logfmt_unquote(const char *line, size_t len)
+{
+	const char *p = line, *end = line + len;
+
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p >= end || *p != '>')
+			return p;
+		p++;
+	}
+}
+
+/* Text formats only: a kmsg line starting with a space is a property line,
+ * and a quote mark is never the start of a kmsg record. */
+static void unquote_line(const char **line, size_t *len)
+{
+	const char *u = cgfb_logfmt_unquote(*line, *len);
+
+	*len -= (size_t)(u - *line);
+	*line = u;
+}
+
 int cgfb_logfmt_parse_line(enum cgfb_logfmt fmt, const char *line, size_t len, char *buf,
 			   size_t bufsz, struct cgfb_record *rec)
 {
 	int rc;
+
+	if (fmt == CGFB_FMT_DMESG || fmt == CGFB_FMT_SYSLOG)
+		unquote_line(&line, &len);
 
 	switch (fmt) {
 	case CGFB_FMT_KMSG:
@@ -308,15 +334,32 @@ int cgfb_logfmt_parse_line(enum cgfb_logfmt fmt, const char *line, size_t len, c
 	return parse_dmesg(line, len, rec);
 }
 
-static enum cgfb_logfmt classify(const char *line, size_t len)
+/* The format a line has, or -1 for a line with no record prefix at all
+ * (dmesg without time stamps, the rest of a re-wrapped record, the prose
+ * around a paste), which says nothing about the format. */
+static int classify(const char *line, size_t len)
 {
 	struct cgfb_record rec;
 
 	if (cgfb_kmsg_looks_like(line, len))
 		return CGFB_FMT_KMSG;
+	/* A quoted or indented syslog paste is still syslog. */
+	unquote_line(&line, &len);
 	if (parse_syslog(line, len, &rec) >= 0)
 		return CGFB_FMT_SYSLOG;
+	if (!cgfb_logfmt_starts_record(CGFB_FMT_DMESG, line, len))
+		return -1;
 	return CGFB_FMT_DMESG;
+}
+
+/* " KEY=value": a property line of a kmsg record, which the vote skips. */
+static bool kmsg_property(const char *p, const char *end)
+{
+	const char *s = p + 1;
+
+	while (s < end && (isupper((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_'))
+		s++;
+	return *p == ' ' && s > p + 1 && s < end && *s == '=';
 }
 
 enum cgfb_logfmt cgfb_logfmt_detect(const char *buf, size_t len)
@@ -332,8 +375,10 @@ enum cgfb_logfmt cgfb_logfmt_detect(const char *buf, size_t len)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
 
-		if (e > p && *p != ' ') {
-			votes[classify(p, (size_t)(e - p))]++;
+		const int f = e > p && !kmsg_property(p, e) ? classify(p, (size_t)(e - p)) : -1;
+
+		if (f >= 0) {
+			votes[f]++;
 			lines++;
 		}
 		p = nl ? nl + 1 : end;
@@ -345,4 +390,50 @@ enum cgfb_logfmt cgfb_logfmt_detect(const char *buf, size_t len)
 	if (votes[CGFB_FMT_SYSLOG] * 2 > lines)
 		return CGFB_FMT_SYSLOG;
 	return CGFB_FMT_DMESG;
+}
+
+bool cgfb_logfmt_starts_record(enum cgfb_logfmt fmt, const char *line, size_t len)
+{
+	struct cgfb_record rec;
+	const char *p, *end;
+
+	unquote_line(&line, &len);
+	end = line + len;
+	switch (fmt) {
+	case CGFB_FMT_SYSLOG:
+		return skip_syslog_time(line, end) != NULL;
+	case CGFB_FMT_DMESG:
+		memset(&rec, 0, sizeof(rec));
+		p = parse_prio(line, end, &rec);
+		if (p == line)
+			p = parse_decoded_prio(line, end, &rec);
+		return p != line || skip_timestamp(line, end) != line;
+	case CGFB_FMT_KMSG:
+	case CGFB_FMT_JOURNAL_EXPORT:
+		break;
+	}
+	return true;
+}
+
+bool cgfb_logfmt_looks_pasted(enum cgfb_logfmt fmt, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + (len < DETECT_BYTES ? len : DETECT_BYTES);
+	unsigned lines = 0;
+
+	if (fmt != CGFB_FMT_DMESG && fmt != CGFB_FMT_SYSLOG)
+		return false;
+	while (p < end && lines < DETECT_LINES) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		const char *u = cgfb_logfmt_unquote(p, (size_t)(e - p));
+
+		/* Blank lines (a quoted one is ">") say nothing. */
+		if (u < e && *u != '\r') {
+			if (u != p || !cgfb_logfmt_starts_record(fmt, u, (size_t)(e - u)))
+				return true;
+			lines++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return false;
 }

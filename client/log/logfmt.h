@@ -2,6 +2,7 @@
 #ifndef CGFB_LOGFMT_H
 #define CGFB_LOGFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "log/record.h"
@@ -24,5 +25,19 @@ enum cgfb_logfmt cgfb_logfmt_detect(const char *buf, size_t len);
  * does not fit a structured format. buf receives unescaped text if needed. */
 int cgfb_logfmt_parse_line(enum cgfb_logfmt fmt, const char *line, size_t len, char *buf,
 			   size_t bufsz, struct cgfb_record *rec);
+
+/* Where a line starts once what a paste adds in front is skipped: e-mail
+ * quote marks (">", "> ", ">> ", "> > ") and indentation (spaces, tabs). */
+const char *cgfb_logfmt_unquote(const char *line, size_t len);
+
+/* Whether the line (quote marks allowed) starts a record of a text format
+ * (DMESG: a priority or a time stamp; SYSLOG: a time stamp): a line that
+ * does not may be the rest of the record before it, re-wrapped. */
+bool cgfb_logfmt_starts_record(enum cgfb_logfmt fmt, const char *line, size_t len);
+
+/* Whether a text-format log looks pasted rather than saved: quoted or
+ * indented lines, or lines without a record prefix (re-wrapped records,
+ * time stamps stripped). The first lines decide, as for the format. */
+bool cgfb_logfmt_looks_pasted(enum cgfb_logfmt fmt, const char *buf, size_t len);
 
 #endif

@@ -248,6 +248,27 @@ int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *by
 	return cgfb_atomic_write(sp->dir, name, bytes, len, 0600);
 }
 
+int cgfb_spool_load_draft(struct cgfb_spool *sp, const char *id, size_t max, struct cgfb_buf *out)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	if (!cgfb_report_id_valid(id))
+		return -EINVAL;
+	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, ".draft");
+	return rc < 0 ? rc : read_file(path, max, out);
+}
+
+int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *data, size_t len)
+{
+	char name[64];
+
+	if (!cgfb_report_id_valid(id))
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%s.draft", id);
+	return cgfb_atomic_write(sp->dir, name, data, len, 0600);
+}
+
 static int by_created(const void *a, const void *b)
 {
 	const struct cgfb_spool_entry *x = a, *y = b;
@@ -266,7 +287,8 @@ static int classify(const char *name, char id[CGFB_REPORT_ID_LEN + 1])
 		return 0;            /* ".", "..", and temporaries of atomic writes */
 	if (strcmp(name, "quarantine") == 0)
 		return 0;
-	if (n == CGFB_REPORT_ID_LEN + 6 && strcmp(name + CGFB_REPORT_ID_LEN, ".state") == 0) {
+	if (n == CGFB_REPORT_ID_LEN + 6 && (strcmp(name + CGFB_REPORT_ID_LEN, ".state") == 0 ||
+					    strcmp(name + CGFB_REPORT_ID_LEN, ".draft") == 0)) {
 		memcpy(id, name, CGFB_REPORT_ID_LEN);
 		id[CGFB_REPORT_ID_LEN] = '\0';
 		return cgfb_report_id_valid(id) ? 0 : -1;
@@ -300,11 +322,13 @@ static void sweep_temporary(struct cgfb_spool *sp, int dfd, const char *name)
 
 static void quarantine_report(struct cgfb_spool *sp, const char *id, const char *why)
 {
-	static const char *const sidecars[] = { ".state", ".seen" };
+	static const char *const sidecars[] = { ".state", ".draft", ".seen" };
 	char name[64], path[PATH_MAX];
 
 	snprintf(name, sizeof(name), "%s.json", id);
 	cgfb_spool_quarantine(sp, name, why);
+	/* Its state, draft and where it was seen go with it: alone they would
+	 * name no report. */
 	for (size_t i = 0; i < sizeof(sidecars) / sizeof(sidecars[0]); i++) {
 		snprintf(name, sizeof(name), "%s%s", id, sidecars[i]);
 		if (cgfb_path_join(path, sizeof(path), sp->dir, name, NULL) == 0 &&

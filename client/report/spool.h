@@ -1,5 +1,6 @@
 /* The report spool: <state-dir>/reports/<id>.json holds the canonical report
- * (written by watch), <id>.state what happened to it since:
+ * (written by watch), <id>.draft what the administrator said about it so
+ * far, <id>.state what happened to it since:
  *
  *   pending --> declined
  *      |  \--> consented --> sent --> withdrawn
@@ -83,6 +84,11 @@ int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *by
  * -EBADMSG. */
 int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cgfb_seen *s);
 int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgfb_seen *s);
+
+/* <id>.draft, what the administrator said about a report (consent/draft.h
+ * knows its form): -ENOENT when there is none, -EFBIG past max bytes. */
+int cgfb_spool_load_draft(struct cgfb_spool *sp, const char *id, size_t max, struct cgfb_buf *out);
+int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *data, size_t len);
 
 /* Move a file aside, saying why in the log. */
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why);

@@ -100,8 +100,9 @@ static void print_hierarchy(FILE *out, json_object *h)
 	print_words(out, get(h, "controllers"), "none");
 	if (get(h, "name"))
 		fprintf(out, ", name %s", str(h, "name"));
-	fprintf(out, "\n  %lld cgroups, %lld listed, depth %lld", (long long)num(h, "nodes_total"),
-		(long long)num(h, "nodes_listed"), (long long)num(h, "max_depth"));
+	fprintf(out, "\n  %lld cgroup%s, %lld listed, depth %lld", (long long)num(h, "nodes_total"),
+		num(h, "nodes_total") == 1 ? "" : "s", (long long)num(h, "nodes_listed"),
+		(long long)num(h, "max_depth"));
 	if (cut)
 		fprintf(out, "; %lld left out (%s)", (long long)num(cut, "nodes_omitted"),
 			str(cut, "reason"));
@@ -140,8 +141,9 @@ static void print_knob(FILE *out, json_object *k)
 {
 	json_object *values = get(k, "values");
 
-	fprintf(out, "  %s in hierarchy %lld: %lld cgroups", str(k, "knob"),
-		(long long)num(k, "hierarchy"), (long long)num(k, "count"));
+	fprintf(out, "  %s in hierarchy %lld: %lld cgroup%s", str(k, "knob"),
+		(long long)num(k, "hierarchy"), (long long)num(k, "count"),
+		num(k, "count") == 1 ? "" : "s");
 	if (values) {
 		json_object_object_foreach(values, key, val)
 			fprintf(out, ", %lldx %s", (long long)json_object_get_int64(val), key);

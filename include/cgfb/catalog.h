@@ -69,14 +69,17 @@ struct cgfb_entry {
 	char **vocab;
 };
 
-/* Two lines every log scan must see besides the catalog's needles: the
- * start of a WARN block and the banner of a new boot (which resets the
+/* Lines every log scan must see besides the catalog's needles: the
+ * start of a WARN block (with or without its "[ cut here ]" line) and the
+ * banner of a new boot (which resets the
  * kernel's once-per-boot flags). The multi-literal search holds
  * CGFB_MSCAN_MAX literals, so the catalog may have that many needles less
  * these. */
 #define CGFB_WARN_CUT_HERE "[ cut here ]"
 #define CGFB_BOOT_BANNER   "Linux version "
-#define CGFB_CATALOG_ANCHORS 2
+/* The first line of a WARN block that lost its "[ cut here ]" line. */
+#define CGFB_WARN_BANNER   "WARNING: "
+#define CGFB_CATALOG_ANCHORS 3
 #define CGFB_CATALOG_NEEDLES_MAX (CGFB_MSCAN_MAX - CGFB_CATALOG_ANCHORS)
 
 struct cgfb_catalog {

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 bool cgfb_utf8_valid(const char *s, size_t len);
 /* Bytes of the sequence a lead byte starts (1 for ASCII and stray bytes):
@@ -19,5 +20,11 @@ size_t cgfb_utf8_sanitize(char *dst, size_t dstsz, const char *src, size_t len);
  * \xNN, so that no client-supplied byte can start a line of its own or
  * talk to a terminal. NUL-terminated, never a split sequence. */
 size_t cgfb_utf8_escape(char *dst, size_t dstsz, const char *src, size_t len);
+
+/* Free text a person gives (use case, answers, a message) may hold newline
+ * and tab but no other C0 control and no DEL, as the report schema says: a
+ * NUL hides what follows wherever the text is a C string, ESC and CR rewrite
+ * a terminal. Returns the offset of the first such byte, or -1. */
+ssize_t cgfb_text_control(const char *s, size_t len);
 
 #endif

@@ -127,9 +127,16 @@ async function loadUseCases(token) {
 	list.replaceChildren();
 	for (const rep of body.reports.filter(x => x.use_case !== null)) {
 		const li = el('li', { 'data-id': rep.id });
-		li.append(el('strong', {}, `${rep.catalog_id} · ${rep.kernel_series} · ${rep.distribution}` +
-			` · reorganisation: ${rep.reorganisation}`));
-		li.append(el('div', {}, rep.use_case));
+		li.append(el('strong', {}, `${rep.catalog_id} · ${rep.kernel_series} · ${rep.distribution}`));
+		// The entry's own questions: a knob entry was never asked about
+		// the reorganisation.
+		const dl = el('dl', { class: 'answers' });
+		for (const q of rep.answers || []) {
+			dl.append(el('dt', { title: q.question || q.key, 'data-key': q.key }, q.label));
+			dl.append(el('dd', {}, q.answer === null || q.answer === '' ? '(not answered)' : q.answer));
+		}
+		li.append(dl);
+		li.append(el('div', { class: 'use-case' }, rep.use_case === '' ? '(no use case)' : rep.use_case));
 		list.append(li);
 	}
 	status.textContent = `${list.children.length} use case(s) among the latest ${body.reports.length} reports`;

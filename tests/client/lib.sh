@@ -2,10 +2,10 @@
 # shellcheck shell=sh
 PY=/usr/bin/python3
 
-# wait_file FILE: until FILE is non-empty, at most 5 s.
+# wait_file FILE: until FILE is non-empty, at most 5 s (scaled).
 wait_file() {
 	i=0
-	while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	while [ ! -s "$1" ] && [ $i -lt "$(scaled 100)" ]; do sleep 0.05; i=$((i + 1)); done
 	[ -s "$1" ]
 }
 

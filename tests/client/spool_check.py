@@ -72,6 +72,8 @@ def main():
                 if o["report_id"] != rid:
                     bad.append("%s: names report %s" % (f, o["report_id"]))
                 reports[rid] = (data, o)
+            elif ext == "draft":
+                json.loads(data)
             elif ext == "state":
                 s = json.loads(data)
                 if s["state"] not in STATES:

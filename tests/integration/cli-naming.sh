@@ -124,4 +124,59 @@ run_hint "s/.*waiting for review: \(cgroup-feedback .*\) review \($id2\)\$/\1 sh
 out "$CGFB" --state-dir "$SP" submit "$id2" > /dev/null
 check "submit without --yes hints review with the directory" grep -q -- "--state-dir '$SP' review $id2" "$T_TMP/out"
 
+# --- a configuration file is checked whole -----------------------------------------
+# Three mistakes, three lines naming file and line, one run; nothing done.
+printf 'endpoint = "https://x.example/r"\ntimeout = 30\nnotify = log, pigeon\nmax-attempts = lots\n' \
+	> "$T_TMP/bad.conf"
+"$CGFB" --config "$T_TMP/bad.conf" --state-dir "$ST" list > "$T_TMP/out" 2>&1
+check "a configuration with three errors fails" [ $? -ne 0 ]
+check "...and names all three, each on its own line with its line number" sh -c '
+	grep -q "bad.conf:1: endpoint: .*quotes" "$1" && grep -q "bad.conf:3: notify: unknown channel" "$1" &&
+	grep -q "bad.conf:4: max-attempts: .lots." "$1" && [ "$(grep -c "bad.conf:" "$1")" -eq 3 ]' _ "$T_TMP/out"
+
+# --- scan says what it read ----------------------------------------------------------
+# "Found nothing" is told apart from "read nothing", on standard error.
+printf '[    1.000000] eth0: link up\n[    2.000000] eth1: link up\n' > "$T_TMP/quiet.log"
+: > "$T_TMP/empty.log"
+"$CGFB" scan "$T_TMP/quiet.log" "$T_TMP/empty.log" > "$T_TMP/out" 2> "$T_TMP/err"
+check "scan of logs without a message exits 1" [ $? -eq 1 ]
+check "...says how much of each it read and that nothing was found" sh -c '
+	grep -q "quiet.log: 2 lines read (dmesg), no catalog message in them" "$1" &&
+	grep -q "empty.log: 0 lines read (.*), no catalog message" "$1"' _ "$T_TMP/err"
+check "...and prints nothing on standard output" [ ! -s "$T_TMP/out" ]
+"$CGFB" scan --json tests/data/pastes/complete-then-g1-nostamp.txt > "$T_TMP/out" 2> "$T_TMP/err"
+check "scan of a paste counts its messages on standard error" \
+	grep -q "complete-then-g1-nostamp.txt: 2 lines read (dmesg, as a paste), $(wc -l < "$T_TMP/out") catalog messages" "$T_TMP/err"
+"$CGFB" scan --kmsg /dev/null > "$T_TMP/out" 2> "$T_TMP/err"
+check "a live scan that read no record says so" grep -q "/dev/null: 0 records read" "$T_TMP/err"
+
+# --- the watcher's hints: its log line and the login banner ---------------------------
+# A state directory with a space: the commands printed name it, quoted.
+. tests/data/cgroupfs/lib.sh
+WS="$T_TMP/watch state"
+fixture flat-affected "$T_TMP/fx" || not_ok "fixture flat-affected builds"
+M8='Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
+printf '4,1,1017,-;%s\n' "$M8" > "$T_TMP/kmsg"
+echo 11111111-2222-3333-4444-555555555555 > "$T_TMP/boot"
+printf 'notify = log, motd\nmotd-path = %s/motd/cgroup-feedback.motd\n' "$T_TMP" > "$T_TMP/wconf"
+"$CGFB" --config "$T_TMP/wconf" --state-dir "$WS" watch --once --kmsg "$T_TMP/kmsg" \
+	--boot-id-file "$T_TMP/boot" --cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" \
+	> /dev/null 2> "$T_TMP/out"
+check "the watcher logged a review command naming its state directory" \
+	grep -q "ready for review: cgroup-feedback --state-dir '$WS' review " "$T_TMP/out"
+# review needs a terminal: the same words with show, which a test can run.
+run_hint "s/.*ready for review: \(cgroup-feedback .*\) review \([0-9a-f-]*\)\$/\1 show \2/p" \
+	"the watcher's log line (with show for review)"
+cp "$T_TMP/motd/cgroup-feedback.motd" "$T_TMP/out"
+check "the login banner names the state directory" grep -q "sudo cgroup-feedback --state-dir '$WS' review" "$T_TMP/out"
+run_hint "s/^ *sudo \(cgroup-feedback .*\) review\$/\1 status/p" "the login banner (with status for review)"
+
+# --- words ------------------------------------------------------------------------------
+idw=$($PY tests/client/pending_report.py "$ST" M8 words)
+"$CGFB" --state-dir "$ST" withdraw "$idw" > "$T_TMP/out" 2>&1
+check "withdraw of a report never sent says so" grep -q "$idw: was never sent" "$T_TMP/out"
+"$CGFB" --state-dir "$ST" withdraw "$idw" > "$T_TMP/out" 2>&1
+check "withdraw again says it was withdrawn already, not that it was never sent" \
+	grep -q "$idw: was withdrawn already" "$T_TMP/out"
+
 finish

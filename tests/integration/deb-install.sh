@@ -25,6 +25,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip "Debian packages" "needs root (debootstrap, chroot, mount)"
 	finish; exit 77
 fi
+under_valgrind && skip "valgrind over the packaged programs" \
+	"they run in a debootstrapped chroot without valgrind; the other scripts run the same programs under it"
 
 T0=$(date +%s)
 say() { echo "# deb-install: $* ($(($(date +%s) - T0)) s)"; }

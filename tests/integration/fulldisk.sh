@@ -24,8 +24,8 @@ WPID=
 trap '[ -n "$WPID" ] && kill $WPID 2>/dev/null; stop_double; umount "$ST"; rm -rf "$T_TMP"' EXIT
 $PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
 start_double "$T_TMP/double" api
-printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = 5\nconnect-timeout = 2\n' \
-	"$URL" "$T_TMP" > "$CONF"
+printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = %s\nconnect-timeout = %s\n' \
+	"$URL" "$T_TMP" "$(scaled 5)" "$(scaled 2)" > "$CONF"
 echo "We run one KVM guest per cgroup." > "$T_TMP/uc"
 echo 44444444-2222-3333-4444-555555555555 > "$BOOT"
 M8='Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
@@ -130,7 +130,7 @@ check "full: status still works" [ $? -eq 0 ]
 	> "$T_TMP/follow" 2> "$T_TMP/follow.err" &
 WPID=$!
 i=0
-while [ $i -lt 200 ] && ! grep -q 'M3 not written for now' "$T_TMP/follow.err"; do
+while [ $i -lt "$(scaled 200)" ] && ! grep -q 'M3 not written for now' "$T_TMP/follow.err"; do
 	sleep 0.05; i=$((i + 1))
 done
 check "full: the running watcher says it will try again" grep -q 'M3 not written for now' "$T_TMP/follow.err"
@@ -138,7 +138,11 @@ check "full: the running watcher says it will try again" grep -q 'M3 not written
 # Space again.
 rm -f "$ST/filler" "$ST/filler2"
 i=0
-while [ $i -lt 300 ] && [ "$(reports)" -eq "$before" ]; do sleep 0.1; i=$((i + 1)); done
+# The report is written before the watcher prints its line: wait for both.
+while [ $i -lt "$(scaled 300)" ] &&
+      { [ "$(reports)" -eq "$before" ] || ! grep -q 'M3' "$T_TMP/follow"; }; do
+	sleep 0.1; i=$((i + 1))
+done
 check "space again: the running watcher reported the warning on its own" \
 	[ "$(reports)" -eq $((before + 1)) ]
 check "space again: and printed it" grep -q 'M3' "$T_TMP/follow"

@@ -17,7 +17,7 @@ printf 'Grüße aus Köln: one KVM guest per cgroup, since 2013 — "legacy" on 
 id=$(new_report M8 m1)
 cfb export --state-dir "$ST" --email --use-case-file "$T_TMP/uc" -o "$T_TMP/m8.eml" "$id" > /dev/null
 check "export -o writes the message" [ -s "$T_TMP/m8.eml" ]
-cfb show --state-dir "$ST" "$id" > "$T_TMP/shown"
+cfb show --state-dir "$ST" --raw "$id" > "$T_TMP/shown"
 check "Python's email package: no defects, right headers, JSON == show" $PY - "$T_TMP/m8.eml" "$T_TMP/shown" "$id" <<'EOP'
 import email, email.policy, hashlib, sys
 raw = open(sys.argv[1], "rb").read()
@@ -38,8 +38,14 @@ j = body.split("-----BEGIN CGROUP-FEEDBACK REPORT-----\n")[1].split("\n-----END 
 j = j.replace("\n", "").encode()
 assert j == open(sys.argv[2], "rb").read(), "JSON differs from show"
 assert msg["X-Cgroup-Feedback-Report-Id"] == sys.argv[3]
-assert "".join(msg["X-Cgroup-Feedback-SHA256"].split()) == hashlib.sha256(j).hexdigest()
-assert max(len(l) for l in raw.split(b"\n")) < 80, "a line of 80 columns or more"
+# Exactly, as a program reading the header would: a fold after the colon
+# reads as a leading space (default policy) or newline (compat32).
+assert msg["X-Cgroup-Feedback-SHA256"] == hashlib.sha256(j).hexdigest(), repr(msg["X-Cgroup-Feedback-SHA256"])
+old = email.message_from_bytes(raw, policy=email.policy.compat32)
+assert old["X-Cgroup-Feedback-SHA256"] == hashlib.sha256(j).hexdigest(), repr(old["X-Cgroup-Feedback-SHA256"])
+# The hash header is the one line over 78 columns: it cannot fold.
+long = [l for l in raw.split(b"\n") if len(l) >= 80]
+assert long == [b"X-Cgroup-Feedback-SHA256: " + hashlib.sha256(j).hexdigest().encode()], long
 EOP
 
 id=$(new_report C1 m2)

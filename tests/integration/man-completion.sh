@@ -6,7 +6,7 @@
 
 MAN="docs/man/cgroup-feedback.8 docs/man/cgroup-feedback.conf.5 docs/man/cgroup-feedback-server.8"
 COMP=packaging/bash-completion
-SERVER=$BUILD/cgroup-feedback-server
+SERVER=${SERVER:-$BUILD/cgroup-feedback-server}
 
 # --- lint -------------------------------------------------------------------------
 for m in $MAN; do
@@ -45,7 +45,14 @@ fi
 # --- the man pages document what the binaries accept -----------------------------
 # cmds BINARY: the commands its --help lists; opts BINARY [COMMAND]: the options.
 cmds() { "$1" --help 2>&1 | awk '/^Commands:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && NF { print $1 }'; }
-opts() { "$@" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u; }
+# Each --help is asked once and kept: the completion checks below ask again
+# per bash-completion variant, and a program under valgrind (VALGRIND=1)
+# takes a second to start.
+opts() {
+	_k=$T_TMP/opts.$(printf '%s_' "$@" | tr -c 'a-zA-Z0-9_\n-' _)
+	[ -f "$_k" ] || "$@" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u > "$_k"
+	cat "$_k"
+}
 COMMANDS=$(cmds "$CGFB")
 check "cgroup-feedback --help lists commands" [ -n "$COMMANDS" ]
 for c in $COMMANDS; do

@@ -48,7 +48,7 @@ check "the banner is 0644 under umask 077 ($(stat -c %a "$T_TMP/motd.d/cgroup-fe
 wait_file "$T_TMP/hook.out"
 check "notify command ran with the report id" grep -qx "$id M8" "$T_TMP/hook.out"
 watch > /dev/null 2>&1
-sleep 0.3
+scaled_sleep 0.3
 check "restart: no second report" [ "$(ls "$ST/reports" | grep -c json)" -eq 1 ]
 check "restart: nobody told twice" [ "$(wc -l < "$T_TMP/hook.out")" -eq 1 ]
 # A reboot empties /run: the watcher's start puts the banner back while the

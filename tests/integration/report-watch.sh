@@ -108,10 +108,10 @@ M7='Cgroup memory moving (move_charge_at_immigrate) is deprecated. Please report
 "$CGFB" watch --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
 	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" >"$T_TMP/follow" 2>"$T_TMP/follow.err" &
 pid=$!
-sleep 0.5
+scaled_sleep 0.5
 rec 4 "$M7"
 i=0
-while [ $i -lt 100 ] && ! grep -q '"id":"M7"' "$T_TMP/follow"; do sleep 0.05; i=$((i + 1)); done
+while [ $i -lt "$(scaled 100)" ] && ! grep -q '"id":"M7"' "$T_TMP/follow"; do sleep 0.05; i=$((i + 1)); done
 check "follow: M7 detected" grep -q '"id":"M7"' "$T_TMP/follow"
 i=0
 while [ $i -lt 20 ] && [ -z "$(report_for M7)" ]; do sleep 0.05; i=$((i + 1)); done

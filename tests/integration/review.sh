@@ -51,11 +51,33 @@ a = r['use_case']['answers']
 assert a == {'software': 'libvirt via our own tool', 'why_flat': 'each VM gets its own budget',
              'reorganisation': 'no: the parent holds the qemu helpers'}, a
 "
-check "review: the bytes shown are the bytes sent" $PY -c "
-log = open('$T_TMP/send.log', 'rb').read().replace(b'\r\n', b'\n')
-assert open('$T_TMP/last-body', 'rb').read() in log
-"
+check "review: the preview is readable, and is the same JSON as the bytes sent" $PY - "$T_TMP/send.log" "$T_TMP/last-body" <<'EOP'
+import json, sys
+log = open(sys.argv[1], encoding="utf-8").read().replace("\r\n", "\n")
+body = open(sys.argv[2], "rb").read()
+view = log[log.index("\n{\n", log.index("These ")) + 1:]
+view = view[:view.index("\n}\n") + 3]
+lines = view.split("\n")
+# Sectioned and indented, not one 4 KB line.
+assert len(lines) > 40 and max(len(l) for l in lines) < 200, (len(lines), max(len(l) for l in lines))
+assert view.startswith('{\n  "analysis": ') and all(s in view for s in ('\n\n  "system": ', '\n\n  "use_case": ')), view[:400]
+# The same JSON: written canonically it is exactly what the collector got.
+canon = json.dumps(json.loads(view), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+assert canon == body, "the preview is not the JSON that was sent"
+EOP
 check "review: the receipt is shown" grep -q 'Sent. The collector stored it' "$T_TMP/send.log"
+check "review: the size and SHA-256 shown before the yes are the body's, the receipt's and the spool's" $PY - "$T_TMP/send.log" "$T_TMP/last-body" "$ST/reports/$id.state" <<'EOP'
+import hashlib, json, re, sys
+log = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+body = open(sys.argv[2], "rb").read()
+shown = re.findall(r"These (\d+) bytes \(SHA-256 ([0-9a-f]{64})\)", log[:log.find("Send this report to")])
+receipt = re.findall(r"Sent\. The collector stored it as \S+ \(SHA-256 ([0-9a-f]{64})\)", log)
+state = json.load(open(sys.argv[3]))
+sha = hashlib.sha256(body).hexdigest()
+assert shown == [(str(len(body)), sha)], (shown, len(body), sha)
+assert receipt == [sha], receipt
+assert state["sha256"] == sha and state["receipt"]["sha256"] == sha, state
+EOP
 
 # 2: Enter at the [y/N] means no; then keep for later.
 id=$(new_report M3 r2)
@@ -80,11 +102,25 @@ Describe your use case${TAB}
 Send this report to${TAB}n
 Then: \\[e\\]xport${TAB}e
 address for the From: line${TAB}Jane Admin <jane@example.org>
+Write this report as an e-mail for linux-mm@kvack.org to${TAB}y
 Wrote${TAB}
 EOS
 check "export from review: the e-mail is written" grep -q '^X-Cgroup-Feedback-Report-Id: '"$id" "$T_TMP/export.eml"
 check "export from review: the From: typed at the prompt" grep -q '^From: Jane Admin <jane@example.org>' "$T_TMP/export.eml"
 check "export from review: nothing sent over HTTP" [ "$(grep -c "$id" "$T_TMP/requests.log")" -eq 0 ]
+check "export from review: the size and SHA-256 shown before its yes are the e-mail's and the spool's" $PY - "$T_TMP/export.log" "$T_TMP/export.eml" "$ST/reports/$id.state" <<'EOP'
+import email, email.policy, hashlib, json, re, sys
+log = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+msg = email.message_from_bytes(open(sys.argv[2], "rb").read(), policy=email.policy.default)
+body = msg.get_content()
+j = body.split("-----BEGIN CGROUP-FEEDBACK REPORT-----\n")[1].split("\n-----END")[0].replace("\n", "").encode()
+shown = re.findall(r"These (\d+) bytes \(SHA-256 ([0-9a-f]{64})\)", log[:log.find("Write this report as an e-mail")])
+sha = hashlib.sha256(j).hexdigest()
+assert shown[-1] == (str(len(j)), sha), (shown, len(j), sha)
+assert msg["X-Cgroup-Feedback-SHA256"] == sha, msg["X-Cgroup-Feedback-SHA256"]
+assert json.load(open(sys.argv[3]))["sha256"] == sha
+assert json.loads(j)["consent"]["endpoint"] == "mailto:linux-mm@kvack.org"
+EOP
 
 # 4: never ask about M8 again.
 id=$(new_report M8 r4)
@@ -134,6 +170,168 @@ m = json.load(open('$T_TMP/last-body'))['detection']['message']
 assert m == 'memcg _ _ _ deprecated, please tell linux-mm@kvack.org', m
 "
 
+# 7: drafts. What is typed is kept from the moment it is typed: keep for
+# later, and the next review starts from it.
+id=$(new_report M8 r8)
+drive draft1 "$id" <<EOS
+Which software creates${TAB}slurm via cgconfig
+Why must these sibling${TAB}
+Would the reorganisation${TAB}no
+Describe your use case${TAB}Batch jobs share one parent budget.
+parent budget\\.${TAB}
+Send this report to http${TAB}
+Then: \\[e\\]xport${TAB}k
+EOS
+check "draft: keep for later keeps it pending, nothing sent" \
+	sh -c "[ ! -f '$ST/reports/$id.state' ] && ! grep -q '$id' '$T_TMP/requests.log'"
+check "draft: before the yes it said the report had a use case (no warning)" \
+	sh -c "! grep -q 'has no use case' '$T_TMP/draft1.log'"
+check "draft: saved next to the report, mode 0600, with what was typed" $PY -c "
+import json, os, stat
+p = '$ST/reports/$id.draft'
+assert stat.S_IMODE(os.stat(p).st_mode) == 0o600, oct(os.stat(p).st_mode)
+d = json.load(open(p))
+assert d['answers'] == {'software': 'slurm via cgconfig', 'reorganisation': 'no'}, d
+assert d['use_case'] == 'Batch jobs share one parent budget.', d
+"
+check "draft: keep for later says how to come back" grep -q "review $id starts from it" "$T_TMP/draft1.log"
+drive draft2 "$id" <<EOS
+Which software creates${TAB}
+Why must these sibling${TAB}because
+Would the reorganisation${TAB}-
+Describe your use case${TAB}
+Send this report to http${TAB}y
+EOS
+check "draft: the second review shows the answers and use case kept" sh -c "
+grep -q 'your answer so far: slurm via cgconfig' '$T_TMP/draft2.log' &&
+grep -q 'your answer so far: no' '$T_TMP/draft2.log' &&
+grep -q '| Batch jobs share one parent budget.' '$T_TMP/draft2.log'"
+check "draft: Enter kept, a new answer added, - removed; all of it sent" $PY -c "
+import json
+r = json.load(open('$T_TMP/last-body'))
+assert r['report_id'] == '$id'
+assert r['use_case'] == {'text': 'Batch jobs share one parent budget.',
+                         'answers': {'software': 'slurm via cgconfig', 'why_flat': 'because'}}, r['use_case']
+"
+
+# An empty use case is allowed, and said before the yes.
+id=$(new_report M8 r9)
+drive empty "$id" <<EOS
+Which software creates${TAB}
+Why must these sibling${TAB}
+Would the reorganisation${TAB}
+Describe your use case${TAB}
+Send this report to http${TAB}
+Then: \\[e\\]xport${TAB}k
+EOS
+check "empty use case: said before the yes" $PY -c "
+log = open('$T_TMP/empty.log', encoding='utf-8', errors='replace').read()
+i, j = log.find('This report has no use case'), log.find('Send this report to')
+assert 0 <= i < j, (i, j)
+"
+"$CGFB" --config "$CONF" submit --state-dir "$ST" --yes "$id" > /dev/null 2>"$T_TMP/err"
+check "empty use case: submit --yes says so too" grep -q "report $id has no use case" "$T_TMP/err"
+
+# A secret shown and kept in the review is the administrator's choice: a
+# later submit --yes sends it as written, without --redact.
+id=$(new_report M8 r10)
+drive kept "$id" <<EOS
+Which software creates${TAB}
+Why must these sibling${TAB}
+Would the reorganisation${TAB}
+Describe your use case${TAB}Questions to hpc-admins@uni.example, please.
+example, please\\.${TAB}
+Replace these with${TAB}n
+Send this report to http${TAB}
+Then: \\[e\\]xport${TAB}k
+EOS
+"$CGFB" --config "$CONF" submit --state-dir "$ST" --yes "$id" > /dev/null 2>"$T_TMP/err"
+check "kept secret: submit --yes sends what the review showed and kept" \
+	grep -q 'Questions to hpc-admins@uni.example, please.' "$T_TMP/last-body"
+id=$(new_report M8 r11)
+printf 'Questions to hpc-admins@uni.example, please.\n' > "$T_TMP/uc-secret"
+"$CGFB" --config "$CONF" submit --state-dir "$ST" --yes --use-case-file "$T_TMP/uc-secret" "$id" \
+	> /dev/null 2>"$T_TMP/err"
+check "a secret nobody was shown is still refused without --redact" \
+	sh -c "[ \"\$(grep -c '$id' '$T_TMP/requests.log')\" -eq 0 ] && grep -q 'refusing to send' '$T_TMP/err'"
+
+# A draft left by a review that ended before its secret check (killed):
+# submit checks it like any unattended text.
+id=$(new_report M8 r14)
+printf '{"use_case": "Ask ops@acme-corp.example", "answers": {"software": "libvirt"}}' \
+	> "$ST/reports/$id.draft"
+"$CGFB" --config "$CONF" submit --state-dir "$ST" --yes "$id" > /dev/null 2>"$T_TMP/err"
+check "an unchecked draft: the secret in it is refused" \
+	sh -c "[ \"\$(grep -c '$id' '$T_TMP/requests.log')\" -eq 0 ] && grep -q 'ops@acme-corp.example' '$T_TMP/err'"
+"$CGFB" --config "$CONF" submit --state-dir "$ST" --yes --redact "$id" > /dev/null 2>"$T_TMP/err"
+check "an unchecked draft: --redact sends it redacted, with its answers" $PY -c "
+import json
+r = json.load(open('$T_TMP/last-body'))
+assert r['report_id'] == '$id' and r['use_case'] == {
+    'text': 'Ask [redacted e-mail address]', 'answers': {'software': 'libvirt'}}, r['use_case']
+"
+
+# One report, one story: exported with a use case, then submitted without
+# options, it carries the same use case, answers and deletion token.
+id=$(new_report M3 r12)
+printf 'The database reserves its memory this way.\n' > "$T_TMP/uc-db"
+"$CGFB" --config "$CONF" export --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
+	--answer purpose=reservation -o "$T_TMP/r12.eml" "$id" > "$T_TMP/r12.out" 2>&1
+check "export without a prior yes says it records consent for the mail channel" \
+	grep -q "$id: consent recorded for the mail channel (mailto:linux-mm@kvack.org)" "$T_TMP/r12.out"
+"$CGFB" --config "$CONF" submit --state-dir "$ST" --yes "$id" > /dev/null 2>&1
+check "export then submit: the same report, use case, answers and deletion token" $PY - "$T_TMP/r12.eml" "$T_TMP/last-body" <<'EOP'
+import json, sys
+m = open(sys.argv[1], encoding="utf-8").read()
+mailed = json.loads(m.split("-----BEGIN CGROUP-FEEDBACK REPORT-----\n")[1].split("\n-----END")[0].replace("\n", ""))
+sent = json.load(open(sys.argv[2]))
+assert sent["report_id"] == mailed["report_id"]
+assert sent["use_case"] == mailed["use_case"] == {
+    "text": "The database reserves its memory this way.", "answers": {"purpose": "reservation"}}, sent["use_case"]
+assert sent["deletion"] == mailed["deletion"]
+assert mailed["consent"]["endpoint"].startswith("mailto:") and sent["consent"]["endpoint"].startswith("http")
+EOP
+
+# Exported once without a use case, exported again with one: the second
+# e-mail carries it.
+id=$(new_report M3 r13)
+"$CGFB" --config "$CONF" export --state-dir "$ST" -o "$T_TMP/r13a.eml" "$id" > /dev/null 2>&1
+"$CGFB" --config "$CONF" export --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
+	--answer purpose=reservation -o "$T_TMP/r13b.eml" "$id" > /dev/null 2>&1
+check "a second export with a use case carries it" $PY - "$T_TMP/r13b.eml" <<'EOP'
+import email, email.policy, sys
+body = email.message_from_bytes(open(sys.argv[1], "rb").read(), policy=email.policy.default).get_content()
+section = body.split("\nUse case\n")[1].split("\n\n")[0]
+assert "The database reserves its memory this way." in section and "purpose: reservation" in section, section
+EOP
+
 "$CGFB" --config "$CONF" review --state-dir "$ST" < /dev/null 2>"$T_TMP/err"
-check "review without a terminal points to submit --yes" grep -q 'submit ID --yes' "$T_TMP/err"
+check "review without a terminal fails" [ $? -ne 0 ]
+check "...and names the commands that work without one, for a waiting report" \
+	grep -q "read the report with 'cgroup-feedback --state-dir $ST show [0-9a-f-]*', then send it as it is with 'cgroup-feedback --state-dir $ST submit [0-9a-f-]* --yes'" "$T_TMP/err"
+
+# The commands review printed work when pasted (with this build's binary
+# and this test's configuration): keep for later's way back (with show,
+# as review wants a terminal), then the post-send withdraw, last, as it
+# takes the first report back.
+paste_hint() {
+	cmd=$(tr -d '\r' < "$2" | sed -n "$1" | head -n 1)    # a terminal's CR LF
+	[ -n "$cmd" ] || { not_ok "$3: no command in $2"; return; }
+	# shellcheck disable=SC2086
+	if eval "$(echo "$cmd" | sed "s|^cgroup-feedback|\"\$CGFB\" --config \"\$CONF\"|")" \
+		> "$T_TMP/hint.out" 2>&1 < /dev/null; then
+		ok "$3: '$cmd' works"
+	else
+		not_ok "$3: '$cmd' failed: $(head -c 300 "$T_TMP/hint.out")"
+	fi
+}
+paste_hint 's/.*Kept for later with what you typed; nothing was sent\. \(cgroup-feedback .*\) review \([0-9a-f-]*\) starts.*/\1 show \2/p' \
+	"$T_TMP/draft1.log" "keep for later's hint (show in review's place)"
+paste_hint "s/.*read the report with '\\([^']*\\)'.*/\\1/p" "$T_TMP/err" "review without a terminal: its show"
+paste_hint "s/.*send it as it is with '\\([^']*\\)'.*/\\1/p" "$T_TMP/err" "review without a terminal: its submit"
+sent_id=$(tr -d '\r' < "$T_TMP/send.log" | sed -n 's/.*Withdraw it at any time: .* withdraw \([0-9a-f-]*\)$/\1/p')
+paste_hint 's/.*Withdraw it at any time: \(cgroup-feedback .*\)$/\1/p' "$T_TMP/send.log" \
+	"the post-send hint"
+check "...which withdrew that report at the collector" \
+	grep -q "^DELETE /api/v1/reports/${sent_id:-none} " "$T_TMP/requests.log"
 finish

@@ -157,6 +157,29 @@ expect_eq "GET /api/v1/digest: 200" "$(admin /api/v1/digest)" 200
 check "digest is plain text with the sections" grep -q '^By kernel message' "$T_TMP/body"
 check "digest names catalog titles" grep -q 'M8 - ' "$T_TMP/body"
 check "digest quotes use cases" grep -q 'siblings must not share' "$T_TMP/body"
+# Each use case under its entry's own questions: M7 (a knob) was asked about
+# its purpose and the v2 replacement, never about the reorganisation.
+check "digest: each use case shows its entry's questions, answered or not" python3 -c '
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+blocks = re.split(r"\n(?=- [A-Z][0-9a-z]* \(report )", text.split("Use cases, newest first")[1])
+want = {"M7": ["purpose:", "software:", "v2 replacement would do:"],
+        "M8": ["software:", "why the siblings stay flat:", "reorganisation would work:"],
+        "S1": ["software:", "why the siblings stay flat:", "reorganisation would work:"]}
+seen = set()
+for b in blocks:
+    m = re.match(r"- ([A-Z][0-9a-z]*) \(report ", b)
+    if not m:
+        continue
+    cid = m.group(1)
+    seen.add(cid)
+    labels = [l.strip().split(":")[0] + ":" for l in b.splitlines()[1:4]]
+    if labels != want[cid]:
+        sys.exit("%s: %s" % (cid, labels))
+    if cid == "M7" and "reorganisation" in b:
+        sys.exit("M7 shows the reorganisation")
+sys.exit(not {"M7", "M8"} <= seen)' "$T_TMP/body"
+check "digest: a question not answered says so" grep -q "why the siblings stay flat: (not answered)" "$T_TMP/body"
 check "digest lines fit a mail (<= 76 columns)" sh -c '[ "$(python3 -c "import sys; print(max(len(l) for l in open(sys.argv[1], encoding=\"utf-8\").read().splitlines()))" "$1")" -le 76 ]' _ "$T_TMP/body"
 
 # --- mbox export, then import: into a new database and back into the live one ------

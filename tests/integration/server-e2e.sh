@@ -27,7 +27,7 @@ cfb submit --state-dir "$ST" --endpoint "$EP" --yes --use-case-file "$T_TMP/uc" 
 	--answer reorganisation=yes --answer software=libvirt "$id" > "$T_TMP/out" 2>&1
 expect_eq "cgroup-feedback submit to the collector exits 0" "$?" 0
 expect_eq "one row stored" "$(rows "$DB")" 1
-cfb show --state-dir "$ST" "$id" > "$T_TMP/shown"
+cfb show --state-dir "$ST" --raw "$id" > "$T_TMP/shown"
 stored_bytes "$id" > "$T_TMP/stored"
 check "the collector stored exactly the bytes the client showed" cmp -s "$T_TMP/shown" "$T_TMP/stored"
 check "the client kept the collector's receipt (the stored SHA-256)" \
@@ -56,17 +56,55 @@ expect_eq "cgroup-feedback export exits 0" "$?" 0
 out=$("$SERVER" --database "$DB" import "$T_TMP/r.eml" 2>&1)
 expect_eq "the exported e-mail imports into the live collector" "$(echo "$out" | tail -n 1)" \
 	"import: 1 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
-cfb show --state-dir "$ST" "$id2" > "$T_TMP/shown2"
+cfb show --state-dir "$ST" --raw "$id2" > "$T_TMP/shown2"
 stored_bytes "$id2" > "$T_TMP/stored2"
 check "the imported report is the exported one, byte for byte" cmp -s "$T_TMP/shown2" "$T_TMP/stored2"
 expect_eq "the same report over HTTP afterwards: 200 (deduplicated)" "$(post "$T_TMP/shown2")" 200
 out=$("$SERVER" --database "$DB" import "$T_TMP/r.eml" 2>&1)
 expect_eq "importing it again: already stored" "$(echo "$out" | tail -n 1)" \
 	"import: 0 imported, 1 already stored, 0 withdrawn, 0 without a report, 0 failed"
+# --- one report, both channels: exported first, then submitted -----------------------
+# The submit starts from the export's draft: the same use case and answers;
+# importing the e-mail later finds the report stored, not a conflict.
+id4=$(new_report M8 104)
+cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --answer software=libvirt \
+	--output "$T_TMP/r4.eml" "$id4" > /dev/null 2>&1
+expect_eq "export of a new report exits 0" "$?" 0
+cfb submit --state-dir "$ST" --endpoint "$EP" --yes "$id4" > "$T_TMP/out" 2>&1
+expect_eq "the same report submitted afterwards exits 0" "$?" 0
+stored_bytes "$id4" > "$T_TMP/stored4"
+check "the submitted copy carries the export's use case and answer" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(r["use_case"]["text"].strip() != open(sys.argv[2]).read().strip() or
+         r["use_case"]["answers"].get("software") != "libvirt")' "$T_TMP/stored4" "$T_TMP/uc"
+before=$(rows "$DB")
+out=$("$SERVER" --database "$DB" import "$T_TMP/r4.eml" 2>&1)
+expect_eq "importing the e-mail of a report submitted over HTTP: the same report, stored already" \
+	"$(echo "$out" | tail -n 1)" \
+	"import: 0 imported, 1 already stored, 0 withdrawn, 0 without a report, 0 failed"
+check "...and it says the copy came the other way" sh -c 'echo "$1" | grep -q "came the other way"' _ "$out"
+expect_eq "...still one row for it" "$(rows "$DB")" "$before"
+# A different report under the same id is still a conflict, never merged.
+python3 - "$T_TMP/r4.eml" "$T_TMP/r4x.eml" <<'PY'
+import hashlib, re, sys
+raw = open(sys.argv[1], encoding="utf-8").read()
+begin, end = "-----BEGIN CGROUP-FEEDBACK REPORT-----\n", "\n-----END CGROUP-FEEDBACK REPORT-----"
+i, j = raw.index(begin) + len(begin), raw.index(end)
+body = raw[i:j].replace("\n", "")
+body = body.replace('"software":"libvirt"', '"software":"lxc"', 1)
+sha = hashlib.sha256(body.encode()).hexdigest()
+lines = "\n".join(body[k:k + 76] for k in range(0, len(body), 76))
+out = re.sub(r"X-Cgroup-Feedback-SHA256: [0-9a-f]{64}", "X-Cgroup-Feedback-SHA256: " + sha, raw[:i]) + lines + raw[j:]
+open(sys.argv[2], "w", encoding="utf-8").write(out)
+PY
+out=$("$SERVER" --database "$DB" import "$T_TMP/r4x.eml" 2>&1)
+expect_eq "another report under the same id is not merged: it fails" "$(echo "$out" | tail -n 1)" \
+	"import: 0 imported, 0 already stored, 0 withdrawn, 0 without a report, 1 failed"
+
 admin /api/v1/export.mbox >/dev/null
 check "the collector's mbox export carries the same report" python3 -c 'import mailbox, sys
 box = mailbox.mbox(sys.argv[1])
-sys.exit([m["X-Cgroup-Feedback-Report-Id"] for m in box] != [sys.argv[2]])' "$T_TMP/body" "$id2"
+sys.exit(sorted(m["X-Cgroup-Feedback-Report-Id"] for m in box) != sorted(sys.argv[2:]))' "$T_TMP/body" "$id2" "$id4"
 stop_server
 
 # --- HTTPS with a CA made now ------------------------------------------------------------
@@ -83,7 +121,7 @@ cfb flush --state-dir "$ST" > "$T_TMP/out" 2>&1
 cfb submit --state-dir "$ST" --endpoint "$URL/api/v1/reports" --yes --use-case-file "$T_TMP/uc" \
 	"$id3" >> "$T_TMP/out" 2>&1
 expect_eq "with ca-file the report is delivered over HTTPS" "$(rows "$DB")" 1
-cfb show --state-dir "$ST" "$id3" > "$T_TMP/shown3"
+cfb show --state-dir "$ST" --raw "$id3" > "$T_TMP/shown3"
 SCHEME=https
 check "...byte for byte" sh -c 'curl -sS --cacert "$1" -H "Authorization: Bearer $2" \
 	"$3/api/v1/reports/$4" | cmp -s - "$5"' _ "$C/ca.pem" "$ADMIN" "$URL" "$id3" "$T_TMP/shown3"

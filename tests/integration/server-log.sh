@@ -18,4 +18,35 @@ check "no ESC or CR byte reaches the log" sh -c '! grep -q "$(printf "\033")" "$
 check "CR, ESC, a C1 control, a stray byte and a backslash are escaped" \
 	sh -c 'grep -qF "GET /y\\x0d\\x1b[31mred\\x1b[0m 404" "$1" && grep -qF "GET /z\\xff\\xc2\\x9b\\x5cx0a 404" "$1"' _ "$DIR/log"
 check "every log line is valid UTF-8" python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$DIR/log"
+stop_server
+
+# A full disk refuses every report with the same error: it is written once per
+# 10 s with a count of the others, not once per request (the request lines
+# themselves are the access log and stay one per request).
+M=$T_TMP/full
+mkdir -p "$M"
+if mount -t tmpfs -o size=600k tmpfs "$M" 2>/dev/null; then
+	trap 'for p in $SERVER_PIDS; do kill -9 "$p" 2>/dev/null; done; sleep 0.2; umount "$M" 2>/dev/null; server_cleanup' EXIT
+	gen "$T_TMP/r" 300 3 7
+	DIR=$M
+	echo "$ADMIN" > "$M/admin"
+	"$SERVER" --listen 127.0.0.1:0 --database "$M/db.sqlite" --port-file "$T_TMP/full.port" \
+		--admin-token-file "$M/admin" --rate 0 2>"$T_TMP/full.log" &
+	SPID=$!
+	SERVER_PIDS="$SERVER_PIDS $SPID"
+	wait_for 100 test -s "$T_TMP/full.port"
+	URL=http://127.0.0.1:$(cat "$T_TMP/full.port")
+	for n in $(seq 0 299); do post "$T_TMP/r/$n.json"; echo; done > "$T_TMP/full.st"
+	stop_server
+	refused=$(grep -c 503 "$T_TMP/full.st")
+	lines=$(grep -c 'disk is full' "$T_TMP/full.log")
+	echo "# $refused requests refused with 503, $lines 'disk is full' lines in the log"
+	check "the disk filled up: over 100 reports refused" [ "$refused" -gt 100 ]
+	check "at most 6 'disk is full' lines for $refused refusals" [ "$lines" -le 6 ]
+	check "the lines not written are counted" \
+		grep -q 'disk is full ([0-9]* similar messages suppressed)' "$T_TMP/full.log"
+	umount "$M"
+else
+	skip "repeated log lines on a full disk" "cannot mount a tmpfs here"
+fi
 finish

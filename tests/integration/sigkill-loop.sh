@@ -13,6 +13,13 @@
 . tests/client/lib.sh
 
 SHIM=$PWD/$BUILD/tests/tools/killshim.so
+# The rounds run the programs themselves even under valgrind: the shim
+# would count (and kill) valgrind's own writes, and a killed process's leak
+# check never runs.
+if under_valgrind; then
+	CGFB=$PWD/$BUILD/cgroup-feedback
+	skip "valgrind over the killed commands" "SIGKILL by design: they run without valgrind"
+fi
 ST=$T_TMP/state
 CONF=$T_TMP/conf
 KMSG=$T_TMP/kmsg
@@ -29,8 +36,8 @@ mkdir -p "$ST/reports"
 $PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
 start_double "$T_TMP/double" api
 trap 'stop_double; rm -rf "$T_TMP"' EXIT
-printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = 5\nconnect-timeout = 2\n' \
-	"$URL" "$T_TMP" > "$CONF"
+printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = %s\nconnect-timeout = %s\n' \
+	"$URL" "$T_TMP" "$(scaled 5)" "$(scaled 2)" > "$CONF"
 echo "We run one KVM guest per cgroup." > "$T_TMP/uc"
 TAB=$(printf '\t')
 printf 'Which software creates%slibvirt\nWhy must these sibling%s\nWould the reorganisation%s\nDescribe your use case%s\nSend this report to%sy\n' \
@@ -184,7 +191,7 @@ for kind in watch report submit flush export review; do
 	# Keep the spool small enough that each check stays quick.
 	for i in $(ids); do
 		[ "$(state_of "$i")" = sent ] && rm -f "$ST/reports/$i.json" "$ST/reports/$i.state" \
-			"$ST/reports/$i.seen"
+			"$ST/reports/$i.seen" "$ST/reports/$i.draft"
 	done
 done
 # And at random times: the steps the shim does not count (sockets, reads).

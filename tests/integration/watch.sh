@@ -67,6 +67,14 @@ check "repeat of M8 is counted in the state" grep -q '"M8": *2' "$STATE/watch.st
 
 watch_once
 expect_ids "third run over the same log reports nothing" ""
+# ...and says so, with where it started: a person tells "found nothing"
+# from "read nothing".
+"$CGFB" watch --once --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+	> /dev/null 2> "$T_TMP/said"
+check "watch says where it starts reading and where its state is" \
+	grep -q "reading $KMSG after record [0-9]* (state in $STATE)" "$T_TMP/said"
+check "...and, with nothing new, that it read no new record and found nothing" \
+	grep -q "$KMSG: 0 new records read, no new catalog message; done" "$T_TMP/said"
 
 # kill -9 while following, in the middle of the log.
 rm -f "$KMSG" "$STATE/watch.state"
@@ -77,12 +85,12 @@ rec 4 "$M8"
 	>"$T_TMP/follow" 2>"$T_TMP/follow.err" &
 pid=$!
 i=0
-while [ $i -lt 100 ] && ! grep -q '"id":"M8"' "$T_TMP/follow"; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt "$(scaled 100)" ] && ! grep -q '"id":"M8"' "$T_TMP/follow"; do sleep 0.1; i=$((i + 1)); done
 check "follow mode reports the backlog" grep -q '"id":"M8"' "$T_TMP/follow"
 # New records while it follows (it polls a regular file every 2 s).
 rec 4 "$M7"
 i=0
-while [ $i -lt 100 ] && ! grep -q '"id":"M7"' "$T_TMP/follow"; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt "$(scaled 100)" ] && ! grep -q '"id":"M7"' "$T_TMP/follow"; do sleep 0.1; i=$((i + 1)); done
 check "follow mode reports new records" grep -q '"id":"M7"' "$T_TMP/follow"
 kill -9 $pid
 wait $pid 2>/dev/null
@@ -95,7 +103,7 @@ expect_ids "after kill -9 nothing repeated, nothing missed" "M1b "
 # SIGTERM saves the state and exits 0.
 "$CGFB" watch --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" >/dev/null 2>&1 &
 pid=$!
-sleep 0.5
+scaled_sleep 0.5
 kill -TERM $pid
 wait $pid
 check "SIGTERM exits 0" [ $? -eq 0 ]

@@ -47,8 +47,10 @@ class Dom(html.parser.HTMLParser):
         if "data-suppressed" in a and self.cur_chart:
             self.notes[self.cur_chart] = int(a["data-suppressed"])
         if tag == "li" and "data-id" in a:
-            self.usecases.append([a["data-id"], ""])
+            self.usecases.append([a["data-id"], "", []])
             self.in_uc += 1
+        if tag == "dt" and "data-key" in a and self.in_uc and self.usecases:
+            self.usecases[-1][2].append(a["data-key"])
 
     def handle_endtag(self, tag):
         while self.stack:
@@ -99,9 +101,19 @@ def main():
     if shown == 0:
         bad.append("no group shown at all: nothing was compared")
     want_uc = [(r["id"], r["use_case"]) for r in reports if r["use_case"] is not None]
-    got_uc = [(i, text) for i, text in dom.usecases]
+    got_uc = [(i, text) for i, text, _ in dom.usecases]
     if len(got_uc) != len(want_uc) or any(w[0] != g[0] or w[1] not in g[1] for w, g in zip(want_uc, got_uc)):
         bad.append("use cases: page %r, API %r" % (got_uc[:3], want_uc[:3]))
+    # Each use case under its entry's own questions, in the catalog's order:
+    # a knob entry (M7) is never shown the reorganisation question.
+    sets = json.load(open("data/catalog.json"))
+    qs = {e["id"]: [q["key"] for q in sets["question_sets"][e["questions"]]] for e in sets["entries"]}
+    cids = {r["id"]: r["catalog_id"] for r in reports}
+    for i, _, keys in dom.usecases:
+        if keys != qs.get(cids.get(i), []):
+            bad.append("answers of %s (%s): page %r, catalog %r" % (i, cids.get(i), keys, qs.get(cids.get(i))))
+    if not any(cids.get(i) == "M7" for i, _, _ in dom.usecases):
+        bad.append("no knob entry's use case on the page: its questions were not compared")
     for b in bad:
         print("# " + b)
     print("# compared %d groups in %d dimensions and %d use cases" %

@@ -89,9 +89,16 @@ def report(n, rng, systems):
     affected = n % 3 != 0
     use_case = None
     if n % 2 == 0:
-        use_case = {"text": USE_CASES[(n // 2) % len(USE_CASES)],
-                    "answers": {"reorganisation": ANSWERS[(n // 2) % len(ANSWERS)],
-                                "software": SOFTWARE[n % len(SOFTWARE)]}}
+        # Each entry's own questions (data/catalog.json's question sets):
+        # M7 is a knob, M8 and S1 are flat hierarchies.
+        if cid == "M7":
+            answers = {"purpose": "move charges with migrated tasks",
+                       "software": SOFTWARE[n % len(SOFTWARE)],
+                       "v2_replacement": ANSWERS[(n // 2) % len(ANSWERS)]}
+        else:
+            answers = {"reorganisation": ANSWERS[(n // 2) % len(ANSWERS)],
+                       "software": SOFTWARE[n % len(SOFTWARE)]}
+        use_case = {"text": USE_CASES[(n // 2) % len(USE_CASES)], "answers": answers}
     rep = {
         "schema": "cgroup-feedback/report", "schema_version": 1, "report_id": uuid4(rng),
         "created": "2025-%02d-%02dT%02d:%02d:%02dZ" % (1 + n % 3, 1 + n % 28, n % 24, n % 60, n % 60),

@@ -62,6 +62,21 @@ def main():
     case("bad_utf8", base_bytes.replace(b'"title":"', b'"title":"\xff\xfe', 1), 400, "/")
     case("nul_byte", base_bytes.replace(b'"title":"', b'"title":"\x00', 1), 400, "/")
     case("too_large", b" " * (300 * 1024), 413)
+    # Control characters other than newline and tab in free text (issue 15,
+    # defect 6): a NUL hid the rest of a use case from maintainers, ESC and a
+    # lone CR rewrite a terminal, DEL erases.
+    def use_case(text, answer="yes"):
+        return lambda o: o.__setitem__("use_case", {"text": text, "answers": {"q": answer}})
+
+    for cname, ch in (("nul", "\u0000"), ("esc", "\u001b"), ("cr", "\r"), ("del", "\u007f"),
+                      ("bel", "\u0007"), ("vt", "\u000b")):
+        case("use_case_" + cname, variant(use_case("before" + ch + "after<script>")), 400,
+             "/use_case/text")
+    case("answer_nul", variant(use_case("fine", "yes\u0000no")), 400, "/use_case/answers/q")
+    case("title_esc", variant(lambda o: o["detection"].__setitem__("title", "t\u001b[2J")), 400,
+         "/detection/title")
+    case("message_cr", variant(lambda o: o["detection"].__setitem__("message", "m\rfake")), 400,
+         "/detection/message")
     with open(os.path.join(out, "cases.tsv"), "w") as f:
         f.writelines(cases)
 

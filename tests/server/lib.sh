@@ -8,14 +8,26 @@ ADMIN=test-admin-token-0123456789abcdef
 SERVER_PIDS=""
 
 server_cleanup() {
-	for p in $SERVER_PIDS; do kill -9 "$p" 2>/dev/null; done
+	# SIGTERM first: a collector that shuts down runs its leak check under
+	# valgrind (one killed with -9 never does); -9 for one that hangs.
+	for p in $SERVER_PIDS; do kill -TERM "$p" 2>/dev/null; done
+	for p in $SERVER_PIDS; do
+		_i=0
+		# Until it is gone or a zombie (this shell waits for none here).
+		while ps -o stat= -p "$p" 2>/dev/null | grep -qv '^Z' && [ $_i -lt "$(scaled 50)" ]; do
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+		kill -9 "$p" 2>/dev/null
+	done
 	[ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"
 }
 trap server_cleanup EXIT
 
-# wait_for TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS times.
+# wait_for TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS times
+# (scaled by CGFB_TIMEOUT_SCALE).
 wait_for() {
-	_wf=$1; shift
+	_wf=$(scaled "$1"); shift
 	while [ "$_wf" -gt 0 ]; do
 		"$@" 2>/dev/null && return 0
 		sleep 0.1
@@ -51,7 +63,7 @@ start_server() {
 stop_server() {
 	kill -TERM "$SPID" 2>/dev/null
 	i=0
-	while kill -0 "$SPID" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+	while kill -0 "$SPID" 2>/dev/null && [ $i -lt "$(scaled 150)" ]; do sleep 0.1; i=$((i + 1)); done
 	if kill -0 "$SPID" 2>/dev/null; then
 		kill -9 "$SPID"
 		wait "$SPID" 2>/dev/null
@@ -137,7 +149,7 @@ print(eval(sys.argv[2]))' "$T_TMP/body" "$1"
 fresh_summary() {
 	_t=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	_i=0
-	while [ $_i -lt 100 ]; do
+	while [ $_i -lt "$(scaled 100)" ]; do
 		_st=$(req GET /api/v1/summary)
 		if [ "$_st" = 200 ] && python3 -c 'import json, sys
 sys.exit(json.load(open(sys.argv[1]))["computed"] <= sys.argv[2])' "$T_TMP/body" "$_t"; then

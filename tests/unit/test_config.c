@@ -82,6 +82,51 @@ static void errors_name_the_line(void **state)
 	assert_int_equal(cgfb_config_load(&c, "/nonexistent/x.conf", true, err, sizeof(err)), -ENOENT);
 }
 
+/* A file with three mistakes names all three, each with its line, in one
+ * run; the settings between them are still read. */
+static void every_error_at_once(void **state)
+{
+	static const char text[] = "endpoint = \"https://x.example/r\"\n"
+				   "timeout = 30\n"
+				   "notify = log, pigeon\n"
+				   "# fine\n"
+				   "max-attempts = lots\n"
+				   "consent = auto\n";
+	struct cgfb_config c;
+	char err[1024] = "";
+	unsigned lines = 1;
+
+	cgfb_config_defaults(&c);
+	assert_int_equal(cgfb_config_parse(&c, S(text), "t.conf", err, sizeof(err)), -EINVAL);
+	for (const char *p = err; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	if (lines != 4 || !strstr(err, "t.conf:1: endpoint: ") ||
+	    !strstr(err, "t.conf:3: notify: unknown channel 'pigeon'") ||
+	    !strstr(err, "t.conf:5: max-attempts: 'lots'") ||
+	    !strstr(err, "t.conf: consent = auto needs use-case-file"))
+		fail_msg("errors:\n%s", err);
+	assert_int_equal(c.timeout, 30);
+}
+
+/* More mistakes than anyone reads: the first ones and a count. */
+static void many_errors(void **state)
+{
+	char text[64 * 30], err[8192] = "";
+	struct cgfb_config c;
+	size_t n = 0;
+
+	for (int i = 0; i < 30; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "bogus%d = 1\n", i);
+	cgfb_config_defaults(&c);
+	assert_int_equal(cgfb_config_parse(&c, text, n, "t.conf", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:20: unknown setting 'bogus19'"));
+	assert_null(strstr(err, "bogus20"));
+	assert_non_null(strstr(err, "(10 more errors)"));
+	/* A small buffer is cut, never overrun, and still terminated. */
+	assert_int_equal(cgfb_config_parse(&c, text, n, "t.conf", err, 40), -EINVAL);
+	assert_true(strlen(err) < 40);
+}
+
 /* The bytes of a file, parsed without the file: what the fuzz target calls. */
 static void parses_bytes(void **state)
 {
@@ -179,6 +224,8 @@ int main(void)
 		cmocka_unit_test(loads),
 		cmocka_unit_test(errors_name_the_line),
 		cmocka_unit_test(parses_bytes),
+		cmocka_unit_test(every_error_at_once),
+		cmocka_unit_test(many_errors),
 		cmocka_unit_test(endpoints),
 		cmocka_unit_test(endpoints_in_config),
 		cmocka_unit_test(backoff),

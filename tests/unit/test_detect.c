@@ -141,6 +141,83 @@ static void warn_block_context(void **state)
 	cgfb_detector_free(d);
 }
 
+/* A pasted block that lost both markers: it starts at its banner and ends
+ * at the next banner (or the end of the input), and the detection in it
+ * still carries the block's process. */
+static void block_without_markers(void **state)
+{
+	static const char *const block[] = {
+		"WARNING: CPU: 3 PID: 4242 at mm/memcontrol.c:5007 mem_cgroup_css_alloc+0x3ac/0x510",
+		S1,
+		"Modules linked in: a b",
+		"CPU: 3 PID: 4242 Comm: libvirtd Not tainted 4.4.121-92-default #1",
+		"Call Trace:",
+		" dump_stack+0x63/0x8e",
+		"WARNING: at kernel/other.c:1 other_fn+0x1/0x2()",
+		"Pid: 7, comm: kworker/0:1 Not tainted 3.0.42-0.7-default #1",
+		NULL,
+	};
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	for (const char *const *l = block; *l; l++) {
+		feed(d, *l, 0);
+		assert_true(cgfb_detector_in_block(d));
+	}
+	/* The second banner ended the first block. */
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.d[0].entry->id, "S1");
+	assert_true(s.d[0].in_warn_block);
+	assert_string_equal(cgfb_fields_get(&s.d[0].fields, "comm"), "libvirtd");
+	assert_string_equal(cgfb_fields_get(&s.d[0].fields, "function"), "mem_cgroup_css_alloc");
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 1);
+	cgfb_detector_free(d);
+}
+
+/* No end line either: a catalog message after the block's process line is
+ * the next record, not the WARN's text. */
+static void message_after_block_without_end(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, "------------[ cut here ]------------", 0);
+	feed(d, "WARNING: CPU: 3 PID: 4242 at mm/memcontrol.c:5007 mem_cgroup_css_alloc+0x3/0x5", 0);
+	feed(d, S1, 0);
+	feed(d, "Modules linked in: a b", 0);
+	feed(d, "CPU: 3 PID: 4242 Comm: libvirtd Not tainted 4.4.121-92-default #1", 0);
+	assert_int_equal(s.n, 0);
+	feed(d, M8, 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.d[0].entry->id, "S1");
+	assert_string_equal(cgfb_fields_get(&s.d[0].fields, "comm"), "libvirtd");
+	assert_string_equal(s.d[1].entry->id, "M8");
+	assert_false(s.d[1].in_warn_block);
+	assert_null(cgfb_fields_get(&s.d[1].fields, "comm"));
+	cgfb_detector_free(d);
+}
+
+/* "WARNING: " starts other lines too: they open no block. */
+static void warning_lines_that_are_no_banner(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, "WARNING: Spectre v2 mitigation leaves CPU vulnerable to RETBleed attacks", 0);
+	assert_false(cgfb_detector_in_block(d));
+	feed(d, "WARNING: at least one CPU is offline", 0);
+	assert_false(cgfb_detector_in_block(d));
+	feed(d, S1, 0);
+	/* Not held for a block: out at once, without a block's context. */
+	assert_int_equal(s.n, 1);
+	assert_false(s.d[0].in_warn_block);
+	cgfb_detector_free(d);
+}
+
 static void unterminated_block_is_flushed(void **state)
 {
 	struct sink s = { 0 };
@@ -196,6 +273,9 @@ int main(void)
 		cmocka_unit_test(ignores_userspace),
 		cmocka_unit_test(warn_block_context),
 		cmocka_unit_test(unterminated_block_is_flushed),
+		cmocka_unit_test(block_without_markers),
+		cmocka_unit_test(warning_lines_that_are_no_banner),
+		cmocka_unit_test(message_after_block_without_end),
 		cmocka_unit_test(joins_fragments),
 	};
 

@@ -88,7 +88,7 @@ static void round_trip(void **state)
 	format_report(&r, &m, "\"Non-hierarchical mode is deprecated\"",
 		      "\"VMs under libvirt: Gr\\u00fc\xc3\x9f" "e, \\\"quoted\\\"\\nsecond line\"");
 	cgfb_sha256_hex(r.data, r.len, sha);
-	snprintf(hdr, sizeof(hdr), CGFB_MAIL_HDR_SHA256 ":\n %s", sha);
+	snprintf(hdr, sizeof(hdr), CGFB_MAIL_HDR_SHA256 ": %s", sha);
 	assert_true(has_header_line(m.data, hdr));
 	assert_true(has_header_line(m.data, CGFB_MAIL_HDR_ID
 				    ": 0b7a3c1e-5f2d-4a8b-9c6d-1e2f3a4b5c6d"));
@@ -104,6 +104,29 @@ static void round_trip(void **state)
 	expect_extract(m.data, m.len, &r);
 	cgfb_buf_free(&r);
 	cgfb_buf_free(&m);
+}
+
+/* Mails exported before the header was written on one line fold it right
+ * after the colon; they are still in people's outboxes and must import. */
+static void old_folded_header(void **state)
+{
+	struct cgfb_buf r = { 0 }, m = { 0 }, old = { 0 };
+	char sha[65], line[128];
+	const char *p, *eol;
+
+	format_report(&r, &m, "\"t\"", "\"x\"");
+	cgfb_sha256_hex(r.data, r.len, sha);
+	snprintf(line, sizeof(line), CGFB_MAIL_HDR_SHA256 ": %s\n", sha);
+	p = strstr(m.data, line);
+	assert_non_null(p);
+	eol = p + strlen(line);
+	assert_int_equal(cgfb_buf_add(&old, m.data, (size_t)(p - m.data)), 0);
+	assert_int_equal(cgfb_buf_printf(&old, CGFB_MAIL_HDR_SHA256 ":\n %s\n", sha), 0);
+	assert_int_equal(cgfb_buf_add(&old, eol, m.len - (size_t)(eol - m.data)), 0);
+	expect_extract(old.data, old.len, &r);
+	cgfb_buf_free(&r);
+	cgfb_buf_free(&m);
+	cgfb_buf_free(&old);
 }
 
 static void line_limits(void **state)
@@ -128,7 +151,9 @@ static void line_limits(void **state)
 
 		for (char *q = p; q < nl; q++)
 			cols += ((unsigned char)*q & 0xc0) != 0x80;
-		if (cols > 78)
+		/* The hash header is 90 columns: it has nowhere to fold but
+		 * after the colon, which parsers read as part of the value. */
+		if (cols > 78 && strncmp(p, CGFB_MAIL_HDR_SHA256 ": ", strlen(CGFB_MAIL_HDR_SHA256) + 2) != 0)
 			fail_msg("line of %zu columns: %.*s", cols, (int)(nl - p), p);
 		if (strncmp(p, "From ", 5) == 0 || *p == '>')
 			fail_msg("line starts badly: %.*s", (int)(nl - p), p);
@@ -158,7 +183,7 @@ static void crlf_and_8bit(void **state)
 		      "past seventy-six columns with \xc3\xbc\xc3\xbc\xc3\xbc in it\"");
 	/* Non-ASCII text goes out quoted-printable, no line over 76 columns. */
 	assert_true(has_header_line(m.data, qp_hdr));
-	for (const char *p = m.data; (p = strchr(p, '\n')) != NULL; p++)
+	for (const char *p = strstr(m.data, "\n\n"); (p = strchr(p, '\n')) != NULL; p++)
 		assert_true(strcspn(p + 1, "\n") <= 76);
 	for (size_t i = 0; i < m.len; i++) {
 		if (m.data[i] == '\n')
@@ -251,10 +276,11 @@ static void damaged(void **state)
 	assert_int_equal(cgfb_mail_extract(m.data, m.len, &got, err, sizeof(err)), -EBADMSG);
 	assert_int_equal(cgfb_mail_extract(S("Subject: hi\n\nno report here\n"), &got, err,
 					   sizeof(err)), -ENOENT);
-	/* A quoted-printable message with no body at all (found by fuzz/mail). */
+	/* A quoted-printable message with no body at all (found by fuzz/mail):
+	 * its header promises a report that is not there. */
 	assert_int_equal(cgfb_mail_extract(S(CGFB_MAIL_HDR_SHA256 ": 00\n"
 					     "Content-Transfer-Encoding: quoted-printable\n\n"),
-					   &got, err, sizeof(err)), -ENOENT);
+					   &got, err, sizeof(err)), -EBADMSG);
 	assert_int_equal(cgfb_mail_format(S("{\"a\":1}"), NULL, &m), -EINVAL);
 	assert_int_equal(cgfb_mail_format(S("{ \"report_id\": \"x\" }"), NULL, &m), -EINVAL);
 	cgfb_buf_free(&r);
@@ -278,15 +304,80 @@ static void header_injection(void **state)
 	cgfb_buf_free(&m);
 }
 
+/* Every report of a message, whatever the transfer did: two mails joined
+ * into one (the second's headers in the first's body), the whole in base64
+ * with CR line ends; and a report's header without its report. */
+static void every_report(void **state)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	struct cgfb_buf r1 = { 0 }, m1 = { 0 }, r2 = { 0 }, m2 = { 0 }, joined = { 0 };
+	struct cgfb_buf enc = { 0 }, got = { 0 };
+	struct cgfb_mail_reader rd;
+	const char *body;
+	char err[256];
+	size_t hdr;
+
+	format_report(&r1, &m1, "\"one\"", "\"first\"");
+	format_report(&r2, &m2, "\"two\"", "\"second\"");
+	assert_int_equal(cgfb_buf_add(&joined, m1.data, m1.len), 0);
+	assert_int_equal(cgfb_buf_add(&joined, "\n", 1), 0);
+	assert_int_equal(cgfb_buf_add(&joined, m2.data, m2.len), 0);
+	body = strstr(joined.data, "\n\n") + 2;
+	hdr = (size_t)(body - joined.data);
+	for (const char *l = joined.data, *nl; l < body - 1; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (strncmp(l, "Content-Transfer-Encoding:", 26) != 0)
+			assert_int_equal(cgfb_buf_add(&enc, l, (size_t)(nl + 1 - l)), 0);
+	}
+	assert_int_equal(cgfb_buf_printf(&enc, "Content-Transfer-Encoding: base64\n\n"), 0);
+	for (size_t i = 0; i < joined.len - hdr; i += 3) {
+		const unsigned char *p = (const unsigned char *)body + i;
+		const size_t n = joined.len - hdr - i;
+		const unsigned v = p[0] << 16 | (n > 1 ? p[1] << 8 : 0) | (n > 2 ? p[2] : 0);
+
+		assert_int_equal(cgfb_buf_printf(&enc, "%c%c%c%c%s", b64[v >> 18], b64[v >> 12 & 63],
+						 n > 1 ? b64[v >> 6 & 63] : '=', n > 2 ? b64[v & 63] : '=',
+						 i % 57 == 54 ? "\n" : ""), 0);
+	}
+	for (size_t i = 0; i < enc.len; i++)
+		if (enc.data[i] == '\n')
+			enc.data[i] = '\r';
+	assert_int_equal(cgfb_mail_open(&rd, enc.data, enc.len, err, sizeof(err)), 0);
+	assert_int_equal(rd.n_sha, 2);
+	assert_int_equal(cgfb_mail_next(&rd, &got, err, sizeof(err)), 1);
+	assert_int_equal(got.len, r1.len);
+	assert_memory_equal(got.data, r1.data, r1.len);
+	assert_int_equal(cgfb_mail_next(&rd, &got, err, sizeof(err)), 1);
+	assert_int_equal(got.len, r2.len);
+	assert_memory_equal(got.data, r2.data, r2.len);
+	assert_int_equal(cgfb_mail_next(&rd, &got, err, sizeof(err)), 0);
+	cgfb_mail_close(&rd);
+
+	/* A report header without its report is damage, not "no report". */
+	assert_int_equal(cgfb_mail_open(&rd, m1.data, (size_t)(strstr(m1.data, CGFB_MAIL_BEGIN) -
+								m1.data), err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "no " CGFB_MAIL_BEGIN));
+	cgfb_mail_close(&rd);
+	cgfb_buf_free(&r1);
+	cgfb_buf_free(&m1);
+	cgfb_buf_free(&r2);
+	cgfb_buf_free(&m2);
+	cgfb_buf_free(&joined);
+	cgfb_buf_free(&enc);
+	cgfb_buf_free(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(old_folded_header),
 		cmocka_unit_test(line_limits),
 		cmocka_unit_test(crlf_and_8bit),
 		cmocka_unit_test(mbox_split),
 		cmocka_unit_test(damaged),
 		cmocka_unit_test(header_injection),
+		cmocka_unit_test(every_report),
 	};
 
 	return cmocka_run_group_tests_name("mail", tests, NULL, NULL);

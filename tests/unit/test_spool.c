@@ -15,6 +15,7 @@
 #include "cgfb/readfile.h"
 #include "cgfb/schema.h"
 #include "consent/consent.h"
+#include "consent/draft.h"
 #include "detect/scan.h"
 #include "report/snapshot.h"
 #include "report/spool.h"
@@ -122,8 +123,8 @@ static void consent_bytes(void **state)
 	assert_int_equal(cgfb_spool_open(&sp, dir), 0);
 	assert_int_equal(cgfb_spool_load(&sp, id, &e, &report), 0);
 	assert_int_equal(cgfb_consent_build(schema, dir, &report, &uc,
-					    "https://collector.example/api/v1/reports", &out, token,
-					    err, sizeof(err)), 0);
+					    "https://collector.example/api/v1/reports", NULL, &out,
+					    token, err, sizeof(err)), 0);
 	/* The bytes are canonical, valid, and carry use case, consent and
 	 * the SHA-256 of the token, never the token itself. */
 	assert_int_equal(cgfb_canon_parse(out.data, out.len, CGFB_REPORT_DEPTH_MAX, &doc, err,
@@ -145,12 +146,90 @@ static void consent_bytes(void **state)
 	cgfb_sha256_hex(out.data, out.len, sha);
 	assert_string_equal(e.sha256, sha);
 	assert_string_equal(e.deletion_token, token);
+	/* Consented again for another channel (exported, then submitted):
+	 * built from the consented bytes with the same token, it carries the
+	 * same use case and the same deletion hash, and names the new place. */
+	{
+		struct cgfb_buf again = { 0 };
+		char token2[65], sha_token[65];
+
+		assert_int_equal(cgfb_consent_build(schema, dir, &out, &uc, "mailto:linux-mm@kvack.org",
+						    e.deletion_token, &again, token2, err,
+						    sizeof(err)), 0);
+		assert_string_equal(token2, token);
+		cgfb_sha256_hex(token, 64, sha_token);
+		assert_non_null(strstr(again.data, sha_token));
+		assert_non_null(strstr(again.data, "One VM per cgroup."));
+		assert_non_null(strstr(again.data, "\"endpoint\":\"mailto:linux-mm@kvack.org\""));
+		assert_null(strstr(again.data, "collector.example"));
+		cgfb_buf_free(&again);
+	}
 	/* An endpoint with user information cannot be consented to. */
 	assert_int_not_equal(cgfb_consent_build(schema, dir, &report, &uc,
-						"https://jdoe:pw@collector.example/", &out, token,
-						err, sizeof(err)), 0);
+						"https://jdoe:pw@collector.example/", NULL, &out,
+						token, err, sizeof(err)), 0);
 	cgfb_buf_free(&report);
 	cgfb_buf_free(&out);
+}
+
+/* A draft survives a save and a load as it was given, file 0600; a
+ * damaged one is moved aside, never read as something else. */
+static void drafts(void **state)
+{
+	struct cgfb_draft d = { 0 }, got;
+	struct cgfb_spool sp;
+	struct stat st;
+	char id[CGFB_REPORT_ID_LEN + 1], path[PATH_MAX], name[64];
+	struct cgfb_use_case uc;
+
+	make_report("M8", id);
+	assert_int_equal(cgfb_spool_open(&sp, dir), 0);
+	assert_int_equal(cgfb_draft_load(&sp, id, &got), 0);
+	assert_null(got.text);
+	assert_int_equal(got.n, 0);
+	assert_int_equal(cgfb_draft_set_text(&d.text, "Gr\xc3\xbc\xc3\x9f" "e: one VM per group"), 0);
+	assert_int_equal(cgfb_draft_set_answer(&d, "software", "libvirt"), 0);
+	assert_int_equal(cgfb_draft_set_answer(&d, "why_flat", "budgets"), 0);
+	assert_int_equal(cgfb_draft_set_answer(&d, "software", "our tool"), 0);
+	assert_int_equal(cgfb_draft_set_answer(&d, "why_flat", NULL), 0);
+	assert_int_equal(cgfb_draft_keep(&d, "ops@example.org and more", 15), 0);
+	assert_int_equal(cgfb_draft_save(&sp, id, &d), 0);
+	cgfb_path_join(path, sizeof(path), sp.dir, id, ".draft");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(cgfb_draft_load(&sp, id, &got), 0);
+	assert_string_equal(got.text, d.text);
+	assert_null(got.message);
+	assert_int_equal(got.n, 1);
+	assert_string_equal(cgfb_draft_answer(&got, "software"), "our tool");
+	assert_null(cgfb_draft_answer(&got, "why_flat"));
+	assert_true(cgfb_draft_is_kept(&got, "ops@example.org", 15));
+	assert_false(cgfb_draft_is_kept(&got, "ops@example.org and", 19));
+	cgfb_draft_use_case(&got, &uc);
+	assert_ptr_equal(uc.text, got.text);
+	assert_int_equal(uc.n_answers, 1);
+	assert_string_equal(uc.keys[0], "software");
+	cgfb_draft_free(&got);
+	/* The listing keeps the draft beside its report. */
+	{
+		struct cgfb_spool_entry *v = NULL;
+		size_t n = 0;
+
+		assert_int_equal(cgfb_spool_list(&sp, &v, &n), 0);
+		free(v);
+		assert_int_equal(access(path, F_OK), 0);
+	}
+	/* Damaged: moved to the quarantine, an empty draft instead. */
+	assert_int_equal(cgfb_atomic_write(sp.dir, strrchr(path, '/') + 1, "{\"answers\":[1]}", 15,
+					   0600), 0);
+	assert_int_equal(cgfb_draft_load(&sp, id, &got), 0);
+	assert_null(got.text);
+	assert_int_equal(got.n, 0);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(name, sizeof(name), "quarantine/%s.draft", id);
+	cgfb_path_join(path, sizeof(path), sp.dir, name, NULL);
+	assert_int_equal(access(path, F_OK), 0);
+	cgfb_draft_free(&d);
 }
 
 static void count(const struct cgfb_detection *d, void *arg)
@@ -203,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(spool_states),
 		cmocka_unit_test(consent_bytes),
+		cmocka_unit_test(drafts),
 		cmocka_unit_test(scans_logs),
 	};
 

@@ -108,6 +108,28 @@ static void markers(void **state)
 	assert_false(cgfb_warn_is_end(S("end trace")));
 }
 
+static bool banner(const char *s)
+{
+	return cgfb_warn_is_banner(s, strlen(s));
+}
+
+/* The banners of every era open a block when "[ cut here ]" was lost, also
+ * when a re-wrapped paste cut them short; other "WARNING: " lines do not. */
+static void banners(void **state)
+{
+	assert_true(banner("WARNING: CPU: 3 PID: 4242 at mm/memcontrol.c:5007 f+0x3/0x5"));
+	assert_true(banner("WARNING: CPU: 3 PID: 4242 at"));
+	assert_true(banner("WARNING: at mm/memcontrol.c:5007 mem_cgroup_create+0x3ac/0x510()"));
+	assert_true(banner("WARNING: at"));
+	assert_true(banner("WARNING: mm/memcontrol.c:1 at f+0x1/0x2, CPU#0: bash/1701"));
+	assert_true(banner("WARNING: at f+0x1/0x2, CPU#0: bash/1701"));
+	assert_false(banner("WARNING: Spectre v2 mitigation leaves CPU vulnerable"));
+	assert_false(banner("WARNING: at least one CPU is offline"));
+	assert_false(banner("WARNING: CPU: 3 is hot"));
+	assert_false(banner("WARNING:"));
+	assert_false(banner("Hardware name: WARNING: CPU: 3 PID: 1 at x:1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +138,7 @@ int main(void)
 		cmocka_unit_test(modern),
 		cmocka_unit_test(v6_19),
 		cmocka_unit_test(markers),
+		cmocka_unit_test(banners),
 	};
 
 	return cmocka_run_group_tests_name("warnblock", tests, NULL, NULL);

@@ -1,0 +1,18 @@
+/* The commands the program prints for a person to paste (the watcher's log
+ * line, the login banner, status, the post-send hint): every one names the
+ * state directory when it is not the default, so that it works as printed. */
+#ifndef CGFB_HINT_H
+#define CGFB_HINT_H
+
+#include <stddef.h>
+
+#define CGFB_CLI_NAME          "cgroup-feedback"
+#define CGFB_DEFAULT_STATE_DIR "/var/lib/cgroup-feedback"
+
+/* "cgroup-feedback [--state-dir DIR] " then fmt, into buf (truncated to
+ * bufsz); returns buf. DIR only when it is not the default, as one shell
+ * word (single-quoted when it holds anything but safe bytes). */
+const char *cgfb_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,70 @@
+#!/bin/sh
+# make run (tools/run-local.sh), the README's first command, as an
+# administrator starts it: the collector and the watcher come up, it says
+# where it writes (state, database, banner), CGFB_STATE_DIR, CGFB_SERVER_DIR
+# and CGFB_LISTEN move them, the review command it prints works when pasted
+# (with status in review's place: review wants a terminal), and Ctrl-C
+# (SIGINT to its process group) stops both.
+# shellcheck shell=sh
+. tests/lib.sh
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "make run" "it reads /dev/kmsg: needs root"
+	finish
+	exit
+fi
+BIN=$PWD/$BUILD
+# Under valgrind, its programs are the wrapped copies.
+under_valgrind && BIN=$(dirname "$CGFB")
+ST=$T_TMP/state
+SV="$T_TMP/server dir"
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+# In a session of its own, as from a terminal, with SIGINT at its default: a
+# background job of a script starts with SIGINT ignored, which a shell
+# cannot trap.
+CGFB_STATE_DIR=$ST CGFB_SERVER_DIR=$SV CGFB_LISTEN=127.0.0.1:$PORT BUILD=$BIN \
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp("sh", ["sh", "tools/run-local.sh"])' > "$T_TMP/out" 2>&1 &
+pid=$!
+stop() { kill -INT "-$pid" 2>/dev/null; }
+trap 'stop; rm -rf "$T_TMP"' EXIT
+
+up=no
+for _ in $(seq "$(scaled 100)"); do
+	if curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/api/v1/summary" &&
+	   [ -d "$ST" ]; then
+		up=yes
+		break
+	fi
+	sleep 0.2
+done
+check "the collector answers on CGFB_LISTEN and the watcher made its state directory" [ "$up" = yes ]
+check "it says where the reports are" grep -q "state and reports in $ST" "$T_TMP/out"
+check "it says where the database and the admin token are" \
+	grep -q "database $SV/collector.db" "$T_TMP/out"
+check "it says where the login banner goes" grep -q "login banner in /run/motd.d/cgroup-feedback.motd" \
+	"$T_TMP/out"
+check "the database is where it says" [ -f "$SV/collector.db" ]
+check "the client's endpoint is this collector" \
+	grep -qx "endpoint = http://127.0.0.1:$PORT/api/v1/reports" "$SV/client.conf"
+hint=$(sed -n 's/^ *sudo \(.*\) review$/\1 status/p' "$T_TMP/out")
+if [ -n "$hint" ] && eval "$hint" > "$T_TMP/hint" 2>&1; then
+	ok "the printed review command works when pasted ('$hint')"
+else
+	not_ok "the printed review command works when pasted ('$hint'): $(head -c 300 "$T_TMP/hint")"
+fi
+stop
+gone=no
+for _ in $(seq "$(scaled 50)"); do
+	if ! kill -0 "$pid" 2>/dev/null && ! pgrep -f "127.0.0.1:$PORT" > /dev/null; then
+		gone=yes
+		break
+	fi
+	sleep 0.2
+done
+check "Ctrl-C stops the collector and the watcher" [ "$gone" = yes ]
+wait "$pid" 2>/dev/null
+finish

@@ -1,0 +1,46 @@
+#!/bin/sh
+# vg-wrap.sh BUILD DIR LOGDIR: programs in DIR that run each program of
+# BUILD under valgrind memcheck, a log per process in LOGDIR/vg.PID.log
+# (tests/tools/vg-check.sh reads them). Prints the valgrind command prefix.
+#
+# DIR/bin/NAME is what a test runs instead of BUILD/NAME. The programs find
+# each other beside themselves (/proc/self/exe, client/cli/exec.c), and
+# valgrind answers that with the real program's path, so each real program
+# is copied into a directory of its own, DIR/NAME/NAME, next to wrappers
+# for the others: `cgroup-feedback watch` execs a wrapper, and the watcher
+# is under valgrind too. --trace-children stays off: the programs also run
+# the pager, editor, sendmail and shells, which are not ours to check.
+set -eu
+BUILD=$1 DIR=$2 LOGDIR=$3
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+NAMES="cgroup-feedback cgroup-feedback-watch cgroup-feedback-report cgroup-feedback-server"
+VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
+--errors-for-leak-kinds=definite --track-fds=no --trace-children=no --vgdb=no \
+--suppressions=$TOP/tests/valgrind.supp --log-file=$LOGDIR/vg.%p.log"
+
+mkdir -p "$DIR/bin" "$LOGDIR"
+# A test may run a program as another user (setpriv, watch.sh): it must
+# reach the programs and write its log. The directories above are the
+# caller's to open (tests/lib.sh, tests/run.sh).
+chmod 0755 "$DIR" "$DIR/bin"
+chmod 1777 "$LOGDIR"
+for n in $NAMES; do
+	mkdir -p "$DIR/$n"
+	chmod 0755 "$DIR/$n"
+	cp "$BUILD/$n" "$DIR/$n/$n"
+	# The client tells the watcher where it is (CGFB_CLI, for review):
+	# valgrind's answer is the copy, and the wrapper stands in for it.
+	cat > "$DIR/bin/$n" <<EOW
+#!/bin/sh
+[ "\${CGFB_CLI:-}" = "$DIR/cgroup-feedback/cgroup-feedback" ] && \
+	CGFB_CLI="$DIR/bin/cgroup-feedback" && export CGFB_CLI
+exec $VG "$DIR/$n/$n" "\$@"
+EOW
+	chmod 0755 "$DIR/bin/$n"
+done
+for n in $NAMES; do
+	for m in $NAMES; do
+		[ "$n" = "$m" ] || cp "$DIR/bin/$m" "$DIR/$n/$m"
+	done
+done
+echo "$VG"
