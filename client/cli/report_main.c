@@ -156,8 +156,11 @@ static void seen_first(const struct opts *o, const char *id, const char *boot,
 
 /* A new report's bytes b, or a repeat of a report already in the spool
  * (report/repeat.h): then the boot is counted there, id becomes that
- * report's, and *repeat is set. Nobody is told about a repeat. */
-static int count_repeat(const struct opts *o, const struct cgfb_buf *b, const char *boot,
+ * report's, and *repeat is set. Nobody is told about a repeat. Trouble
+ * never loses a warning nor doubles a report: when the spool cannot be
+ * searched the report is new (logged); when a repeat's boot cannot be
+ * counted, it is still a repeat, uncounted (logged). */
+static void find_repeat(const struct opts *o, const struct cgfb_buf *b, const char *boot,
 			char id[CGFB_UUID_LEN + 1], bool *repeat)
 {
 	struct cgfb_report_key k;
@@ -168,28 +171,29 @@ static int count_repeat(const struct opts *o, const struct cgfb_buf *b, const ch
 
 	*repeat = false;
 	rc = cgfb_report_key(b->data, b->len, &k);
-	if (rc < 0)
-		return rc;
-	rc = cgfb_spool_open(&sp, o->s.state_dir);
+	if (rc == 0)
+		rc = cgfb_spool_open(&sp, o->s.state_dir);
 	if (rc == 0)
 		rc = cgfb_repeat_find(&sp, &k, found);
-	if (rc == 1)
-		rc = cgfb_repeat_count(&sp, found, boot, k.series, (long long)time(NULL), &counted);
-	else if (rc == 0)
+	if (rc < 0)
+		cgfb_log(LOG_WARNING, "looking for an earlier report of %s in %s/reports: %s; "
+			 "this one is new", k.catalog_id[0] ? k.catalog_id : "this message",
+			 o->s.state_dir, strerror(-rc));
+	if (rc <= 0)
 		goto out;
-	if (rc < 0) {
-		cgfb_log(LOG_ERR, "report for %s: counting a repeat on %s/reports/%s.json: %s",
-			 k.catalog_id, o->s.state_dir, found, strerror(-rc));
-		goto out;
-	}
 	*repeat = true;
 	snprintf(id, CGFB_UUID_LEN + 1, "%s", found);
-	cgfb_log(LOG_NOTICE, "%s again (kernel series %s): %s on report %s; no new report, "
-		 "nobody told again", k.catalog_id, k.series[0] ? k.series : "unknown",
-		 counted ? "counted" : "this boot was counted already", found);
+	rc = cgfb_repeat_count(&sp, found, boot, k.series, (long long)time(NULL), &counted);
+	if (rc < 0)
+		cgfb_log(LOG_WARNING, "%s again: counting this boot on report %s (%s/reports/%s.seen): "
+			 "%s; no new report, nobody told again", k.catalog_id, found,
+			 o->s.state_dir, found, strerror(-rc));
+	else
+		cgfb_log(LOG_NOTICE, "%s again (kernel series %s): %s on report %s; no new "
+			 "report, nobody told again", k.catalog_id, k.series[0] ? k.series : "unknown",
+			 counted ? "counted" : "this boot was counted already", found);
 out:
 	cgfb_report_key_free(&k);
-	return rc;
 }
 
 static int write_report(const struct opts *o, const struct cgfb_config *conf,
@@ -217,9 +221,7 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 		goto out;
 	}
 	boot_id(o, boot);
-	rc = count_repeat(o, &b, boot, id, &repeat);
-	if (rc < 0)
-		goto out;
+	find_repeat(o, &b, boot, id, &repeat);
 	if (repeat) {
 		/* The watcher prompts for new reports only. */
 		printf("%s repeat\n", id);

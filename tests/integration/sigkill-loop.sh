@@ -191,7 +191,7 @@ for kind in watch report submit flush export review; do
 	# Keep the spool small enough that each check stays quick.
 	for i in $(ids); do
 		[ "$(state_of "$i")" = sent ] && rm -f "$ST/reports/$i.json" "$ST/reports/$i.state" \
-			"$ST/reports/$i.seen"
+			"$ST/reports/$i.seen" "$ST/reports/$i.draft"
 	done
 done
 # And at random times: the steps the shim does not count (sockets, reads).
