@@ -51,6 +51,11 @@ int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k)
 		rc = -ENOMEM;
 		goto out;
 	}
+	k->message = strdup(json_object_get_string(json_object_object_get(det, "message")) ?: "");
+	if (!k->message) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	rc = k->catalog_id[0] ? 0 : -EBADMSG;
 out:
 	cgfb_buf_free(&b);
@@ -63,14 +68,17 @@ out:
 void cgfb_report_key_free(struct cgfb_report_key *k)
 {
 	free(k->fields);
+	free(k->message);
 	k->fields = NULL;
+	k->message = NULL;
 }
 
 /* Does the occurrence with key k belong to report e (whose key is ek)? */
 static bool belongs(const struct cgfb_spool_entry *e, const struct cgfb_report_key *ek,
 		    const struct cgfb_report_key *k)
 {
-	if (strcmp(ek->catalog_id, k->catalog_id) != 0 || strcmp(ek->fields, k->fields) != 0)
+	if (strcmp(ek->catalog_id, k->catalog_id) != 0 || strcmp(ek->fields, k->fields) != 0 ||
+	    strcmp(ek->message, k->message) != 0)
 		return false;
 	/* Waiting for review: one question, whatever kernel asked it again. */
 	if (e->state == CGFB_R_PENDING)

@@ -29,6 +29,10 @@ struct cgfb_report_key {
 	char catalog_id[16];
 	char series[16];            /* system.kernel.series, "" if unknown */
 	char *fields;               /* detection.fields, canonical; malloc'ed */
+	/* detection.message: the catalog's wording rendered from the fields,
+	 * or, for a message no entry describes (G1), its shaped text, which is
+	 * all that tells two of those apart; malloc'ed, "" when absent. */
+	char *message;
 };
 
 int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k);
