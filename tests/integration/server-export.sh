@@ -15,6 +15,12 @@ BOUND=${EXPORT_RSS_BOUND_MB:-64}
 # ASan keeps what is freed in a quarantine of up to 256 MB, so peak RSS says
 # nothing there: the sanitizer build streams a tenth and checks the content.
 case $BUILD in *san*) N=${EXPORT_REPORTS:-10000} BOUND= ;; esac
+# Under valgrind a collector on PostgreSQL exports the 100,000 in more than
+# the 150 s allowed (memcheck and libpq's parsing of every page): that one
+# runs natively; valgrind sees the same export code in server-api.sh.
+if under_valgrind && [ "$STORE" = pg ]; then
+	SERVER=$PWD/$BUILD/cgroup-feedback-server
+fi
 R=$T_TMP/reports
 gen "$R" 500 21 7
 start_server big --rate 0 --summary-interval 3600 || { not_ok "server starts"; finish; exit 1; }
