@@ -307,6 +307,11 @@ static int session_setup(struct pg_store *s)
 {
 	int rc;
 
+	/* A reader's statements are cancelled at shutdown, from the first:
+	 * preparing them waits for the locks of the tables they read too. */
+	rc = s->readonly ? pg_reader_track(s) : 0;
+	if (rc < 0)
+		return rc;
 	PQsetNoticeProcessor(s->conn, quiet_notice, NULL);
 	s->timeout_ms = 0;
 	/* A 201 follows a commit that is on the server's disk (and on its
@@ -410,6 +415,8 @@ static void pg_close(struct store *base)
 
 	if (!s)
 		return;
+	if (s->readonly)
+		pg_reader_untrack(s);
 	PQfinish(s->conn);
 	free(s->conninfo);
 	free(s);

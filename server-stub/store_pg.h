@@ -30,6 +30,11 @@ struct pg_store {
 	bool down;               /* the last (re)connection failed: logged once */
 	int tx_err;              /* first error inside the open transaction */
 	unsigned timeout_ms;     /* statement_timeout of the session */
+	/* Readers only (store_pg_read.c): what cancels the session's
+	 * statement at shutdown, and the list of readers. */
+	PGcancel *cancel;
+	struct pg_store *next_reader;
+	bool tracked;
 };
 
 /* base is the first member: NULL stays NULL. */
@@ -59,7 +64,14 @@ int pg_put(struct store *base, const struct report_meta *m, const char *body, si
 int pg_delete(struct store *base, const char *id, const char *token, const char *when);
 int pg_put_row(struct store *base, const struct store_row *row);
 int pg_put_withdrawn(struct store *base, const char *id, const char *at);
+/* Shutdown: reads fail from now on, and the statements readers run now
+ * are cancelled (SQLite's readers stop at their progress handler). */
 void pg_abort_reads(void);
+/* A reader's session (new, or after a reconnection) joins the list that
+ * pg_abort_reads cancels (-ETIMEDOUT once it ran); untrack before it
+ * closes. */
+int pg_reader_track(struct pg_store *s);
+void pg_reader_untrack(struct pg_store *s);
 int pg_get(struct store *base, const char *id, struct cgfb_buf *body, struct receipt *r);
 int pg_list(struct store *base, const struct store_filter *f,
 	    int (*fn)(const struct store_row *row, void *ud), void *ud);
