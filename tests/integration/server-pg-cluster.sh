@@ -195,4 +195,32 @@ grep -q "database: reconnected" "$T_TMP/b/log"
 check "the collector logged its reconnection" [ $? = 0 ]
 expect_eq "no id stored twice" "$(sql "$SERVER_STORE" "select count(*) - count(distinct id) from reports")" 0
 
+# --- SIGTERM while a read waits in PostgreSQL ------------------------------------------------------
+# A lock held from psql makes the admin list wait (up to its 15 s statement
+# timeout); SIGTERM cancels it at once, as SQLite's readers stop at their
+# progress handler: the collector is gone in seconds, the read answered 503.
+start_server t --rate 0 --quiet || { not_ok "server starts"; finish; exit 1; }
+pg_sql "$(pg_dbname "$SERVER_STORE")" "BEGIN; LOCK TABLE reports IN ACCESS EXCLUSIVE MODE;
+	SELECT pg_sleep(60); COMMIT" > /dev/null 2>&1 &
+locker=$!
+locked() {
+	[ "$(pg_sql "$(pg_dbname "$SERVER_STORE")" "select count(*) from pg_locks where granted
+		and mode = 'AccessExclusiveLock' and relation = 'reports'::regclass")" = 1 ]
+}
+check "psql holds the reports table" wait_for 100 locked
+admin '/api/v1/reports?limit=1' > "$T_TMP/blocked.status" &
+reader=$!
+sleep 1
+check "the admin list waits for the lock" kill -0 "$reader"
+start=$(date +%s)
+stop_server
+st=$?
+took=$(($(date +%s) - start))
+wait "$reader"
+check "SIGTERM with a read waiting in PostgreSQL: gone in $took s (at most 10)" [ "$took" -le 10 ]
+expect_eq "...a clean exit" "$st" 0
+expect_eq "...the read answered 503" "$(cat "$T_TMP/blocked.status")" 503
+pg_sql postgres "select pg_terminate_backend(pid) from pg_stat_activity where query like '%pg_sleep(60)%' and pid <> pg_backend_pid()" > /dev/null
+wait "$locker" 2>/dev/null
+
 finish

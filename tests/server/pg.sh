@@ -20,17 +20,27 @@ pg_available() {
 }
 
 # pg_user: the unprivileged user that owns the cluster: a system user of
-# its own, made if missing, or nobody when it cannot be made.
+# its own, made if missing, or nobody when it cannot be made; the caller
+# itself when it is not root.
 pg_user() {
+	if [ "$(id -u)" != 0 ]; then
+		PG_USER=$(id -un)
+		return 0
+	fi
+	PG_AS="runuser -u $PG_USER --"
 	id "$PG_USER" >/dev/null 2>&1 && return 0
 	if useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
 		"$PG_USER" 2>/dev/null || id "$PG_USER" >/dev/null 2>&1; then
 		return 0
 	fi
 	PG_USER=nobody
+	PG_AS="runuser -u $PG_USER --"
 }
 
-pg_as() { runuser -u "$PG_USER" -- "$@"; }
+# pg_as COMMAND...: COMMAND as the cluster's owner ($PG_AS: the prefix
+# that does it, for timeout, which runs no shell function).
+PG_AS=""
+pg_as() { $PG_AS "$@"; }
 
 # pg_start: a fresh cluster, running; 0 when it accepts connections.
 pg_start() {
@@ -54,7 +64,7 @@ pg_start() {
 	fi
 	rm -f "$PG_ROOT/pw"
 	# fsync stays on: the tests check what a commit promises.
-	if ! timeout "$(scaled 60)" runuser -u "$PG_USER" -- "$PG_BIN/pg_ctl" -D "$PG_ROOT/data" \
+	if ! timeout "$(scaled 60)" $PG_AS "$PG_BIN/pg_ctl" -D "$PG_ROOT/data" \
 		-l "$PG_ROOT/log" -w -t "$(scaled 30)" \
 		-o "-k $PG_SOCK -c listen_addresses='' -c max_connections=200 -c shared_buffers=64MB" \
 		start >/dev/null 2>&1; then
@@ -65,7 +75,7 @@ pg_start() {
 
 # pg_restart [MODE]: stop (immediate: as a crash) and start the same cluster.
 pg_restart() {
-	timeout "$(scaled 60)" runuser -u "$PG_USER" -- "$PG_BIN/pg_ctl" -D "$PG_ROOT/data" \
+	timeout "$(scaled 60)" $PG_AS "$PG_BIN/pg_ctl" -D "$PG_ROOT/data" \
 		-m "${1:-immediate}" -w -t "$(scaled 30)" \
 		-o "-k $PG_SOCK -c listen_addresses='' -c max_connections=200 -c shared_buffers=64MB" \
 		restart >/dev/null 2>&1
@@ -76,7 +86,7 @@ pg_restart() {
 pg_stop() {
 	[ -n "$PG_ROOT" ] || return 0
 	if [ -f "$PG_ROOT/data/postmaster.pid" ]; then
-		timeout 30 runuser -u "$PG_USER" -- "$PG_BIN/pg_ctl" -D "$PG_ROOT/data" -m immediate \
+		timeout 30 $PG_AS "$PG_BIN/pg_ctl" -D "$PG_ROOT/data" -m immediate \
 			-w -t 20 stop >/dev/null 2>&1
 		# A postmaster that did not stop in time: by its pid, ours alone.
 		_pm=$(head -n 1 "$PG_ROOT/data/postmaster.pid" 2>/dev/null || true)
