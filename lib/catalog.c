@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,29 +132,145 @@ static int load_needles(struct cgfb_entry *e, json_object *o, char *err, size_t 
 	return 0;
 }
 
+/* glibc's regcomp copies the atom of a bounded repetition {m,n} n times
+ * (a group: all of it) and that of + once more, and a quantifier on a
+ * quantifier (a++, undefined in POSIX) copies the copies: "t+++...+" took
+ * 4 GB to compile (found by fuzz/catalog_load). A catalog's regex is
+ * refused when its copies would pass REGEX_WEIGHT_MAX atoms. */
+#define REGEX_WEIGHT_MAX 4096
+#define REGEX_DEPTH_MAX  32
+
+/* The ']' that ends the bracket expression opened at p. */
+static const char *bracket_end(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++) {
+		if (p[0] == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char close[3] = { p[1], ']', '\0' };
+			const char *e = strstr(p + 2, close);
+
+			if (!e)
+				return p + strlen(p) - 1;
+			p = e + 1;
+		}
+	}
+	return *p ? p : p - 1;
+}
+
+/* How many copies the quantifier at *p makes of its atom (1 for * and ?,
+ * 2 for +, the upper bound of {m,n}, m + 1 for {m,}), *p left on its last
+ * character; 0 when *p is no quantifier (a brace not before a digit is a
+ * literal one). */
+static long quantifier(const char **p)
+{
+	const char *s = *p;
+	char *q;
+	long n;
+
+	if (*s == '*' || *s == '?')
+		return 1;
+	if (*s == '+')
+		return 2;
+	if (*s != '{' || !isdigit((unsigned char)s[1]))
+		return 0;
+	n = strtol(s + 1, &q, 10);
+	if (*q == ',' && isdigit((unsigned char)q[1]))
+		n = strtol(q + 1, &q, 10);
+	else if (*q == ',')
+		q++, n++;
+	if (*q != '}')
+		return 0;
+	*p = q;
+	return n < 1 ? 1 : n > 32767 ? 32767 : n;
+}
+
+/* The number of atoms regcomp would make of re, REGEX_WEIGHT_MAX + 1 once
+ * past it, or -1 for a quantifier on a quantifier. */
+static long regex_weight(const char *re)
+{
+	long group[REGEX_DEPTH_MAX + 1] = { 0 }, last = 0;
+	bool quantified = false;
+	int depth = 0;
+
+	for (const char *p = re; *p; p++) {
+		const long copies = quantifier(&p);
+
+		if (copies) {
+			if (quantified)
+				return -1;
+			quantified = true;
+			group[depth] += last * (copies - 1);
+			if (group[depth] > REGEX_WEIGHT_MAX)
+				return REGEX_WEIGHT_MAX + 1;
+			continue;
+		}
+		quantified = false;
+		if (*p == '(') {
+			if (depth == REGEX_DEPTH_MAX)
+				return REGEX_WEIGHT_MAX + 1;
+			group[++depth] = 0;
+			last = 0;
+		} else if (*p == ')' && depth > 0) {
+			last = group[depth] ? group[depth] : 1;
+			group[--depth] += last;
+		} else if (*p == '|') {
+			last = 0;
+		} else {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '[')
+				p = bracket_end(p);
+			last = 1;
+			group[depth] += 1;
+		}
+	}
+	return group[0];
+}
+
+static int compile(regex_t *re, const char *src, int flags, const char *id, const char *what,
+		   char *err, size_t errsz)
+{
+	const long w = regex_weight(src);
+	char msg[128];
+	int rc;
+
+	if (w < 0)
+		return fail(err, errsz, -EINVAL, "entry %s: bad %s: a quantifier on a quantifier "
+			    "(undefined in POSIX, and each copies the last)", id, what);
+	if (w > REGEX_WEIGHT_MAX)
+		return fail(err, errsz, -EINVAL, "entry %s: bad %s: its repetitions would make "
+			    "more than %d copies to compile", id, what, REGEX_WEIGHT_MAX);
+	rc = regcomp(re, src, flags);
+	if (rc != 0) {
+		regerror(rc, re, msg, sizeof(msg));
+		return fail(err, errsz, -EINVAL, "entry %s: bad %s: %s", id, what, msg);
+	}
+	return 0;
+}
+
 static int load_regex(struct cgfb_entry *e, json_object *o, char *err, size_t errsz)
 {
 	json_object *v, *fields;
-	char msg[128];
 	int rc;
 
 	if (!json_object_object_get_ex(o, "regex", &v) || json_object_is_type(v, json_type_null))
 		return 0;
 	if (e->n_needles == 0)
 		return fail(err, errsz, -EINVAL, "entry %s: a regex needs at least one needle", e->id);
-	rc = regcomp(&e->re, json_object_get_string(v), REG_EXTENDED);
-	if (rc != 0) {
-		regerror(rc, &e->re, msg, sizeof(msg));
-		return fail(err, errsz, -EINVAL, "entry %s: bad regex: %s", e->id, msg);
-	}
+	rc = compile(&e->re, json_object_get_string(v), REG_EXTENDED, e->id, "regex", err, errsz);
+	if (rc < 0)
+		return rc;
 	e->has_regex = true;
 	if (json_object_object_get_ex(o, "continuation", &v) &&
 	    !json_object_is_type(v, json_type_null)) {
-		rc = regcomp(&e->continuation, json_object_get_string(v), REG_EXTENDED | REG_NOSUB);
-		if (rc != 0) {
-			regerror(rc, &e->continuation, msg, sizeof(msg));
-			return fail(err, errsz, -EINVAL, "entry %s: bad continuation: %s", e->id, msg);
-		}
+		rc = compile(&e->continuation, json_object_get_string(v), REG_EXTENDED | REG_NOSUB,
+			     e->id, "continuation", err, errsz);
+		if (rc < 0)
+			return rc;
 		e->has_continuation = true;
 	}
 	if (!json_object_object_get_ex(o, "fields", &fields))

@@ -1,3 +1,5 @@
+#include <stdio.h>
+
 #include "testutil.h"
 
 #include <errno.h>
@@ -113,6 +115,38 @@ static void rejects_bad_catalogs(void **state)
 		     "A: a generic entry has no message");
 }
 
+/* A catalog whose entry A has regex re (a C string, JSON-escaped already). */
+static char *with_regex(char *buf, size_t sz, const char *re)
+{
+	snprintf(buf, sz, "{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", "
+		 "\"title\": \"t\", \"message\": \"m\", \"needles\": [\"long enough needle\"], "
+		 "\"regex\": \"%s\"}]}", re);
+	return buf;
+}
+
+/* glibc's regcomp copies what a repetition repeats: "t+++...+" took 4 GB
+ * (found by fuzz/catalog_load). Refused before regcomp runs; the
+ * catalog's own regexes, bounded repetitions of 16 and classes, load. */
+static void refuses_regexes_that_explode(void **state)
+{
+	struct cgfb_catalog *cat = NULL;
+	char buf[512], err[256];
+
+	expect_error(with_regex(buf, sizeof(buf), "let+++++++++++++++++++++++++"),
+		     "A: bad regex: a quantifier on a quantifier");
+	expect_error(with_regex(buf, sizeof(buf), "x{1,16}*"), "a quantifier on a quantifier");
+	expect_error(with_regex(buf, sizeof(buf), "((((a{1,64}){1,64}){1,64}){1,64})"),
+		     "A: bad regex: its repetitions would make more than 4096 copies");
+	expect_error(with_regex(buf, sizeof(buf), "a{30000}"), "more than 4096 copies");
+	/* What the real catalog writes is fine: classes, escapes, a bracket
+	 * holding quantifier characters, {m,}. */
+	with_regex(buf, sizeof(buf),
+		   "^((.{1,16}) \\\\(([0-9]+)\\\\): )?x[[:space:]]+y[*+?]+ a z{2,} \\\\+$");
+	if (cgfb_catalog_load_buffer(&cat, buf, strlen(buf), err, sizeof(err)) != 0)
+		fail_msg("%s: %s", buf, err);
+	cgfb_catalog_free(cat);
+}
+
 static void renders(void **state)
 {
 	struct cgfb_catalog *cat = test_catalog();
@@ -159,6 +193,7 @@ int main(void)
 		cmocka_unit_test(builtin_loads),
 		cmocka_unit_test(match_and_fields),
 		cmocka_unit_test(rejects_bad_catalogs),
+		cmocka_unit_test(refuses_regexes_that_explode),
 		cmocka_unit_test(renders),
 		cmocka_unit_test(questions),
 		cmocka_unit_test(loads_file),
