@@ -78,7 +78,7 @@ r = json.load(open(sys.argv[1]))
 sys.exit(r["use_case"]["text"].strip() != open(sys.argv[2]).read().strip() or
          r["use_case"]["answers"].get("software") != "libvirt")' "$T_TMP/stored4" "$T_TMP/uc"
 before=$(rows "$DB")
-out=$("$SERVER" --database "$DB" import "$T_TMP/r4.eml" 2>&1)
+out=$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/r4.eml" 2>&1)
 expect_eq "importing the e-mail of a report submitted over HTTP: the same report, stored already" \
 	"$(echo "$out" | tail -n 1)" \
 	"import: 0 imported, 1 already stored, 0 withdrawn, 0 without a report, 0 failed"
@@ -97,7 +97,7 @@ lines = "\n".join(body[k:k + 76] for k in range(0, len(body), 76))
 out = re.sub(r"X-Cgroup-Feedback-SHA256: [0-9a-f]{64}", "X-Cgroup-Feedback-SHA256: " + sha, raw[:i]) + lines + raw[j:]
 open(sys.argv[2], "w", encoding="utf-8").write(out)
 PY
-out=$("$SERVER" --database "$DB" import "$T_TMP/r4x.eml" 2>&1)
+out=$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/r4x.eml" 2>&1)
 expect_eq "another report under the same id is not merged: it fails" "$(echo "$out" | tail -n 1)" \
 	"import: 0 imported, 0 already stored, 0 withdrawn, 0 without a report, 1 failed"
 
