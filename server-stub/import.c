@@ -5,14 +5,15 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cgfb/buf.h"
+#include "cgfb/canon.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
+#include "cgfb/wire.h"
 #include "cgfb/mail.h"
 #include "import.h"
 #include "ingest.h"
@@ -33,15 +34,13 @@ struct counts {
  * or mailto:) and when the yes was given; everything the administrator
  * approved (report id, snapshot, use case, answers, deletion token) is the
  * same. */
+/* Stored and admitted reports are canonical JSON: the project's parser. */
 static json_object *parse_json(const char *s, size_t len)
 {
-	json_tokener *tok = json_tokener_new();
 	json_object *o = NULL;
+	char err[128];
 
-	if (tok && len <= INT32_MAX)
-		o = json_tokener_parse_ex(tok, s, (int)len);
-	json_tokener_free(tok);
-	return o;
+	return cgfb_canon_parse(s, len, CGFB_REPORT_DEPTH_MAX, &o, err, sizeof(err)) == 0 ? o : NULL;
 }
 
 static bool same_report(const char *a, size_t alen, const char *b, size_t blen)

@@ -561,6 +561,26 @@ static const char *col(sqlite3_stmt *st, int i)
 	return v ? (const char *)v : "";
 }
 
+/* Column i, or NULL when it is NULL. */
+static const char *col_or_null(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col(st, i);
+}
+
+/* The columns ST_LIST and ST_SCAN share, in the same order (0 to 13). */
+static struct store_row row_at(sqlite3_stmt *st)
+{
+	return (struct store_row){
+		.seq = sqlite3_column_int64(st, 0), .id = col(st, 1), .sha256 = col(st, 2),
+		.received_at = col(st, 3), .via = col(st, 4), .catalog_id = col(st, 5),
+		.kernel_series = col(st, 6), .distribution = col(st, 7),
+		.cgroup_mode = col(st, 8), .software = col(st, 9), .verdict = col(st, 10),
+		.reorganisation = col(st, 11), .use_case = col_or_null(st, 12),
+		.body = sqlite3_column_blob(st, 13),
+		.body_len = (size_t)sqlite3_column_bytes(st, 13),
+	};
+}
+
 static int sq_list(struct store *base, const struct store_filter *f,
 	       int (*fn)(const struct store_row *row, void *ud), void *ud)
 {
@@ -575,16 +595,7 @@ static int sq_list(struct store *base, const struct store_filter *f,
 	sqlite3_bind_int64(st, 8, f->before);
 	sqlite3_bind_int64(st, 9, f->limit);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const struct store_row row = {
-			.seq = sqlite3_column_int64(st, 0), .id = col(st, 1), .sha256 = col(st, 2),
-			.received_at = col(st, 3), .via = col(st, 4), .catalog_id = col(st, 5),
-			.kernel_series = col(st, 6), .distribution = col(st, 7),
-			.cgroup_mode = col(st, 8), .software = col(st, 9), .verdict = col(st, 10),
-			.reorganisation = col(st, 11),
-			.use_case = sqlite3_column_type(st, 12) == SQLITE_NULL ? NULL : col(st, 12),
-			.body = sqlite3_column_blob(st, 13),
-			.body_len = (size_t)sqlite3_column_bytes(st, 13),
-		};
+		const struct store_row row = row_at(st);
 
 		ret = fn(&row, ud);
 	}
@@ -637,12 +648,6 @@ static int sq_groups(struct store *base, enum store_dim d,
 	return ret;
 }
 
-/* Column i, or NULL when it is NULL. */
-static const char *col_or_null(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col(st, i);
-}
-
 static int sq_scan(struct store *base, int64_t after, unsigned limit,
 		   int (*fn)(const struct store_row *row, void *ud), void *ud)
 {
@@ -653,17 +658,11 @@ static int sq_scan(struct store *base, int64_t after, unsigned limit,
 	sqlite3_bind_int64(st, 1, after);
 	sqlite3_bind_int64(st, 2, limit);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const struct store_row row = {
-			.seq = sqlite3_column_int64(st, 0), .id = col(st, 1), .sha256 = col(st, 2),
-			.received_at = col(st, 3), .via = col(st, 4), .catalog_id = col(st, 5),
-			.kernel_series = col(st, 6), .distribution = col(st, 7),
-			.cgroup_mode = col(st, 8), .software = col(st, 9), .verdict = col(st, 10),
-			.reorganisation = col(st, 11), .use_case = col_or_null(st, 12),
-			.body = sqlite3_column_blob(st, 13),
-			.body_len = (size_t)sqlite3_column_bytes(st, 13),
-			.token_sha256 = col_or_null(st, 14), .install = col(st, 15),
-			.month = col(st, 16),
-		};
+		struct store_row row = row_at(st);
+
+		row.token_sha256 = col_or_null(st, 14);
+		row.install = col(st, 15);
+		row.month = col(st, 16);
 
 		ret = fn(&row, ud);
 	}

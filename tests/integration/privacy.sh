@@ -24,8 +24,7 @@ PLANTED="$PLANTED $(grep -v '^#' tests/data/cgroupfs/hostile-strings.txt | tr '\
 # turn up by chance and is looked for in the files as they are.
 leaks() {
 	found=
-	sed -E 's/[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}/<uuid>/g; s/[0-9a-fA-F]{12,}/<hex>/g' \
-		"$@" > "$T_TMP/leaks.txt" 2>/dev/null
+	without_random "$@" > "$T_TMP/leaks.txt"
 	for s in $PLANTED; do
 		if [ "${#s}" -ge 12 ]; then
 			grep -qiF -- "$s" "$@" 2>/dev/null && found="$found $s"
