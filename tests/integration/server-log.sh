@@ -22,16 +22,45 @@ stop_server
 
 # A full disk refuses every report with the same error: it is written once per
 # 10 s with a count of the others, not once per request (the request lines
-# themselves are the access log and stay one per request).
+# themselves are the access log and stay one per request). On PostgreSQL the
+# full disk is the server's: the collector's tables are in a tablespace on
+# the small tmpfs (the database's default_tablespace when the collector
+# makes them), and PostgreSQL answers SQLSTATE 53100.
 M=$T_TMP/full
+# (PostgreSQL's user cannot enter $T_TMP.)
+[ "$STORE" = pg ] && M=$PG_ROOT/full
 mkdir -p "$M"
-if mount -t tmpfs -o size=600k tmpfs "$M" 2>/dev/null; then
-	trap 'for p in $SERVER_PIDS; do kill -9 "$p" 2>/dev/null; done; sleep 0.2; umount "$M" 2>/dev/null; server_cleanup' EXIT
+# unmount: PostgreSQL lets go of the tablespace first.
+unmount() {
+	if [ "$STORE" = pg ]; then
+		pg_sql postgres "DROP DATABASE IF EXISTS \"$(pg_dbname "$M/db.sqlite")\"" 2>/dev/null
+		pg_sql postgres "DROP TABLESPACE IF EXISTS full_disk" 2>/dev/null
+	fi
+	umount "$M" 2>/dev/null
+}
+# What each store says of it (the collector logs the store's own message):
+# SQLite's SQLITE_FULL, PostgreSQL's "could not extend file".
+owner=root size=600k full='disk is full'
+if [ "$STORE" = pg ]; then
+	# (PostgreSQL's TOAST compresses the bodies: less room for as many refusals.)
+	owner=$PG_USER size=400k full='No space left on device'
+fi
+if mount -t tmpfs -o "size=$size,mode=0700,uid=$(id -u "$owner")" tmpfs "$M" 2>/dev/null; then
+	trap 'for p in $SERVER_PIDS; do kill -9 "$p" 2>/dev/null; done; sleep 0.2; unmount; [ "$STORE" = pg ] && pg_stop; umount "$M" 2>/dev/null; server_cleanup' EXIT
+	if [ "$STORE" = pg ]; then
+		store_db "$M/db.sqlite" >/dev/null
+		if pg_sql postgres "CREATE TABLESPACE full_disk LOCATION '$M'" &&
+			pg_sql postgres "ALTER DATABASE \"$(pg_dbname "$M/db.sqlite")\" SET default_tablespace = full_disk"; then
+			ok "a tablespace on the small tmpfs is the default of the collector's database"
+		else
+			not_ok "a tablespace on the small tmpfs is the default of the collector's database"
+		fi
+	fi
 	gen "$T_TMP/r" 300 3 7
 	DIR=$M
-	echo "$ADMIN" > "$M/admin"
-	"$SERVER" --listen 127.0.0.1:0 --database "$M/db.sqlite" --port-file "$T_TMP/full.port" \
-		--admin-token-file "$M/admin" --rate 0 2>"$T_TMP/full.log" &
+	echo "$ADMIN" > "$T_TMP/full.admin"
+	"$SERVER" --listen 127.0.0.1:0 --database "$(store_db "$M/db.sqlite")" --port-file "$T_TMP/full.port" \
+		--admin-token-file "$T_TMP/full.admin" --rate 0 2>"$T_TMP/full.log" &
 	SPID=$!
 	SERVER_PIDS="$SERVER_PIDS $SPID"
 	wait_for 100 test -s "$T_TMP/full.port"
@@ -39,13 +68,15 @@ if mount -t tmpfs -o size=600k tmpfs "$M" 2>/dev/null; then
 	for n in $(seq 0 299); do post "$T_TMP/r/$n.json"; echo; done > "$T_TMP/full.st"
 	stop_server
 	refused=$(grep -c 503 "$T_TMP/full.st")
-	lines=$(grep -c 'disk is full' "$T_TMP/full.log")
-	echo "# $refused requests refused with 503, $lines 'disk is full' lines in the log"
+	lines=$(grep -c "$full" "$T_TMP/full.log")
+	echo "# $refused requests refused with 503, $lines '$full' lines in the log"
 	check "the disk filled up: over 100 reports refused" [ "$refused" -gt 100 ]
-	check "at most 6 'disk is full' lines for $refused refusals" [ "$lines" -le 6 ]
+	check "at most 6 '$full' lines for $refused refusals" [ "$lines" -le 6 ]
 	check "the lines not written are counted" \
-		grep -q 'disk is full ([0-9]* similar messages suppressed)' "$T_TMP/full.log"
-	umount "$M"
+		grep -q "$full ([0-9]* similar messages suppressed)" "$T_TMP/full.log"
+	expect_eq "every report answered 201 is stored" \
+		"$(rows "$M/db.sqlite")" "$(grep -c 201 "$T_TMP/full.st")"
+	unmount
 else
 	skip "repeated log lines on a full disk" "cannot mount a tmpfs here"
 fi

@@ -251,7 +251,8 @@ def flood(port, conns, seconds, token, report_id, wal, wal_max_mb):
             worst = max(worst, time.monotonic() - t0)
             n += 1
         try:
-            wal_peak = max(wal_peak, os.path.getsize(wal))
+            if wal != "-":
+                wal_peak = max(wal_peak, os.path.getsize(wal))
         except OSError:
             pass
         time.sleep(0.2)
@@ -264,6 +265,9 @@ def flood(port, conns, seconds, token, report_id, wal, wal_max_mb):
     out(worst < 1.0, "the slowest normal read during the flood took under 1 s",
         "%.3f s" % worst)
     out(counts["429"] > 0, "the flooding address is rate limited (429)", repr(counts))
+    if wal == "-":
+        # PostgreSQL: its WAL is the server's, bounded by its max_wal_size.
+        return
     print("# the WAL's largest size during the flood: %.1f MiB" % (wal_peak / 1048576.0))
     out(wal_peak < wal_max_mb * 1048576, "the WAL stays under %d MiB" % wal_max_mb,
         "%.1f MiB" % (wal_peak / 1048576.0))
