@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "cgfb/log.h"
+#include "cgfb/sha256.h"
 #include "store_impl.h"
 
 static const char *const dim_names[DIM_COUNT] = {
@@ -172,4 +175,13 @@ int store_put_withdrawn(struct store *s, const char *id, const char *at)
 	if (!s->ops->put_withdrawn)
 		return unsupported(s, "destination");
 	return s->ops->put_withdrawn(s, id, at);
+}
+
+int store_token_matches(const char *want, const char *token)
+{
+	char got[65];
+
+	cgfb_sha256_hex(token, strlen(token), got);
+	/* Both are 64 hex digits: compare all of them, whatever differs. */
+	return CRYPTO_memcmp(want, got, 64) == 0 ? 0 : -EACCES;
 }

@@ -49,6 +49,10 @@ struct store {
 	const struct store_ops *ops;
 };
 
+/* For the backends' del: 0 when TOKEN hashes to WANT, the stored token's
+ * SHA-256 (64 hex digits), else -EACCES; in constant time. */
+int store_token_matches(const char *want, const char *token);
+
 extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_pg_ops;
 

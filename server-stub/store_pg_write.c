@@ -5,9 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-
-#include "cgfb/sha256.h"
 #include "store_pg.h"
 
 /* 1 when id exists (its receipt and stored hash into r), 0 when not. */
@@ -108,16 +105,15 @@ int pg_delete(struct store *base, const char *id, const char *token, const char 
 {
 	struct pg_store *s = pgs(base);
 	const char *forget[2] = { id, when };
-	char want[65], got[65];
+	char want[65];
 	PGresult *res;
 	int rc = stored_token(s, id, want);
 
 	if (rc < 0)
 		return rc;
-	cgfb_sha256_hex(token, strlen(token), got);
-	/* Both are 64 hex digits: compare all of them, whatever differs. */
-	if (CRYPTO_memcmp(want, got, 64) != 0)
-		return -EACCES;
+	rc = store_token_matches(want, token);
+	if (rc < 0)
+		return rc;
 	res = pg_run(s, P_DELETE, 1, &id, NULL, NULL, "delete", &rc);
 	PQclear(res);
 	if (rc < 0)

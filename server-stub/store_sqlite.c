@@ -5,7 +5,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <openssl/crypto.h>
 #include <sqlite3.h>
 
 #include "cgfb/buf.h"
@@ -511,15 +510,14 @@ static int stored_token(struct sq_store *s, const char *id, char want[65])
 static int sq_delete(struct store *base, const char *id, const char *token, const char *when)
 {
 	struct sq_store *s = sq(base);
-	char want[65], got[65];
+	char want[65];
 	int rc = stored_token(s, id, want);
 
 	if (rc < 0)
 		return rc;
-	cgfb_sha256_hex(token, strlen(token), got);
-	/* Both are 64 hex digits: compare all of them, whatever differs. */
-	if (CRYPTO_memcmp(want, got, 64) != 0)
-		return -EACCES;
+	rc = store_token_matches(want, token);
+	if (rc < 0)
+		return rc;
 	sqlite3_bind_text(s->st[ST_DELETE], 1, id, -1, SQLITE_STATIC);
 	rc = step_done(s, ST_DELETE, "delete");
 	if (rc < 0)
