@@ -14,16 +14,7 @@
 
 static struct cgfb_catalog *cat;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	char err[256];
-
-	if (cgfb_catalog_load_builtin(&cat, err, sizeof(err)) < 0) {
-		fprintf(stderr, "built-in catalog: %s\n", err);
-		abort();
-	}
-	return 0;
-}
+FUZZ_INIT_BUILTIN(cgfb_catalog_load_builtin, cat, "built-in catalog")
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

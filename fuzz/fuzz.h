@@ -26,6 +26,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 		}                                                                   \
 	} while (0)
 
+/* LLVMFuzzerInitialize for a target that reads with a built-in table:
+ * LOAD (cgfb_catalog_load_builtin, cgfb_schema_load_builtin) fills VAR
+ * once, or the run stops before the first input, saying WHAT failed. */
+#define FUZZ_INIT_BUILTIN(load, var, what)                                    \
+	int LLVMFuzzerInitialize(int *argc, char ***argv)                     \
+	{                                                                     \
+		char err[256];                                                \
+                                                                              \
+		if (load(&(var), err, sizeof(err)) < 0) {                     \
+			fprintf(stderr, "%s: %s\n", what, err);               \
+			abort();                                              \
+		}                                                             \
+		return 0;                                                     \
+	}
+
 /* A NUL-terminated heap copy of the input, so that ASan sees a read past
  * its end (the fuzzer's own buffer has no such guard for C strings). */
 static inline char *fuzz_cstr(const uint8_t *data, size_t size)

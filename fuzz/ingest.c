@@ -18,16 +18,7 @@
 
 static struct cgfb_schema *schema;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	char err[256];
-
-	if (cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0) {
-		fprintf(stderr, "schema: %s\n", err);
-		abort();
-	}
-	return 0;
-}
+FUZZ_INIT_BUILTIN(cgfb_schema_load_builtin, schema, "schema")
 
 static bool one_of(const char *s, const char *const *words)
 {
