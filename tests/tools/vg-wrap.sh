@@ -16,9 +16,13 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 NAMES="cgroup-feedback cgroup-feedback-watch cgroup-feedback-report cgroup-feedback-server"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
 --errors-for-leak-kinds=definite --track-fds=no --trace-children=no --vgdb=no \
---suppressions=$TOP/tests/valgrind.supp --log-file=$LOGDIR/vg.%p.log"
+--suppressions=$DIR/valgrind.supp --log-file=$LOGDIR/vg.%p.log"
 
 mkdir -p "$DIR/bin" "$LOGDIR"
+# A copy beside the wrappers: a program run as another user reads it there
+# whatever the modes of the directories above the checkout.
+cp "$TOP/tests/valgrind.supp" "$DIR/valgrind.supp"
+chmod 0644 "$DIR/valgrind.supp"
 # A test may run a program as another user (setpriv, watch.sh): it must
 # reach the programs and write its log. The directories above are the
 # caller's to open (tests/lib.sh, tests/run.sh).
