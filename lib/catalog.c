@@ -273,8 +273,12 @@ static int load_regex(struct cgfb_entry *e, json_object *o, char *err, size_t er
 			return rc;
 		e->has_continuation = true;
 	}
-	if (!json_object_object_get_ex(o, "fields", &fields))
+	if (!json_object_object_get_ex(o, "fields", &fields) ||
+	    json_object_is_type(fields, json_type_null))
 		return 0;
+	/* json-c walks a non-object's (absent) table through NULL. */
+	if (!json_object_is_type(fields, json_type_object))
+		return fail(err, errsz, -EINVAL, "entry %s: 'fields' is not an object", e->id);
 	json_object_object_foreach(fields, name, group) {
 		const int g = json_object_get_int(group);
 

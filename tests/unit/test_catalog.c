@@ -110,6 +110,11 @@ static void rejects_bad_catalogs(void **state)
 		     "\"message\": \"{comm} {pid}\"}]}", "A: message names a field");
 	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
 		     "[\"long enough needle\"], \"message\": \"[open\"}]}", "A: message has unbalanced");
+	/* Found by fuzz/catalog_load: json-c's foreach over a string walked
+	 * a NULL table (UBSan). */
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
+		     "[\"long enough needle\"], \"regex\": \"(x)\", \"fields\": \"memory.use_hierarchy\", "
+		     "\"message\": \"m\"}]}", "A: 'fields' is not an object");
 	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"needles\": "
 		     "[\"long enough needle\"], \"generic\": true, \"message\": \"m\"}]}",
 		     "A: a generic entry has no message");
