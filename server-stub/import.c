@@ -29,11 +29,6 @@ struct counts {
 	struct store *reader;       /* opened at the first conflict */
 };
 
-/* Two copies of one report: the client's HTTP copy and its e-mail copy
- * differ only in the consent record, which names the channel (the endpoint
- * or mailto:) and when the yes was given; everything the administrator
- * approved (report id, snapshot, use case, answers, deletion token) is the
- * same. */
 /* Stored and admitted reports are canonical JSON: the project's parser. */
 static json_object *parse_json(const char *s, size_t len)
 {
@@ -43,6 +38,11 @@ static json_object *parse_json(const char *s, size_t len)
 	return cgfb_canon_parse(s, len, CGFB_REPORT_DEPTH_MAX, &o, err, sizeof(err)) == 0 ? o : NULL;
 }
 
+/* Two copies of one report: the client's HTTP copy and its e-mail copy
+ * differ only in the consent record, which names the channel (the endpoint
+ * or mailto:) and when the yes was given; everything the administrator
+ * approved (report id, snapshot, use case, answers, deletion token) is the
+ * same. */
 static bool same_report(const char *a, size_t alen, const char *b, size_t blen)
 {
 	json_object *ja = parse_json(a, alen), *jb = parse_json(b, blen);

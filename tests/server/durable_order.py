@@ -30,6 +30,7 @@ SENDS = ("sendto", "sendmsg", "writev", "write")
 
 def pg_main(path):
     lines = open(path, errors="replace").read().splitlines()
+    sent = []             # indexes of the messages sent to the server
     commit_sent = []      # indexes of a COMMIT sent to the server
     commit_done = []      # indexes of its "COMMIT" tag received
     checked = 0
@@ -44,8 +45,7 @@ def pg_main(path):
                 print("# 201 at trace line %d: no id in what strace shows of it" % (i + 1))
                 return 1
             rid = rid.group(1)
-            carried = [j for j in range(i) if rid in lines[j] and "201 Created" not in lines[j]
-                       and (LINE.match(lines[j]) or [None] * 5)[4] in SENDS]
+            carried = [j for j in sent if rid in lines[j]]
             if not carried:
                 print("# 201 for %s at trace line %d: the report was never sent to the "
                       "server" % (rid, i + 1))
@@ -56,8 +56,10 @@ def pg_main(path):
                       "%d) and confirmed before it" % (rid, i + 1, w + 1))
                 return 1
             checked += 1
-        elif call in SENDS and "COMMIT\\0" in line:
-            commit_sent.append(i)
+        elif call in SENDS:
+            sent.append(i)
+            if "COMMIT\\0" in line:
+                commit_sent.append(i)
         elif call in ("recvfrom", "read") and "COMMIT\\0" in line:
             commit_done.append(i)
     print("# %d responses 201 each followed the COMMIT of their INSERT, confirmed by "
