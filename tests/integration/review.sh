@@ -334,4 +334,25 @@ paste_hint 's/.*Withdraw it at any time: \(cgroup-feedback .*\)$/\1/p' "$T_TMP/s
 	"the post-send hint"
 check "...which withdrew that report at the collector" \
 	grep -q "^DELETE /api/v1/reports/${sent_id:-none} " "$T_TMP/requests.log"
+
+# When sending from review fails, its hint works too: a 503 leaves the
+# report to flush, a refusal (409) to an administrator, who is sent to
+# status. (The double's mode file sets every answer while it exists.)
+for mode in fail503 conflict; do
+	echo "$mode" > "$T_TMP/mode"
+	id=$(new_report M8 "f-$mode")
+	drive "fail-$mode" "$id" <<EOS
+Which software creates${TAB}libvirt
+Why must these sibling${TAB}each VM gets its own budget
+Would the reorganisation${TAB}no
+Describe your use case${TAB}one budget per VM
+one budget per VM${TAB}
+Send this report to http${TAB}y
+EOS
+done
+rm -f "$T_TMP/mode"
+paste_hint 's/.*It will be tried again by \(cgroup-feedback .*\)\.$/\1/p' "$T_TMP/fail-fail503.log" \
+	"review's hint after a failure that is retried (503)"
+paste_hint 's/.*It will not be retried automatically; see \(cgroup-feedback .*\)\.$/\1/p' \
+	"$T_TMP/fail-conflict.log" "review's hint after a refusal (409)"
 finish
