@@ -333,4 +333,30 @@ check "damaged spool: the reason is logged" grep -q 'corrupt report' "$T_TMP/err
 check "damaged spool: the good reports are all listed" [ "$(grep -c -- '-4' "$T_TMP/out")" -ge 12 ]
 cfb show --state-dir "$ST" ../../etc/passwd 2>"$T_TMP/err"
 check "show refuses a path for an id" grep -q 'is not a report id' "$T_TMP/err"
+
+# --- a consent given under another report schema is asked for again ----------------
+# flush finds the consent record naming another schema (as after an upgrade
+# that changed it): the report goes back to pending, and the log line's
+# command works when pasted (show in review's place: review wants a terminal).
+S2=$T_TMP/state2
+mkdir -p "$S2"
+double fail500
+id=$($PY tests/client/pending_report.py "$S2" M8 9)
+cfb submit --state-dir "$S2" --endpoint "$URL" --yes "$id" 2>/dev/null
+zeros=0000000000000000000000000000000000000000000000000000000000000000
+sed -i "s/\"schema_sha256\":\"[0-9a-f]\{64\}\"/\"schema_sha256\":\"$zeros\"/" "$S2/reports/$id.json"
+$PY -c "
+import json; p = '$S2/reports/$id.state'; s = json.load(open(p)); s['next_attempt'] = 0
+json.dump(s, open(p, 'w'))"
+cfb flush --state-dir "$S2" > /dev/null 2>"$T_TMP/err"
+check "another schema: flush sends nothing and asks for a new review" \
+	sh -c 'grep -q "\"state\":\"pending\"" "$1" && grep -q "consented to under another report schema" "$2"' \
+	_ "$S2/reports/$id.state" "$T_TMP/err"
+hint=$(sed -n "s/.*review it again: \(cgroup-feedback .*\) review \($id\)\$/\1 show \2/p" "$T_TMP/err" | head -n 1)
+if [ -n "$hint" ] && eval "$(echo "$hint" | sed "s|^cgroup-feedback|\"\$CGFB\" --config \"\$CONF\"|")" \
+	> "$T_TMP/hint.out" 2>&1 < /dev/null; then
+	ok "another schema: the hint '$hint' works"
+else
+	not_ok "another schema: the hint '$hint' failed: $(head -c 300 "$T_TMP/hint.out" 2>/dev/null)"
+fi
 finish
