@@ -123,6 +123,12 @@ run_hint "s/.*waiting for review: \(cgroup-feedback .*\) review \($id2\)\$/\1 sh
 	"a state directory with a space, quoted in the hint"
 out "$CGFB" --state-dir "$SP" submit "$id2" > /dev/null
 check "submit without --yes hints review with the directory" grep -q -- "--state-dir '$SP' review $id2" "$T_TMP/out"
+run_hint "s/.*(or review it: \(cgroup-feedback .*\) review \($id2\))\$/\1 show \2/p" \
+	"submit without --yes: its review hint (with show)"
+out "$CGFB" --state-dir "$ST" show > /dev/null
+run_hint 's/.*which report? give its id (see \(cgroup-feedback [^)]*\)).*/\1/p' "show without an id: its list hint"
+out "$CGFB" --state-dir "$ST" show not-an-id > /dev/null
+run_hint 's/.*is not a report id (see \(cgroup-feedback [^)]*\)).*/\1/p' "a word that is not an id: its list hint"
 
 # --- a configuration file is checked whole -----------------------------------------
 # Three mistakes, three lines naming file and line, one run; nothing done.
