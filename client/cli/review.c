@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,24 +395,40 @@ static void print_readable(FILE *out, const struct cgfb_buf *bytes)
 	json_object_put(r);
 }
 
+/* False when the pager could not be run (the shell's 127: not installed,
+ * as less is not on a minimal Debian): the bytes must then be shown here.
+ * A pager quit before the end closes the pipe; that is no reason to die. */
+static bool page_bytes(const char *pager, const struct cgfb_buf *bytes)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	FILE *p = popen(pager, "w");
+	int st;
+
+	if (!p)
+		return false;
+	sigaction(SIGPIPE, &ign, &old);
+	print_readable(p, bytes);
+	st = pclose(p);
+	sigaction(SIGPIPE, &old, NULL);
+	return st != -1 && !(WIFEXITED(st) && WEXITSTATUS(st) == 127);
+}
+
 /* Through $PAGER when a person is looking, otherwise straight out. */
 static void show_bytes(const struct cgfb_review_ctx *rc, const struct cgfb_buf *bytes)
 {
 	const char *pager = getenv("PAGER");
 	char sha[65];
-	FILE *p = NULL;
 
 	cgfb_sha256_hex(bytes->data, bytes->len, sha);
 	fprintf(rc->out, "\nThese %zu bytes (SHA-256 %s) are exactly what would leave this "
 		"machine.\nThey go as one line of canonical JSON; below is the same JSON, "
 		"indented, one section\nper part of the report:\n\n", bytes->len, sha);
 	fflush(rc->out);
-	if (isatty(fileno(rc->out)) && (!pager || *pager))
-		p = popen(pager ? pager : "less -F -X", "w");
-	if (p) {
-		print_readable(p, bytes);
-		pclose(p);
-	} else {
+	if (!isatty(fileno(rc->out)) || (pager && !*pager)) {
+		print_readable(rc->out, bytes);
+	} else if (!page_bytes(pager ? pager : "less -F -X", bytes)) {
+		fprintf(rc->out, "(The pager \"%s\" could not be run; the bytes are shown here.)\n\n",
+			pager ? pager : "less");
 		print_readable(rc->out, bytes);
 	}
 	fprintf(rc->out, "\n(%zu bytes, SHA-256 %s)\n", bytes->len, sha);

@@ -14,6 +14,7 @@ import os
 import pty
 import re
 import select
+import signal
 import sys
 import time
 
@@ -24,7 +25,10 @@ def main():
     steps = [l.rstrip("\n").split("\t", 1) for l in sys.stdin if l.strip()]
     pid, fd = pty.fork()
     if pid == 0:
-        os.environ["PAGER"] = "cat"
+        # As a shell starts it: Python ignores SIGPIPE, and an ignored
+        # signal would stay ignored across exec.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.environ["PAGER"] = os.environ.get("DRIVE_PAGER", "cat")
         os.environ["TERM"] = "dumb"
         os.execvp(cmd[0], cmd)
     out = b""

@@ -305,6 +305,27 @@ section = body.split("\nUse case\n")[1].split("\n\n")[0]
 assert "The database reserves its memory this way." in section and "purpose: reservation" in section, section
 EOP
 
+# A pager that is not installed (less is not on a minimal Debian): the
+# bytes are shown all the same, and they are the bytes sent.
+id=$(new_report M8 r14)
+DRIVE_PAGER=/nonexistent/less drive nopager "$id" <<EOS
+Which software creates${TAB}
+Why must these sibling${TAB}
+Would the reorganisation${TAB}
+Describe your use case${TAB}
+Send this report to http${TAB}y
+EOS
+rc=$?
+check "no pager: review still exits 0 and sends" sh -c "[ $rc -eq 0 ] && [ '$(state_of "$id")' = sent ]"
+check "no pager: it says so, and the JSON shown is the body sent" $PY - "$T_TMP/nopager.log" "$T_TMP/last-body" <<'EOP'
+import json, sys
+log = open(sys.argv[1], encoding="utf-8").read().replace("\r\n", "\n")
+assert '(The pager "/nonexistent/less" could not be run; the bytes are shown here.)' in log, log[-2000:]
+shown = log.split("the bytes are shown here.)\n\n")[1].split("\n(")[0]
+canon = json.dumps(json.loads(shown), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+assert canon == open(sys.argv[2], "rb").read(), "the JSON shown is not the body sent"
+EOP
+
 "$CGFB" --config "$CONF" review --state-dir "$ST" < /dev/null 2>"$T_TMP/err"
 check "review without a terminal fails" [ $? -ne 0 ]
 check "...and names the commands that work without one, for a waiting report" \
