@@ -34,17 +34,25 @@ static void shell_word(char *buf, size_t bufsz, const char *s)
 	buf[n] = '\0';
 }
 
+static bool use_sudo;
+
+void cgfb_hint_use_sudo(bool on)
+{
+	use_sudo = on;
+}
+
 const char *cgfb_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
 {
+	const char *sudo = use_sudo ? "sudo " : "";
 	char word[1024];
 	va_list ap;
 	int n = 0;
 
 	if (state_dir && strcmp(state_dir, CGFB_DEFAULT_STATE_DIR) != 0) {
 		shell_word(word, sizeof(word), state_dir);
-		n = snprintf(buf, bufsz, CGFB_CLI_NAME " --state-dir %s ", word);
+		n = snprintf(buf, bufsz, "%s" CGFB_CLI_NAME " --state-dir %s ", sudo, word);
 	} else {
-		n = snprintf(buf, bufsz, CGFB_CLI_NAME " ");
+		n = snprintf(buf, bufsz, "%s" CGFB_CLI_NAME " ", sudo);
 	}
 	if (n < 0 || (size_t)n >= bufsz)
 		return buf;

@@ -6,6 +6,9 @@ T_N=0
 T_FAILED=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-it.XXXXXX")
 [ -n "${CGFB_KEEP_TMP:-}" ] || trap 'rm -rf "$T_TMP"' EXIT
+# Run through sudo, the client's hints start with "sudo " (lib/hint.c): the
+# suite's expected hints must not depend on how it was started.
+unset SUDO_USER SUDO_UID SUDO_GID SUDO_COMMAND
 
 # VALGRIND=1 (tests/run.sh, make check): every program of the project runs
 # under valgrind memcheck (tests/tools/vg-wrap.sh), the client, the helpers

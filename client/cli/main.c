@@ -2,9 +2,11 @@
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cgfb/hint.h"
 #include "cgfb/log.h"
 #include "cli/commands.h"
 #include "cli/exec.h"
@@ -127,6 +129,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	cgfb_log_init("cgroup-feedback");
+	cgfb_hint_use_sudo(getuid() == 0 && getenv("SUDO_USER") && *getenv("SUDO_USER"));
 	cgfb_globals_from_env(&g);
 	/* "+": stop at the command; what follows is the command's to parse. */
 	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {

@@ -177,6 +177,21 @@ cp "$T_TMP/motd/cgroup-feedback.motd" "$T_TMP/out"
 check "the login banner names the state directory" grep -q "sudo cgroup-feedback --state-dir '$WS' review" "$T_TMP/out"
 run_hint "s/^ *sudo \(cgroup-feedback .*\) review\$/\1 status/p" "the login banner (with status for review)"
 
+# --- run through sudo -------------------------------------------------------------------
+# The person who typed sudo pastes the hints as they are: they start with
+# sudo (as that person the spool is refused); the banner says it once.
+SUDO_USER=admin "$CGFB" --state-dir "$ST" status > "$T_TMP/out" 2>&1
+check "through sudo, status's hint starts with sudo" \
+	grep -q -- "sudo cgroup-feedback --state-dir $ST review $id" "$T_TMP/out"
+"$CGFB" --state-dir "$ST" status > "$T_TMP/out" 2>&1
+check "...and without sudo it does not" sh -c "grep -q -- 'cgroup-feedback --state-dir $ST review $id' \"\$1\" &&
+	! grep -q 'sudo cgroup-feedback' \"\$1\"" _ "$T_TMP/out"
+# A command run through sudo that rewrites the banner (flush does, with
+# nothing due): the banner's command has sudo once.
+SUDO_USER=admin "$CGFB" --config "$T_TMP/wconf" --state-dir "$WS" flush > "$T_TMP/out" 2>&1
+check "a banner written through sudo says sudo once" sh -c "grep -qx \"    sudo cgroup-feedback --state-dir '\$2' review\" \"\$1\" &&
+	! grep -q 'sudo sudo' \"\$1\"" _ "$T_TMP/motd/cgroup-feedback.motd" "$WS"
+
 # --- words ------------------------------------------------------------------------------
 idw=$($PY tests/client/pending_report.py "$ST" M8 words)
 "$CGFB" --state-dir "$ST" withdraw "$idw" > "$T_TMP/out" 2>&1

@@ -1,5 +1,5 @@
 /* The small pieces of lib/ both sides share: the file reader, write_all,
- * path joining, the report id, SHA-256. */
+ * path joining, the report id, SHA-256, the pasteable hints. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cgfb/atomic.h"
+#include "cgfb/hint.h"
 #include "cgfb/path.h"
 #include "cgfb/readfile.h"
 #include "cgfb/sha256.h"
@@ -159,6 +160,27 @@ static void sha256(void **state)
 	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+/* The state directory only when it is not the default, as one shell word;
+ * "sudo " first only when the command line program was run through sudo. */
+static void hints(void **state)
+{
+	char buf[256];
+
+	assert_string_equal(cgfb_hint(buf, sizeof(buf), CGFB_DEFAULT_STATE_DIR, "review %s", "ID"),
+			    "cgroup-feedback review ID");
+	assert_string_equal(cgfb_hint(buf, sizeof(buf), "/srv/my state", "flush"),
+			    "cgroup-feedback --state-dir '/srv/my state' flush");
+	cgfb_hint_use_sudo(true);
+	assert_string_equal(cgfb_hint(buf, sizeof(buf), NULL, "withdraw %s", "ID"),
+			    "sudo cgroup-feedback withdraw ID");
+	assert_string_equal(cgfb_hint(buf, sizeof(buf), "/srv/st", "status"),
+			    "sudo cgroup-feedback --state-dir /srv/st status");
+	cgfb_hint_use_sudo(false);
+	assert_string_equal(cgfb_hint(buf, sizeof(buf), NULL, "status"), "cgroup-feedback status");
+	/* Truncated, still a string. */
+	assert_string_equal(cgfb_hint(buf, 8, NULL, "status"), "cgroup-");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +189,7 @@ int main(void)
 		cmocka_unit_test(joins_paths),
 		cmocka_unit_test(report_ids),
 		cmocka_unit_test(sha256),
+		cmocka_unit_test(hints),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
