@@ -137,6 +137,10 @@ in_root passwd -d root >>"$log" 2>&1
 # (reads the logs) and sudo (the default admin-group). The test logs it in
 # on ttyS2 (the serial-getty drop-in) and wants wall messages (mesg y).
 in_root useradd -m -s /bin/bash -G adm,sudo -c 'cgfb test administrator' admin >>"$log" 2>&1
+# With a password, as the installer asks for one: sudo asks for it, and the
+# host (tests/system/admin.py) types it, read from the image's admin-password.
+echo cgfb-admin-pw >"$work/out/admin-password"
+printf 'admin:%s\n' "$(cat "$work/out/admin-password")" | in_root chpasswd >>"$log" 2>&1
 printf '\n# Wall messages (cgroup-feedback) may reach this terminal.\nmesg y\n' >>"$root/home/admin/.profile"
 # A user outside the admin group, logged in beside the administrator.
 in_root useradd -m -s /bin/bash -c 'cgfb test user' alice >>"$log" 2>&1

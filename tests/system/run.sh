@@ -46,7 +46,7 @@ die() {
 
 command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 	skip "qemu-system-x86_64 not found (Debian package qemu-system-x86; see make deps)"
-for tool in mkfs.ext4 debugfs make; do
+for tool in mkfs.ext4 debugfs make python3; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool not found (make deps)"
 done
 
@@ -71,6 +71,8 @@ case $? in
 *) die "building the image failed" ;;
 esac
 kver=$(cat "$img/kver")
+# The administrator's password, set by image.sh (sudo asks for it).
+admin_password=$(cat "$img/admin-password") || die "no admin-password in $img (rebuild the image)"
 t_image=$(date +%s)
 
 # KVM when it works: a /dev/kvm that opens is not enough (nested
@@ -126,14 +128,26 @@ mkfs.ext4 -q -F -L cgfb-test -E root_owner=0:0 -d "$payload" "$work/payload.img"
 # --- boot (twice: the guest reboots itself) ------------------------------------------
 cmdline="root=/dev/vda rw console=ttyS0 systemd.unified_cgroup_hierarchy=0 swapaccount=0 panic=-1"
 say "booting Debian 12 on $kver with systemd (accel $accel, $smp CPUs, at most ${guest_timeout} s)"
+# The administrator at ttyS2 (admin.py): qemu connects the port to its
+# socket; it logs what the terminal shows and answers the wall message.
+python3 "$here/admin.py" "$work/admin.sock" "$work/admin-tty.log" "$work/admin-result.txt" \
+	"$admin_password" "$((guest_timeout + 60))" 2>"$work/admin.err" &
+admin_pid=$!
+i=0
+while [ ! -S "$work/admin.sock" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -S "$work/admin.sock" ] || die "the administrator's terminal (admin.py) did not start: $(cat "$work/admin.err")"
 timeout -k 10 "$guest_timeout" qemu-system-x86_64 -accel "$accel" -m 1024 -smp "$smp" \
 	-nodefaults -no-user-config -display none -vga none -net none \
 	-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append "$cmdline" \
 	-drive "file=$img/disk.img,format=raw,if=virtio,snapshot=on" \
 	-drive "file=$work/payload.img,format=raw,if=virtio" \
-	-serial "file:$work/console.log" -serial "file:$work/tap.log" -serial "file:$work/admin-tty.log" \
+	-serial "file:$work/console.log" -serial "file:$work/tap.log" \
+	-chardev "socket,id=admin,path=$work/admin.sock" -serial chardev:admin \
 	</dev/null >"$work/qemu.log" 2>&1
 qemu_rc=$?
+# qemu closed the socket: admin.py ends on its own; bounded all the same.
+timeout 30 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.2; done' _ "$admin_pid" || kill "$admin_pid" 2>/dev/null
+wait "$admin_pid" 2>/dev/null
 t_guest=$(date +%s)
 [ "$qemu_rc" -eq 0 ] || say "qemu exited with $qemu_rc (124: the guest did not finish in time)"
 
@@ -178,6 +192,28 @@ hcheck "the administrator saw the login banner at login (terminal, after login-1
 	seg_has login-1 login-1-end "$banner"
 hcheck "the administrator's terminal received the wall message for M8" \
 	wall_names wall-M8 wall-M8-end M8
+# What the administrator did with it (admin.py): the command the message
+# printed, typed as printed; review through sudo, its pager and its
+# questions; kept for later, exit 0. Then the command keep for later
+# printed, typed as printed: the answers were there; kept again, exit 0.
+admin_cmd=$(sed -n 's/^command: //p' "$work/admin-result.txt" 2>/dev/null)
+admin_cmd2=$(sed -n 's/^command2: //p' "$work/admin-result.txt" 2>/dev/null)
+is_hint() { printf '%s\n' "$1" | grep -Eqx 'sudo cgroup-feedback review [0-9a-f-]+'; }
+reviewed() {
+	grep -qx 'rc: 0' "$work/admin-result.txt" &&
+		segment wall-M8 review-M8-end | grep -q 'are exactly what would leave this machine' &&
+		segment wall-M8 review-M8-end | grep -q '^Kept for later with what you typed'
+}
+reviewed_again() {
+	grep -qx 'rc2: 0' "$work/admin-result.txt" && [ "$admin_cmd2" = "$admin_cmd" ] &&
+		segment wall-M8 review-M8-end | grep -q '(your answer so far: our own batch scheduler)'
+}
+hcheck "the wall message's command is 'sudo cgroup-feedback review ID' (${admin_cmd:-none})" \
+	is_hint "$admin_cmd"
+hcheck "typed as printed, it ran review: the bytes shown, kept for later, exit 0" reviewed
+hcheck "keep for later's command (${admin_cmd2:-none}), typed as printed, resumed from the answers, exit 0" \
+	reviewed_again
+grep '^error: ' "$work/admin-result.txt" 2>/dev/null | sed 's/^/# admin.py: /'
 hcheck "the terminal that refused messages (mesg n) showed no wall message" \
 	seg_lacks wall-refused wall-refused-end "$wall"
 hcheck "after the reboot, the administrator saw the banner again at login" \

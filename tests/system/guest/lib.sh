@@ -54,6 +54,8 @@ count_of() { reports_of "$1" | grep -c .; }
 n_reports() { ls "$SPOOL"/*.json 2>/dev/null | grep -c .; }
 has_report() { [ "$(count_of "$1")" -ge 1 ]; }
 wait_report() { wait_for "${2:-90}" has_report "$1"; }
+# A report's state, as list --json says it.
+state_of() { cgroup-feedback list --json | grep "\"id\":\"$1\"" | sed 's/.*"state":"\([a-z]*\)".*/\1/'; }
 # The id (file name) of the report of a catalog id.
 id_of() { reports_of "$1" | head -n 1 | sed 's|.*/||; s|\.json$||'; }
 

@@ -114,6 +114,25 @@ sc_wall_reached() {
 	mark wall-M8-end
 }
 
+# The administrator does what the wall message says: the host
+# (tests/system/admin.py) types its command as printed, sudo's password and
+# review's answers on the terminal, and keeps the report for later; then
+# the command keep for later printed, which starts from what was typed.
+# Here: sudo ran exactly that command twice, review ended, the draft holds
+# what was typed, and nothing was sent.
+reviews_of() { journalctl -b -q -o cat _COMM=sudo | grep -c "COMMAND=[^ ]*/cgroup-feedback review $1\$"; }
+reviewed_twice() { [ "$(reviews_of "$1")" -ge 2 ] && ! pgrep -f "[c]group-feedback review"; }
+sc_review_from_wall() {
+	id=$(id_of M8)
+	check "the administrator ran the wall message's command, then keep for later's (sudo's log: cgroup-feedback review $id, twice)" \
+		wait_for 500 reviewed_twice "$id"
+	journalctl -b -q -o cat _COMM=sudo | show 3
+	check "review kept what the administrator typed (the draft: an answer, the use case)" \
+		sh -c 'grep -q "our own batch scheduler" "$1" && grep -q "Each batch job gets its own memory limit." "$1"' _ "$SPOOL/$id.draft"
+	check "nothing was sent: the M8 report is still pending" [ "$(state_of "$id")" = pending ]
+	mark review-M8-end
+}
+
 # The administrator's terminal refuses messages (mesg n): the journal says
 # so, and the terminal shows nothing (host, marker wall-refused).
 sc_wall_refused() {
@@ -202,7 +221,6 @@ collector_get() {
 		-H "Authorization: Bearer $(head -n 1 /etc/cgroup-feedback-server/admin-token)" \
 		"http://127.0.0.1:8080/api/v1/reports/$1"
 }
-state_of() { cgroup-feedback list --json | grep "\"id\":\"$1\"" | sed 's/.*"state":"\([a-z]*\)".*/\1/'; }
 
 # submit --yes to the packaged collector; a second report that could not
 # be sent is sent by the flush service; withdraw deletes the first again.

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The administrator at the guest's terminal (ttyS2), for tests/system/run.sh.
+
+  admin.py SOCKET LOG RESULT PASSWORD SECONDS
+
+Listens on the unix socket SOCKET, which qemu connects ttyS2 to (a socket
+chardev), and writes everything the terminal shows to LOG, as a file chardev
+would. When the wall message for M8 arrives after the guest's marker
+"@@MARK wall-M8@@", it does what the message asks of a person: types the
+command the message printed, exactly as printed, sudo's password at sudo's
+prompt, and answers `cgroup-feedback review` as an administrator would
+(answers, a use case, q in the pager, no to sending, keep for later). Then
+it types the command keep for later printed ("... review ID starts from
+it"), checks that the answers typed are shown again, keeps them (Enter) and
+keeps the report for later once more. After each, it asks the shell for the
+command's exit status.
+
+RESULT gets "command: <typed>", "rc: N", "command2: <typed>", "rc2: N", or
+"error: <the step that failed>".
+Every wait is bounded; the whole run ends after SECONDS or when qemu closes
+the socket. Exit status 0 unless the socket never connected.
+"""
+import re
+import select
+import socket
+import sys
+import time
+
+WALL_MARK = b"@@MARK wall-M8@@"
+HINT = re.compile(rb"\nM8: [^\r\n]*\r*\nReview it \(nothing is sent without your yes\): ([^\r\n]*)\r*\n")
+# less's prompt, alone on the last line, drawn in standout or not.
+LESS_PROMPT = re.compile(rb"[\r\n](\x1b\[[0-9;?]*[A-Za-z]|\r)*(:|\(END\))(\x1b\[[0-9;?]*[A-Za-z])*[ ]*$")
+STEP_SECONDS = 180
+
+# (what review shows, what the administrator types); <PAGER> is the pager.
+# The first review: answers, a use case, no to sending, keep for later.
+REVIEW = [
+    (rb"Which software creates[^\n]*\n> ", b"our own batch scheduler"),
+    (rb"Why must these sibling[^\n]*\n> ", b""),
+    (rb"Would the reorganisation[^\n]*\n> ", b"no"),
+    (rb"Describe your use case", b"Each batch job gets its own memory limit."),
+    (rb"memory limit\.\r*\n", b""),
+    (rb"These [0-9]+ bytes", "<PAGER>"),
+    (rb"Send this report to http[^\n]*\[y/N\] ", b""),
+    (rb"Then: \[e\]xport[^\n]*\[k\] ", b"k"),
+]
+# Again from keep for later's hint: what was typed is there; Enter keeps it.
+REVIEW_AGAIN = [
+    (rb"Which software creates[^\n]*\n  \(your answer so far: our own batch scheduler\)\r*\n> ", b""),
+    (rb"Why must these sibling[^\n]*\n> ", b""),
+    (rb"Would the reorganisation[^\n]*\n  \(your answer so far: no\)\r*\n> ", b""),
+    (rb"\| Each batch job gets its own memory limit\.\r*\n[^\n]*remove it\.\r*\n", b""),
+    (rb"These [0-9]+ bytes", "<PAGER>"),
+    (rb"Send this report to http[^\n]*\[y/N\] ", b""),
+    (rb"Then: \[e\]xport[^\n]*\[k\] ", b"k"),
+]
+KEPT = re.compile(rb"Kept for later with what you typed; nothing was sent\. ([^\r\n]*) starts from it\.")
+PASSWORD = re.compile(rb"\[sudo\] password for admin:")
+
+
+class Terminal:
+    def __init__(self, conn, log, deadline):
+        self.conn, self.log, self.deadline = conn, log, deadline
+        self.out = b""
+        self.open = True
+
+    def read(self, timeout):
+        """What arrives within timeout; False when nothing did."""
+        if not self.open:
+            return False
+        t = max(0.0, min(timeout, self.deadline - time.time()))
+        r, _, _ = select.select([self.conn], [], [], t)
+        if not r:
+            return False
+        data = self.conn.recv(65536)
+        if not data:
+            self.open = False
+            return False
+        self.log.write(data)
+        self.log.flush()
+        self.out += data
+        return True
+
+    def expect(self, rx, pos, seconds=STEP_SECONDS):
+        """The match of rx in the output after pos, or None in time."""
+        end = min(self.deadline, time.time() + seconds)
+        while True:
+            m = rx.search(self.out, pos)
+            if m:
+                return m
+            if time.time() > end or not self.open:
+                return None
+            self.read(end - time.time())
+
+    def type(self, text):
+        # The line discipline turns CR into NL, as when a person presses Enter.
+        time.sleep(0.3)
+        self.conn.sendall(text + b"\r")
+
+
+def pager(term, pos):
+    """Through less (or none): q at its prompt, until review asks to send."""
+    send = re.compile(rb"Send this report to")
+    end = time.time() + STEP_SECONDS
+    while time.time() < end and term.open:
+        if send.search(term.out, pos):
+            return pos
+        if not term.read(1.5) and LESS_PROMPT.search(term.out[-200:]):
+            pos = len(term.out)
+            time.sleep(0.3)
+            term.conn.sendall(b"q")
+    return None
+
+
+def run(term, result, n, command, steps, password):
+    """Types command, sudo's password if asked, then answers steps; the
+    match of keep for later's line, or an error string."""
+    result.write("command%s: %s\n" % (n, command.decode(errors="replace")))
+    result.flush()
+    pos = len(term.out)
+    term.type(command)
+    first = re.compile(PASSWORD.pattern + b"|" + steps[0][0])
+    m = term.expect(first, pos)
+    if not m:
+        return None, "no password prompt nor %r" % steps[0][0]
+    if PASSWORD.match(m.group(0)):
+        term.type(password)
+        pos = m.end()
+    for rx, answer in steps:
+        m = term.expect(re.compile(rx), pos)
+        if not m:
+            return None, "no prompt matching %r" % rx
+        pos = m.end()
+        if answer == "<PAGER>":
+            if pager(term, pos) is None:
+                return None, "no pager end or send prompt after %r" % rx
+        else:
+            term.type(answer)
+    kept = term.expect(KEPT, pos)
+    if not kept:
+        return None, "no 'Kept for later' line"
+    # The shell's prompt again, then the status of what was typed.
+    if not term.expect(re.compile(rb"\$ $"), kept.end(), 60):
+        return None, "no shell prompt after review"
+    pos = len(term.out)
+    term.type(b"echo @@RC=$?@@")
+    m = term.expect(re.compile(rb"@@RC=([0-9]+)@@"), pos, 60)
+    if not m:
+        return None, "no exit status"
+    result.write("rc%s: %s\n" % (n, m.group(1).decode()))
+    result.flush()
+    return kept, None
+
+
+def administrator(term, result, password, seconds):
+    mark = term.expect(re.compile(re.escape(WALL_MARK)), 0, seconds)
+    hint = mark and term.expect(HINT, mark.end())
+    if not hint:
+        return "no wall message for M8 on the terminal"
+    kept, err = run(term, result, "", hint.group(1), REVIEW, password)
+    if err:
+        return err
+    _, err = run(term, result, "2", kept.group(1), REVIEW_AGAIN, password)
+    return err
+
+
+def main():
+    path, log_path, result_path, password, seconds = sys.argv[1:6]
+    deadline = time.time() + int(seconds)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(1)
+    srv.settimeout(120)
+    try:
+        conn, _ = srv.accept()
+    except socket.timeout:
+        sys.stderr.write("admin.py: qemu never connected to %s\n" % path)
+        return 1
+    srv.close()
+    with open(log_path, "wb") as log, open(result_path, "w") as result:
+        term = Terminal(conn, log, deadline)
+        err = administrator(term, result, password.encode(), int(seconds))
+        if err:
+            result.write("error: %s\n" % err)
+        result.flush()
+        # The rest of what the terminal shows, until qemu exits.
+        while term.open and time.time() < deadline:
+            term.read(deadline - time.time())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
