@@ -152,6 +152,81 @@ def run(term, result, n, command, steps, password):
     return kept, None
 
 
+# After the reboot: the login banner's command, and every report it walks.
+BANNER_MARK = b"@@MARK banner-review@@"
+REBOOT_MARK = b"@@MARK reboot@@"
+BANNER = re.compile(rb"Review what would be sent \(nothing leaves without your yes\):\r*\n +([^\r\n]*)\r*\n")
+# What review waits at, as the end of what the terminal shows, and the
+# answer: Enter (no answer, no use case, no to sending), q for less, k.
+WAITS = [
+    (re.compile(rb"\[sudo\] password for admin: ?$"), None),
+    (LESS_PROMPT, b"q"),
+    (re.compile(rb"\[y/N\] $"), b"\r"),
+    (re.compile(rb"\[Y/n\] $"), b"n\r"),
+    (re.compile(rb"\[k\] $"), b"k\r"),
+    (re.compile(rb"\n> $"), b"\r"),
+    (re.compile(rb"(\$EDITOR\):|remove it\.)\r*\n$"), b"\r"),
+]
+
+
+SHELL_PROMPT = re.compile(rb"admin@[^\s:]+:[^\s]*\$ ")
+
+
+def answer_all(term, result, password, pos):
+    """Answers whatever review asks until the shell's prompt is back."""
+    end = min(term.deadline, time.time() + 900)
+    answered_at = pos
+    while time.time() < end and term.open:
+        # Done: the shell's prompt after the last report's end (the guest
+        # may write its marker behind it at once: not only at the end).
+        last = max(term.out.rfind(b"Kept for later"), term.out.rfind(b"Nothing is waiting"))
+        if last >= pos and SHELL_PROMPT.search(term.out, last) and \
+                term.out.find(b"== cgroup-feedback: report ", last) < 0:
+            return None
+        if term.read(1.5):
+            continue
+        # Once per prompt: nothing new arrived since the last answer.
+        if len(term.out) == answered_at:
+            continue
+        tail = term.out[-300:]
+        for rx, answer in WAITS:
+            if rx.search(tail):
+                time.sleep(0.3)
+                term.conn.sendall(answer if answer is not None else password + b"\r")
+                answered_at = len(term.out)
+                break
+    return "review did not end (the last thing shown: %r)" % term.out[-120:]
+
+
+def banner_review(term, result, password):
+    mark = term.expect(re.compile(re.escape(BANNER_MARK)), 0, int(term.deadline - time.time()))
+    if not mark:
+        return "no marker banner-review"
+    reboot = term.out.find(REBOOT_MARK)
+    banner = BANNER.search(term.out, reboot if reboot >= 0 else 0, mark.start())
+    if not banner:
+        return "no login banner after the reboot"
+    command = banner.group(1)
+    result.write("command3: %s\n" % command.decode(errors="replace"))
+    result.flush()
+    pos = len(term.out)
+    term.type(command)
+    err = answer_all(term, result, password, pos)
+    if err:
+        return err
+    shown = term.out[pos:]
+    result.write("reports: %d kept: %d\n" % (shown.count(b"== cgroup-feedback: report "),
+                                             shown.count(b"Kept for later with what you typed")))
+    pos = len(term.out)
+    term.type(b"echo @@RC=$?@@")
+    m = term.expect(re.compile(rb"@@RC=([0-9]+)@@"), pos, 60)
+    if not m:
+        return "no exit status"
+    result.write("rc3: %s\n" % m.group(1).decode())
+    result.flush()
+    return None
+
+
 def administrator(term, result, password, seconds):
     mark = term.expect(re.compile(re.escape(WALL_MARK)), 0, seconds)
     hint = mark and term.expect(HINT, mark.end())
@@ -161,7 +236,9 @@ def administrator(term, result, password, seconds):
     if err:
         return err
     _, err = run(term, result, "2", kept.group(1), REVIEW_AGAIN, password)
-    return err
+    if err:
+        return err
+    return banner_review(term, result, password)
 
 
 def main():

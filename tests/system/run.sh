@@ -213,6 +213,18 @@ hcheck "the wall message's command is 'sudo cgroup-feedback review ID' (${admin_
 hcheck "typed as printed, it ran review: the bytes shown, kept for later, exit 0" reviewed
 hcheck "keep for later's command (${admin_cmd2:-none}), typed as printed, resumed from the answers, exit 0" \
 	reviewed_again
+# After the reboot, the banner's command, typed as printed: review walked
+# every pending report (as many as the guest counted), each kept, exit 0.
+admin_cmd3=$(sed -n 's/^command3: //p' "$work/admin-result.txt" 2>/dev/null)
+pending=$(cat "$work/out/pending-before-banner-review" 2>/dev/null)
+banner_walked() {
+	grep -qx 'rc3: 0' "$work/admin-result.txt" && [ -n "$pending" ] && [ "$pending" -gt 0 ] &&
+		grep -qx "reports: $pending kept: $pending" "$work/admin-result.txt"
+}
+hcheck "the banner's command is 'sudo cgroup-feedback review' (${admin_cmd3:-none})" \
+	[ "$admin_cmd3" = "sudo cgroup-feedback review" ]
+hcheck "typed as printed, it walked every pending report (${pending:-?}), each kept for later, exit 0" \
+	banner_walked
 grep '^error: ' "$work/admin-result.txt" 2>/dev/null | sed 's/^/# admin.py: /'
 hcheck "the terminal that refused messages (mesg n) showed no wall message" \
 	seg_lacks wall-refused wall-refused-end "$wall"
