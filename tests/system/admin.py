@@ -102,13 +102,16 @@ def pager(term, pos):
     """Through less (or none): q at its prompt, until review asks to send."""
     send = re.compile(rb"Send this report to")
     end = time.time() + STEP_SECONDS
+    answered_at = -1
     while time.time() < end and term.open:
         if send.search(term.out, pos):
             return pos
-        if not term.read(1.5) and LESS_PROMPT.search(term.out[-200:]):
-            pos = len(term.out)
+        # Once per prompt: a slow guest may show nothing new for a while.
+        if not term.read(1.5) and len(term.out) != answered_at and \
+                LESS_PROMPT.search(term.out[-200:]):
             time.sleep(0.3)
             term.conn.sendall(b"q")
+            answered_at = len(term.out)
     return None
 
 
