@@ -33,27 +33,27 @@ LESS_PROMPT = re.compile(rb"[\r\n](\x1b\[[0-9;?]*[A-Za-z]|\r)*(:|\(END\))(\x1b\[
 STEP_SECONDS = 180
 
 # (what review shows, what the administrator types); <PAGER> is the pager.
-# The first review: answers, a use case, no to sending, keep for later.
+# The end of every review here: q in the pager, no to sending, keep for later.
+KEEP_FOR_LATER = [
+    (rb"These [0-9]+ bytes", "<PAGER>"),
+    (rb"Send this report to http[^\n]*\[y/N\] ", b""),
+    (rb"Then: \[e\]xport[^\n]*\[k\] ", b"k"),
+]
+# The first review: answers and a use case.
 REVIEW = [
     (rb"Which software creates[^\n]*\n> ", b"our own batch scheduler"),
     (rb"Why must these sibling[^\n]*\n> ", b""),
     (rb"Would the reorganisation[^\n]*\n> ", b"no"),
     (rb"Describe your use case", b"Each batch job gets its own memory limit."),
     (rb"memory limit\.\r*\n", b""),
-    (rb"These [0-9]+ bytes", "<PAGER>"),
-    (rb"Send this report to http[^\n]*\[y/N\] ", b""),
-    (rb"Then: \[e\]xport[^\n]*\[k\] ", b"k"),
-]
+] + KEEP_FOR_LATER
 # Again from keep for later's hint: what was typed is there; Enter keeps it.
 REVIEW_AGAIN = [
     (rb"Which software creates[^\n]*\n  \(your answer so far: our own batch scheduler\)\r*\n> ", b""),
     (rb"Why must these sibling[^\n]*\n> ", b""),
     (rb"Would the reorganisation[^\n]*\n  \(your answer so far: no\)\r*\n> ", b""),
     (rb"\| Each batch job gets its own memory limit\.\r*\n[^\n]*remove it\.\r*\n", b""),
-    (rb"These [0-9]+ bytes", "<PAGER>"),
-    (rb"Send this report to http[^\n]*\[y/N\] ", b""),
-    (rb"Then: \[e\]xport[^\n]*\[k\] ", b"k"),
-]
+] + KEEP_FOR_LATER
 KEPT = re.compile(rb"Kept for later with what you typed; nothing was sent\. ([^\r\n]*) starts from it\.")
 PASSWORD = re.compile(rb"\[sudo\] password for admin:")
 
