@@ -1,6 +1,7 @@
 /* Commands printed for a person to paste: the state directory named when
  * it is not the default, quoted for the shell. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,23 +42,41 @@ void cgfb_hint_use_sudo(bool on)
 	use_sudo = on;
 }
 
-const char *cgfb_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
+static const char *vhint(char *buf, size_t bufsz, bool sudo, const char *state_dir,
+			 const char *fmt, va_list ap)
 {
-	const char *sudo = use_sudo ? "sudo " : "";
+	const char *pre = sudo ? "sudo " : "";
 	char word[1024];
-	va_list ap;
 	int n = 0;
 
 	if (state_dir && strcmp(state_dir, CGFB_DEFAULT_STATE_DIR) != 0) {
 		shell_word(word, sizeof(word), state_dir);
-		n = snprintf(buf, bufsz, "%s" CGFB_CLI_NAME " --state-dir %s ", sudo, word);
+		n = snprintf(buf, bufsz, "%s" CGFB_CLI_NAME " --state-dir %s ", pre, word);
 	} else {
-		n = snprintf(buf, bufsz, "%s" CGFB_CLI_NAME " ", sudo);
+		n = snprintf(buf, bufsz, "%s" CGFB_CLI_NAME " ", pre);
 	}
 	if (n < 0 || (size_t)n >= bufsz)
 		return buf;
-	va_start(ap, fmt);
 	vsnprintf(buf + n, bufsz - (size_t)n, fmt, ap);
+	return buf;
+}
+
+const char *cgfb_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vhint(buf, bufsz, use_sudo, state_dir, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+const char *cgfb_sudo_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vhint(buf, bufsz, true, state_dir, fmt, ap);
 	va_end(ap);
 	return buf;
 }

@@ -126,10 +126,12 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cgfb_globals g = { 0 };
+	const char *sudo_user;
 	int opt;
 
 	cgfb_log_init("cgroup-feedback");
-	cgfb_hint_use_sudo(getuid() == 0 && getenv("SUDO_USER") && *getenv("SUDO_USER"));
+	sudo_user = getenv("SUDO_USER");
+	cgfb_hint_use_sudo(getuid() == 0 && sudo_user && *sudo_user);
 	cgfb_globals_from_env(&g);
 	/* "+": stop at the command; what follows is the command's to parse. */
 	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {

@@ -37,14 +37,6 @@ static int dir_and_name(const char *path, char *dir, size_t dsz, const char **na
 	return 0;
 }
 
-/* The banner and the wall speak to administrators logged in as themselves:
- * their command starts with sudo, once (a watcher started by hand through
- * sudo has it in its hints already). */
-static const char *with_sudo(const char *hint)
-{
-	return strncmp(hint, "sudo ", 5) == 0 ? "" : "sudo ";
-}
-
 static void banner_text(struct cgfb_buf *b, const struct cgfb_spool_entry *v, size_t n,
 			size_t pending, const char *state_dir)
 {
@@ -55,9 +47,8 @@ static void banner_text(struct cgfb_buf *b, const struct cgfb_spool_entry *v, si
 	for (size_t i = 0; i < n; i++)
 		if (v[i].state == CGFB_R_PENDING)
 			cgfb_buf_printf(b, " %s", v[i].catalog_id);
-	cgfb_hint(hint, sizeof(hint), state_dir, "review");
 	cgfb_buf_printf(b, "\n  Review what would be sent (nothing leaves without your yes):\n"
-			"    %s%s\n", with_sudo(hint), hint);
+			"    %s\n", cgfb_sudo_hint(hint, sizeof(hint), state_dir, "review"));
 }
 
 int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir)
@@ -267,12 +258,12 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 	if (c->notify & CGFB_NOTIFY_MOTD)
 		cgfb_notify_refresh_motd(c, state_dir);
 	if (c->notify & CGFB_NOTIFY_WALL) {
-		cgfb_hint(hint, sizeof(hint), state_dir, "review %s", report_id);
 		snprintf(msg, sizeof(msg),
 			 "\r\n\a*** cgroup-feedback: the kernel asked for your use case ***\r\n"
 			 "%s: %s\r\n"
-			 "Review it (nothing is sent without your yes): %s%s\r\n\r\n",
-			 catalog_id, title, with_sudo(hint), hint);
+			 "Review it (nothing is sent without your yes): %s\r\n\r\n",
+			 catalog_id, title,
+			 cgfb_sudo_hint(hint, sizeof(hint), state_dir, "review %s", report_id));
 		rc = cgfb_wall_admins(c, p, msg, &wc);
 		if (rc < 0)
 			cgfb_log(LOG_WARNING, "wall: admin-group %s: %s", c->admin_group,

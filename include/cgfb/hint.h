@@ -13,13 +13,18 @@
 /* The command line program calls this once: run as root through sudo, its
  * hints start with "sudo " so that the person who typed sudo can paste them
  * (as themselves, without sudo, they would be refused the spool). The
- * watcher's own hints (journal, banner, wall) say sudo where they need it. */
+ * banner and the wall use cgfb_sudo_hint. */
 void cgfb_hint_use_sudo(bool on);
 
 /* "[sudo ]cgroup-feedback [--state-dir DIR] " then fmt, into buf (truncated to
  * bufsz); returns buf. DIR only when it is not the default, as one shell
  * word (single-quoted when it holds anything but safe bytes). */
 const char *cgfb_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* The same, always with "sudo " first (once): for the banner and the wall,
+ * which speak to administrators logged in as themselves. */
+const char *cgfb_sudo_hint(char *buf, size_t bufsz, const char *state_dir, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -175,7 +175,10 @@ static void hints(void **state)
 			    "sudo cgroup-feedback withdraw ID");
 	assert_string_equal(cgfb_hint(buf, sizeof(buf), "/srv/st", "status"),
 			    "sudo cgroup-feedback --state-dir /srv/st status");
+	/* The banner's and the wall's: sudo once, whoever prints them. */
+	assert_string_equal(cgfb_sudo_hint(buf, sizeof(buf), NULL, "review"), "sudo cgroup-feedback review");
 	cgfb_hint_use_sudo(false);
+	assert_string_equal(cgfb_sudo_hint(buf, sizeof(buf), NULL, "review"), "sudo cgroup-feedback review");
 	assert_string_equal(cgfb_hint(buf, sizeof(buf), NULL, "status"), "cgroup-feedback status");
 	/* Truncated, still a string. */
 	assert_string_equal(cgfb_hint(buf, 8, NULL, "status"), "cgroup-");
