@@ -51,6 +51,21 @@ check() {
 skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
 finish() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
 
+# paste_hint SED FILE NAME: the command that the sed script SED picks out
+# of FILE (its first line; a terminal's CR dropped) is run as a person
+# pastes it, with this build's binary for "cgroup-feedback" (and this
+# test's $CONF when it has one); one test, passing when it exits 0.
+paste_hint() {
+	cmd=$(tr -d '\r' < "$2" | sed -n "$1" | head -n 1)
+	[ -n "$cmd" ] || { not_ok "$3: no command in $2: $(head -c 300 "$2")"; return; }
+	if eval "$(echo "$cmd" | sed "s|^cgroup-feedback|\"\$CGFB\"${CONF:+ --config \"\$CONF\"}|")" \
+		> "$T_TMP/hint.out" 2>&1 < /dev/null; then
+		ok "$3: '$cmd' works"
+	else
+		not_ok "$3: '$cmd' failed: $(head -c 300 "$T_TMP/hint.out")"
+	fi
+}
+
 # without_random FILE...: the files' text with hashes, keyed tokens and
 # UUIDs (runs of 12 or more hex digits, 8-4-4-4-12) taken out, for looking
 # for short planted strings: "4711" or "db01" turn up in random hex by chance.

@@ -97,15 +97,9 @@ check "list's columns have distinct names" sh -c 'head -n 1 "$1" | tr -s " " "\n
 
 # --- hints work when pasted --------------------------------------------------------
 # Each hint that names a command is run as printed (with this build's
-# binary for "cgroup-feedback").
-run_hint() {
-	h=$(sed -n "$1" "$T_TMP/out" | head -n 1)
-	[ -n "$h" ] || { not_ok "$2: no hint in: $(cat "$T_TMP/out")"; return; }
-	# shellcheck disable=SC2086
-	cmd=$(echo "$h" | sed "s|^cgroup-feedback|$CGFB|")
-	if eval "$cmd" > "$T_TMP/hint.out" 2>&1 </dev/null; then ok "$2: '$h' works"; else
-		not_ok "$2: '$h' failed: $(head -c 300 "$T_TMP/hint.out")"; fi
-}
+# binary for "cgroup-feedback"): paste_hint (tests/lib.sh) on what the
+# last command printed.
+run_hint() { paste_hint "$1" "$T_TMP/out" "$2"; }
 out "$CGFB" --state-dir "$ST" show ffff > /dev/null
 run_hint 's/.*(see \(cgroup-feedback [^)]*\)).*/\1/p' "the unknown-prefix hint"
 check "...and it names the state directory" grep -q -- "--state-dir $ST list" "$T_TMP/out"

@@ -334,18 +334,7 @@ check "...and names the commands that work without one, for a waiting report" \
 # The commands review printed work when pasted (with this build's binary
 # and this test's configuration): keep for later's way back (with show,
 # as review wants a terminal), then the post-send withdraw, last, as it
-# takes the first report back.
-paste_hint() {
-	cmd=$(tr -d '\r' < "$2" | sed -n "$1" | head -n 1)    # a terminal's CR LF
-	[ -n "$cmd" ] || { not_ok "$3: no command in $2"; return; }
-	# shellcheck disable=SC2086
-	if eval "$(echo "$cmd" | sed "s|^cgroup-feedback|\"\$CGFB\" --config \"\$CONF\"|")" \
-		> "$T_TMP/hint.out" 2>&1 < /dev/null; then
-		ok "$3: '$cmd' works"
-	else
-		not_ok "$3: '$cmd' failed: $(head -c 300 "$T_TMP/hint.out")"
-	fi
-}
+# takes the first report back (paste_hint: tests/lib.sh).
 paste_hint 's/.*Kept for later with what you typed; nothing was sent\. \(cgroup-feedback .*\) review \([0-9a-f-]*\) starts.*/\1 show \2/p' \
 	"$T_TMP/draft1.log" "keep for later's hint (show in review's place)"
 paste_hint "s/.*read the report with '\\([^']*\\)'.*/\\1/p" "$T_TMP/err" "review without a terminal: its show"
