@@ -30,6 +30,8 @@ WALL_MARK = b"@@MARK wall-M8@@"
 HINT = re.compile(rb"\nM8: [^\r\n]*\r*\nReview it \(nothing is sent without your yes\): ([^\r\n]*)\r*\n")
 # less's prompt, alone on the last line, drawn in standout or not.
 LESS_PROMPT = re.compile(rb"[\r\n](\x1b\[[0-9;?]*[A-Za-z]|\r)*(:|\(END\))(\x1b\[[0-9;?]*[A-Za-z])*[ ]*$")
+# The administrator's shell's prompt (bash: user@host:dir$ ).
+SHELL_PROMPT = re.compile(rb"admin@[^\s:]+:[^\s]*\$ ")
 STEP_SECONDS = 180
 
 # (what review shows, what the administrator types); <PAGER> is the pager.
@@ -142,17 +144,23 @@ def run(term, result, n, command, steps, password):
     kept = term.expect(KEPT, pos)
     if not kept:
         return None, "no 'Kept for later' line"
-    # The shell's prompt again, then the status of what was typed.
-    if not term.expect(re.compile(rb"\$ $"), kept.end(), 60):
+    # The shell's prompt again (the guest may write a marker behind it).
+    if not term.expect(SHELL_PROMPT, kept.end(), 60):
         return None, "no shell prompt after review"
+    return kept, exit_status(term, result, n)
+
+
+def exit_status(term, result, n):
+    """Asks the shell for the status of what was typed: "rcN: S" in
+    result, or an error string."""
     pos = len(term.out)
     term.type(b"echo @@RC=$?@@")
     m = term.expect(re.compile(rb"@@RC=([0-9]+)@@"), pos, 60)
     if not m:
-        return None, "no exit status"
+        return "no exit status"
     result.write("rc%s: %s\n" % (n, m.group(1).decode()))
     result.flush()
-    return kept, None
+    return None
 
 
 # After the reboot: the login banner's command, and every report it walks.
@@ -172,10 +180,8 @@ WAITS = [
 ]
 
 
-SHELL_PROMPT = re.compile(rb"admin@[^\s:]+:[^\s]*\$ ")
 
-
-def answer_all(term, result, password, pos):
+def answer_all(term, password, pos):
     """Answers whatever review asks until the shell's prompt is back."""
     end = min(term.deadline, time.time() + 900)
     answered_at = pos
@@ -214,20 +220,13 @@ def banner_review(term, result, password):
     result.flush()
     pos = len(term.out)
     term.type(command)
-    err = answer_all(term, result, password, pos)
+    err = answer_all(term, password, pos)
     if err:
         return err
     shown = term.out[pos:]
     result.write("reports: %d kept: %d\n" % (shown.count(b"== cgroup-feedback: report "),
                                              shown.count(b"Kept for later with what you typed")))
-    pos = len(term.out)
-    term.type(b"echo @@RC=$?@@")
-    m = term.expect(re.compile(rb"@@RC=([0-9]+)@@"), pos, 60)
-    if not m:
-        return "no exit status"
-    result.write("rc3: %s\n" % m.group(1).decode())
-    result.flush()
-    return None
+    return exit_status(term, result, "3")
 
 
 def administrator(term, result, password, seconds):
