@@ -2,8 +2,11 @@
 #
 #   make              build build/cgroup-feedback
 #   make deps         install missing Debian 12 packages (as root) or print the command
-#   make check        build and run every test (unit, integration, real kernel under qemu)
-#   make check SANITIZE=1   the same with ASan + UBSan
+#   make check        build and run every test (unit, integration, system, fuzz tiers)
+#   make check-unit | check-integration | check-system | check-fuzz   one tier
+#   make check-quick  unit and integration tests, normal build, no valgrind
+#   make check SANITIZE=1   the ASan + UBSan build only
+#   tests/run.sh --list | tests/run.sh PATTERN...   what exists; run a few
 #   make bench        benchmarks (not part of check)
 #   make fuzz FUZZ_SECONDS=N   every libFuzzer target for N seconds (fuzz/fuzz.mk,
 #                     docs/FUZZING.md); make check runs each a few seconds
@@ -160,30 +163,55 @@ deps:
 
 tests: $(PROGRAMS) $(SERVER) $(UNIT_BIN) $(TEST_TOOLS)
 
-# The whole suite runs twice: on the normal build, under valgrind memcheck
-# with VALGRIND=1 (the default: the unit tests natively and under it, the
-# integration scripts' programs under it, README "Building and testing"),
-# and on the ASan+UBSan build. SANITIZE=1 runs only the latter.
+# The suite (tests/run.sh, docs/TESTING.md) in four tiers; `make check` runs
+# them all in one pool of parallel jobs (CHECK_JOBS at a time, the number of
+# CPUs by default): the unit tests natively, under valgrind and under ASan +
+# UBSan; every integration script on the normal build and on the ASan+UBSan
+# build, the scripts of tests/valgrind-scripts with every program under
+# valgrind memcheck (VALGRIND=0: none); the collector's scripts again on
+# PostgreSQL; the real-kernel test, the packages and the full-system test in
+# qemu (the system tier); the fuzz targets' smoke run. SANITIZE=1 runs the
+# sanitizer build only. Select with tests/run.sh PATTERN... (--list).
 # The layering rule of docs/ARCHITECTURE.md, first: a violation fails at once.
 layers:
 	sh tools/check-layers.sh
 
-# The fuzz targets' smoke run (fuzz/run.sh smoke) ends the suite; fuzz-build
-# skips them, and the suite says so, where clang has no libFuzzer.
+NPROC      := $(shell nproc 2>/dev/null || echo 2)
+CHECK_JOBS ?= $(NPROC)
 ifeq ($(SANITIZE),1)
-check: layers tests fuzz-build
-	BUILDS="$(BUILD)" sh tests/run.sh
+CHECK_BUILDS := $(BUILD)
 else
-check: layers tests fuzz-build
-	$(MAKE) --no-print-directory SANITIZE=1 tests
-	BUILDS="$(BUILD) build-san" VALGRIND=$(VALGRIND) sh tests/run.sh
+CHECK_BUILDS := $(BUILD) build-san
 endif
+RUN_TESTS  = BUILDS="$(CHECK_BUILDS)" VALGRIND=$(VALGRIND) sh tests/run.sh -j $(CHECK_JOBS)
+
+# Both builds (and, for the fuzz tier, the fuzz targets), compiled in
+# parallel: each tier needs only its part.
+.PHONY: check-build check-unit check-integration check-system check-fuzz
+check-build: layers
+	$(MAKE) --no-print-directory -j$(NPROC) tests
+ifneq ($(SANITIZE),1)
+	$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=1 tests
+endif
+
+check: check-build
+	$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
+	$(RUN_TESTS)
+check-unit: check-build
+	$(RUN_TESTS) --tier unit
+check-integration: check-build
+	$(RUN_TESTS) --tier integration
+check-system: check-build
+	$(RUN_TESTS) --tier system
+check-fuzz:
+	$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
+	$(RUN_TESTS) --tier fuzz
 
 # One build, no valgrind, no qemu, no package builds, no fuzzing: for the
 # edit-compile-test loop.
-check-quick: layers tests
-	BUILDS="$(BUILD)" VALGRIND=0 CGFB_SKIP_QEMU=1 CGFB_SKIP_PACKAGES=1 CGFB_SKIP_FUZZ=1 \
-	  sh tests/run.sh
+check-quick: layers
+	$(MAKE) --no-print-directory -j$(NPROC) tests
+	BUILDS="$(BUILD)" VALGRIND=0 sh tests/run.sh -j $(CHECK_JOBS) --tier unit --tier integration
 
 run: $(PROGRAMS) $(SERVER)
 	BUILD=$(BUILD) sh tools/run-local.sh

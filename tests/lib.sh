@@ -5,7 +5,17 @@ DATA=$PWD/tests/data
 T_N=0
 T_FAILED=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-it.XXXXXX")
-[ -n "${CGFB_KEEP_TMP:-}" ] || trap 'rm -rf "$T_TMP"' EXIT
+# t_cleanup: the script's temporary directory removed, unless a check
+# failed (it holds the evidence; its path is printed) or CGFB_KEEP_TMP is
+# set. Every script's exit trap ends with it.
+t_cleanup() {
+	if [ "$T_FAILED" -gt 0 ] || [ -n "${CGFB_KEEP_TMP:-}" ]; then
+		echo "# kept for inspection: $T_TMP"
+	else
+		rm -rf "$T_TMP"
+	fi
+}
+trap t_cleanup EXIT
 # Run through sudo, the client's hints start with "sudo " (lib/hint.c): the
 # suite's expected hints must not depend on how it was started.
 unset SUDO_USER SUDO_UID SUDO_GID SUDO_COMMAND
@@ -43,10 +53,21 @@ scaled_sleep() { sleep "$(awk -v s="$1" -v f="$T_SCALE" 'BEGIN { print s * f }')
 
 ok() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
 not_ok() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
-# check NAME COMMAND...: one test that passes when COMMAND exits 0.
+# evidence FILE: the end of FILE as TAP comments, under a failed test.
+evidence() {
+	[ -s "$1" ] || return 0
+	tail -n "${2:-30}" "$1" | sed 's/^/#   /'
+}
+# check NAME COMMAND...: one test that passes when COMMAND exits 0; when it
+# fails, what COMMAND printed is shown under it.
 check() {
 	name=$1; shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
+	if "$@" >"$T_TMP/.check.out" 2>&1; then
+		ok "$name"
+	else
+		not_ok "$name"
+		evidence "$T_TMP/.check.out"
+	fi
 }
 skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
 finish() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }

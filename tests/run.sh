@@ -1,150 +1,260 @@
 #!/bin/sh
-# Run every test: cmocka unit tests, integration scripts, the real-kernel test,
-# the full-system test, the fuzz targets' smoke run.
-# Every test reports TAP lines ("ok N - name" / "not ok N - name"); this
-# script counts them and ends with one line: "N passed, N failed[, N skipped]".
+# The suite's runner (docs/TESTING.md): every test of the selected tiers,
+# N at a time, each with its own log, results in a stable order, where the
+# time went, and last one line: "N passed, N failed, N skipped".
+#
+#   tests/run.sh [-j N] [--tier TIER]... [--list] [PATTERN...]
+#
+#   -j N         jobs at once (default: CGFB_TEST_JOBS, else the number of CPUs)
+#   --tier TIER  unit, integration, system or fuzz (repeatable; default all)
+#   --list       print the jobs that would run (name, tier, tools) and exit
+#   PATTERN      run only the jobs whose name matches: a shell pattern, or a
+#                word found anywhere in the name (snapshot, build-san/*,
+#                pg/server-api, valgrind/)
+#
+# Environment: BUILDS (builds to run, default "build"), VALGRIND=1 (memcheck
+# over the unit tests and over the scripts tests/valgrind-scripts names),
+# CGFB_SKIP_QEMU, CGFB_SKIP_PACKAGES, CGFB_SKIP_FUZZ (skip, and say so).
+#
+# Every test prints TAP ("ok N - name" / "not ok N - name"); a job that dies
+# without reporting a failure (crash, sanitizer abort) counts as one failure.
+# Jobs are independent: each makes its own temporary directory (tests/lib.sh),
+# listens on a port the kernel picks, starts its own PostgreSQL; so any two
+# can run at once, and so can two suites.
 set -u
 T_START=$(date +%s)
-BUILDS=${BUILDS:-${BUILD:-build}}
-VALGRIND=${VALGRIND:-0}
-export VALGRIND
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 2
-LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-tests.XXXXXX")
+
+# --- one job (xargs calls the script again for each) -------------------------
+# --job LOGDIR N: run line N of LOGDIR/jobs, output to LOGDIR/N.log, status
+# and seconds to LOGDIR/N.st, one progress line to stderr.
+if [ "${1:-}" = --job ]; then
+	dir=$2 n=$3
+	line=$(sed -n "${n}p" "$dir/jobs")
+	name=$(printf '%s\n' "$line" | cut -f1)
+	cmd=$(printf '%s\n' "$line" | cut -f4-)
+	t0=$(date +%s)
+	(eval "$cmd") >"$dir/$n.log" 2>&1 </dev/null
+	rc=$?
+	secs=$(($(date +%s) - t0))
+	echo "$rc $secs" >"$dir/$n.st"
+	nf=$(grep -c '^not ok ' "$dir/$n.log")
+	verdict=ok
+	{ [ "$nf" -gt 0 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; }; } && verdict=FAILED
+	printf '  %-44s %6s (%d s)\n' "$name" "$verdict" "$secs" >&2
+	exit 0
+fi
+
+JOBS=${CGFB_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+TIERS="" LIST=0 PATTERNS=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	-j) JOBS=$2; shift ;;
+	-j*) JOBS=${1#-j} ;;
+	--tier) TIERS="$TIERS $2"; shift ;;
+	--tier=*) TIERS="$TIERS ${1#--tier=}" ;;
+	--list) LIST=1 ;;
+	-h | --help) sed -n '2,/^set -u/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
+	-*) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+	*) PATTERNS="$PATTERNS $1" ;;
+	esac
+	shift
+done
+TIERS=${TIERS:-unit integration system fuzz}
+for t in $TIERS; do
+	case $t in unit | integration | system | fuzz) ;;
+	*) echo "run.sh: unknown tier '$t' (unit, integration, system, fuzz)" >&2; exit 2 ;;
+	esac
+done
+case $JOBS in '' | *[!0-9]* | 0) echo "run.sh: -j wants a positive number" >&2; exit 2 ;; esac
+BUILDS=${BUILDS:-${BUILD:-build}}
+VALGRIND=${VALGRIND:-0}
+
+LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-tests.XXXXXX") || exit 2
 # Under valgrind a test's program run as another user writes its log in
 # here too (tests/tools/vg-wrap.sh).
 chmod 0711 "$LOGDIR"
-passed=0 failed=0 skipped=0 failures=""
+TABLE=$LOGDIR/jobs
+: >"$TABLE"
 
-# Count the TAP lines of one test program; a program that dies without
-# reporting (crash, sanitizer abort) counts as one failure of its own.
-account() {
-	name=$1 status=$2 log=$3
+# --- the jobs ------------------------------------------------------------------
+# wanted NAME: the name matches a PATTERN (or there is none).
+wanted() {
+	[ -z "$PATTERNS" ] && return 0
+	for p in $PATTERNS; do
+		# shellcheck disable=SC2254
+		case $1 in $p | *$p*) return 0 ;; esac
+	done
+	return 1
+}
+# add NAME TIER TOOLS COMMAND: one job, if its tier is selected and its name
+# matches. The command is run by sh from the top of the tree.
+add() {
+	case " $TIERS " in *" $2 "*) ;; *) return ;; esac
+	wanted "$1" || return
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$TABLE"
+}
+# on_valgrind SCRIPT: tests/valgrind-scripts names SCRIPT (its reason beside it).
+on_valgrind() { grep -q "^$1[[:space:]]" tests/valgrind-scripts; }
+
+# The collector's scripts run a second time on PostgreSQL (tests/server/pg.sh).
+PG_SCRIPTS="server-api server-attack server-dashboard server-e2e server-edges server-export
+server-import server-log"
+# Scripts that test the sources or build packages from them, not $BUILD's
+# programs: once, on the first build.
+ONCE="layers deb-install rpm-build kernel-patch"
+# Scripts that install packages or boot a machine: the system tier.
+SYSTEM_SCRIPTS="deb-install rpm-build"
+
+first=1
+for B in $BUILDS; do
+	case $B in *san*) san=1 tool=asan+ubsan ;; *) san=0 tool=native ;; esac
+	for src in tests/unit/test_*.c; do
+		t=$(basename "$src" .c)
+		add "$B/unit/$t" unit "$tool" "CMOCKA_MESSAGE_OUTPUT=TAP $B/tests/$t"
+		# valgrind sees what ASan cannot (uninitialised reads) and the
+		# reverse; it is pointless on the ASan build itself.
+		[ "$san$VALGRIND" = 01 ] && add "$B/valgrind/$t" unit valgrind \
+			"CMOCKA_MESSAGE_OUTPUT=TAP valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $B/tests/$t"
+	done
+	for src in tests/integration/*.sh; do
+		s=$(basename "$src" .sh)
+		case " $ONCE " in *" $s "*) [ $first = 1 ] || continue ;; esac
+		tier=integration dir=integration
+		case " $SYSTEM_SCRIPTS " in *" $s "*) tier=system dir=packages ;; esac
+		if [ "$san$VALGRIND" = 01 ] && on_valgrind "$s"; then
+			# Every program the script runs is under valgrind
+			# (tests/lib.sh), each logging to a directory of its own;
+			# once the script is over one more test says whether any
+			# logged an error or a definite leak.
+			add "$B/valgrind/$s" $tier valgrind \
+				"BUILD=$B VALGRIND=1 CGFB_VG_LOGDIR=\$dir/vg.\$n sh $src; rc=\$?; sh tests/tools/vg-check.sh \$dir/vg.\$n $s || rc=1; exit \$rc"
+		else
+			t=$tool
+			[ $dir = packages ] && t=packages
+			add "$B/$dir/$s" $tier "$t" "BUILD=$B VALGRIND=0 sh $src"
+		fi
+	done
+	for s in $PG_SCRIPTS; do
+		if [ "$san$VALGRIND" = 01 ] && on_valgrind "pg/$s"; then
+			add "$B/valgrind/pg/$s" integration postgresql+valgrind \
+				"BUILD=$B VALGRIND=1 CGFB_TEST_STORE=pg CGFB_VG_LOGDIR=\$dir/vg.\$n sh tests/integration/$s.sh; rc=\$?; sh tests/tools/vg-check.sh \$dir/vg.\$n pg/$s || rc=1; exit \$rc"
+		else
+			add "$B/pg/$s" integration "postgresql+$tool" \
+				"BUILD=$B VALGRIND=0 CGFB_TEST_STORE=pg sh tests/integration/$s.sh"
+		fi
+	done
+	if [ "${CGFB_SKIP_QEMU:-0}" = 1 ]; then
+		add "$B/qemu" system qemu "echo 'ok 1 - qemu # SKIP CGFB_SKIP_QEMU=1'"
+	else
+		add "$B/qemu" system "qemu+$tool" "sh tests/qemu/run.sh $B/cgroup-feedback"
+	fi
+	# The installed packages under systemd (docs/SYSTEM-TEST.md): once, on
+	# the normal build; the packages are built from the sources.
+	if [ $san = 0 ]; then
+		if [ "${CGFB_SKIP_QEMU:-0}" = 1 ] || [ "${CGFB_SKIP_PACKAGES:-0}" = 1 ]; then
+			add "$B/system" system qemu \
+				"echo 'ok 1 - full-system test # SKIP CGFB_SKIP_QEMU=1 or CGFB_SKIP_PACKAGES=1'"
+		else
+			add "$B/system" system qemu+systemd+deb "BUILD=$B sh tests/system/run.sh"
+		fi
+	fi
+	first=0
+done
+# The fuzz targets (make fuzz-build), each a few seconds from its seed
+# corpus: crashes, sanitizer reports and property failures fail the suite.
+for src in fuzz/*.c; do
+	f=$(basename "$src" .c)
+	if [ "${CGFB_SKIP_FUZZ:-0}" = 1 ]; then
+		add "fuzz/$f" fuzz libfuzzer "echo 'ok 1 - fuzz/$f # SKIP CGFB_SKIP_FUZZ=1'"
+	else
+		add "fuzz/$f" fuzz libfuzzer+asan+ubsan "sh fuzz/run.sh smoke $f"
+	fi
+done
+
+count=$(wc -l <"$TABLE")
+if [ "$LIST" = 1 ]; then
+	printf '%-44s %-12s %s\n' JOB TIER TOOLS
+	awk -F'\t' '{ printf "%-44s %-12s %s\n", $1, $2, $3 }' "$TABLE"
+	echo "$count jobs"
+	rm -rf "$LOGDIR"
+	exit 0
+fi
+if [ "$count" -eq 0 ]; then
+	echo "run.sh: no job matches:$PATTERNS (tiers: $TIERS; see --list)" >&2
+	rm -rf "$LOGDIR"
+	exit 2
+fi
+
+# --- run them ----------------------------------------------------------------
+# Longest first, so that the long jobs do not start last: by the time each
+# took in this checkout's last run (TIMES), else by kind.
+TIMES=$(echo "$BUILDS" | cut -d' ' -f1)/test-times
+guess() {
+	case $1 in
+	*/system) echo 600 ;; */qemu) echo 200 ;; */valgrind/test_*) echo 3 ;;
+	*/valgrind/*) echo 120 ;; */pg/*) echo 40 ;; fuzz/*) echo 8 ;;
+	*/unit/*) echo 1 ;; *) echo 20 ;;
+	esac
+}
+n=0
+while IFS='	' read -r name _; do
+	n=$((n + 1))
+	t=$(awk -F'\t' -v j="$name" '$1 == j { print $2; exit }' "$TIMES" 2>/dev/null)
+	echo "${t:-$(guess "$name")} $n"
+done <"$TABLE" | sort -k1,1nr -k2,2n | cut -d' ' -f2 >"$LOGDIR/order"
+
+echo "== $count jobs, $JOBS at a time (logs: $LOGDIR)"
+xargs -P "$JOBS" -n 1 sh "$0" --job "$LOGDIR" <"$LOGDIR/order"
+
+# --- results, in the table's order -------------------------------------------
+passed=0 failed=0 skipped=0 failures=""
+: >"$LOGDIR/times"
+n=0
+while IFS='	' read -r name tier _; do
+	n=$((n + 1))
+	log=$LOGDIR/$n.log
+	if [ -f "$LOGDIR/$n.st" ]; then
+		read -r rc secs <"$LOGDIR/$n.st"
+	else
+		rc=125 secs=0
+		echo "not ok 1 - $name did not run (interrupted?)" >>"$log"
+	fi
 	p=$(grep -c '^ok ' "$log")
 	f=$(grep -c '^not ok ' "$log")
 	s=$(grep -c '^ok .*# *[Ss][Kk][Ii][Pp]' "$log")
 	p=$((p - s))
-	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -gt 0 ]; then
 		failures="$failures $name"
-		grep '^not ok ' "$log" | sed "s|^|  $name: |"
+		# Each failed test with the evidence printed under it.
+		awk -v j="$name" '/^not ok / { print "  " j ": " $0; c = 0; on = 1; next }
+			on && /^#/ && c < 25 { print "      " $0; c++; next } { on = 0 }' "$log"
 	fi
 	# 77 is the automake convention for "skipped": the test said why in TAP.
-	if [ "$status" -ne 0 ] && [ "$status" -ne 77 ] && [ "$f" -eq 0 ]; then
-		failed=$((failed + 1)); failures="$failures $name(exit=$status)"
-		echo "  $name: exited with status $status without a failing test; last lines:"
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ "$f" -eq 0 ]; then
+		failed=$((failed + 1)) failures="$failures $name(exit=$rc)"
+		echo "  $name: exited with status $rc without a failing test; last lines:"
 		tail -n 15 "$log" | sed 's/^/    /'
 	fi
-	printf '%-40s %3d passed, %d failed, %d skipped%s\n' "$name" "$p" "$f" "$s" "${took:-}"
-	took=
-}
+	printf '%-44s %4d passed, %d failed, %d skipped (%d s)\n' "$name" "$p" "$f" "$s" "$secs"
+	printf '%s\t%s\t%s\n' "$name" "$secs" "$tier" >>"$LOGDIR/times"
+done <"$TABLE"
 
-# Each test's wall time goes on its line: what to look at first when the
-# suite grows towards CI's limit (the times say nothing about speed; that
-# is make bench's).
-run() {
-	name=$1; shift
-	log="$LOGDIR/$(echo "$name" | tr '/' '_').log"
-	t0=$(date +%s)
-	"$@" >"$log" 2>&1
-	rc=$?
-	took=" ($(($(date +%s) - t0)) s)"
-	account "$name" $rc "$log"
-}
-
-for BUILD in $BUILDS; do
-	export BUILD
-	echo "== unit tests ($BUILD)"
-	for t in "$BUILD"/tests/test_*; do
-		[ -x "$t" ] || continue
-		CMOCKA_MESSAGE_OUTPUT=TAP run "$BUILD/unit/$(basename "$t")" "$t"
-		# valgrind sees what ASan cannot (uninitialised reads) and the
-		# reverse; it is pointless on the ASan build itself.
-		case $BUILD in *san*) continue ;; esac
-		[ "$VALGRIND" = 1 ] || continue
-		CMOCKA_MESSAGE_OUTPUT=TAP run "$BUILD/valgrind/$(basename "$t")" \
-			valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$t"
-	done
-
-	echo "== integration tests ($BUILD)"
-	for t in tests/integration/*.sh; do
-		[ -f "$t" ] || continue
-		script=$(basename "$t" .sh)
-		case $VALGRIND:$BUILD in
-		1:*san*|0:*)
-			run "$BUILD/integration/$script" sh "$t"
-			continue ;;
-		esac
-		# Every program the script runs is under valgrind (tests/lib.sh),
-		# each logging to this directory; once the script is over (and
-		# its programs with it) one more test says whether any logged an
-		# error or a definite leak. ($script: run sets $name.)
-		vglogs="$LOGDIR/vg-$BUILD-$script"
-		rm -rf "$vglogs"
-		CGFB_VG_LOGDIR=$vglogs run "$BUILD/integration/$script" sh "$t"
-		run "$BUILD/valgrind/$script" sh tests/tools/vg-check.sh "$vglogs" "$script"
-		# What it measures (100,000 reports exported in bounded memory)
-		# valgrind's shadow memory hides: once more without it.
-		[ "$script" = server-export ] &&
-			run "$BUILD/integration/native/$script" env VALGRIND=0 sh "$t"
-	done
-
-	# The collector's scripts once more on PostgreSQL, a server each script
-	# starts itself (tests/server/pg.sh). (server-pg-* are PostgreSQL's own;
-	# the server-attack run under valgrind runs its collector natively.)
-	echo "== collector on PostgreSQL ($BUILD)"
-	for script in server-api server-attack server-dashboard server-e2e server-edges \
-		server-export server-import server-log; do
-		case $VALGRIND:$BUILD in
-		1:*san*|0:*)
-			CGFB_TEST_STORE=pg run "$BUILD/integration/pg/$script" sh "tests/integration/$script.sh"
-			continue ;;
-		esac
-		vglogs="$LOGDIR/vg-$BUILD-pg-$script"
-		rm -rf "$vglogs"
-		CGFB_TEST_STORE=pg CGFB_VG_LOGDIR=$vglogs \
-			run "$BUILD/integration/pg/$script" sh "tests/integration/$script.sh"
-		run "$BUILD/valgrind/pg/$script" sh tests/tools/vg-check.sh "$vglogs" "$script"
-	done
-
-	echo "== real kernel under qemu ($BUILD)"
-	if [ "${CGFB_SKIP_QEMU:-0}" = 1 ]; then
-		echo "ok 1 - qemu # SKIP CGFB_SKIP_QEMU=1" > "$LOGDIR/qemu.log"
-		account "$BUILD/qemu" 0 "$LOGDIR/qemu.log"
-	elif [ -f tests/qemu/run.sh ]; then
-		run "$BUILD/qemu" sh tests/qemu/run.sh "$BUILD/cgroup-feedback"
-		case $VALGRIND:$BUILD in
-		1:*san*|0:*) ;;
-		*)
-			echo "ok 1 - valgrind: qemu # SKIP the programs run in the guest, which has no valgrind" \
-				> "$LOGDIR/qemu-valgrind.log"
-			account "$BUILD/valgrind/qemu" 0 "$LOGDIR/qemu-valgrind.log" ;;
-		esac
-	fi
-
-	# The installed packages under systemd (docs/SYSTEM-TEST.md): once, on
-	# the normal build; the packages are built from the sources, not $BUILD.
-	case $BUILD in *san*) continue ;; esac
-	echo "== full system: the .debs under systemd in qemu ($BUILD)"
-	if [ "${CGFB_SKIP_QEMU:-0}" = 1 ] || [ "${CGFB_SKIP_PACKAGES:-0}" = 1 ]; then
-		echo "ok 1 - full-system test # SKIP CGFB_SKIP_QEMU=1 or CGFB_SKIP_PACKAGES=1" > "$LOGDIR/system.log"
-		account "$BUILD/system" 0 "$LOGDIR/system.log"
-	elif [ -f tests/system/run.sh ]; then
-		run "$BUILD/system" sh tests/system/run.sh
-	fi
-done
-
-# The fuzz targets (make fuzz-build), each a few seconds from its seed
-# corpus: crashes, sanitizer reports and property failures fail the suite.
-echo "== fuzz targets, smoke run"
-if [ "${CGFB_SKIP_FUZZ:-0}" = 1 ]; then
-	echo "ok 1 - fuzz smoke # SKIP CGFB_SKIP_FUZZ=1" > "$LOGDIR/fuzz.log"
-	account fuzz/smoke 0 "$LOGDIR/fuzz.log"
-else
-	run fuzz/smoke sh fuzz/run.sh smoke
+# --- where the time went -----------------------------------------------------
+wall=$(($(date +%s) - T_START))
+echo "== time: $wall s wall, $JOBS jobs at a time"
+awk -F'\t' '{ s[$3] += $2; c[$3]++ } END {
+	for (t in s) printf "  %-12s %4d jobs %6d s\n", t, c[t], s[t] }' "$LOGDIR/times" | sort
+echo "  slowest:"
+sort -t'	' -k2,2nr "$LOGDIR/times" | head -n 10 | awk -F'\t' '{ printf "  %6d s  %s\n", $2, $1 }'
+# The next run of this checkout starts the longest first.
+if [ -z "$PATTERNS" ] && [ -d "$(dirname "$TIMES")" ]; then
+	cp "$LOGDIR/times" "$TIMES" 2>/dev/null
 fi
 
-echo "logs: $LOGDIR ($(($(date +%s) - T_START)) s in all)"
+echo "logs: $LOGDIR"
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -47,7 +47,7 @@ cleanup() {
 	for m in "$ROOT/var/cache/apt/archives" "$ROOT/dev/pts" "$ROOT/proc"; do
 		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
 	done
-	[ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"
+	t_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -32,7 +32,7 @@ double() {
 	PORT=$(cat "$D/port")
 }
 requests() { [ -f "$D/requests.log" ] && wc -l < "$D/requests.log" || echo 0; }
-trap 'stop_double; rm -rf "$T_TMP"' EXIT
+trap 'stop_double; t_cleanup' EXIT
 echo "We run one KVM guest per cgroup under libvirt; siblings must stay isolated." > "$T_TMP/uc"
 
 # --- nothing without --yes -------------------------------------------------

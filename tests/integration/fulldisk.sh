@@ -21,7 +21,7 @@ if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs -o size=512k,mode=0700 tmpfs "$ST" 2
 	exit
 fi
 WPID=
-trap '[ -n "$WPID" ] && kill $WPID 2>/dev/null; stop_double; umount "$ST"; rm -rf "$T_TMP"' EXIT
+trap '[ -n "$WPID" ] && kill $WPID 2>/dev/null; stop_double; umount "$ST"; t_cleanup' EXIT
 $PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
 start_double "$T_TMP/double" api
 printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = %s\nconnect-timeout = %s\n' \

@@ -14,7 +14,7 @@ CONF=$T_TMP/conf
 PKI=$T_TMP/pki
 mkdir -p "$ST" "$PKI"
 HPIDS=
-trap 'for p in $HPIDS; do kill $p 2>/dev/null; done; rm -rf "$T_TMP"' EXIT
+trap 'for p in $HPIDS; do kill $p 2>/dev/null; done; t_cleanup' EXIT
 
 (cd "$PKI" &&
  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca &&

@@ -30,7 +30,7 @@ os.setsid()
 os.execvp("sh", ["sh", "tools/run-local.sh"])' > "$T_TMP/out" 2>&1 &
 pid=$!
 stop() { kill -INT "-$pid" 2>/dev/null; }
-trap 'stop; rm -rf "$T_TMP"' EXIT
+trap 'stop; t_cleanup' EXIT
 
 up=no
 for _ in $(seq "$(scaled 100)"); do

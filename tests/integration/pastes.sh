@@ -23,42 +23,56 @@ D=tests/data/pastes
 SCAN=$CGFB
 under_valgrind && SCAN=$PWD/$BUILD/cgroup-feedback
 
-# classified FILE IDS FIELDS NOTE: scan --json reports exactly IDS (in order)
-# and the first detection has FIELDS.
-classified() {
-	"$SCAN" scan --json "$D/$1" > "$T_TMP/out" 2> "$T_TMP/err"
-	cat "$T_TMP/out" >> "$T_TMP/each"
-	rc=$?
-	if python3 - "$T_TMP/out" "$2" "$3" <<'PY'
-import json, sys
-dets = [json.loads(l) for l in open(sys.argv[1])]
-want = sys.argv[2].split(",")
-got = [d["id"] for d in dets]
-if got != want:
-    print("#   ids: want %s, got %s" % (want, got))
-    sys.exit(1)
-if sys.argv[3] != "-":
-    for nv in sys.argv[3].split(" "):
-        n, v = nv.split("=", 1)
-        if dets[0]["fields"].get(n) != v:
-            print("#   field %s: want %r, got %r" % (n, v, dets[0]["fields"].get(n)))
-            sys.exit(1)
-PY
-	then
-		if [ "$rc" -eq 0 ]; then ok "$1 ($4)"; else not_ok "$1: exit status $rc"; fi
-	else
-		not_ok "$1 ($4)"
-		sed 's/^/#   stderr: /' "$T_TMP/err"
-	fi
-}
-
+# Each paste scanned on its own (scan --json, its output, errors and exit
+# status kept per row); then one python3 judges every row against
+# expected.tsv: exactly the ids listed (in order), the first detection with
+# the fields listed, exit 0. A TAP line per file, its evidence under it.
+mkdir -p "$T_TMP/p"
+: > "$T_TMP/each"
 n=0
 while IFS='	' read -r file ids fields note; do
 	case $file in '#'*|'') continue ;; esac
-	[ -f "$D/$file" ] || { not_ok "$file exists"; continue; }
-	classified "$file" "$ids" "$fields" "$note"
 	n=$((n + 1))
+	"$SCAN" scan --json "$D/$file" > "$T_TMP/p/$n.out" 2> "$T_TMP/p/$n.err"
+	echo $? > "$T_TMP/p/$n.rc"
+	cat "$T_TMP/p/$n.out" >> "$T_TMP/each"
 done < "$D/expected.tsv"
+python3 - "$D" "$T_TMP/p" "$T_N" > "$T_TMP/classified" <<'PY'
+import json, os, sys
+d, p, t = sys.argv[1], sys.argv[2], int(sys.argv[3])
+n = 0
+for line in open(os.path.join(d, "expected.tsv"), encoding="utf-8"):
+    if line.startswith("#") or not line.strip():
+        continue
+    file, ids, fields, note = line.rstrip("\n").split("\t")
+    n += 1
+    t += 1
+    why = []
+    if not os.path.isfile(os.path.join(d, file)):
+        why.append("the file does not exist")
+    else:
+        dets = [json.loads(l) for l in open(os.path.join(p, "%d.out" % n))]
+        got = [x["id"] for x in dets]
+        rc = int(open(os.path.join(p, "%d.rc" % n)).read())
+        if got != ids.split(","):
+            why.append("ids: want %s, got %s" % (ids.split(","), got))
+        elif fields != "-":
+            for nv in fields.split(" "):
+                k, v = nv.split("=", 1)
+                if dets[0]["fields"].get(k) != v:
+                    why.append("field %s: want %r, got %r" % (k, v, dets[0]["fields"].get(k)))
+        if not why and rc != 0:
+            why.append("exit status %d" % rc)
+        if why:
+            why += ["stderr: " + l.rstrip("\n") for l in open(os.path.join(p, "%d.err" % n))]
+    print("%s %d - %s (%s)" % ("not ok" if why else "ok", t, file, note))
+    for w in why:
+        print("#   " + w)
+PY
+cat "$T_TMP/classified"
+T_N=$((T_N + n))
+T_FAILED=$((T_FAILED + $(grep -c '^not ok ' "$T_TMP/classified")))
+
 # Every data file is in expected.tsv: a file nobody checks proves nothing.
 files=$(find "$D" -name '*.txt' | wc -l)
 check "every paste file is in expected.tsv ($files files, $n rows)" [ "$files" -eq "$n" ]

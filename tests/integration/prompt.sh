@@ -17,7 +17,7 @@ printf '%s\n' \
 	'4,2,5000,-;Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' \
 	'6,3,6000,-;eth0: link up' > "$KMSG"
 start_double "$T_TMP" ok
-trap 'stop_double; rm -rf "$T_TMP"' EXIT
+trap 'stop_double; t_cleanup' EXIT
 cat > "$CONF" <<EOC
 endpoint = $URL
 motd-path = $T_TMP/motd.d/cgroup-feedback.motd

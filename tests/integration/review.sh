@@ -8,7 +8,7 @@ ST=$T_TMP/state
 CONF=$T_TMP/conf
 mkdir -p "$ST"
 start_double "$T_TMP" ok
-trap 'stop_double; [ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT
+trap 'stop_double; t_cleanup' EXIT
 printf 'endpoint = %s\nmotd-path = %s/motd/cgroup-feedback.motd\nnotify = log, motd\n' \
 	"$URL" "$T_TMP" > "$CONF"
 new_report() { $PY tests/client/pending_report.py "$ST" "${1:-M8}" "$2"; }

@@ -35,7 +35,7 @@ export ASAN_OPTIONS
 mkdir -p "$ST/reports"
 $PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
 start_double "$T_TMP/double" api
-trap 'stop_double; rm -rf "$T_TMP"' EXIT
+trap 'stop_double; t_cleanup' EXIT
 printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = %s\nconnect-timeout = %s\n' \
 	"$URL" "$T_TMP" "$(scaled 5)" "$(scaled 2)" > "$CONF"
 echo "We run one KVM guest per cgroup." > "$T_TMP/uc"

@@ -11,7 +11,7 @@ KMSG=$T_TMP/kmsg
 mkdir -p "$ST"
 $PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
 start_double "$T_TMP" ok
-trap 'stop_double; rm -rf "$T_TMP"' EXIT
+trap 'stop_double; t_cleanup' EXIT
 printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\n' "$URL" "$T_TMP" > "$CONF"
 echo "A use case." > "$T_TMP/uc"
 for n in 1 2 3 4 5 6; do $PY tests/client/pending_report.py "$ST" M8 "k$n" > /dev/null; done

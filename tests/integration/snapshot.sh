@@ -24,14 +24,17 @@ valid() {
 	check "$1: canonical and valid for lib/schema.c" \
 		sh -c '"$1" "$2" >"$2.c" 2>&1' _ "$VALIDATE" "$2"
 }
-# facts REPORT ROOT MOUNTINFO: what the report says beside what the tree holds,
-# counted without the program: per hierarchy, "<mount> <dirs> <nodes_total>
-# <controllers from mountinfo> <controllers in the report>".
+# facts REPORT ROOT MOUNTINFO [BEFORE]: what the report says beside what the
+# tree holds, counted without the program: per hierarchy, "<mount> <dirs>
+# <nodes_total> <controllers from mountinfo> <controllers in the report>".
+# Exit 0 when they agree, 1 when not. REPORT "-": print the count of the
+# tree only. With BEFORE (that count, taken before the snapshot) a tree
+# that changed while it was taken is not compared with it: exit 3.
 facts() {
 	"$PY" - "$@" <<'PYEOF'
-import json, os, re, sys
-rep = json.load(open(sys.argv[1], encoding="utf-8"))
+import hashlib, json, os, re, sys
 root, mountinfo = sys.argv[2].rstrip("/"), sys.argv[3]
+before = open(sys.argv[4]).read() if len(sys.argv) > 4 else None
 mounts, seen = [], set()
 for line in open(mountinfo, encoding="latin-1"):
     f = line.split()
@@ -43,11 +46,26 @@ for line in open(mountinfo, encoding="latin-1"):
     known = "cpuset cpu cpuacct io blkio memory devices freezer net_cls perf_event net_prio hugetlb pids rdma misc debug".split()
     ctrl = [o for o in f[sep + 3].split(",") if o in known] if f[sep + 1] == "cgroup" else None
     mounts.append((point, f[sep + 1], ctrl))
+def walk(point):
+    return sorted(d for d, _, _ in os.walk(root.encode() + point.encode("latin-1")))
+def count(point):
+    return len(walk(point))
+# Which directories, not only how many: one made and one removed between
+# the two counts would leave the number as it was.
+now = "".join("%s %s %d %s\n" % (p, t, len(w), hashlib.sha256(b"\0".join(w)).hexdigest()[:16])
+              for p, t, w in ((p, t, walk(p)) for p, t, _ in mounts))
+if sys.argv[1] == "-":
+    sys.stdout.write(now)
+    sys.exit(0)
+if before is not None and before != now:
+    print("the tree changed while the snapshot was taken:\nbefore:\n%safter:\n%s" % (before, now))
+    sys.exit(3)
+rep = json.load(open(sys.argv[1], encoding="utf-8"))
 hs = rep["topology"]["hierarchies"]
 ok = len(hs) == len(mounts)
 print("hierarchies: %d in the report, %d mounted" % (len(hs), len(mounts)))
 for h, (point, typ, ctrl) in zip(hs, mounts):
-    dirs = sum(1 for _ in os.walk(root.encode() + point.encode("latin-1")))
+    dirs = count(point)
     same_ctrl = ctrl is None or sorted(ctrl) == sorted(h["controllers"])
     ok &= dirs == h["nodes_total"] and same_ctrl and h["version"] == (2 if typ == "cgroup2" else 1)
     print("%s: %d directories, nodes_total %d, controllers %s / %s" % (point, dirs, h["nodes_total"], ctrl, h["controllers"]))
@@ -217,8 +235,26 @@ check "this machine: snapshot --json exits 0" [ $? -eq 0 ]
 valid "this machine" "$T_TMP/real.json"
 "$CGFB" snapshot --json --state-dir "$ST" --for M8 >"$T_TMP/real-M8.json" 2>>"$T_TMP/real.err"
 valid "this machine, --for M8" "$T_TMP/real-M8.json"
-facts "$T_TMP/real.json" / /proc/self/mountinfo >"$T_TMP/real.facts" 2>&1
-check "this machine: every cgroup mount and cgroup is in the report" [ $? -eq 0 ]
+# The live tree is not the suite's: other work creates and removes cgroups
+# while the snapshot is taken. Like is compared with like: the tree is
+# counted before and after a snapshot, and a report is judged only when the
+# two counts agree (else the snapshot is taken again, up to 20 times).
+live_facts() {
+	_try=0
+	while [ $_try -lt 20 ]; do
+		_try=$((_try + 1))
+		facts - / /proc/self/mountinfo >"$T_TMP/live.before"
+		"$CGFB" snapshot --json --state-dir "$ST" >"$T_TMP/live.json" 2>>"$T_TMP/real.err"
+		facts "$T_TMP/live.json" / /proc/self/mountinfo "$T_TMP/live.before" >"$T_TMP/live.facts" 2>&1
+		_rc=$?
+		echo "attempt $_try: exit $_rc"
+		cat "$T_TMP/live.facts"
+		[ $_rc -eq 3 ] || return $_rc
+	done
+	echo "the tree never held still across a snapshot in $_try attempts"
+	return 1
+}
+check "this machine: every cgroup mount and cgroup is in the report" live_facts
 host=$(uname -n)
 check "this machine: the host name ($host) is not a word of the report" \
 	sh -c '! grep -qwiF -- "$1" "$2"' _ "$host" "$T_TMP/real.json"

@@ -22,7 +22,7 @@ exec 3<> "$FIFO"
 "$CGFB" --config "$CONF" watch --kmsg "$FIFO" --state-dir "$ST" --boot-id-file "$T_TMP/boot" \
 	--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" > "$T_TMP/out" 2> "$T_TMP/err" 3>&- &
 PID=$!
-trap 'kill $PID 2>/dev/null; rm -rf "$T_TMP"' EXIT
+trap 'kill $PID 2>/dev/null; t_cleanup' EXIT
 wait_file "$ST/watch.state"
 if under_valgrind; then
 	# The process is valgrind's tool, running the copy of the watcher

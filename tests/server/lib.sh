@@ -26,7 +26,7 @@ server_cleanup() {
 		kill -9 "$p" 2>/dev/null
 	done
 	[ "$STORE" = pg ] && pg_stop
-	[ -n "${CGFB_KEEP_TMP:-}" ] || rm -rf "$T_TMP"
+	t_cleanup
 }
 trap server_cleanup EXIT
 
