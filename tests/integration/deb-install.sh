@@ -14,7 +14,7 @@
 . tests/lib.sh
 
 if [ "${CGFB_SKIP_PACKAGES:-0}" = 1 ]; then
-	skip "Debian packages" "CGFB_SKIP_PACKAGES=1 (make check-quick)"
+	skip "Debian packages" "CGFB_SKIP_PACKAGES=1"
 	finish; exit 0
 fi
 case $BUILD in *san*)
@@ -129,6 +129,17 @@ cp "$DEB" "$SDEB" "$ROOT/tmp/debs/"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null
 in_root() { t=$1; shift; timeout "$t" chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"; }
+# apt_in_root SECONDS ARG...: apt-get in the chroot, holding the cached
+# archives' lock: they are bind-mounted into every run's chroot, and apt's
+# lock on them would make a second suite's apt-get fail, not wait.
+exec 8>"$CACHE/.archives.lock"
+apt_in_root() {
+	flock -w 1800 8 || { echo "deb-install: cannot lock $CACHE/.archives.lock"; return 1; }
+	in_root "$@"
+	_rc=$?
+	flock -u 8
+	return $_rc
+}
 before=$T_TMP/files.before
 (cd "$ROOT" && find . -xdev \( -path ./proc -o -path ./tmp -o -path ./var/cache/apt -o -path ./var/lib/apt \) -prune -o -print | sort) > "$before"
 
@@ -136,14 +147,14 @@ before=$T_TMP/files.before
 APT_OPTS="-y -q -o Dpkg::Use-Pty=0 -o APT::Install-Recommends=false"
 install_debs() {
 	# shellcheck disable=SC2086
-	in_root 600 apt-get install $APT_OPTS /tmp/debs/"$(basename "$DEB")" /tmp/debs/"$(basename "$SDEB")"
+	apt_in_root 600 apt-get install $APT_OPTS /tmp/debs/"$(basename "$DEB")" /tmp/debs/"$(basename "$SDEB")"
 }
 say "apt-get install (lists as cached)"
 install_debs >"$T_TMP/apt.log" 2>&1
 st=$?
 if [ $st -ne 0 ]; then
 	say "apt-get update and retry"
-	in_root 300 apt-get update -q >>"$T_TMP/apt.log" 2>&1
+	apt_in_root 300 apt-get update -q >>"$T_TMP/apt.log" 2>&1
 	install_debs >>"$T_TMP/apt.log" 2>&1
 	st=$?
 fi
@@ -208,14 +219,14 @@ check "nothing was sent: the spool holds no report" \
 # Reinstall (upgrade path: the maintainer scripts run again, the token stays).
 tok=$(cat "$ROOT/etc/cgroup-feedback-server/admin-token" 2>/dev/null)
 # shellcheck disable=SC2086
-in_root 300 apt-get install $APT_OPTS --reinstall /tmp/debs/"$(basename "$DEB")" /tmp/debs/"$(basename "$SDEB")" \
+apt_in_root 300 apt-get install $APT_OPTS --reinstall /tmp/debs/"$(basename "$DEB")" /tmp/debs/"$(basename "$SDEB")" \
 	>"$T_TMP/reinstall.log" 2>&1
 check "apt-get install --reinstall" [ $? -eq 0 ]
 check "admin token kept on reinstall" [ "$(cat "$ROOT/etc/cgroup-feedback-server/admin-token" 2>/dev/null)" = "$tok" ]
 
 # --- purge ----------------------------------------------------------------------------
 say "purge"
-in_root 300 apt-get purge -y -q cgroup-feedback cgroup-feedback-server >"$T_TMP/purge.log" 2>&1
+apt_in_root 300 apt-get purge -y -q cgroup-feedback cgroup-feedback-server >"$T_TMP/purge.log" 2>&1
 check "apt-get purge of both packages" [ $? -eq 0 ]
 check "dpkg forgot both packages" \
 	sh -c '! chroot "$1" dpkg-query -W -f="\${Status}\n" cgroup-feedback cgroup-feedback-server 2>/dev/null | grep -q installed' _ "$ROOT"

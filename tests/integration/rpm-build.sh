@@ -7,7 +7,7 @@
 . tests/lib.sh
 
 if [ "${CGFB_SKIP_PACKAGES:-0}" = 1 ]; then
-	skip "RPM packages" "CGFB_SKIP_PACKAGES=1 (make check-quick)"
+	skip "RPM packages" "CGFB_SKIP_PACKAGES=1"
 	finish; exit 0
 fi
 case $BUILD in *san*)

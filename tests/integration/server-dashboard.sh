@@ -8,7 +8,8 @@
 . tests/lib.sh
 . tests/server/lib.sh
 
-SHOT=${CGFB_DASHBOARD_SHOT:-$PWD/$BUILD/dashboard.png}
+# One file per store: the two runs of this script may run at once.
+SHOT=${CGFB_DASHBOARD_SHOT:-$PWD/$BUILD/dashboard-$STORE.png}
 R=$T_TMP/reports
 gen "$R" 40 5 20
 start_server dash --rate 0
