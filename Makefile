@@ -207,11 +207,12 @@ check-fuzz:
 	$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
 	$(RUN_TESTS) --tier fuzz
 
-# One build, no valgrind, no qemu, no package builds, no fuzzing: for the
-# edit-compile-test loop.
+# The edit-compile-test loop: one build, no valgrind, no second store, no
+# qemu, no packages, no fuzzing.
 check-quick: layers
 	$(MAKE) --no-print-directory -j$(NPROC) tests
-	BUILDS="$(BUILD)" VALGRIND=0 sh tests/run.sh -j $(CHECK_JOBS) --tier unit --tier integration
+	BUILDS="$(BUILD)" VALGRIND=0 sh tests/run.sh -j $(CHECK_JOBS) --tier unit --tier integration \
+	  --exclude pg/ --exclude server-pg-
 
 run: $(PROGRAMS) $(SERVER)
 	BUILD=$(BUILD) sh tools/run-local.sh

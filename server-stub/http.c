@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
 #include "conntrack.h"
+#include "framing.h"
 #include "http.h"
 #include "peer.h"
 
@@ -262,46 +262,21 @@ static enum MHD_Result reply_error(struct req *r, unsigned status, const char *e
 	return reply(r, &rp);
 }
 
-struct framing {
-	unsigned content_length;
-	unsigned transfer_encoding;
-	bool host;
-};
-
 static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
 				     const char *value)
 {
-	struct framing *f = cls;
-
-	if (strcasecmp(key, "Content-Length") == 0)
-		f->content_length++;
-	else if (strcasecmp(key, "Transfer-Encoding") == 0)
-		f->transfer_encoding++;
-	else if (strcasecmp(key, "Host") == 0)
-		f->host = true;
+	framing_count(cls, key);
 	return MHD_YES;
 }
 
-/* RFC 9112 6.3: a message framed both by Content-Length and by
- * Transfer-Encoding, or with several Content-Length fields, has no length
- * both ends agree on; behind a proxy that is request smuggling, so it is
- * refused before any body is read, and the connection closed. libmicrohttpd
- * 0.9.75 takes the first Content-Length and reads on. Section 3.2: an
- * HTTP/1.1 request without Host is a 400 too. */
-static const char *framing_error(struct MHD_Connection *c, const char *version)
+/* The head's framing verdict (framing.c), on the fields libmicrohttpd
+ * parsed: before any byte of the body is read. */
+static const char *head_framing_error(struct MHD_Connection *c, const char *version)
 {
 	struct framing f = { 0 };
 
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
-	if (f.content_length && f.transfer_encoding)
-		return "both Content-Length and Transfer-Encoding";
-	if (f.content_length > 1)
-		return "more than one Content-Length";
-	if (f.transfer_encoding > 1)
-		return "more than one Transfer-Encoding";
-	if (!f.host && strcmp(version, MHD_HTTP_VERSION_1_1) == 0)
-		return "HTTP/1.1 without Host";
-	return NULL;
+	return framing_error(&f, strcmp(version, MHD_HTTP_VERSION_1_1) == 0);
 }
 
 static enum MHD_Result refuse_framing(struct req *r, const char *why)
@@ -347,7 +322,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return MHD_NO;
 		*con_cls = r;
 		conntrack_head_done(h->ct, conn_of(c));
-		why = framing_error(c, version);
+		why = head_framing_error(c, version);
 		if (why)
 			return refuse_framing(r, why);
 		if (h->app.precheck(h->app.ud, &r->rq, &rp))

@@ -3,10 +3,11 @@
 # N at a time, each with its own log, results in a stable order, where the
 # time went, and last one line: "N passed, N failed, N skipped".
 #
-#   tests/run.sh [-j N] [--tier TIER]... [--list] [PATTERN...]
+#   tests/run.sh [-j N] [--tier TIER]... [--exclude PATTERN]... [--list] [PATTERN...]
 #
 #   -j N         jobs at once (default: CGFB_TEST_JOBS, else the number of CPUs)
 #   --tier TIER  unit, integration, system or fuzz (repeatable; default all)
+#   --exclude PATTERN  leave out the jobs whose name matches (repeatable)
 #   --list       print the jobs that would run (name, tier, tools) and exit
 #   PATTERN      run only the jobs whose name matches: a shell pattern, or a
 #                word found anywhere in the name (snapshot, build-san/*,
@@ -47,13 +48,15 @@ if [ "${1:-}" = --job ]; then
 fi
 
 JOBS=${CGFB_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
-TIERS="" LIST=0 PATTERNS=""
+TIERS="" LIST=0 PATTERNS="" EXCLUDE=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-j) JOBS=$2; shift ;;
 	-j*) JOBS=${1#-j} ;;
 	--tier) TIERS="$TIERS $2"; shift ;;
 	--tier=*) TIERS="$TIERS ${1#--tier=}" ;;
+	--exclude) EXCLUDE="$EXCLUDE $2"; shift ;;
+	--exclude=*) EXCLUDE="$EXCLUDE ${1#--exclude=}" ;;
 	--list) LIST=1 ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	-*) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -79,14 +82,23 @@ TABLE=$LOGDIR/jobs
 : >"$TABLE"
 
 # --- the jobs ------------------------------------------------------------------
-# wanted NAME: the name matches a PATTERN (or there is none).
-wanted() {
-	[ -z "$PATTERNS" ] && return 0
-	for p in $PATTERNS; do
+# matches NAME PATTERN...: NAME matches one of the shell patterns, or holds it.
+matches() {
+	_n=$1; shift
+	for p; do
 		# shellcheck disable=SC2254
-		case $1 in $p | *$p*) return 0 ;; esac
+		case $_n in $p | *$p*) return 0 ;; esac
 	done
 	return 1
+}
+# wanted NAME: the name matches a PATTERN (or there is none), and no
+# --exclude pattern.
+wanted() {
+	# shellcheck disable=SC2086
+	[ -n "$EXCLUDE" ] && matches "$1" $EXCLUDE && return 1
+	[ -z "$PATTERNS" ] && return 0
+	# shellcheck disable=SC2086
+	matches "$1" $PATTERNS
 }
 # add NAME TIER TOOLS COMMAND: one job, if its tier is selected and its name
 # matches. The command is run by sh from the top of the tree.
@@ -250,8 +262,11 @@ awk -F'\t' '{ s[$3] += $2; c[$3]++ } END {
 echo "  slowest:"
 sort -t'	' -k2,2nr "$LOGDIR/times" | head -n 10 | awk -F'\t' '{ printf "  %6d s  %s\n", $2, $1 }'
 # The next run of this checkout starts the longest first.
-if [ -z "$PATTERNS" ] && [ -d "$(dirname "$TIMES")" ]; then
-	cp "$LOGDIR/times" "$TIMES" 2>/dev/null
+# Merged: a run of a few jobs updates theirs and keeps the others'.
+if [ -d "$(dirname "$TIMES")" ]; then
+	awk -F'\t' 'FNR == NR { t[$1] = $0; next } !($1 in t) { print } END { for (j in t) print t[j] }' \
+		"$LOGDIR/times" "$TIMES" 2>/dev/null >"$LOGDIR/times.all" || cp "$LOGDIR/times" "$LOGDIR/times.all"
+	cp "$LOGDIR/times.all" "$TIMES" 2>/dev/null
 fi
 
 echo "logs: $LOGDIR"

@@ -1,6 +1,6 @@
 /* The collector's modules on their own: the per-address rate limiter, the
- * ingest check of a report body, the option parser, address keys and the
- * connection shares. */
+ * ingest check of a report body, the option parser, address keys, the
+ * connection shares and the framing verdict of a request head. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "ingest.h"
 #include "options.h"
 #include "conntrack.h"
+#include "framing.h"
 #include "params.h"
 #include "peer.h"
 #include "ratelimit.h"
@@ -211,6 +212,40 @@ static void shares_connections(void **state)
 	conntrack_stop(ct);
 }
 
+/* frame FIELDS HTTP11: the verdict on a head holding the fields named in
+ * FIELDS (comma separated, as a client spelled them). */
+static const char *frame(const char *fields, bool http11)
+{
+	struct framing f = { 0 };
+	char copy[256], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", fields);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		framing_count(&f, t);
+	return framing_error(&f, http11);
+}
+
+static void judges_framing(void **state)
+{
+	/* Each way two ends can disagree on where a body ends (RFC 9112 6.3). */
+	assert_string_equal(frame("Host,Content-Length,Transfer-Encoding", true),
+			    "both Content-Length and Transfer-Encoding");
+	assert_string_equal(frame("Host,transfer-encoding,CONTENT-LENGTH", false),
+			    "both Content-Length and Transfer-Encoding");
+	assert_string_equal(frame("Host,Content-Length,Content-Length", true),
+			    "more than one Content-Length");
+	assert_string_equal(frame("Host,Transfer-Encoding,Transfer-Encoding", true),
+			    "more than one Transfer-Encoding");
+	/* Host: required of HTTP/1.1 only (3.2). */
+	assert_string_equal(frame("Content-Length", true), "HTTP/1.1 without Host");
+	assert_null(frame("Content-Length", false));
+	assert_null(frame("", false));
+	/* What is fine: one framing, any case, other fields ignored. */
+	assert_null(frame("Host,Content-Length", true));
+	assert_null(frame("host,Transfer-Encoding,Content-Type,X-Content-Length", true));
+	assert_null(frame("HOST,Accept", true));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +255,7 @@ int main(void)
 		cmocka_unit_test(parses_query_values),
 		cmocka_unit_test(keys_peers),
 		cmocka_unit_test(shares_connections),
+		cmocka_unit_test(judges_framing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
