@@ -103,7 +103,7 @@ watch_once
 check "a second run writes no new report" [ "$(reports)" -eq 5 ]
 
 # Follow mode: the report is on disk by the time the detection is printed
-# (report, state, then output), so within a second of it.
+# (report, state, then output): looked for once, without waiting.
 M7='Cgroup memory moving (move_charge_at_immigrate) is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
 "$CGFB" watch --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
 	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" >"$T_TMP/follow" 2>"$T_TMP/follow.err" &
@@ -113,9 +113,7 @@ rec 4 "$M7"
 i=0
 while [ $i -lt "$(scaled 100)" ] && ! grep -q '"id":"M7"' "$T_TMP/follow"; do sleep 0.05; i=$((i + 1)); done
 check "follow: M7 detected" grep -q '"id":"M7"' "$T_TMP/follow"
-i=0
-while [ $i -lt 20 ] && [ -z "$(report_for M7)" ]; do sleep 0.05; i=$((i + 1)); done
-check "follow: its report exists within a second of the detection" [ -n "$(report_for M7)" ]
+check "follow: its report was on disk when the detection was printed" [ -n "$(report_for M7)" ]
 kill -TERM $pid
 wait $pid
 check "follow: SIGTERM exits 0" [ $? -eq 0 ]

@@ -101,9 +101,12 @@ watch_once
 expect_ids "after kill -9 nothing repeated, nothing missed" "M1b "
 
 # SIGTERM saves the state and exits 0.
-"$CGFB" watch --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" >/dev/null 2>&1 &
+# Once it says where it reads (its handlers are in place by then: a
+# SIGTERM before, in valgrind's start-up on a busy machine, kills it).
+"$CGFB" watch --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" >/dev/null 2>"$T_TMP/term.err" &
 pid=$!
-scaled_sleep 0.5
+wait_for_text() { i=0; while [ $i -lt "$(scaled 100)" ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
+wait_for_text "reading $KMSG" "$T_TMP/term.err"
 kill -TERM $pid
 wait $pid
 check "SIGTERM exits 0" [ $? -eq 0 ]

@@ -55,8 +55,19 @@ check "it maps $libs shared objects besides a sanitizer's or valgrind's runtime 
 # At rest: no timer. With the old 2-second tick a 3-second window had at
 # least one wake-up; poll(2) without a timeout has none.
 switches() { awk '/ctxt_switches/ { s += $2 } END { print s }' "/proc/$PID/status"; }
-a=$(switches); sleep 3; b=$(switches)
-check "idle for 3 s: no wake-up ($a -> $b context switches)" [ "$a" = "$b" ]
+# quiet_window: a 3-second window without a context switch, in at most
+# three tries. A timer of 3 s or less wakes it in every window; the tries
+# are for a machine so busy that the end of the start-up, or of a burst,
+# still runs into the first one.
+quiet_window() {
+	for _t in 1 2 3; do
+		a=$(switches); sleep 3; b=$(switches)
+		echo "window $_t: $a -> $b context switches"
+		[ "$a" = "$b" ] && return 0
+	done
+	return 1
+}
+check "idle for 3 s: no wake-up" quiet_window
 
 # A new detection: the report comes from the child, the watcher stays small.
 printf '4,1,5000,-;%s\n' 'Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' >&3
@@ -68,9 +79,12 @@ check "...by cgroup-feedback-report, valid against the schema" \
 check "the watcher still maps no crypto library afterwards" maps_lack libcrypto libcurl libssl
 # The burst's last steps (the state, the log line) take the watcher a few
 # milliseconds, or a second or two under valgrind: they are not a timer.
-scaled_sleep 0.5
-a=$(switches); sleep 3; b=$(switches)
-check "and sleeps again: no wake-up in 3 s after the burst" [ "$a" = "$b" ]
+wait_for_next2() {
+	i=0
+	while [ $i -lt "$(scaled 100)" ] && ! grep -Eq '"next": ?2([^0-9]|$)' "$ST/watch.state"; do sleep 0.1; i=$((i + 1)); done
+}
+wait_for_next2
+check "and sleeps again: no wake-up in 3 s after the burst" quiet_window
 check "the state was saved right after the burst (sequence 2 is next)" \
 	$PY -c 'import json, sys; assert json.load(open(sys.argv[1]))["next"] == 2' "$ST/watch.state"
 
