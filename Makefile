@@ -57,7 +57,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 LIB_SRC    := $(wildcard lib/*.c)
-MAINS      := client/cli/main.c client/cli/watch_main.c client/cli/report_main.c
+MAINS      := client/cli/main.c client/watch/main.c client/reporter/main.c
 CLIENT_SRC := $(filter-out $(MAINS),$(wildcard client/*/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o $(BUILD)/schema_blob.o
 CLIENT_BLOBS := $(BUILD)/allowlist_blob.o
@@ -74,7 +74,7 @@ REPORTER   := $(BUILD)/cgroup-feedback-report
 PROGRAMS   := $(BUILD)/cgroup-feedback $(WATCHER) $(REPORTER)
 
 .PHONY: all deps tests layers check check-quick run bench install clean
-all: $(PROGRAMS) $(SERVER)
+all: $(PROGRAMS) $(SERVER) $(BUILD)/layers.ok
 
 # Only the client's files and tests see client/: the collector cannot
 # include a client header by accident (it has its own quote includes).
@@ -116,7 +116,7 @@ $(BUILD)/%_blob.o: $(BUILD)/%_blob.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libcgfb.a: $(LIB_OBJ) $(CLIENT_OBJ) $(CLIENT_BLOBS)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/cgroup-feedback: $(BUILD)/client/cli/main.o $(BUILD)/libcgfb.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
@@ -124,9 +124,9 @@ $(BUILD)/cgroup-feedback: $(BUILD)/client/cli/main.o $(BUILD)/libcgfb.a
 # From the same archive with fewer libraries: the linker takes only the
 # objects a program uses, so an object of deliver/ (or, for the watcher, of
 # the snapshot) pulled in by mistake fails these links.
-$(WATCHER): $(BUILD)/client/cli/watch_main.o $(BUILD)/libcgfb.a
+$(WATCHER): $(BUILD)/client/watch/main.o $(BUILD)/libcgfb.a
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs $(WATCH_PKGS))
-$(REPORTER): $(BUILD)/client/cli/report_main.o $(BUILD)/libcgfb.a
+$(REPORTER): $(BUILD)/client/reporter/main.o $(BUILD)/libcgfb.a
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs $(REPORT_PKGS))
 
 $(SERVER_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
@@ -161,7 +161,14 @@ $(BUILD)/tests/tools/killshim.so: tests/tools/killshim.c
 deps:
 	sh tools/deps.sh
 
-tests: $(PROGRAMS) $(SERVER) $(UNIT_BIN) $(TEST_TOOLS)
+tests: $(PROGRAMS) $(SERVER) $(UNIT_BIN) $(TEST_TOOLS) $(BUILD)/layers.ok
+
+# The layering rule on what was built: which object uses which (nm), and
+# what each program takes in (tools/check-symbols.sh). A violation fails
+# the build, whatever the source text looks like.
+$(BUILD)/layers.ok: $(PROGRAMS) $(SERVER) tools/check-symbols.sh tools/check-layers.sh
+	sh tools/check-symbols.sh $(BUILD)
+	@touch $@
 
 # The suite (tests/run.sh, docs/TESTING.md) in four tiers; `make check` runs
 # them all in one pool of parallel jobs (CHECK_JOBS at a time, the number of

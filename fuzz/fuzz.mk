@@ -59,7 +59,7 @@ fuzz-targets: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 
 # The collector's objects but main.o, as the test_srv_* tests link them.
 $(BUILD)/libsrv.a: $(SERVER_TEST_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/fuzz/%: fuzz/%.c fuzz/fuzz.h $(BUILD)/libsrv.a $(BUILD)/libcgfb.a
 	@mkdir -p $(dir $@)

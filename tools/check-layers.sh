@@ -3,9 +3,17 @@
 #
 #   - client/ is a pipeline of stages, in this order; a file of one stage
 #     includes only its own stage, earlier stages and lib/ (include/cgfb/);
+#   - each program has a room of its own (watch/, reporter/, cli/) whose
+#     files include only their room, the stages the program is allowed and
+#     lib/: the watcher (CAP_SYSLOG) only base, config, log and detect;
+#     no program includes another's room;
 #   - a client include names its stage ("detect/detect.h", never "detect.h"),
 #     so that the rule can be read off the line;
 #   - only deliver/ includes libcurl;
+#   - a header of the project is included with quotes and by name (an
+#     angle-bracket or macro include would slip past this check; so would a
+#     prototype written out by hand, which tools/check-symbols.sh catches on
+#     the objects);
 #   - lib/, include/ and the collector (server-stub/) include no client stage.
 #
 # Usage: tools/check-layers.sh [TOP]   (exit 0 clean, 1 with one line per
@@ -14,23 +22,34 @@ set -eu
 TOP=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOP"
 
-STAGES="config log detect privacy snapshot report consent deliver cli"
+STAGES="base config log detect privacy snapshot report consent deliver"
+# Each program's room and the stages it may use (lib/ always).
+ROOMS="watch:base,config,log,detect
+reporter:base,config,log,detect,privacy,snapshot,report,consent
+cli:base,config,log,detect,privacy,snapshot,report,consent,deliver"
 
-# The stages are exactly the folders of client/: a new folder must be
-# placed in the order before it can be used.
+# The stages and rooms are exactly the folders of client/: a new folder
+# must be placed before it can be used.
 for d in client/*/; do
 	d=${d#client/}; d=${d%/}
-	case " $STAGES " in
+	case " $STAGES $(echo "$ROOMS" | cut -d: -f1 | tr '\n' ' ') " in
 	*" $d "*) ;;
-	*) echo "client/$d: a folder that is not a stage of tools/check-layers.sh"; bad=1 ;;
+	*) echo "client/$d: a folder that is neither a stage nor a program of tools/check-layers.sh"; bad=1 ;;
 	esac
 done
 
 # shellcheck disable=SC2046
-awk -v stages="$STAGES" -v bad="${bad:-0}" '
+awk -v stages="$STAGES" -v rooms="$ROOMS" -v bad="${bad:-0}" '
 BEGIN {
 	n = split(stages, s, " ")
 	for (i = 1; i <= n; i++) rank[s[i]] = i
+	m = split(rooms, r, "\n")
+	for (i = 1; i <= m; i++) {
+		split(r[i], kv, ":")
+		room[kv[1]] = 1
+		k = split(kv[2], al, ",")
+		for (j = 1; j <= k; j++) allowed[kv[1], al[j]] = 1
+	}
 }
 function fail(why) {
 	printf "%s:%d: %s\n", FILENAME, FNR, why
@@ -44,6 +63,15 @@ FNR == 1 {
 /^[ \t]*#[ \t]*include[ \t]*</ {
 	if ($0 ~ /<curl\// && me != "deliver")
 		fail("libcurl is included outside client/deliver/")
+	line = $0
+	sub(/^[^<]*</, "", line); sub(/>.*$/, "", line)
+	split(line, ip, "/")
+	if (line ~ /\// && (ip[1] == "cgfb" || ip[1] in rank || ip[1] in room))
+		fail("<" line "> names a header of this project with angle brackets: quote it, so that this check reads it")
+	next
+}
+/^[ \t]*#[ \t]*include[ \t]*[A-Za-z_]/ {
+	fail("an include through a macro cannot be checked: name the header")
 	next
 }
 /^[ \t]*#[ \t]*include[ \t]*"/ {
@@ -54,13 +82,23 @@ FNR == 1 {
 	if (side == "client") {
 		if (top == "cgfb")
 			next
-		if (!(top in rank)) {
+		if (!(top in rank) && !(top in room)) {
 			fail("\"" line "\" does not name its stage (stage/file.h or cgfb/file.h)")
 			next
 		}
-		if (rank[top] > rank[me])
+		if (top == me)
+			next
+		if (me in room) {
+			if (top in room)
+				fail("the program " me "/ includes the program " top "/ (\"" line "\")")
+			else if (!((me, top) in allowed))
+				fail("the program " me "/ may not use the stage " top "/ (\"" line "\")")
+		} else if (top in room) {
+			fail("the stage " me "/ includes the program " top "/ (\"" line "\")")
+		} else if (rank[top] > rank[me]) {
 			fail(me "/ includes the later stage " top "/ (\"" line "\")")
-	} else if (top in rank) {
+		}
+	} else if (top in rank || top in room) {
 		fail(side "/ includes the client stage " top "/ (\"" line "\")")
 	}
 }

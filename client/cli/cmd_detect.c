@@ -1,4 +1,5 @@
-/* scan, watch and catalog: the detection commands. */
+/* scan and catalog: the detection commands (watch is a program of its
+ * own, client/watch/). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -8,31 +9,16 @@
 
 #include "cgfb/log.h"
 #include "cli/commands.h"
-#include "config/config.h"
 #include "log/klog.h"
-#include "cli/output.h"
+#include "detect/output.h"
 #include "detect/scan.h"
-#include "cli/state.h"
-#include "cli/watch.h"
-#include "cli/exec.h"
 
-enum {
-	OPT_CATALOG = 256, OPT_KMSG, OPT_BOOT_ID, OPT_STATE_DIR, OPT_ONCE, OPT_JSON,
-	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_PROMPT, OPT_OS_RELEASE, OPT_CMDLINE, OPT_CONFIG,
-};
+enum { OPT_CATALOG = 256, OPT_KMSG, OPT_JSON };
 
 struct opts {
 	struct cgfb_globals g;
 	const char *kmsg_path;
-	const char *boot_id_path;
-	const char *state_dir;
-	const char *cgroup_root;
-	const char *mountinfo;
-	const char *os_release;
-	const char *cmdline;
 	bool json;
-	bool once;
-	bool prompt;
 };
 
 /* The options of the detection commands; each says which it takes. */
@@ -41,17 +27,8 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 {
 	static const struct option long_opts[] = {
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
-		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "kmsg", required_argument, NULL, OPT_KMSG },
-		{ "boot-id-file", required_argument, NULL, OPT_BOOT_ID },
-		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
-		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "json", no_argument, NULL, OPT_JSON },
-		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
-		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
-		{ "prompt", no_argument, NULL, OPT_PROMPT },
-		{ "os-release", required_argument, NULL, OPT_OS_RELEASE },
-		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -59,23 +36,13 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 
 	memset(o, 0, sizeof(*o));
 	o->g = *g;
-	o->state_dir = cgfb_state_dir(g);
 	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
 		switch (opt) {
 		case CGFB_OPT_HELP: return 1;
 		case CGFB_OPT_ERROR: return -EINVAL;
 		case OPT_CATALOG: o->g.catalog_path = optarg; break;
-		case OPT_CONFIG: o->g.config_path = optarg; break;
 		case OPT_KMSG: o->kmsg_path = optarg; break;
-		case OPT_BOOT_ID: o->boot_id_path = optarg; break;
-		case OPT_STATE_DIR: o->state_dir = optarg; break;
-		case OPT_ONCE: o->once = true; break;
 		case OPT_JSON: o->json = true; break;
-		case OPT_CGROUP_ROOT: o->cgroup_root = optarg; break;
-		case OPT_MOUNTINFO: o->mountinfo = optarg; break;
-		case OPT_PROMPT: o->prompt = true; break;
-		case OPT_OS_RELEASE: o->os_release = optarg; break;
-		case OPT_CMDLINE: o->cmdline = optarg; break;
 		}
 	}
 	return 0;
@@ -215,54 +182,6 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 	if (trouble)
 		return CGFB_EXIT_TROUBLE;
 	return so.found ? CGFB_EXIT_OK : CGFB_EXIT_NONE;
-}
-
-int cgfb_cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
-{
-	static const char usage[] =
-		"Usage: cgroup-feedback watch [--json] [--state-dir DIR] [--once] [--prompt]\n"
-		"                             [--kmsg PATH] [--boot-id-file PATH]\n"
-		"                             [--cgroup-root DIR --mountinfo FILE]\n"
-		"                             [--os-release FILE] [--cmdline FILE]\n"
-		"Read the live kernel log from its oldest record, then follow it; report\n"
-		"each catalog message once per boot, and write a report with a snapshot\n"
-		"of the cgroups to DIR/reports/, and tell the administrator (log, login\n"
-		"banner, terminals). --once stops after the backlog; --prompt, in a\n"
-		"terminal, starts the review of each new report right away.\n"
-		"The watcher is its own program, " CGFB_WATCHER_NAME ", which links no\n"
-		"network code; this command runs it with the same options.\n";
-	struct cgfb_catalog *cat = NULL;
-	struct cgfb_config conf;
-	struct opts o;
-	int rc;
-
-	rc = parse(argc, argv, g,
-		   "catalog config kmsg boot-id-file state-dir once json cgroup-root mountinfo "
-		   "prompt os-release cmdline", usage,
-		   &o);
-	if (rc != 0)
-		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
-	if (optind < argc) {
-		cgfb_log(LOG_ERR, "watch takes no arguments");
-		return CGFB_EXIT_TROUBLE;
-	}
-	if (cgfb_load_config(&o.g, &conf) < 0 || cgfb_load_catalog(&o.g, &cat) < 0)
-		return CGFB_EXIT_TROUBLE;
-	const struct cgfb_snapshot_opts so = {
-		.state_dir = o.state_dir, .cgroup_root = o.cgroup_root, .mountinfo = o.mountinfo,
-		.os_release = o.os_release, .cmdline = o.cmdline,
-		.allowlist = conf.allowlist_file[0] ? conf.allowlist_file : NULL,
-	};
-	const struct cgfb_watch_opts wo = {
-		.cat = cat, .state_dir = o.state_dir, .kmsg_path = o.kmsg_path,
-		.boot_id_path = o.boot_id_path, .json = o.json, .once = o.once, .snapshot = &so,
-		.config = &conf, .prompt = o.prompt, .config_path = o.g.config_path,
-		.catalog_path = o.g.catalog_path,
-	};
-
-	rc = cgfb_watch(&wo);
-	cgfb_catalog_free(cat);
-	return rc;
 }
 
 /* Each question with the key --answer gives its answer under. */

@@ -10,16 +10,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgfb/path.h"
+#include "base/path.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
 #include "cgfb/utf8.h"
+#include "base/hint.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "consent/consent.h"
 #include "consent/draft.h"
 #include "consent/notify.h"
-#include "cli/output.h"
+#include "detect/output.h"
 #include "deliver/mailout.h"
 #include "privacy/redact.h"
 #include "cli/review.h"

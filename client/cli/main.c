@@ -6,18 +6,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgfb/hint.h"
+#include "base/hint.h"
 #include "cgfb/log.h"
 #include "cli/commands.h"
-#include "cli/exec.h"
+#include "base/exec.h"
 #include "config/config.h"
 
-/* The watcher is a program of its own (cli/exec.h). */
+/* The watcher is a program of its own (client/watch/, base/exec.h); its
+ * --help too. */
 static int cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			return cgfb_cmd_watch(g, argc, argv);
 	cgfb_exec_watcher(g->config_path, g->catalog_path, g->state_dir, argc, argv);
 	return CGFB_EXIT_TROUBLE;
 }

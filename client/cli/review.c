@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "cgfb/path.h"
+#include "base/path.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "cgfb/utf8.h"
@@ -20,6 +20,7 @@
 #include "deliver/mailout.h"
 #include "consent/notify.h"
 #include "privacy/redact.h"
+#include "base/hint.h"
 #include "cli/commands.h"
 #include "cli/review.h"
 #include "deliver/deliver.h"

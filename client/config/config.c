@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
+#include "base/cmdline.h"
+#include "cgfb/log.h"
 #include "cgfb/readfile.h"
+#include "config/config.h"
 
 #define LINE_MAX_LEN 1024
 /* A configuration file is a few dozen lines. */
@@ -368,5 +370,23 @@ int cgfb_config_load(struct cgfb_config *c, const char *path, bool must_exist, c
 		rc = cgfb_config_parse(c, b.data, b.len, path, err, errsz);
 	}
 	cgfb_buf_free(&b);
+	return rc;
+}
+
+int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c)
+{
+	char err[4096];
+	int rc;
+
+	cgfb_config_defaults(c);
+	rc = cgfb_config_load(c, g->config_path ? g->config_path : CGFB_DEFAULT_CONFIG,
+			      g->config_path != NULL, err, sizeof(err));
+	/* One log line per error: the log escapes a newline inside a line. */
+	for (char *line = err, *next; rc < 0 && line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		cgfb_log(LOG_ERR, "%s", line);
+	}
 	return rc;
 }

@@ -60,4 +60,10 @@ int cgfb_config_parse(struct cgfb_config *c, const char *buf, size_t len, const 
 int cgfb_config_set(struct cgfb_config *c, const char *key, const char *value, char *err,
 		    size_t errsz);
 
+struct cgfb_globals;
+/* The configuration file the global options name (--config, or the
+ * default, which may be missing) over the defaults. Reports each error
+ * itself, one log line each. */
+int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c);
+
 #endif

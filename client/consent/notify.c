@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <utmpx.h>
 
-#include "cgfb/path.h"
+#include "base/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/buf.h"
-#include "cgfb/hint.h"
+#include "base/hint.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
 #include "consent/notify.h"

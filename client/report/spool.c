@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "cgfb/path.h"
+#include "base/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"

@@ -39,6 +39,74 @@ plant "lib/ including a client stage" lib/buf.c \
 plant "the collector including a client stage" server-stub/api.c \
 	'#include "privacy/anon.h"' 'server-stub/ includes the client stage privacy/'
 plant "a folder that is no stage" client/extra/x.c \
-	'int x;' 'not a stage'
+	'int x;' 'neither a stage nor a program'
+plant "the watcher using the notification code" client/watch/watch.c \
+	'#include "consent/notify.h"' 'the program watch/ may not use the stage consent/'
+plant "the watcher using the snapshot" client/watch/main.c \
+	'#include "snapshot/topology.h"' 'the program watch/ may not use the stage snapshot/'
+plant "the report writer using delivery" client/reporter/main.c \
+	'#include "deliver/submit.h"' 'the program reporter/ may not use the stage deliver/'
+plant "one program including another" client/cli/main.c \
+	'#include "watch/state.h"' 'the program cli/ includes the program watch/'
+plant "a stage including a program" client/report/spool.c \
+	'#include "reporter/x.h"' 'the stage report/ includes the program reporter/'
+plant "a project header in angle brackets" client/watch/watch.c \
+	'#include <consent/notify.h>' 'names a header of this project with angle brackets'
+plant "an include through a macro" client/watch/state.c \
+	'#define H "consent/notify.h"
+#include H' 'an include through a macro'
+
+# The same rule on the objects (tools/check-symbols.sh, run by every build):
+# a prototype written out by hand passes the text check, not this one.
+SYMS=$PWD/tools/check-symbols.sh
+out=$(sh "$SYMS" "$BUILD" 2>&1)
+check "the objects of $BUILD obey the layering rule" [ -z "$out" ]
+[ -z "$out" ] || echo "$out" | sed 's/^/# /'
+# symplant NAME FILE CODE EXPECT: FILE (a new source of the tree) holding
+# CODE, compiled beside a copy of $BUILD's objects, must fail the check
+# with a message containing EXPECT.
+symplant() {
+	name=$1 file=$2 code=$3 expect=$4
+	t=$T_TMP/sym-$(echo "$name" | tr -c 'a-z0-9\n' '-')
+	mkdir -p "$t/top" "$t/build"
+	cp -r client lib include server-stub "$t/top/"
+	cp -r "$BUILD/client" "$BUILD/lib" "$BUILD/server-stub" "$t/build/"
+	mkdir -p "$t/top/$(dirname "$file")" "$t/build/$(dirname "$file")"
+	printf '%s\n' "$code" > "$t/top/$file"
+	if ! cc -c -o "$t/build/${file%.c}.o" "$t/top/$file" 2>"$t/cc.err"; then
+		not_ok "$name: the planted file compiles: $(head -c 200 "$t/cc.err")"
+		return
+	fi
+	if msg=$(sh "$SYMS" "$t/build" "$t/top" 2>&1); then
+		not_ok "$name is caught on the objects (the check passed)"
+	elif echo "$msg" | grep -qF "$expect"; then
+		ok "$name is caught on the objects"
+	else
+		not_ok "$name is caught on the objects with a clear message"; echo "$msg" | sed 's/^/# /'
+	fi
+}
+symplant "the watcher calling the notification code through a prototype of its own" \
+	client/watch/planted.c \
+	'int cgfb_notify_refresh_motd(const void *c, const char *d);
+int planted(void);
+int planted(void) { return cgfb_notify_refresh_motd(0, 0); }' 'watch/ may not use consent/'
+symplant "an earlier stage calling a later one" client/log/planted.c \
+	'int cgfb_spool_open(void *sp, const char *dir);
+int planted(void);
+int planted(void) { return cgfb_spool_open(0, 0); }' 'log/ may not use report/'
+symplant "lib/ calling the client" lib/planted.c \
+	'const char *cgfb_hint(char *b, unsigned long n, const char *d, const char *f, ...);
+const char *planted(void);
+const char *planted(void) { return cgfb_hint(0, 0, 0, "x"); }' 'lib/ may not use base/'
+symplant "the collector calling the client" server-stub/planted.c \
+	'int cgfb_read_boot_id(const char *p, char *b, unsigned long n);
+int planted(void);
+int planted(void) { return cgfb_read_boot_id(0, 0, 0); }' 'server-stub/ may not use base/'
+# Per program, through what its main object takes in: a planted use in an
+# object the watcher links (watch.c's own object replaced).
+symplant "a use the watcher takes in" client/watch/main.c \
+	'int cgfb_spool_open(void *sp, const char *dir);
+int main(void);
+int main(void) { return cgfb_spool_open(0, 0); }' 'the program watch/ takes in'
 
 finish

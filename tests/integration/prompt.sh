@@ -97,4 +97,16 @@ EOS
 check "--prompt: the review ran and exited 0" [ $? -eq 0 ]
 check "--prompt: the new report was sent" [ "$(cat "$ST"/reports/*.state | grep -c '"state":"sent"')" -eq 1 ]
 check "--prompt: with the answers typed" grep -q 'our batch scheduler' "$T_TMP/last-body"
+
+# --prompt for a message the administrator silenced (review's "never"): the
+# report is written, nobody is asked. The report writer says so to the
+# watcher (its id then " silenced"): the watcher reads no spool itself.
+ST=$T_TMP/state3
+mkdir -p "$ST" && chmod 0700 "$ST" && echo M8 > "$ST/silenced"
+$PY tests/client/drive_review.py "$T_TMP/prompt3.log" -- "$CGFB" --config "$CONF" watch --once \
+	--prompt --kmsg "$KMSG" --state-dir "$ST" --boot-id-file "$BOOT" \
+	--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" < /dev/null
+check "--prompt, M8 silenced: exit 0" [ $? -eq 0 ]
+check "--prompt, M8 silenced: the report is written" [ "$(ls "$ST/reports" | grep -c json)" -eq 1 ]
+check "--prompt, M8 silenced: no review was started" sh -c '! grep -q "Which software" "$1"' _ "$T_TMP/prompt3.log"
 finish

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "cgfb/atomic.h"
-#include "cgfb/hint.h"
-#include "cgfb/path.h"
+#include "base/hint.h"
+#include "base/path.h"
 #include "cgfb/readfile.h"
 #include "cgfb/sha256.h"
 #include "cgfb/wire.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cgfb/atomic.h"
-#include "cgfb/path.h"
+#include "base/path.h"
 #include "cgfb/readfile.h"
 #include "cgfb/schema.h"
 #include "consent/consent.h"

@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "cgfb/atomic.h"
-#include "cli/state.h"
+#include "base/bootid.h"
+#include "watch/state.h"
 
 static char dir[64];
 

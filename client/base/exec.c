@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "cgfb/log.h"
-#include "cli/exec.h"
+#include "base/exec.h"
 
 #ifndef CGFB_LIBEXECDIR
 #define CGFB_LIBEXECDIR "/usr/local/libexec/cgroup-feedback"

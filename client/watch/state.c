@@ -7,24 +7,12 @@
 
 #include <json-c/json.h>
 
-#include "cgfb/path.h"
+#include "base/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/readfile.h"
-#include "cli/state.h"
+#include "watch/state.h"
 
 #define STATE_FILE_MAX 65536
-
-int cgfb_read_boot_id(const char *path, char *buf, size_t bufsz)
-{
-	ssize_t n = cgfb_read_at(AT_FDCWD, path, buf, bufsz);
-
-	if (n < 0)
-		return (int)n;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return n > 0 ? 0 : -EBADMSG;
-}
 
 unsigned cgfb_state_count(const struct cgfb_state *st, const char *id)
 {

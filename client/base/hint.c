@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgfb/hint.h"
+#include "base/hint.h"
 
 /* DIR as one shell word: as it is when it holds only safe bytes, else in
  * single quotes (a quote inside as '\''). */

@@ -1,4 +1,4 @@
-/* What several subcommands share. */
+/* What the three programs share on their command lines (cmdline.h). */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,9 +8,8 @@
 #include <unistd.h>
 
 #include "cgfb/log.h"
-#include "cli/commands.h"
-#include "cli/exec.h"
-#include "config/config.h"
+#include "base/cmdline.h"
+#include "base/hint.h"
 
 const char *cgfb_state_dir(const struct cgfb_globals *g)
 {
@@ -46,24 +45,6 @@ int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat)
 	rc = cgfb_catalog_load_builtin(cat, err, sizeof(err));
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "built-in catalog: %s", err);
-	return rc;
-}
-
-int cgfb_load_config(const struct cgfb_globals *g, struct cgfb_config *c)
-{
-	char err[4096];
-	int rc;
-
-	cgfb_config_defaults(c);
-	rc = cgfb_config_load(c, g->config_path ? g->config_path : CGFB_DEFAULT_CONFIG,
-			      g->config_path != NULL, err, sizeof(err));
-	/* One log line per error: the log escapes a newline inside a line. */
-	for (char *line = err, *next; rc < 0 && line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		cgfb_log(LOG_ERR, "%s", line);
-	}
 	return rc;
 }
 

@@ -6,7 +6,7 @@
 #ifndef CGFB_EXEC_H
 #define CGFB_EXEC_H
 
-#include "cgfb/hint.h"
+#include "base/hint.h"
 
 #define CGFB_WATCHER_NAME  "cgroup-feedback-watch"
 /* Takes the snapshot and writes the report of one detection, without

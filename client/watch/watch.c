@@ -16,11 +16,11 @@
 #include "detect/detect.h"
 #include "detect/handoff.h"
 #include "log/klog.h"
-#include "cli/output.h"
-#include "cli/state.h"
-#include "consent/notify.h"
-#include "cli/watch.h"
-#include "cli/exec.h"
+#include "detect/output.h"
+#include "base/bootid.h"
+#include "watch/state.h"
+#include "watch/watch.h"
+#include "base/exec.h"
 
 #define IDLE_WAIT_MS 2000
 /* A report not written for now (a full disk) is tried again after this,
@@ -139,7 +139,9 @@ static void prompt_review(const struct watcher *w, const char *id)
 static int reporter_argv(const struct watcher *w, const char *path, const char *report_id,
 			 const char *argv[24])
 {
-	const struct cgfb_snapshot_opts *s = w->o->snapshot;
+	/* Only the paths of the snapshot's sources: what they hold is read by
+	 * the writer, which has the code for it. */
+	const struct cgfb_watch_sources *s = w->o->sources;
 	int n = 0;
 
 	argv[n++] = path;
@@ -247,6 +249,38 @@ out:
 	}
 	cgfb_buf_free(&msg);
 	return rc;
+}
+
+/* /run was emptied by a reboot, or the banner is stale: the report writer
+ * makes it say what the spool says now (cgroup-feedback-report
+ * --refresh-banner, which knows whether the configuration wants a banner).
+ * Failures are logged there and do not stop the watcher. */
+static void refresh_banner(const struct watcher *w)
+{
+	const char *argv[24];
+	int n, status;
+	pid_t pid;
+
+	n = reporter_argv(w, w->reporter, NULL, argv);
+	argv[n++] = "--refresh-banner";
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(w->reporter, (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0) {
+		cgfb_log(LOG_WARNING, "login banner not refreshed: fork: %s", strerror(errno));
+		return;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* The position of the record a detection was made in. */
@@ -361,14 +395,15 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 		hold(w, d);
 		return;
 	}
-	/* "<id> repeat": counted on a report of an earlier boot, asked before. */
-	repeat = strstr(report, " repeat") != NULL;
+	/* "<id> repeat": counted on a report of an earlier boot, asked before;
+	 * "<id> silenced": the administrator asked not to be told of this
+	 * message (the writer checks; this process reads no spool). */
+	repeat = strstr(report, " repeat") != NULL || strstr(report, " silenced") != NULL;
 	report[strcspn(report, " ")] = '\0';
 	if (cgfb_state_set_count(&w->st, id, d->occurrence) < 0)
 		cgfb_log(LOG_WARNING, "state: too many distinct ids to remember %s", id);
 	save(w);
-	if (report[0] && !repeat && w->o->prompt && isatty(STDIN_FILENO) &&
-	    !cgfb_silenced(w->o->state_dir, id))
+	if (report[0] && !repeat && w->o->prompt && isatty(STDIN_FILENO))
 		prompt_review(w, report);
 	if (d->occurrence == 1) {
 		if (cgfb_detection_print(stdout, d, NULL, w->o->json) < 0)
@@ -448,16 +483,14 @@ static int setup(struct watcher *w)
 	if (rc < 0)
 		return rc;
 	/* Without reports the detector is still worth running. */
-	if (o->snapshot && cgfb_sibling_path(CGFB_REPORTER_NAME, w->reporter,
+	if (o->sources && cgfb_sibling_path(CGFB_REPORTER_NAME, w->reporter,
 					     sizeof(w->reporter)) < 0) {
 		w->reporter[0] = '\0';
 		cgfb_log(LOG_WARNING, "%s not found: no reports will be written; detections "
 			 "are still logged", CGFB_REPORTER_NAME);
 	}
-	/* /run was emptied by a reboot, or the banner is stale: make it say
-	 * what the spool says now. Failures are logged and do not stop us. */
-	if (o->snapshot && o->config && (o->config->notify & CGFB_NOTIFY_MOTD))
-		cgfb_notify_refresh_motd(o->config, o->state_dir);
+	if (w->reporter[0])
+		refresh_banner(w);
 	for (unsigned i = 0; i < w->st.n_ids; i++)
 		cgfb_detector_set_count(w->det, w->st.ids[i].id, w->st.ids[i].count);
 	w->has_pos = w->st.has_pos;

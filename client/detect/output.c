@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cgfb/utf8.h"
-#include "cli/output.h"
+#include "detect/output.h"
 
 static const char *const level_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",

@@ -1,12 +1,20 @@
-/* cgroup-feedback watch: follow the live kernel log, remember progress. */
+/* The watcher: follow the live kernel log, remember progress, hand each new
+ * detection to the report writer. */
 #ifndef CGFB_WATCH_H
 #define CGFB_WATCH_H
 
 #include <stdbool.h>
 
 #include "cgfb/catalog.h"
-#include "config/config.h"
-#include "report/snapshot.h"
+
+/* Where the report writer's snapshot comes from (its options of the same
+ * names; NULL: the live system). */
+struct cgfb_watch_sources {
+	const char *cgroup_root;
+	const char *mountinfo;
+	const char *os_release;
+	const char *cmdline;
+};
 
 struct cgfb_watch_opts {
 	const struct cgfb_catalog *cat;
@@ -15,10 +23,10 @@ struct cgfb_watch_opts {
 	const char *boot_id_path;  /* NULL: /proc/sys/kernel/random/boot_id */
 	bool json;
 	bool once;                 /* stop when the backlog is read */
-	/* Where a report's snapshot comes from; NULL writes no reports. */
-	const struct cgfb_snapshot_opts *snapshot;
-	/* Who is told about a new report, and how (NULL: nobody). */
-	const struct cgfb_config *config;
+	/* Where a report's snapshot comes from; NULL writes no reports. The
+	 * report writer also tells the administrators (and keeps the login
+	 * banner): the watcher has none of that code. */
+	const struct cgfb_watch_sources *sources;
 	/* --prompt: run the review for a new report right here, in a child
 	 * process: the watcher itself never opens a network connection. */
 	bool prompt;

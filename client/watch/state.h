@@ -4,11 +4,11 @@
 #define CGFB_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define CGFB_STATE_FILE     "watch.state"
 #define CGFB_STATE_MAX_IDS  64
-#define CGFB_BOOT_ID_PATH   "/proc/sys/kernel/random/boot_id"
 
 struct cgfb_state {
 	char boot_id[40];
@@ -28,8 +28,6 @@ struct cgfb_state {
 		unsigned count;
 	} ids[CGFB_STATE_MAX_IDS];
 };
-
-int cgfb_read_boot_id(const char *path, char *buf, size_t bufsz);
 
 /* Load dir/watch.state. A missing file gives an empty state and 0; a corrupt
  * one is renamed to watch.state.corrupt, and -EBADMSG tells the caller. */

@@ -2,12 +2,15 @@
  * starts it with the detection on standard input (detect/handoff.h) and
  * without CAP_SYSLOG; it takes the snapshot, writes
  * <state-dir>/reports/<id>.json, tells the administrators (consent/notify.h)
- * and prints the report id; for a repeat of a report already in the spool
+ * and prints the report id (followed by " silenced" when the administrator
+ * asked not to be told of that message); for a repeat of a report already in the spool
  * (report/repeat.h) it counts the boot there and prints "<id> repeat". With --report-id the id is the watcher's, and
  * a report already there under it (written before a kill) is the report.
  * Errors are logged here, once, with context; the exit status is 0, 75
  * (EX_TEMPFAIL) when no report was written for now (a full disk: the
- * watcher tries again later), or 2 when none can be written. */
+ * watcher tries again later), or 2 when none can be written. With
+ * --refresh-banner it only rewrites the login banner from the spool, as the
+ * watcher asks at its start (the watcher has no notification code). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,14 +21,16 @@
 #include <unistd.h>
 
 #include "cgfb/log.h"
-#include "cgfb/path.h"
+#include "base/path.h"
 #include "cgfb/wire.h"
-#include "cli/state.h"
+#include "base/bootid.h"
 #include "consent/notify.h"
 #include "report/repeat.h"
 #include "detect/handoff.h"
 #include "report/snapshot.h"
-#include "cli/commands.h"
+#include "base/cmdline.h"
+#include "base/hint.h"
+#include "config/config.h"
 
 #define HANDOFF_MAX (16u << 10)
 #define EXIT_TEMPFAIL 75
@@ -34,12 +39,13 @@ struct opts {
 	struct cgfb_globals g;
 	struct cgfb_snapshot_opts s;
 	const char *boot_id_path;
+	bool refresh_banner;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_CONFIG = 256, OPT_CATALOG, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
-	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID, OPT_BOOT_ID };
+	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID, OPT_BOOT_ID, OPT_REFRESH_BANNER };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
@@ -50,6 +56,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 		{ "report-id", required_argument, NULL, OPT_REPORT_ID },
 		{ "boot-id-file", required_argument, NULL, OPT_BOOT_ID },
+		{ "refresh-banner", no_argument, NULL, OPT_REFRESH_BANNER },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -66,6 +73,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_OS_RELEASE: o->s.os_release = optarg; break;
 		case OPT_CMDLINE: o->s.cmdline = optarg; break;
 		case OPT_BOOT_ID: o->boot_id_path = optarg; break;
+		case OPT_REFRESH_BANNER: o->refresh_banner = true; break;
 		case OPT_REPORT_ID:
 			if (!cgfb_report_id_valid(optarg)) {
 				cgfb_log(LOG_ERR, "--report-id: '%s' is not a report id", optarg);
@@ -77,7 +85,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			fputs("Usage: cgroup-feedback-report [--config F] [--catalog F] [--state-dir D]\n"
 			      "       [--cgroup-root D --mountinfo F] [--os-release F] [--cmdline F]\n"
 			      "       [--report-id ID] [--boot-id-file F]\n"
-			      "       < detection (started by cgroup-feedback-watch)\n", stderr);
+			      "       < detection (started by cgroup-feedback-watch)\n"
+			      "       cgroup-feedback-report [--config F] [--state-dir D] --refresh-banner\n",
+			      stderr);
 			return -EINVAL;
 		}
 	}
@@ -196,6 +206,14 @@ out:
 	cgfb_report_key_free(&k);
 }
 
+/* A new report's id for the watcher, and " silenced" when the
+ * administrator asked not to be told of this message (`decline --silence`):
+ * then the watcher does not start a review for it either. */
+static void print_new(const struct opts *o, const char *id, const struct cgfb_detection *d)
+{
+	printf("%s%s\n", id, cgfb_silenced(o->s.state_dir, d->entry->id) ? " silenced" : "");
+}
+
 static int write_report(const struct opts *o, const struct cgfb_config *conf,
 			const struct cgfb_catalog *cat, const struct cgfb_detection *d,
 			const char *source)
@@ -209,7 +227,7 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	if (written_before(o)) {
 		cgfb_notify_new_report(conf, NULL, cat, o->s.state_dir, o->s.report_id,
 				       d->entry->id);
-		printf("%s\n", o->s.report_id);
+		print_new(o, o->s.report_id, d);
 		return 0;
 	}
 	rc = cgfb_snapshot_new(&o->s, &snap);
@@ -235,7 +253,7 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	}
 	seen_first(o, id, boot, &b);
 	cgfb_notify_new_report(conf, NULL, cat, o->s.state_dir, id, d->entry->id);
-	printf("%s\n", id);
+	print_new(o, id, d);
 out:
 	cgfb_buf_free(&b);
 	cgfb_snapshot_free(snap);
@@ -255,7 +273,16 @@ int main(int argc, char **argv)
 	cgfb_log_init("cgroup-feedback");
 	if (parse(argc, argv, &o) < 0)
 		return CGFB_EXIT_TROUBLE;
-	if (cgfb_load_config(&o.g, &conf) < 0 || cgfb_load_catalog(&o.g, &cat) < 0)
+	if (cgfb_load_config(&o.g, &conf) < 0)
+		return CGFB_EXIT_TROUBLE;
+	/* At the watcher's start: the banner says what the spool says now
+	 * (/run was emptied by a reboot, or it is stale). */
+	if (o.refresh_banner) {
+		if (conf.notify & CGFB_NOTIFY_MOTD)
+			cgfb_notify_refresh_motd(&conf, o.s.state_dir);
+		return CGFB_EXIT_OK;
+	}
+	if (cgfb_load_catalog(&o.g, &cat) < 0)
 		return CGFB_EXIT_TROUBLE;
 	o.s.allowlist = conf.allowlist_file[0] ? conf.allowlist_file : NULL;
 	rc = read_handoff(&in);

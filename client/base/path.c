@@ -1,7 +1,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "cgfb/path.h"
+#include "base/path.h"
 
 int cgfb_path_join(char *out, size_t outsz, const char *dir, const char *name,
 		   const char *suffix)

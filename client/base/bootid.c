@@ -1,0 +1,17 @@
+#include <errno.h>
+#include <fcntl.h>
+
+#include "base/bootid.h"
+#include "cgfb/readfile.h"
+
+int cgfb_read_boot_id(const char *path, char *buf, size_t bufsz)
+{
+	ssize_t n = cgfb_read_at(AT_FDCWD, path, buf, bufsz);
+
+	if (n < 0)
+		return (int)n;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return n > 0 ? 0 : -EBADMSG;
+}

@@ -1,0 +1,122 @@
+#!/bin/sh
+# The layering rule of docs/ARCHITECTURE.md, checked on what the compiler
+# made, not on what the source says: which object references a symbol that
+# which other object defines (nm). An include the text check cannot read
+# (an angle-bracket or macro include, a prototype written out by hand) still
+# leaves a reference here. The rule is the same as tools/check-layers.sh's,
+# whose STAGES and ROOMS it reads:
+#
+#   - a client stage uses only its own stage, earlier stages and lib/;
+#   - a program's room (watch/, reporter/, cli/) uses only itself, its
+#     allowed stages and lib/, and no other room;
+#   - lib/ uses no client object and no collector object; the collector
+#     (server-stub/) uses no client object.
+#
+# Then, per program, every object the linker takes into it (from its main
+# object, through references) is in a stage it is allowed: the watcher's
+# closure holds nothing of privacy/, snapshot/, report/, consent/,
+# deliver/ or cli/.
+#
+# Usage: tools/check-symbols.sh BUILD [TOP]   (exit 0 clean, 1 with a line
+# per violation: "user.o -> definer.o (symbol): why"). TOP is the source
+# tree (this one by default): objects of sources it no longer has are left
+# out.
+set -eu
+BUILD=${1:-build}
+TOP=${2:-$(cd "$(dirname "$0")/.." && pwd)}
+RULE=$(dirname "$0")/check-layers.sh
+STAGES=$(sed -n 's/^STAGES="\(.*\)"$/\1/p' "$RULE")
+ROOMS=$(sed -n '/^ROOMS="/,/"$/p' "$RULE" | sed 's/^ROOMS="//; s/"$//')
+[ -n "$STAGES" ] && [ -n "$ROOMS" ] || { echo "check-symbols: no STAGES/ROOMS in check-layers.sh"; exit 2; }
+
+objs=$(find "$BUILD/lib" "$BUILD/client" "$BUILD/server-stub" -name '*.o' 2>/dev/null | sort)
+# Objects of files that no longer exist (a file moved away) are left in
+# the build directory but in no program: only objects of current sources.
+cur=""
+for o in $objs; do
+	src=${o#"$BUILD"/}
+	src=${src%.o}.c
+	[ -f "$TOP/$src" ] && cur="$cur $o"
+done
+[ -n "$cur" ] || { echo "check-symbols: no objects in $BUILD (build first)"; exit 2; }
+
+# shellcheck disable=SC2086
+nm -A $cur 2>/dev/null | awk -v build="$BUILD" -v stages="$STAGES" -v rooms="$ROOMS" '
+function where(o,    p, n) {
+	p = substr(o, length(build) + 2)
+	n = split(p, part, "/")
+	if (part[1] == "client") return part[2]
+	return part[1]          # lib, server-stub
+}
+BEGIN {
+	n = split(stages, s, " ")
+	for (i = 1; i <= n; i++) rank[s[i]] = i
+	m = split(rooms, r, "\n")
+	for (i = 1; i <= m; i++) {
+		split(r[i], kv, ":")
+		room[kv[1]] = 1
+		k = split(kv[2], al, ",")
+		for (j = 1; j <= k; j++) allowed[kv[1], al[j]] = 1
+	}
+}
+{
+	c = index($0, ":")
+	obj = substr($0, 1, c - 1)
+	rest = substr($0, c + 1)
+	k = split(rest, f, " ")
+	if (k == 2 && f[1] == "U") { use[obj, f[2]] = 1; uses[obj] = uses[obj] " " f[2]; next }
+	if (k == 3 && f[2] ~ /^[TDBRCVWG]$/) def[f[3]] = obj
+}
+function ok(a, b) {                 # may code in a use code in b?
+	if (a == b) return 1
+	if (b == "lib") return 1
+	if (a == "lib") return 0
+	if (a == "server-stub" || b == "server-stub") return 0
+	if (a in room) return !(b in room) && ((a, b) in allowed)
+	if (b in room) return 0
+	return rank[b] < rank[a]
+}
+# closure(o): every object reachable from o through references, in seen[].
+function closure(o,    todo, n, k, i, x, us) {
+	n = 1; todo[1] = o
+	while (n > 0) {
+		x = todo[n--]
+		if (x in seen) continue
+		seen[x] = 1
+		k = split(uses[x], us, " ")
+		for (i = 1; i <= k; i++)
+			if ((us[i] in def) && !(def[us[i]] in seen))
+				todo[++n] = def[us[i]]
+	}
+}
+END {
+	bad = 0
+	for (key in use) {
+		split(key, ks, SUBSEP)
+		o = ks[1]; sym = ks[2]
+		if (!(sym in def)) continue
+		d = def[sym]
+		a = where(o); b = where(d)
+		if (!ok(a, b)) {
+			printf "%s -> %s (%s): %s/ may not use %s/\n", o, d, sym, a, b
+			bad = 1
+		}
+	}
+	# Per program: what the linker takes in from its main object.
+	for (r2 in room) {
+		main = build "/client/" r2 "/main.o"
+		if (!(main in uses)) continue
+		delete seen
+		closure(main)
+		if (ENVIRON["CHECK_SYMBOLS_VERBOSE"] != "")
+			for (o in seen) print "# " r2 ": " o
+		for (o in seen) {
+			a = where(o)
+			if (a != r2 && a != "lib" && !((r2, a) in allowed)) {
+				printf "%s: the program %s/ takes in %s (%s/)\n", main, r2, o, a
+				bad = 1
+			}
+		}
+	}
+	exit bad
+}'
