@@ -81,6 +81,7 @@ int cgfb_klog_open(struct cgfb_klog *k, const char *path, char *err, size_t errs
 	if (fstat(k->fd, &st) < 0)
 		return explain(err, errsz, -errno, k->path);
 	k->device = S_ISCHR(st.st_mode);
+	k->settled = !k->device;
 	if (!k->device) {
 		k->cap = FILE_CHUNK;
 		k->buf = malloc(k->cap);
@@ -97,6 +98,18 @@ void cgfb_klog_close(struct cgfb_klog *k)
 	k->fd = -1;
 	free(k->buf);
 	k->buf = NULL;
+}
+
+int cgfb_klog_rewind(struct cgfb_klog *k)
+{
+	k->have_next = false;
+	k->next_seq = 0;
+	if (k->use_klogctl)
+		return klogctl_snapshot(k);
+	if (lseek(k->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	k->have = k->pos = 0;
+	return 0;
 }
 
 static void note_seq(struct cgfb_klog *k, const struct cgfb_record *rec)
@@ -118,12 +131,15 @@ static int next_device(struct cgfb_klog *k, struct cgfb_record *rec)
 		 * oldest record left, and the sequence gap tells how many. */
 		if (n < 0 && errno == EPIPE)
 			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && errno == EAGAIN) {
+			k->settled = true;
 			return 0;
+		}
 		if (n < 0)
 			return -errno;
 		if (n == 0)
 			return 0;
+		k->settled = true;
 		/* The text ends at the first newline; " KEY=value" lines follow. */
 		const char *nl = memchr(k->raw, '\n', (size_t)n);
 		const size_t len = nl ? (size_t)(nl - k->raw) : (size_t)n;

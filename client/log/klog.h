@@ -13,6 +13,10 @@ struct cgfb_klog {
 	int fd;                 /* -1 when reading through klogctl */
 	bool device;            /* a character device: one record per read() */
 	bool use_klogctl;
+	/* The source is known to be readable as it is: a device that gave a
+	 * record or said "nothing yet", or a file. From then on no privilege
+	 * is needed to go on, nor to rewind (cgfb_klog_rewind). */
+	bool settled;
 	const char *path;
 	unsigned long lost;     /* records overwritten before we read them */
 	bool have_next;
@@ -29,6 +33,12 @@ struct cgfb_klog {
  * Returns 0 or a negative errno; err explains what is needed to fix it. */
 int cgfb_klog_open(struct cgfb_klog *k, const char *path, char *err, size_t errsz);
 void cgfb_klog_close(struct cgfb_klog *k);
+
+/* Back to the oldest record, on the open descriptor (lseek: /dev/kmsg's
+ * first record in the buffer, a file's start) or by reading klogctl's
+ * buffer again; what comes next is counted afresh. 0, or -ESPIPE for a
+ * FIFO, which cannot go back (the caller opens it again), or -errno. */
+int cgfb_klog_rewind(struct cgfb_klog *k);
 
 /* The next record: 1 one was read, 0 nothing more for now, or -errno. */
 int cgfb_klog_next(struct cgfb_klog *k, struct cgfb_record *rec);

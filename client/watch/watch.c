@@ -18,6 +18,7 @@
 #include "log/klog.h"
 #include "detect/output.h"
 #include "base/bootid.h"
+#include "watch/privilege.h"
 #include "watch/state.h"
 #include "watch/watch.h"
 #include "base/exec.h"
@@ -51,6 +52,7 @@ struct watcher {
 	 * read again from there, so the warning is reported, just later. */
 	bool hold;
 	uint64_t hold_pos;
+	bool unprivileged;         /* CAP_SYSLOG given up (privilege.h) */
 	long retry_ms;
 	struct timespec retry_at;
 	int rc;
@@ -570,17 +572,39 @@ static int rewind_log(struct watcher *w, bool *first)
 	char err[512];
 	int rc;
 
+	/* On the open descriptor: opening /dev/kmsg again would need the
+	 * privilege given up. Only a FIFO (tests) is opened again. */
+	rc = cgfb_klog_rewind(&w->k);
+	if (rc == 0)
+		goto rewound;
+	if (rc != -ESPIPE) {
+		cgfb_log(LOG_ERR, "reading %s again from its oldest record: %s", w->k.path,
+			 strerror(-rc));
+		return rc;
+	}
 	cgfb_klog_close(&w->k);
 	rc = cgfb_klog_open(&w->k, w->o->kmsg_path, err, sizeof(err));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "%s", err);
 		return rc;
 	}
+rewound:
 	w->k.lost = lost;
 	w->pos = w->hold_pos;
 	w->hold = false;
 	*first = true;
 	return 0;
+}
+
+/* The source is open and readable: CAP_SYSLOG is not needed any more
+ * (only klogctl, on kernels before 3.5, needs it for every read). */
+static void give_up_privilege(struct watcher *w)
+{
+	const int rc = cgfb_drop_syslog();
+
+	w->unprivileged = true;
+	if (rc < 0)
+		cgfb_log(LOG_WARNING, "giving up CAP_SYSLOG: %s; going on with it", strerror(-rc));
 }
 
 static int loop(struct watcher *w)
@@ -592,6 +616,8 @@ static int loop(struct watcher *w)
 	while (!stop_requested) {
 		const int rc = cgfb_klog_next(&w->k, &rec);
 
+		if (!w->unprivileged && w->k.settled && !w->k.use_klogctl)
+			give_up_privilege(w);
 		if (rc == 1) {
 			feed(w, &rec, &first);
 			continue;

@@ -81,7 +81,7 @@ check "watcher: only CAP_SYSLOG, ambient" \
 	sh -c 'grep -qx "AmbientCapabilities=CAP_SYSLOG" "$1" && grep -qx "CapabilityBoundingSet=CAP_SYSLOG" "$1"' _ "$WATCHER"
 for line in "PrivateNetwork=yes" "IPAddressDeny=any" "RestrictAddressFamilies=AF_UNIX" \
 	"ProtectSystem=strict" "ProtectHome=yes" "NoNewPrivileges=yes" "ProtectControlGroups=yes" \
-	"SystemCallFilter=@system-service" "StateDirectory=cgroup-feedback" "Restart=on-failure" \
+	"SystemCallFilter=@system-service" "SystemCallFilter=capset" "StateDirectory=cgroup-feedback" "Restart=on-failure" \
 	"User=_cgroup-feedback"; do
 	check "watcher: $line" has "$WATCHER" "$line"
 done

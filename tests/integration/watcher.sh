@@ -68,6 +68,20 @@ quiet_window() {
 	return 1
 }
 check "idle for 3 s: no wake-up" quiet_window
+# Its one privilege, once the log is open and read (watch/privilege.h):
+# CAP_SYSLOG (bit 34) is in none of its sets, the bounding set included
+# (root may change it; the unit's watcher cannot, and needs not).
+capsets() { grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' "/proc/$PID/status"; }
+no_syslog() {
+	capsets
+	capsets | awk '{ v = $2; b = substr(v, length(v) - 8, 1)   # hex digit of bits 32-35
+		if (index("4567cdefCDEF", b)) bad = 1 } END { exit bad }'
+}
+if [ "$(id -u)" = 0 ]; then
+	check "CAP_SYSLOG given up after the first read: in no capability set" no_syslog
+else
+	skip "CAP_SYSLOG given up" "the watcher holds no capability when not run as root"
+fi
 
 # A new detection: the report comes from the child, the watcher stays small.
 printf '4,1,5000,-;%s\n' 'Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' >&3
