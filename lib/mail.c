@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cgfb/sha256.h"
 #include "cgfb/buf.h"
 #include "cgfb/jsonget.h"
 #include "cgfb/mail.h"

@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "cgfb/sha256.h"
 #include "cgfb/buf.h"
 #include "cgfb/mail.h"
 

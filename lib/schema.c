@@ -10,6 +10,7 @@
 #include <pcre2.h>
 
 #include "cgfb/canon.h"
+#include "cgfb/sha256.h"
 #include "cgfb/schema.h"
 
 extern const char cgfb_report_schema_json[];

@@ -13,7 +13,7 @@ static const struct {
 	{ "v2_replacement", "v2 replacement would do" },
 };
 
-const char *answers_label(const char *key)
+static const char *answers_label(const char *key)
 {
 	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
 		if (strcmp(labels[i].key, key) == 0)

@@ -19,8 +19,5 @@
 json_object *answers_of(const struct cgfb_catalog *cat, const char *catalog_id,
 			const char *body, size_t len);
 
-/* A short label for an answer key ("v2_replacement": "v2 replacement would
- * do"), for plain text; the key itself when it has none. */
-const char *answers_label(const char *key);
 
 #endif

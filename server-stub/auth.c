@@ -7,6 +7,7 @@
 
 #include "auth.h"
 #include "cgfb/canon.h"
+#include "cgfb/sha256.h"
 #include "cgfb/log.h"
 
 #define TOKEN_MIN 16

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "cgfb/canon.h"
+#include "cgfb/sha256.h"
 #include "cgfb/jsonget.h"
 #include "cgfb/utf8.h"
 #include "ingest.h"

@@ -36,11 +36,6 @@ void store_close(struct store *s)
 		s->ops->close(s);
 }
 
-const char *store_backend(const struct store *s)
-{
-	return s->ops->name;
-}
-
 void store_read_deadline(struct store *s, unsigned ms)
 {
 	s->ops->read_deadline(s, ms);

@@ -39,8 +39,6 @@ bool store_is_postgres(const char *where);
  * written by a newer version; the reason goes to the log. */
 int store_open(struct store **out, const char *path, bool readonly);
 void store_close(struct store *s);
-/* "sqlite" or "postgresql", for the log. */
-const char *store_backend(const struct store *s);
 
 /* Read connections: what is read from now on must be done within ms
  * milliseconds (0: no bound), or it fails with -ETIMEDOUT. */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgfb/sha256.h"
 #include "base/path.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"

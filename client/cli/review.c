@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "cgfb/sha256.h"
 #include "base/path.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"

@@ -4,12 +4,13 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "cgfb/sha256.h"
 #include "cgfb/log.h"
 #include "consent/consent.h"
 #include "privacy/secret.h"
 
 
-int cgfb_random_hex(char *out, size_t nbytes)
+static int cgfb_random_hex(char *out, size_t nbytes)
 {
 	static const char digits[] = "0123456789abcdef";
 	unsigned char raw[64];

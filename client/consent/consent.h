@@ -45,7 +45,5 @@ int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,
 int cgfb_consent_schema(const struct cgfb_buf *report, char out[65]);
 
 
-/* 32 random bytes as hex, from getrandom(2). */
-int cgfb_random_hex(char *out, size_t nbytes);
 
 #endif

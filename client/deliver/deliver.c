@@ -4,6 +4,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "cgfb/sha256.h"
 #include "cgfb/log.h"
 #include "consent/consent.h"
 #include "deliver/deliver.h"

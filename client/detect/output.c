@@ -9,7 +9,7 @@ static const char *const level_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
 };
 
-void cgfb_detection_source(const struct cgfb_detection *d, const char *source_name, char *buf,
+static void cgfb_detection_source(const struct cgfb_detection *d, const char *source_name, char *buf,
 			   size_t bufsz)
 {
 	char name[256];

@@ -14,9 +14,6 @@ int cgfb_print_json_line(FILE *out, json_object *o);
 /* A JSON string, or null for NULL. */
 json_object *cgfb_json_str_or_null(const char *s);
 
-/* "file:line", or "kmsg:<seq>" for the live log (source_name NULL). */
-void cgfb_detection_source(const struct cgfb_detection *d, const char *source_name, char *buf,
-			   size_t bufsz);
 /* A new JSON object describing the detection; the caller puts it. */
 json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *source_name);
 /* One line of JSON or a short human block. Returns 0 or -EIO. */

@@ -17,6 +17,10 @@
 #include "cgfb/readfile.h"
 #include "report/spool.h"
 
+/* <id>.seen: 0, or -ENOENT when there is none (then *s is zeroed), or
+ * -EBADMSG. */
+static int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cgfb_seen *s);
+
 #define STATE_MAX   (16u << 10)
 /* No atomic write takes this long: a temporary this old was left by a
  * process killed mid-write, and nobody will rename it any more. */
@@ -363,7 +367,7 @@ static int seen_from_json(json_object *o, struct cgfb_seen *s)
 	return 0;
 }
 
-int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cgfb_seen *s)
+static int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cgfb_seen *s)
 {
 	char path[PATH_MAX], name[64];
 	struct cgfb_buf b = { 0 };

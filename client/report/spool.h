@@ -85,9 +85,6 @@ int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *by
 int cgfb_spool_load_draft(struct cgfb_spool *sp, const char *id, size_t max, struct cgfb_buf *out);
 int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *data, size_t len);
 
-/* <id>.seen: 0, or -ENOENT when there is none (then *s is zeroed), or
- * -EBADMSG. */
-int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cgfb_seen *s);
 int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgfb_seen *s);
 
 /* Move a file aside, saying why in the log. */

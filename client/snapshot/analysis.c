@@ -9,11 +9,6 @@ static const char *const reason_names[CGFB_R_N] = {
 	"children_share_parent_limit", "nested_flat_children",
 };
 
-const char *cgfb_flat_reason_name(enum cgfb_flat_reason r)
-{
-	return reason_names[r];
-}
-
 bool cgfb_analysis_wants_flat(const struct cgfb_entry *e, const char *controller)
 {
 	if (!e)

@@ -83,7 +83,6 @@ int cgfb_analyse(const struct cgfb_topology *t, const struct cgfb_entry *e, cons
 		 const char *controller, struct cgfb_analysis *a);
 void cgfb_analysis_free(struct cgfb_analysis *a);
 
-const char *cgfb_flat_reason_name(enum cgfb_flat_reason r);
 
 /* The analysis member of a report. */
 json_object *cgfb_analysis_json(const struct cgfb_analysis *a);

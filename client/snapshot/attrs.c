@@ -227,7 +227,7 @@ int cgfb_attr_parse(enum cgfb_attr a, const char *buf, size_t len, uint64_t *val
 	return rc;
 }
 
-const char *cgfb_freezer_state_name(uint64_t v)
+static const char *cgfb_freezer_state_name(uint64_t v)
 {
 	return v < sizeof(freezer_states) / sizeof(freezer_states[0]) ? freezer_states[v] : "?";
 }

@@ -87,6 +87,5 @@ int cgfb_attr_parse(enum cgfb_attr a, const char *buf, size_t len, uint64_t *val
 #define CGFB_ATTR_TEXT_MAX 24
 const char *cgfb_attr_text(enum cgfb_attr a, uint64_t v, char *buf);
 
-const char *cgfb_freezer_state_name(uint64_t v);
 
 #endif

@@ -10,8 +10,6 @@
 #include <json-c/json.h>
 
 #include "cgfb/buf.h"
-#include "cgfb/sha256.h"
-#include "cgfb/wire.h"
 
 
 /* Serialise obj into b (replacing its content, NUL-terminated). Fails with

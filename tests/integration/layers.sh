@@ -56,6 +56,28 @@ plant "an include through a macro" client/watch/state.c \
 	'#define H "consent/notify.h"
 #include H' 'an include through a macro'
 
+# Every header compiles on its own: what it needs, it includes (a header
+# that leans on what its includer included first breaks on the next move).
+alone() {
+	bad=0
+	flags=$(pkg-config --cflags json-c libpq libmicrohttpd 2>/dev/null)
+	for h in $(find client include server-stub -name '*.h' | sort); do
+		case $h in
+		server-stub/*) inc=${h#server-stub/} extra=-Iserver-stub ;;
+		client/*) inc=${h#client/} extra= ;;
+		include/*) inc=${h#include/} extra= ;;
+		esac
+		# shellcheck disable=SC2086
+		if ! echo "#include \"$inc\"" | cc -fsyntax-only -std=gnu11 -D_GNU_SOURCE -Iinclude \
+			-Iclient $extra $flags -x c - > "$T_TMP/alone.err" 2>&1; then
+			echo "$h does not compile on its own:"; head -n 3 "$T_TMP/alone.err"
+			bad=1
+		fi
+	done
+	return $bad
+}
+check "every header compiles on its own" alone
+
 # The same rule on the objects (tools/check-symbols.sh, run by every build):
 # a prototype written out by hand passes the text check, not this one.
 SYMS=$PWD/tools/check-symbols.sh

@@ -10,6 +10,7 @@
 #include "cgfb/canon.h"
 #include "cgfb/schema.h"
 #include "cgfb/readfile.h"
+#include "cgfb/wire.h"
 
 #define REPORT_FILE_MAX (1u << 20)
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "cgfb/canon.h"
+#include "cgfb/sha256.h"
 
 static void expect_canon(const char *in, const char *want)
 {

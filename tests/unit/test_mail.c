@@ -8,6 +8,7 @@
 #include "cgfb/canon.h"
 #include "cgfb/mail.h"
 #include "cgfb/schema.h"
+#include "cgfb/sha256.h"
 
 /* A schema-valid report; use_case text and title are filled in per test. */
 static const char report_fmt[] =

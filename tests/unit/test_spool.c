@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgfb/sha256.h"
 #include "cgfb/atomic.h"
 #include "base/path.h"
 #include "cgfb/readfile.h"
