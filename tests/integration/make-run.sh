@@ -50,6 +50,18 @@ check "it says where the login banner goes" grep -q "login banner in /run/motd.d
 check "the database is where it says" [ -f "$SV/collector.db" ]
 check "the client's endpoint is this collector" \
 	grep -qx "endpoint = http://127.0.0.1:$PORT/api/v1/reports" "$SV/client.conf"
+# The watcher on the host's real /dev/kmsg, as root: once it has read the
+# log it holds CAP_SYSLOG (bit 34) in none of its capability sets.
+wpid=$(pgrep -f "cgroup-feedback-watch .*$ST" | head -n 1)
+no_syslog() {
+	[ -n "$wpid" ] || { echo "no watcher process found"; return 1; }
+	i=0
+	while [ $i -lt "$(scaled 50)" ] && [ ! -s "$ST/watch.state" ]; do sleep 0.2; i=$((i + 1)); done
+	grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' "/proc/$wpid/status"
+	grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' "/proc/$wpid/status" |
+		awk '{ b = substr($2, length($2) - 8, 1); if (index("4567cdefCDEF", b)) bad = 1 } END { exit bad }'
+}
+check "the watcher on /dev/kmsg gave up CAP_SYSLOG once it read the log" no_syslog
 hint=$(sed -n 's/^ *sudo \(.*\) review$/\1 status/p' "$T_TMP/out")
 if [ -n "$hint" ] && eval "$hint" > "$T_TMP/hint" 2>&1; then
 	ok "the printed review command works when pasted ('$hint')"
