@@ -1,0 +1,341 @@
+/* What the administrator says about a report: review (in a terminal),
+ * decline, and the consent submit, flush and export give without one, from
+ * --use-case-file, --answer and the configuration. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/hint.h"
+#include "cgfb/log.h"
+#include "cgfb/readfile.h"
+#include "cgfb/utf8.h"
+#include "cli/commands.h"
+#include "cli/report_cmd.h"
+#include "cli/review.h"
+#include "consent/consent.h"
+#include "consent/draft.h"
+#include "consent/notify.h"
+#include "privacy/redact.h"
+
+#define USE_CASE_FILE_MAX 8192
+
+/* The schema refuses them too, but only this says which byte and where. */
+static int refuse_controls(const char *text, size_t len, const char *what, const char *name)
+{
+	const ssize_t at = cgfb_text_control(text, len);
+
+	if (at < 0)
+		return 0;
+	cgfb_log(LOG_ERR, "%s %s: byte %zd is the control character 0x%02x; only newline and "
+		 "tab may be in free text%s", what, name, at + 1, (unsigned char)text[at],
+		 text[at] == '\r' ? " (a Windows file? dos2unix converts it)" : "");
+	return -EINVAL;
+}
+
+static char *slurp_use_case(const char *path)
+{
+	struct cgfb_buf b = { 0 };
+	const int rc = cgfb_read_file(path, USE_CASE_FILE_MAX, 0, &b);
+
+	if (rc == -EFBIG)
+		cgfb_log(LOG_ERR, "use case file %s: longer than %d bytes", path, USE_CASE_FILE_MAX);
+	else if (rc < 0)
+		cgfb_log(LOG_ERR, "use case file %s: %s", path, strerror(-rc));
+	if (rc < 0) {
+		cgfb_buf_free(&b);
+		return NULL;
+	}
+	while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
+		b.data[--b.len] = '\0';
+	if (refuse_controls(b.data, b.len, "use case file", path) < 0) {
+		cgfb_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/* Secrets in unattended input are refused unless --redact says to replace
+ * them: nobody is there to look. What the administrator was shown in a
+ * review and kept (the draft remembers) is theirs to send. Returns the text
+ * to use (maybe new). */
+static char *unattended_secrets(struct report_cmd *c, const struct cgfb_draft *d, char *text,
+				const char *what, bool *bad)
+{
+	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
+	struct cgfb_local_names ln;
+	size_t n;
+
+	cgfb_local_names_load(&ln, NULL, NULL);
+	n = cgfb_draft_unkept(d, text, f, cgfb_find_secrets(text, &ln, f, CGFB_REDACT_MAX_FINDINGS));
+	cgfb_local_names_free(&ln);
+	if (n == 0)
+		return text;
+	if (!c->redact) {
+		for (size_t i = 0; i < n; i++)
+			cgfb_log(LOG_ERR, "%s contains a %s: '%.*s'", what, cgfb_secret_name(f[i].kind),
+				 (int)f[i].len, text + f[i].start);
+		cgfb_log(LOG_ERR, "refusing to send it; edit it, or pass --redact to replace these");
+		*bad = true;
+		return text;
+	}
+	return cgfb_redact_replace(text, f, n);
+}
+
+/* Every text of the draft, checked as unattended input: one left there by
+ * a review that ended before its secret check, or given by the options,
+ * leaves only as the administrator saw it or redacted. -EINVAL when one
+ * is refused; 1 when --redact changed one. */
+static int draft_secrets(struct report_cmd *c, struct cgfb_draft *d)
+{
+	bool bad = false, changed = false;
+	char *before;
+
+	if (d->text) {
+		before = d->text;
+		d->text = unattended_secrets(c, d, d->text, "the use case", &bad);
+		changed |= d->text != before;
+	}
+	if (d->message) {
+		before = d->message;
+		d->message = unattended_secrets(c, d, d->message, "the message", &bad);
+		changed |= d->message != before;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		before = d->values[i];
+		d->values[i] = unattended_secrets(c, d, d->values[i], d->keys[i], &bad);
+		changed |= d->values[i] != before;
+	}
+	return bad ? -EINVAL : changed;
+}
+
+/* An answer is to one of the entry's questions: a misspelt key would
+ * otherwise be sent as given and read by nobody. */
+static int check_answer_key(const struct report_cmd *c, const struct cgfb_spool_entry *e,
+			    const char *key)
+{
+	const struct cgfb_entry *ce = cgfb_catalog_find(c->cat, e->catalog_id);
+	char keys[256] = "";
+	size_t n = 0;
+
+	if (!ce)    /* an entry this version does not know: nothing to check against */
+		return 0;
+	for (size_t i = 0; i < ce->questions->n; i++) {
+		if (strcmp(ce->questions->q[i].key, key) == 0)
+			return 0;
+		n += (size_t)snprintf(keys + n, n < sizeof(keys) ? sizeof(keys) - n : 0, "%s%s",
+				      i ? ", " : "", ce->questions->q[i].key);
+	}
+	cgfb_log(LOG_ERR, "--answer %s: report %s (%s) asks no such question; its answer keys "
+		 "are %s (cgroup-feedback catalog lists each entry's)", key, e->id, ce->id, keys);
+	return -EINVAL;
+}
+
+/* What --use-case-file and --answer say goes into the draft; the draft is
+ * checked for secrets and saved before anything is built, so that what was
+ * given outlives a failure to send. */
+static int options_into_draft(struct report_cmd *c, struct cgfb_draft *d,
+			      const struct cgfb_spool_entry *e)
+{
+	const char *id = e->id;
+	bool changed = c->use_case_file || c->n_answers;
+	char *text = NULL;
+	int rc = 0;
+
+	if (c->use_case_file && !(text = slurp_use_case(c->use_case_file)))
+		return -EINVAL;
+	if (text)
+		rc = cgfb_draft_set_text(&d->text, text);
+	free(text);
+	for (size_t i = 0; i < c->n_answers && rc == 0; i++) {
+		const char *eq = strchr(c->answers[i], '=');
+		char *key = strndup(c->answers[i], (size_t)(eq - c->answers[i]));
+
+		rc = key ? check_answer_key(c, e, key) : -ENOMEM;
+		if (rc == 0)
+			rc = refuse_controls(eq + 1, strlen(eq + 1), "--answer", c->answers[i]);
+		if (rc == 0)
+			rc = cgfb_draft_set_answer(d, key, eq + 1);
+		free(key);
+		if (rc == -EINVAL)
+			return rc;    /* said already */
+	}
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report %s: %s", id, rc == -E2BIG ? "too many answers" :
+			 strerror(-rc));
+		return rc;
+	}
+	rc = draft_secrets(c, d);
+	if (rc < 0)
+		return rc;
+	if (!changed && rc == 0)
+		return 0;
+	rc = cgfb_draft_save(&c->spool, id, d);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: saving the use case and answers in %s: %s", id,
+			 c->spool.dir, strerror(-rc));
+	return rc;
+}
+
+/* The use case of a report with none in its draft: the configured
+ * use-case-file (consent = auto), checked like any unattended text. */
+static int configured_use_case(struct report_cmd *c, struct cgfb_draft *d)
+{
+	bool bad = false;
+	char *text;
+
+	if (d->text || !c->config.use_case_file[0])
+		return 0;
+	text = slurp_use_case(c->config.use_case_file);
+	if (!text)
+		return -EINVAL;
+	d->text = unattended_secrets(c, d, text, "the use case", &bad);
+	return bad ? -EINVAL : 0;
+}
+
+/* Consent from the command line: --yes (or export, or consent = auto),
+ * from the report's draft with what --use-case-file and --answer add. */
+int report_cmd_unattended_consent(struct report_cmd *c, struct cgfb_spool_entry *e, const char *endpoint)
+{
+	struct cgfb_draft d;
+	struct cgfb_use_case uc;
+	struct cgfb_buf report = { 0 }, bytes = { 0 };
+	char token[65], err[256];
+	int rc;
+
+	rc = cgfb_draft_load(&c->spool, e->id, &d);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: its draft: %s", e->id, strerror(-rc));
+	if (rc == 0)
+		rc = options_into_draft(c, &d, e);
+	if (rc >= 0)
+		rc = configured_use_case(c, &d);
+	if (rc < 0)
+		goto out;
+	if (!d.text || !d.text[0])
+		cgfb_log(LOG_NOTICE, "report %s has no use case: the maintainers will see the "
+			 "snapshot only (--use-case-file FILE gives one)", e->id);
+	cgfb_draft_use_case(&d, &uc);
+	rc = cgfb_spool_load(&c->spool, e->id, e, &report);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report %s: %s", e->id, strerror(-rc));
+		goto out;
+	}
+	rc = cgfb_consent_build(c->schema, c->state_dir, &report, &uc, endpoint, e->deletion_token,
+				&bytes, token, err, sizeof(err));
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
+	if (rc == 0) {
+		rc = cgfb_consent_record(&c->spool, e, &bytes, endpoint, token);
+		if (rc < 0)
+			cgfb_log(LOG_ERR, "report %s: recording the consent in %s: %s; nothing was "
+				 "sent", e->id, c->spool.dir, strerror(-rc));
+	}
+out:
+	cgfb_draft_free(&d);
+	cgfb_buf_free(&report);
+	cgfb_buf_free(&bytes);
+	return rc;
+}
+
+int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback decline [--state-dir DIR] ID\n";
+	struct cgfb_spool_entry e;
+	const char *id;
+	struct report_cmd c;
+	int rc;
+
+	SETUP("state-dir", usage);
+	id = report_cmd_one_id(&c, argc, argv, usage);
+	if (!id || report_cmd_load_entry(&c, id, &e, NULL) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	if (e.state == CGFB_R_SENT) {
+		cgfb_log(LOG_ERR, "report %s was sent already: withdraw it instead", id);
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	e.state = CGFB_R_DECLINED;
+	rc = cgfb_spool_save_state(&c.spool, &e);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: recording the decline in %s: %s", id, c.spool.dir,
+			 strerror(-rc));
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+/* review without a terminal (a script, a cron job, a pasted pipe): the
+ * commands that do the same without questions, for the report named or the
+ * first one waiting, so that they can be pasted as printed. */
+static int no_terminal(struct report_cmd *c, int argc, char **argv, const char *usage)
+{
+	struct cgfb_spool_entry *v = NULL;
+	const char *id = NULL;
+	char show[600], submit[600];
+	size_t n = 0;
+
+	if (optind < argc) {
+		id = report_cmd_one_id(c, argc, argv, usage);
+		if (!id)
+			return CGFB_EXIT_TROUBLE;
+	} else if (cgfb_spool_list(&c->spool, &v, &n) == 0) {
+		for (size_t i = 0; i < n && !id; i++)
+			if (v[i].state == CGFB_R_PENDING)
+				id = v[i].id;
+	}
+	if (id)
+		cgfb_log(LOG_ERR, "review asks questions on a terminal; without one, read the report "
+			 "with '%s', then send it as it is with '%s' (--use-case-file FILE and "
+			 "--answer KEY=VALUE add your use case and answers)",
+			 cgfb_hint(show, sizeof(show), c->state_dir, "show %s", id),
+			 cgfb_hint(submit, sizeof(submit), c->state_dir, "submit %s --yes", id));
+	else
+		cgfb_log(LOG_ERR, "review asks questions on a terminal; nothing is waiting for "
+			 "review anyway");
+	free(v);
+	return CGFB_EXIT_TROUBLE;
+}
+
+int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback review [--state-dir DIR] [--output FILE] [ID]\n"
+		"Look at a report (each pending one without ID), answer its questions, see the\n"
+		"exact bytes, and decide: send, export as e-mail, keep for later, decline.\n";
+	struct cgfb_spool_entry *v = NULL;
+	struct cgfb_review_ctx rc;
+	struct report_cmd c;
+	size_t n = 0, done = 0;
+	int r = 0;
+
+	SETUP("state-dir output", usage);
+	if (!isatty(STDIN_FILENO))
+		return report_cmd_finish(&c, no_terminal(&c, argc, argv, usage));
+	rc = (struct cgfb_review_ctx){
+		.config = &c.config, .cat = c.cat, .schema = c.schema, .spool = &c.spool,
+		.state_dir = c.state_dir, .in = stdin, .out = stdout, .export_path = c.output,
+	};
+	if (optind < argc) {
+		const char *id = report_cmd_one_id(&c, argc, argv, usage);
+		struct cgfb_spool_entry e;
+
+		if (!id || report_cmd_load_entry(&c, id, &e, NULL) < 0)
+			return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+		r = cgfb_review(&rc, &e);
+		return report_cmd_finish(&c, r < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+	}
+	if (cgfb_spool_list(&c.spool, &v, &n) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		if (v[i].state != CGFB_R_PENDING || cgfb_silenced(c.state_dir, v[i].catalog_id))
+			continue;
+		r = cgfb_review(&rc, &v[i]);
+		done++;
+	}
+	if (!done)
+		puts("Nothing is waiting for review.");
+	free(v);
+	return report_cmd_finish(&c, r < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+

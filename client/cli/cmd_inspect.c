@@ -1,0 +1,170 @@
+/* Looking at the reports: list, show, status. Nothing here writes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "base/hint.h"
+#include "cli/commands.h"
+#include "cli/report_cmd.h"
+#include "detect/output.h"
+
+static void fmt_time(long long t, char *buf, size_t sz)
+{
+	const time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0) {
+		snprintf(buf, sz, "-");
+		return;
+	}
+	gmtime_r(&tt, &tm);
+	strftime(buf, sz, "%Y-%m-%d %H:%M:%SZ", &tm);
+}
+
+static void note(const struct cgfb_spool_entry *e, char *buf, size_t sz)
+{
+	char when[32];
+
+	buf[0] = '\0';
+	if (e->state == CGFB_R_SENT)
+		snprintf(buf, sz, "receipt %s", e->receipt_id);
+	else if (e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0)
+		snprintf(buf, sz, "exported for %s", e->endpoint + 7);
+	else if (e->state == CGFB_R_CONSENTED && e->next_attempt < 0)
+		snprintf(buf, sz, "not retried: %s", e->last_error);
+	else if (e->state == CGFB_R_CONSENTED && e->attempts) {
+		fmt_time(e->next_attempt, when, sizeof(when));
+		snprintf(buf, sz, "attempt %d failed (%s); next %s", e->attempts, e->last_error, when);
+	}
+}
+
+/* "1 boot", "3 boots, kernels 6.1 6.12": how often the kernel asked. */
+static void seen_text(const struct cgfb_seen *s, char *buf, size_t sz)
+{
+	size_t n = (size_t)snprintf(buf, sz, "%u boot%s", s->boots, s->boots == 1 ? "" : "s");
+
+	for (unsigned i = 0; i < s->n_kernels && n < sz; i++)
+		n += (size_t)snprintf(buf + n, sz - n, "%s%s", i ? " " : ", kernel ", s->kernels[i]);
+}
+
+static json_object *seen_json(const struct cgfb_seen *s)
+{
+	json_object *o = json_object_new_object(), *k = json_object_new_array();
+
+	json_object_object_add(o, "boots", json_object_new_int64(s->boots));
+	json_object_object_add(o, "first_seen", json_object_new_int64(s->first));
+	json_object_object_add(o, "last_seen", json_object_new_int64(s->last));
+	for (unsigned i = 0; i < s->n_kernels; i++)
+		json_object_array_add(k, json_object_new_string(s->kernels[i]));
+	json_object_object_add(o, "kernels", k);
+	return o;
+}
+
+int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback list [--json] [--state-dir DIR]\n";
+	struct cgfb_spool_entry *v = NULL;
+	struct report_cmd c;
+	size_t n = 0;
+	char when[32], nb[400], seen[200];
+
+	SETUP("state-dir json", usage);
+	if (!report_cmd_no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	if (!c.json && n)
+		printf("%-36s  %-9s  %-5s  %-20s  %-8s  %s\n", "ID", "STATE", "ENTRY", "CREATED",
+		       "SEEN", "NOTE");
+	for (size_t i = 0; i < n; i++) {
+		fmt_time(v[i].created, when, sizeof(when));
+		note(&v[i], nb, sizeof(nb));
+		snprintf(seen, sizeof(seen), "%u boot%s", v[i].seen.boots,
+			 v[i].seen.boots == 1 ? "" : "s");
+		if (c.json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "id", json_object_new_string(v[i].id));
+			json_object_object_add(o, "state", json_object_new_string(cgfb_rstate_name(v[i].state)));
+			json_object_object_add(o, "catalog_id", json_object_new_string(v[i].catalog_id));
+			json_object_object_add(o, "created", json_object_new_int64(v[i].created));
+			json_object_object_add(o, "attempts", json_object_new_int(v[i].attempts));
+			json_object_object_add(o, "note", json_object_new_string(nb));
+			json_object_object_add(o, "seen", seen_json(&v[i].seen));
+			cgfb_print_json_line(stdout, o);
+		} else {
+			printf("%-36s  %-9s  %-5s  %-20s  %-8s  %s\n", v[i].id,
+			       cgfb_rstate_name(v[i].state), v[i].catalog_id, when, seen, nb);
+		}
+	}
+	free(v);
+	return report_cmd_finish(&c, fflush(stdout) ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback show [--raw] [--state-dir DIR] ID\n"
+				    "Print the report's bytes as the spool holds them, and a newline\n"
+				    "(--raw: the bytes alone, to hash or to post them).\n";
+	struct cgfb_spool_entry e;
+	struct cgfb_buf bytes = { 0 };
+	const char *id;
+	struct report_cmd c;
+	int rc;
+
+	SETUP("state-dir raw", usage);
+	id = report_cmd_one_id(&c, argc, argv, usage);
+	if (!id || report_cmd_load_entry(&c, id, &e, &bytes) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	rc = fwrite(bytes.data, 1, bytes.len, stdout) == bytes.len ? 0 : -EIO;
+	/* Text ends in a newline, wherever it goes (a file, less, a prompt
+	 * after it); canonical JSON holds none, so the one at the end is
+	 * unambiguous, and --raw leaves it out. */
+	if (!c.raw)
+		putchar('\n');
+	cgfb_buf_free(&bytes);
+	return report_cmd_finish(&c, rc || fflush(stdout) ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback status [--state-dir DIR]\n";
+	static const char *const modes[] = { "ask", "never", "auto" };
+	struct cgfb_spool_entry *v = NULL;
+	unsigned count[5] = { 0 }, due = 0;
+	const long long now = (long long)time(NULL);
+	struct report_cmd c;
+	size_t n = 0;
+	char nb[400], hint[600], seen[200];
+
+	SETUP("state-dir", usage);
+	if (!report_cmd_no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	for (size_t i = 0; i < n; i++) {
+		count[v[i].state]++;
+		due += v[i].state == CGFB_R_CONSENTED && v[i].next_attempt >= 0 &&
+		       v[i].next_attempt <= now && strncmp(v[i].endpoint, "mailto:", 7) != 0;
+	}
+	printf("endpoint: %s\nconsent: %s\nreports: %zu (pending %u, consented %u, sent %u, "
+	       "declined %u, withdrawn %u)\ndue for sending now: %u\n", c.config.endpoint,
+	       modes[c.config.consent], n, count[CGFB_R_PENDING], count[CGFB_R_CONSENTED],
+	       count[CGFB_R_SENT], count[CGFB_R_DECLINED], count[CGFB_R_WITHDRAWN], due);
+	for (size_t i = 0; i < n; i++) {
+		note(&v[i], nb, sizeof(nb));
+		seen_text(&v[i].seen, seen, sizeof(seen));
+		if (v[i].state == CGFB_R_PENDING)
+			printf("  %s %s (seen at %s): waiting for review: %s\n", v[i].catalog_id,
+			       v[i].id, seen,
+			       cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", v[i].id));
+		else if (v[i].state == CGFB_R_CONSENTED && nb[0])
+			printf("  %s %s: %s (seen at %s)\n", v[i].catalog_id, v[i].id, nb, seen);
+		/* An answered report whose message came back: counted, not asked. */
+		else if (v[i].seen.boots > 1)
+			printf("  %s %s: %s; seen again since (%s), no new report\n",
+			       v[i].catalog_id, v[i].id, cgfb_rstate_name(v[i].state), seen);
+	}
+	free(v);
+	return report_cmd_finish(&c, CGFB_EXIT_OK);
+}

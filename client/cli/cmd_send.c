@@ -1,0 +1,263 @@
+/* Reports leaving the machine, or asked back: submit, flush, export and
+ * withdraw. The only commands (with review told to send) that open a
+ * network connection. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/hint.h"
+#include "cgfb/log.h"
+#include "cgfb/sha256.h"
+#include "cli/commands.h"
+#include "cli/report_cmd.h"
+#include "consent/consent.h"
+#include "consent/notify.h"
+#include "deliver/deliver.h"
+#include "deliver/mailout.h"
+#include "deliver/submit.h"
+
+static int send_now(struct report_cmd *c, struct cgfb_spool_entry *e)
+{
+	const int rc = cgfb_deliver(&c->config, &c->spool, e);
+	char hint[600];
+
+	if (rc == 0)
+		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, e->receipt_id,
+		       e->receipt_sha256);
+	else if (e->state != CGFB_R_SENT)    /* sent but not recorded: said already */
+		cgfb_log(LOG_ERR, "%s: sending failed: %s%s%s", e->id, e->last_error,
+			 e->next_attempt > 0 ? "; it will be retried by " : "",
+			 e->next_attempt > 0 ? cgfb_hint(hint, sizeof(hint), c->state_dir, "flush") : "");
+	return rc;
+}
+
+int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback submit ID --yes [--use-case-file FILE] [--answer KEY=VALUE]...\n"
+		"                              [--redact] [--endpoint URL] [--state-dir DIR]\n"
+		"Consent to sending report ID as it is plus the use case, and send it now.\n"
+		"Each --answer KEY is one of the report's catalog entry's questions\n"
+		"(cgroup-feedback catalog lists them: software, why_flat, reorganisation for\n"
+		"the flat-hierarchy entries; purpose, software, v2_replacement for the knobs).\n";
+	struct cgfb_spool_entry e;
+	char err[256], hint[600];
+	const char *id;
+	struct report_cmd c;
+	int rc;
+
+	SETUP("state-dir yes use-case-file answer redact endpoint", usage);
+	id = report_cmd_one_id(&c, argc, argv, usage);
+	if (!id || report_cmd_load_entry(&c, id, &e, NULL) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	if (!c.yes) {
+		cgfb_log(LOG_ERR, "submit sends a report only with --yes (or review it: %s)",
+			 cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", id));
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	if (c.config.consent == CGFB_CONSENT_NEVER) {
+		cgfb_log(LOG_ERR, "consent = never in the configuration: nothing is sent");
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	if (e.state != CGFB_R_PENDING && e.state != CGFB_R_CONSENTED) {
+		cgfb_log(LOG_ERR, "report %s is %s", id, cgfb_rstate_name(e.state));
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	if (cgfb_endpoint_check(c.config.endpoint, err, sizeof(err)) < 0) {
+		cgfb_log(LOG_ERR, "%s", err);
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	}
+	rc = report_cmd_unattended_consent(&c, &e, c.config.endpoint);
+	if (rc == 0)
+		rc = send_now(&c, &e);
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback withdraw [--state-dir DIR] ID\n"
+				    "Delete a sent report from the collector (or stop an unsent one).\n";
+	struct cgfb_submit_result res;
+	struct cgfb_spool_entry e;
+	const char *id;
+	struct report_cmd c;
+	int rc = 0;
+
+	SETUP("state-dir", usage);
+	id = report_cmd_one_id(&c, argc, argv, usage);
+	if (!id || report_cmd_load_entry(&c, id, &e, NULL) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	if (e.state == CGFB_R_SENT) {
+		rc = cgfb_submit_delete(&c.config, e.endpoint, e.id, e.deletion_token, &res);
+		if (rc < 0) {
+			cgfb_log(LOG_ERR, "withdrawing %s from %s: %s", id, e.endpoint, res.error);
+			return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+		}
+		printf("%s: deleted from %s\n", id, e.endpoint);
+	} else if (e.state == CGFB_R_WITHDRAWN) {
+		printf("%s: was withdrawn already\n", id);
+	} else {
+		printf("%s: was never sent; it will not be\n", id);
+	}
+	e.state = CGFB_R_WITHDRAWN;
+	e.next_attempt = 0;
+	rc = cgfb_spool_save_state(&c.spool, &e);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: recording the withdrawal in %s: %s", id, c.spool.dir,
+			 strerror(-rc));
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+/* A consent is for one schema: a report made under another asks again. */
+static bool schema_changed(struct report_cmd *c, struct cgfb_spool_entry *e)
+{
+	struct cgfb_buf bytes = { 0 };
+	char sha[65], hint[600];
+	bool changed;
+
+	if (cgfb_spool_load(&c->spool, e->id, e, &bytes) < 0)
+		return false;
+	changed = cgfb_consent_schema(&bytes, sha) < 0 ||
+		  strcmp(sha, cgfb_schema_sha256(c->schema)) != 0;
+	cgfb_buf_free(&bytes);
+	if (!changed)
+		return false;
+	cgfb_log(LOG_NOTICE, "report %s was consented to under another report schema; "
+		 "review it again: %s", e->id,
+		 cgfb_hint(hint, sizeof(hint), c->state_dir, "review %s", e->id));
+	e->state = CGFB_R_PENDING;
+	cgfb_spool_save_state(&c->spool, e);
+	return true;
+}
+
+static bool due(const struct cgfb_spool_entry *e, long long now)
+{
+	return e->state == CGFB_R_CONSENTED && e->next_attempt >= 0 && e->next_attempt <= now &&
+	       strncmp(e->endpoint, "mailto:", 7) != 0;
+}
+
+int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] = "Usage: cgroup-feedback flush [--state-dir DIR]\n"
+				    "Send the consented reports whose time has come.\n";
+	struct cgfb_spool_entry *v = NULL;
+	const long long now = (long long)time(NULL);
+	unsigned sent = 0, failed = 0;
+	struct report_cmd c;
+	size_t n = 0;
+
+	SETUP("state-dir", usage);
+	if (!report_cmd_no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	for (size_t i = 0; i < n; i++) {
+		if (c.config.consent == CGFB_CONSENT_AUTO && v[i].state == CGFB_R_PENDING &&
+		    !cgfb_silenced(c.state_dir, v[i].catalog_id) &&
+		    report_cmd_unattended_consent(&c, &v[i], c.config.endpoint) < 0)
+			failed++;
+		if (!due(&v[i], now) || schema_changed(&c, &v[i]))
+			continue;
+		if (send_now(&c, &v[i]) == 0)
+			sent++;
+		else
+			failed++;
+	}
+	free(v);
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	printf("flush: %u sent, %u failed\n", sent, failed);
+	return report_cmd_finish(&c, failed ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
+/* Exporting is consenting to the mail channel. A report not yet consented
+ * to, or exported before and given a use case or answers now, is built
+ * afresh from its draft with what the options add, so a second export
+ * carries them; a report consented to for the collector, or sent, goes out
+ * as it is — the same bytes, the same story — and options that would
+ * change it are named as unused rather than dropped without a word. */
+static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, const char *endpoint)
+{
+	const bool mailed = e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0;
+	int rc;
+
+	if (e->state == CGFB_R_DECLINED || e->state == CGFB_R_WITHDRAWN) {
+		cgfb_log(LOG_ERR, "report %s is %s", e->id, cgfb_rstate_name(e->state));
+		return -EPERM;
+	}
+	/* Exported before and nothing new: the same bytes again. */
+	if (mailed && !c->use_case_file && !c->n_answers)
+		return 0;
+	if (e->state != CGFB_R_PENDING && !mailed) {
+		if (c->use_case_file || c->n_answers)
+			cgfb_log(LOG_WARNING, "report %s is %s for %s: the e-mail carries those bytes, "
+				 "with the use case and answers given then; --use-case-file and "
+				 "--answer are not used", e->id, cgfb_rstate_name(e->state), e->endpoint);
+		return 0;
+	}
+	rc = report_cmd_unattended_consent(c, e, endpoint);
+	/* Standard output may be the e-mail itself (-o -). */
+	if (rc == 0)
+		fprintf(c->output && strcmp(c->output, "-") == 0 ? stderr : stdout,
+			"%s: consent recorded for the mail channel (%s); flush will not send it "
+			"over the network\n", e->id, endpoint);
+	return rc;
+}
+
+int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback export ID [--email] [-o FILE | --mbox FILE] [--send]\n"
+		"                              [--use-case-file FILE] [--answer KEY=VALUE]...\n"
+		"                              [--redact] [--state-dir DIR]\n"
+		"Write the report as an e-mail ready for linux-mm (for machines without network):\n"
+		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml), appended to an\n"
+		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";
+	struct cgfb_spool_entry e;
+	struct cgfb_buf bytes = { 0 }, mail = { 0 };
+	char to[600], endpoint[620], path[PATH_MAX], err[512], sha[65];
+	const char *id;
+	struct report_cmd c;
+	int rc;
+
+	SETUP("state-dir output use-case-file answer redact email mbox send", usage);
+	id = report_cmd_one_id(&c, argc, argv, usage);
+	if (!id || report_cmd_load_entry(&c, id, &e, &bytes) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	cgfb_mailout_recipients(&c.config, &bytes, to, sizeof(to));
+	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
+	rc = export_consent(&c, &e, endpoint);
+	if (rc == 0)
+		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
+	if (rc == 0)
+		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
+	if (c.mbox)
+		snprintf(path, sizeof(path), "%s", c.mbox);
+	else if (c.output)
+		snprintf(path, sizeof(path), "%s", c.output);
+	else
+		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", id);
+	if (rc == 0 && c.send) {
+		rc = cgfb_mailout_send(&c.config, &mail, err, sizeof(err));
+		if (rc < 0)
+			cgfb_log(LOG_ERR, "sending %s: %s", id, err);
+		else
+			printf("%s: sent by mail to %s\n", id, to);
+	}
+	if (rc == 0 && (!c.send || c.output || c.mbox)) {
+		rc = cgfb_mailout_file(&mail, path, c.mbox != NULL);
+		cgfb_sha256_hex(bytes.data, bytes.len, sha);
+		if (rc == 0 && strcmp(path, "-") != 0)
+			printf("%s: %s %s (the report: %zu bytes, SHA-256 %s); send it to %s\n", id,
+			       c.mbox ? "appended to" : "wrote", path, bytes.len, sha, to);
+		else if (rc < 0)
+			cgfb_log(LOG_ERR, "writing %s: %s", path, strerror(-rc));
+	}
+	cgfb_buf_free(&bytes);
+	cgfb_buf_free(&mail);
+	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
