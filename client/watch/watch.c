@@ -18,16 +18,13 @@
 #include "log/klog.h"
 #include "detect/output.h"
 #include "base/bootid.h"
+#include "watch/hold.h"
 #include "watch/privilege.h"
 #include "watch/state.h"
 #include "watch/watch.h"
 #include "base/exec.h"
 
 #define IDLE_WAIT_MS 2000
-/* A report not written for now (a full disk) is tried again after this,
- * doubling up to the cap. */
-#define RETRY_FIRST_MS 1000
-#define RETRY_CAP_MS   (5 * 60 * 1000)
 #define EXIT_TEMPFAIL  75       /* cgroup-feedback-report: try again later */
 
 static volatile sig_atomic_t stop_requested;
@@ -47,14 +44,9 @@ struct watcher {
 	uint64_t pos;              /* next position after the record being fed */
 	bool has_pos;
 	bool dirty;
-	/* A detection whose report could not be written for now: the
-	 * position saved stays at its record, and after a while the log is
-	 * read again from there, so the warning is reported, just later. */
-	bool hold;
-	uint64_t hold_pos;
+	/* Detections whose report could not be written for now (hold.h). */
+	struct cgfb_hold hold;
 	bool unprivileged;         /* CAP_SYSLOG given up (privilege.h) */
-	long retry_ms;
-	struct timespec retry_at;
 	int rc;
 	sigset_t stop;             /* the signals that end the watcher */
 	/* What the first pass over the log found, said once at its end so that
@@ -79,7 +71,7 @@ static int save_at(struct watcher *w, uint64_t pos)
 
 static int save(struct watcher *w)
 {
-	const int rc = save_at(w, w->hold && w->hold_pos < w->pos ? w->hold_pos : w->pos);
+	const int rc = save_at(w, cgfb_hold_floor(&w->hold, w->pos));
 
 	/* Keep going: at worst a restart reads some records again. */
 	if (rc < 0)
@@ -340,7 +332,7 @@ static int report_once(struct watcher *w, const struct cgfb_detection *d, char i
 		st->has_handoff = true;
 	}
 	/* Not read past this record until its report is there. */
-	rc = save_at(w, w->hold && w->hold_pos < at ? w->hold_pos : at);
+	rc = save_at(w, cgfb_hold_floor(&w->hold, at));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "report for %s not written for now: saving state in %s: %s; "
 			 "the watcher tries again later", d->entry->id, w->o->state_dir,
@@ -351,7 +343,7 @@ static int report_once(struct watcher *w, const struct cgfb_detection *d, char i
 	if (rc == -EAGAIN)
 		return rc;
 	st->has_handoff = false;
-	w->retry_ms = 0;
+	cgfb_hold_written(&w->hold);
 	return 0;
 }
 
@@ -360,27 +352,15 @@ static int report_once(struct watcher *w, const struct cgfb_detection *d, char i
  * before it until then. */
 static void hold(struct watcher *w, const struct cgfb_detection *d)
 {
+	struct timespec now;
 	uint64_t at = 0;
 
 	cgfb_detector_set_count(w->det, d->entry->id, d->occurrence - 1);
 	detection_pos(d, &at);
-	if (!w->hold || at < w->hold_pos)
-		w->hold_pos = at;
-	if (!w->hold) {
-		w->retry_ms = w->retry_ms ? w->retry_ms * 2 : RETRY_FIRST_MS;
-		if (w->retry_ms > RETRY_CAP_MS)
-			w->retry_ms = RETRY_CAP_MS;
-		clock_gettime(CLOCK_MONOTONIC, &w->retry_at);
-		w->retry_at.tv_sec += w->retry_ms / 1000;
-		w->retry_at.tv_nsec += (w->retry_ms % 1000) * 1000000L;
-		if (w->retry_at.tv_nsec >= 1000000000L) {
-			w->retry_at.tv_sec++;
-			w->retry_at.tv_nsec -= 1000000000L;
-		}
-	}
-	w->hold = true;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	cgfb_hold_add(&w->hold, at, &now);
 	/* Quietly: the failure that led here was logged already. */
-	save_at(w, w->hold_pos < w->pos ? w->hold_pos : w->pos);
+	save_at(w, cgfb_hold_floor(&w->hold, w->pos));
 }
 
 static void on_detection(const struct cgfb_detection *d, void *arg)
@@ -553,16 +533,13 @@ static void say_backlog(struct watcher *w)
 		 w->o->once ? "done" : "following the kernel log");
 }
 
-/* Milliseconds until the next try of a held report, at least 1. */
+/* Milliseconds until the next try of a held report, 0 when due. */
 static int retry_wait_ms(const struct watcher *w)
 {
 	struct timespec now;
-	long long ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (long long)(w->retry_at.tv_sec - now.tv_sec) * 1000 +
-	     (w->retry_at.tv_nsec - now.tv_nsec) / 1000000;
-	return ms < 1 ? 1 : ms > RETRY_CAP_MS ? RETRY_CAP_MS : (int)ms;
+	return cgfb_hold_wait_ms(&w->hold, &now);
 }
 
 /* Read the log again from the first record whose report is missing. */
@@ -590,8 +567,7 @@ static int rewind_log(struct watcher *w, bool *first)
 	}
 rewound:
 	w->k.lost = lost;
-	w->pos = w->hold_pos;
-	w->hold = false;
+	w->pos = cgfb_hold_release(&w->hold);
 	*first = true;
 	return 0;
 }
@@ -637,11 +613,11 @@ static int loop(struct watcher *w)
 		say_backlog(w);
 		if (w->o->once) {
 			/* The next run reads the held record again. */
-			if (w->hold)
+			if (w->hold.on)
 				w->rc = 2;
 			break;
 		}
-		if (w->hold && retry_wait_ms(w) == 1) {
+		if (w->hold.on && retry_wait_ms(w) == 0) {
 			const int r = rewind_log(w, &first);
 
 			if (r < 0)
@@ -653,7 +629,7 @@ static int loop(struct watcher *w)
 		 * WARN block (its end may be lost) and sources that cannot be
 		 * polled (klogctl before 3.5, a regular file in tests) look again
 		 * after a while. */
-		idle_wait(w, w->hold ? retry_wait_ms(w) :
+		idle_wait(w, w->hold.on ? retry_wait_ms(w) :
 			     cgfb_detector_in_block(w->det) || !cgfb_klog_pollable(&w->k) ?
 			     IDLE_WAIT_MS : -1);
 	}
