@@ -10,6 +10,7 @@
 #include "cgfb/log.h"
 #include "ingest.h"
 #include "params.h"
+#include "pubsum.h"
 
 #define REPORTS "/api/v1/reports"
 
@@ -192,7 +193,7 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 	/* From memory, on the event loop: no database read per request. */
 	if (strcmp(rq->path, "/api/v1/summary") == 0) {
 		if (get)
-			api_summary(a, rq, rp);
+			pubsum_reply(a->pubsum, http_header(rq, "If-None-Match"), rp);
 		else
 			method_not_allowed(rp, "GET, HEAD");
 		return;

@@ -14,8 +14,7 @@ void api_delete_report(struct api *a, const struct http_request *rq, struct http
 void api_get_report(struct api *a, const struct http_request *rq, struct http_reply *rp,
 		    const char *id);
 void api_list_reports(struct api *a, const struct http_request *rq, struct http_reply *rp);
-/* summary.c, digest.c, export.c */
-void api_summary(struct api *a, const struct http_request *rq, struct http_reply *rp);
+/* digest.c, export.c (the public summary is served by pubsum.c) */
 void api_digest(struct api *a, const struct http_request *rq, struct http_reply *rp);
 void api_export_mbox(struct api *a, const struct http_request *rq, struct http_reply *rp);
 /* dashboard.c: GET / and its assets; false when path is not one of them. */

@@ -88,9 +88,29 @@ int store_put(struct store *s, const struct report_meta *m, const char *body, si
 	return s->ops->put(s, m, body, len, received_at, via, r);
 }
 
+/* 0 when TOKEN hashes to WANT, the stored token's SHA-256 (64 hex
+ * digits), else -EACCES; in constant time. */
+static int token_matches(const char *want, const char *token)
+{
+	char got[65];
+
+	cgfb_sha256_hex(token, strlen(token), got);
+	/* Both are 64 hex digits: compare all of them, whatever differs. */
+	return CRYPTO_memcmp(want, got, 64) == 0 ? 0 : -EACCES;
+}
+
+/* One flow for both backends: the stored hash, the token checked here,
+ * then the deletion. */
 int store_delete(struct store *s, const char *id, const char *token, const char *when)
 {
-	return s->ops->del(s, id, token, when);
+	char want[65];
+	int rc = s->ops->token(s, id, want);
+
+	if (rc == 0)
+		rc = token_matches(want, token);
+	if (rc == 0)
+		rc = s->ops->del(s, id, when);
+	return rc;
 }
 
 int store_get(struct store *s, const char *id, struct cgfb_buf *body, struct receipt *r)
@@ -172,11 +192,3 @@ int store_put_withdrawn(struct store *s, const char *id, const char *at)
 	return s->ops->put_withdrawn(s, id, at);
 }
 
-int store_token_matches(const char *want, const char *token)
-{
-	char got[65];
-
-	cgfb_sha256_hex(token, strlen(token), got);
-	/* Both are 64 hex digits: compare all of them, whatever differs. */
-	return CRYPTO_memcmp(want, got, 64) == 0 ? 0 : -EACCES;
-}

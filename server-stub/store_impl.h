@@ -22,7 +22,12 @@ struct store_ops {
 	void (*rollback)(struct store *s);
 	int (*put)(struct store *s, const struct report_meta *m, const char *body, size_t len,
 		   const char *received_at, const char *via, struct receipt *r);
-	int (*del)(struct store *s, const char *id, const char *token, const char *when);
+	/* The deletion token's stored SHA-256 (64 hex digits) into want:
+	 * 0, -ENOENT (no such report) or -EPERM (none stored). */
+	int (*token)(struct store *s, const char *id, char want[65]);
+	/* Delete the report and remember it withdrawn at when; the token was
+	 * checked (store.c: the one flow both backends share). */
+	int (*del)(struct store *s, const char *id, const char *when);
 	int (*get)(struct store *s, const char *id, struct cgfb_buf *body, struct receipt *r);
 	int (*list)(struct store *s, const struct store_filter *f,
 		    int (*fn)(const struct store_row *row, void *ud), void *ud);
@@ -48,10 +53,6 @@ struct store_ops {
 struct store {
 	const struct store_ops *ops;
 };
-
-/* For the backends' del: 0 when TOKEN hashes to WANT, the stored token's
- * SHA-256 (64 hex digits), else -EACCES; in constant time. */
-int store_token_matches(const char *want, const char *token);
 
 extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_pg_ops;

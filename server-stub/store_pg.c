@@ -8,7 +8,9 @@
  * the next call reconnects (PQreset) and prepares its statements again.
  *
  * This file: connections, sessions, the schema and its migrations,
- * transactions. Writes are in store_pg_write.c, reads in store_pg_read.c. */
+ * transactions. Writes are in store_pg_write.c, reads in store_pg_read.c,
+ * the readers' list in store_pg_readers.c, the table of operations that
+ * store.c calls in store_pg_ops.c: each uses only the ones before it. */
 #include <endian.h>
 #include <errno.h>
 #include <stdio.h>
@@ -114,7 +116,6 @@ static const char *const pst_sql[P_COUNT] = {
 };
 
 
-static void pg_close(struct store *base);
 
 /* The reason goes to the log only, on one line. */
 static void log_pg(const char *what, const char *msg)
@@ -287,7 +288,7 @@ static void quiet_notice(void *arg, const char *msg)
 {
 }
 
-static int set_timeout(struct pg_store *s, unsigned ms)
+int pg_set_timeout(struct pg_store *s, unsigned ms)
 {
 	char sql[64];
 	int rc;
@@ -318,7 +319,7 @@ static int session_setup(struct pg_store *s)
 	 * synchronous standbys), whatever the database's default says. */
 	rc = pg_exec_const(s, "session", "SET synchronous_commit = on; SET client_encoding = 'UTF8'");
 	if (rc == 0 && s->readonly)
-		rc = set_timeout(s, STORE_READ_MS);
+		rc = pg_set_timeout(s, STORE_READ_MS);
 	if (rc == 0)
 		rc = pg_exec_const(s, "session", groups_src_sql);
 	for (int i = 0; rc == 0 && i < P_COUNT; i++) {
@@ -372,14 +373,15 @@ static PGconn *connect_db(const char *conninfo)
 	return PQconnectdbParams(keys, vals, 1);
 }
 
-static int pg_open(struct store **out, const char *where, bool readonly)
+int pg_open_ops(struct store **out, const char *where, bool readonly,
+		const struct store_ops *ops)
 {
 	struct pg_store *s = calloc(1, sizeof(*s));
 	int rc;
 
 	if (!s)
 		return -ENOMEM;
-	s->base.ops = &store_pg_ops;
+	s->base.ops = ops;
 	s->readonly = readonly;
 	s->conninfo = strdup(where);
 	if (!s->conninfo) {
@@ -409,7 +411,7 @@ fail:
 	return rc;
 }
 
-static void pg_close(struct store *base)
+void pg_close(struct store *base)
 {
 	struct pg_store *s = pgs(base);
 
@@ -422,28 +424,7 @@ static void pg_close(struct store *base)
 	free(s);
 }
 
-static void pg_read_deadline(struct store *base, unsigned ms)
-{
-	struct pg_store *s = pgs(base);
-
-	/* Each statement is bounded by it: an export's page, a summary's
-	 * group-by. A failure shows in the read that follows. */
-	if (PQstatus(s->conn) == CONNECTION_OK)
-		set_timeout(s, ms);
-}
-
-/* The WAL and checkpoints are the server's business, not ours. */
-static int pg_unsupported(struct store *base)
-{
-	return -EOPNOTSUPP;
-}
-
-static int pg_wal_path(struct store *base, char *buf, size_t bufsz)
-{
-	return -EOPNOTSUPP;
-}
-
-static int pg_begin(struct store *base)
+int pg_begin(struct store *base)
 {
 	struct pg_store *s = pgs(base);
 	int rc = pg_ensure(s);
@@ -456,7 +437,7 @@ static int pg_begin(struct store *base)
 
 /* A COMMIT of a transaction in which a statement failed is answered
  * "ROLLBACK", not an error: only the command tag says it committed. */
-static int pg_commit(struct store *base)
+int pg_commit(struct store *base)
 {
 	struct pg_store *s = pgs(base);
 	PGresult *res = PQexec(s->conn, "COMMIT");
@@ -479,28 +460,3 @@ void pg_rollback(struct store *base)
 		PQclear(PQexec(s->conn, "ROLLBACK"));
 	s->tx_err = 0;
 }
-
-const struct store_ops store_pg_ops = {
-	.name = "postgresql",
-	.open = pg_open,
-	.close = pg_close,
-	.read_deadline = pg_read_deadline,
-	.abort_reads = pg_abort_reads,
-	.manual_checkpoints = pg_unsupported,
-	.checkpoint = pg_unsupported,
-	.defer_sync = pg_unsupported,
-	.wal_path = pg_wal_path,
-	.begin = pg_begin,
-	.commit = pg_commit,
-	.rollback = pg_rollback,
-	.put = pg_put,
-	.del = pg_delete,
-	.get = pg_get,
-	.list = pg_list,
-	.groups_begin = pg_groups_begin,
-	.groups_end = pg_groups_end,
-	.groups = pg_groups,
-	.summary_shared = pg_summary_shared,
-	.put_row = pg_put_row,
-	.put_withdrawn = pg_put_withdrawn,
-};

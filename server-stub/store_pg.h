@@ -57,21 +57,35 @@ int pg_ensure(struct pg_store *s);
 const char *pg_nonempty(const char *v);
 void pg_copy_at(const PGresult *res, int row, int col, char *dst, size_t dstsz);
 
-/* The ops, each file's. */
+/* store_pg.c: a session to the database where names, its schema migrated
+ * first unless readonly, with ops as its table; closing; a statement
+ * timeout for the session; the transaction. */
+int pg_open_ops(struct store **out, const char *where, bool readonly,
+		const struct store_ops *ops);
+void pg_close(struct store *base);
+int pg_set_timeout(struct pg_store *s, unsigned ms);
+int pg_begin(struct store *base);
+int pg_commit(struct store *base);
 void pg_rollback(struct store *base);
+/* store_pg_write.c */
 int pg_put(struct store *base, const struct report_meta *m, const char *body, size_t len,
 	   const char *received_at, const char *via, struct receipt *r);
-int pg_delete(struct store *base, const char *id, const char *token, const char *when);
+int pg_token(struct store *base, const char *id, char want[65]);
+int pg_delete(struct store *base, const char *id, const char *when);
 int pg_put_row(struct store *base, const struct store_row *row);
 int pg_put_withdrawn(struct store *base, const char *id, const char *at);
-/* Shutdown: reads fail from now on, and the statements readers run now
- * are cancelled (SQLite's readers stop at their progress handler). */
+/* store_pg_readers.c. Shutdown: reads fail from now on, and the
+ * statements readers run now are cancelled (SQLite's readers stop at their
+ * progress handler). */
 void pg_abort_reads(void);
+/* Whether pg_abort_reads ran. */
+bool pg_reads_aborted(void);
 /* A reader's session (new, or after a reconnection) joins the list that
  * pg_abort_reads cancels (-ETIMEDOUT once it ran); untrack before it
  * closes. */
 int pg_reader_track(struct pg_store *s);
 void pg_reader_untrack(struct pg_store *s);
+/* store_pg_read.c */
 int pg_get(struct store *base, const char *id, struct cgfb_buf *body, struct receipt *r);
 int pg_list(struct store *base, const struct store_filter *f,
 	    int (*fn)(const struct store_row *row, void *ud), void *ud);

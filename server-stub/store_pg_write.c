@@ -83,9 +83,9 @@ int pg_put(struct store *base, const struct report_meta *m, const char *body, si
 	return strcmp(r->sha256, m->sha256) == 0 ? STORE_SAME : STORE_CONFLICT;
 }
 
-/* -ENOENT, -EPERM (no token stored) or 0 with the stored hash in want. */
-static int stored_token(struct pg_store *s, const char *id, char want[65])
+int pg_token(struct store *base, const char *id, char want[65])
 {
+	struct pg_store *s = pgs(base);
 	int rc;
 	PGresult *res = pg_run(s, P_TOKEN, 1, &id, NULL, NULL, "token", &rc);
 
@@ -101,19 +101,13 @@ static int stored_token(struct pg_store *s, const char *id, char want[65])
 	return strlen(want) == 64 ? 0 : -EPERM;
 }
 
-int pg_delete(struct store *base, const char *id, const char *token, const char *when)
+int pg_delete(struct store *base, const char *id, const char *when)
 {
 	struct pg_store *s = pgs(base);
 	const char *forget[2] = { id, when };
-	char want[65];
 	PGresult *res;
-	int rc = stored_token(s, id, want);
+	int rc;
 
-	if (rc < 0)
-		return rc;
-	rc = store_token_matches(want, token);
-	if (rc < 0)
-		return rc;
 	res = pg_run(s, P_DELETE, 1, &id, NULL, NULL, "delete", &rc);
 	PQclear(res);
 	if (rc < 0)

@@ -488,9 +488,9 @@ static int sq_put(struct store *base, const struct report_meta *m, const char *b
 	return STORE_CREATED;
 }
 
-/* -ENOENT, -EPERM (no token stored) or 0 with the stored hash in want. */
-static int stored_token(struct sq_store *s, const char *id, char want[65])
+static int sq_token(struct store *base, const char *id, char want[65])
 {
+	struct sq_store *s = sq(base);
 	sqlite3_stmt *st = s->st[ST_TOKEN];
 	int rc;
 
@@ -507,17 +507,11 @@ static int stored_token(struct sq_store *s, const char *id, char want[65])
 	return strlen(want) == 64 ? 0 : -EPERM;
 }
 
-static int sq_delete(struct store *base, const char *id, const char *token, const char *when)
+static int sq_delete(struct store *base, const char *id, const char *when)
 {
 	struct sq_store *s = sq(base);
-	char want[65];
-	int rc = stored_token(s, id, want);
+	int rc;
 
-	if (rc < 0)
-		return rc;
-	rc = store_token_matches(want, token);
-	if (rc < 0)
-		return rc;
 	sqlite3_bind_text(s->st[ST_DELETE], 1, id, -1, SQLITE_STATIC);
 	rc = step_done(s, ST_DELETE, "delete");
 	if (rc < 0)
@@ -700,6 +694,7 @@ const struct store_ops store_sqlite_ops = {
 	.commit = sq_commit,
 	.rollback = sq_rollback,
 	.put = sq_put,
+	.token = sq_token,
 	.del = sq_delete,
 	.get = sq_get,
 	.list = sq_list,

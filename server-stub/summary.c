@@ -1,7 +1,7 @@
+/* The public aggregates (summary.h), computed over the store: pubsum.c
+ * calls this on its own thread and serves the bytes. */
 #include <errno.h>
 
-#include "handlers.h"
-#include "pubsum.h"
 #include "summary.h"
 
 struct dim_ctx {
@@ -83,9 +83,4 @@ int summary_build(struct store *s, const char *since, json_object **out)
 	}
 	*out = o;
 	return 0;
-}
-
-void api_summary(struct api *a, const struct http_request *rq, struct http_reply *rp)
-{
-	pubsum_reply(a->pubsum, http_header(rq, "If-None-Match"), rp);
 }

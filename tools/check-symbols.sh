@@ -10,7 +10,8 @@
 #   - a program's room (watch/, reporter/, cli/) uses only itself, its
 #     allowed stages and lib/, and no other room;
 #   - lib/ uses no client object and no collector object; the collector
-#     (server-stub/) uses no client object.
+#     (server-stub/) uses no client object;
+#   - no two objects reach each other (no cycle of files).
 #
 # Then, per program, every object the linker takes into it (from its main
 # object, through references) is in a stage it is allowed: the watcher's
@@ -99,6 +100,21 @@ END {
 		a = where(o); b = where(d)
 		if (!ok(a, b)) {
 			printf "%s -> %s (%s): %s/ may not use %s/\n", o, d, sym, a, b
+			bad = 1
+		}
+	}
+	# No two objects reach each other through their references: a cycle
+	# is two files that are one concern, or a seam in the wrong place.
+	for (o in uses) {
+		delete seen
+		closure(o)
+		for (x in seen)
+			reach[o, x] = 1
+	}
+	for (key in reach) {
+		split(key, ks, SUBSEP)
+		if (ks[1] < ks[2] && ((ks[2], ks[1]) in reach)) {
+			printf "%s <-> %s: each reaches the other (a cycle)\n", ks[1], ks[2]
 			bad = 1
 		}
 	}

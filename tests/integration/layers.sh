@@ -124,6 +124,21 @@ symplant "the collector calling the client" server-stub/planted.c \
 	'int cgfb_read_boot_id(const char *p, char *b, unsigned long n);
 int planted(void);
 int planted(void) { return cgfb_read_boot_id(0, 0, 0); }' 'server-stub/ may not use base/'
+# Two files of the collector that call each other: a cycle (pubsum.c and
+# summary.c were one, store_pg.c and store_pg_read.c another).
+symplant2() {
+	t=$T_TMP/sym-cycle
+	mkdir -p "$t/top" "$t/build"
+	cp -r client lib include server-stub "$t/top/"
+	cp -r "$BUILD/client" "$BUILD/lib" "$BUILD/server-stub" "$t/build/"
+	printf 'int cyc_b(void);\nint cyc_a(void);\nint cyc_a(void) { return cyc_b(); }\n' > "$t/top/server-stub/cyca.c"
+	printf 'int cyc_a(void);\nint cyc_b(void);\nint cyc_b(void) { return cyc_a() + 1; }\n' > "$t/top/server-stub/cycb.c"
+	cc -c -o "$t/build/server-stub/cyca.o" "$t/top/server-stub/cyca.c" &&
+		cc -c -o "$t/build/server-stub/cycb.o" "$t/top/server-stub/cycb.c" || return 1
+	msg=$(sh "$SYMS" "$t/build" "$t/top" 2>&1) && return 1
+	echo "$msg" | grep -q 'cyca.o <-> .*cycb.o: each reaches the other'
+}
+check "two files that call each other are caught on the objects" symplant2
 # Per program, through what its main object takes in: a planted use in an
 # object the watcher links (watch.c's own object replaced).
 symplant "a use the watcher takes in" client/watch/main.c \
