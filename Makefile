@@ -65,7 +65,7 @@ CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_TOOLS := $(BUILD)/tests/tools/validate-report $(BUILD)/tests/tools/killshim.so
-SERVER_SRC := $(wildcard server-stub/*.c)
+SERVER_SRC := $(wildcard server-stub/*.c server-stub/*/*.c)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
               $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o
 SERVER     := $(BUILD)/cgroup-feedback-server
@@ -129,7 +129,8 @@ $(WATCHER): $(BUILD)/client/watch/main.o $(BUILD)/libcgfb.a
 $(REPORTER): $(BUILD)/client/reporter/main.o $(BUILD)/libcgfb.a
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs $(REPORT_PKGS))
 
-$(SERVER_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
+# The collector names its headers by folder ("store/store.h"), as the client does.
+$(SERVER_OBJ): ALL_CFLAGS += -Iserver-stub $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
 $(SERVER): $(SERVER_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lpthread -lm
 

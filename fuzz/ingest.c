@@ -1,4 +1,4 @@
-/* The collector's admission of a report (server-stub/ingest.c with
+/* The collector's admission of a report (server-stub/ingest/ingest.c with
  * lib/schema.c and lib/canon.c): the body of POST /api/v1/reports.
  *
  * Properties: an admitted report is canonical JSON that serialises to
@@ -13,8 +13,8 @@
 #include "cgfb/schema.h"
 #include "cgfb/wire.h"
 #include "fuzz.h"
-#include "import.h"
-#include "ingest.h"
+#include "ingest/import.h"
+#include "ingest/ingest.h"
 
 static struct cgfb_schema *schema;
 

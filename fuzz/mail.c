@@ -1,4 +1,4 @@
-/* The mail importer (lib/mail_read.c, server-stub/import.c):
+/* The mail importer (lib/mail_read.c, server-stub/ingest/import.c):
  * `cgroup-feedback-server import FILE`, an mbox or one .eml, as the mail
  * path delivered it (CRLF, quoted-printable, mboxrd quoting).
  *
@@ -11,8 +11,8 @@
 #include "cgfb/mail.h"
 #include "cgfb/schema.h"
 #include "fuzz.h"
-#include "import.h"
-#include "ingest.h"
+#include "ingest/import.h"
+#include "ingest/ingest.h"
 
 static struct cgfb_schema *schema;
 

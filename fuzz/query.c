@@ -1,4 +1,4 @@
-/* The collector's query and header values (server-stub/params.c):
+/* The collector's query and header values (server-stub/api/params.c):
  * ?days= of the digest, ?limit= and ?cursor= of the report list, the
  * Content-Type of an upload. libmicrohttpd hands them over as C strings,
  * percent-decoded.
@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "fuzz.h"
-#include "params.h"
+#include "api/params.h"
 
 static void number(const char *v, uint64_t max)
 {

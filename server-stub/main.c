@@ -9,12 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "cgfb/log.h"
-#include "http.h"
-#include "import.h"
-#include "migrate.h"
-#include "options.h"
+#include "http/http.h"
+#include "ingest/import.h"
+#include "store/migrate.h"
+#include "conf/options.h"
 
 /* How long requests in flight may take to finish at shutdown. */
 #define GRACE_MS 10000

@@ -14,7 +14,11 @@
 #     angle-bracket or macro include would slip past this check; so would a
 #     prototype written out by hand, which tools/check-symbols.sh catches on
 #     the objects);
-#   - lib/, include/ and the collector (server-stub/) include no client stage.
+#   - lib/, include/ and the collector (server-stub/) include no client stage;
+#   - the collector is layered the same way, in the order of a request
+#     read from the bottom up (SERVER_LAYERS): a file of server-stub/LAYER/
+#     includes only its own layer, earlier layers (by "layer/file.h") and
+#     lib/; the program's own files (main.c, options.c) sit above them all.
 #
 # Usage: tools/check-layers.sh [TOP]   (exit 0 clean, 1 with one line per
 # violation, "file:line: why").
@@ -23,6 +27,7 @@ TOP=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOP"
 
 STAGES="base config log detect privacy snapshot report consent deliver"
+SERVER_LAYERS="conf store ingest http api"
 # Each program's room and the stages it may use (lib/ always).
 ROOMS="watch:base,config,log,detect
 reporter:base,config,log,detect,privacy,snapshot,report,consent
@@ -37,12 +42,21 @@ for d in client/*/; do
 	*) echo "client/$d: a folder that is neither a stage nor a program of tools/check-layers.sh"; bad=1 ;;
 	esac
 done
+for d in server-stub/*/; do
+	d=${d#server-stub/}; d=${d%/}
+	case " $SERVER_LAYERS dashboard " in
+	*" $d "*) ;;
+	*) echo "server-stub/$d: a folder that is not a layer of tools/check-layers.sh"; bad=1 ;;
+	esac
+done
 
 # shellcheck disable=SC2046
-awk -v stages="$STAGES" -v rooms="$ROOMS" -v bad="${bad:-0}" '
+awk -v stages="$STAGES" -v rooms="$ROOMS" -v slayers="$SERVER_LAYERS" -v bad="${bad:-0}" '
 BEGIN {
 	n = split(stages, s, " ")
 	for (i = 1; i <= n; i++) rank[s[i]] = i
+	n = split(slayers, sl, " ")
+	for (i = 1; i <= n; i++) srank[sl[i]] = i
 	m = split(rooms, r, "\n")
 	for (i = 1; i <= m; i++) {
 		split(r[i], kv, ":")
@@ -59,6 +73,8 @@ FNR == 1 {
 	split(FILENAME, part, "/")
 	side = part[1]
 	me = (side == "client") ? part[2] : ""
+	# The collector: its layer, or "" for its own files at the top.
+	slayer = (side == "server-stub" && (part[2] in srank)) ? part[2] : ""
 }
 /^[ \t]*#[ \t]*include[ \t]*</ {
 	if ($0 ~ /<curl\// && me != "deliver")
@@ -100,6 +116,15 @@ FNR == 1 {
 		}
 	} else if (top in rank || top in room) {
 		fail(side "/ includes the client stage " top "/ (\"" line "\")")
+	} else if (side == "server-stub" && top != "cgfb") {
+		if (top == "") {
+			if (slayer != "")
+				fail("\"" line "\" does not name its layer (layer/file.h), or is the program'"'"'s own header, which no layer may include")
+		} else if (!(top in srank)) {
+			fail("\"" line "\" names no layer of the collector")
+		} else if (slayer != "" && srank[top] > srank[slayer]) {
+			fail("the collector'"'"'s " slayer "/ includes the later layer " top "/ (\"" line "\")")
+		}
 	}
 }
 END { exit bad }

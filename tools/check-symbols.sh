@@ -10,7 +10,8 @@
 #   - a program's room (watch/, reporter/, cli/) uses only itself, its
 #     allowed stages and lib/, and no other room;
 #   - lib/ uses no client object and no collector object; the collector
-#     (server-stub/) uses no client object;
+#     (server-stub/) uses no client object, and each of its layers only
+#     itself and the layers before it (SERVER_LAYERS); its main.c all;
 #   - no two objects reach each other (no cycle of files).
 #
 # Then, per program, every object the linker takes into it (from its main
@@ -28,6 +29,7 @@ TOP=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 RULE=$(dirname "$0")/check-layers.sh
 STAGES=$(sed -n 's/^STAGES="\(.*\)"$/\1/p' "$RULE")
 ROOMS=$(sed -n '/^ROOMS="/,/"$/p' "$RULE" | sed 's/^ROOMS="//; s/"$//')
+SERVER_LAYERS=$(sed -n 's/^SERVER_LAYERS="\(.*\)"$/\1/p' "$RULE")
 [ -n "$STAGES" ] && [ -n "$ROOMS" ] || { echo "check-symbols: no STAGES/ROOMS in check-layers.sh"; exit 2; }
 
 objs=$(find "$BUILD/lib" "$BUILD/client" "$BUILD/server-stub" -name '*.o' 2>/dev/null | sort)
@@ -42,16 +44,20 @@ done
 [ -n "$cur" ] || { echo "check-symbols: no objects in $BUILD (build first)"; exit 2; }
 
 # shellcheck disable=SC2086
-nm -A $cur 2>/dev/null | awk -v build="$BUILD" -v stages="$STAGES" -v rooms="$ROOMS" '
+nm -A $cur 2>/dev/null | awk -v build="$BUILD" -v stages="$STAGES" -v rooms="$ROOMS" \
+	-v slayers="$SERVER_LAYERS" '
 function where(o,    p, n) {
 	p = substr(o, length(build) + 2)
 	n = split(p, part, "/")
 	if (part[1] == "client") return part[2]
-	return part[1]          # lib, server-stub
+	if (part[1] == "server-stub") return n > 2 ? "srv:" part[2] : "srv:"
+	return part[1]          # lib
 }
 BEGIN {
 	n = split(stages, s, " ")
 	for (i = 1; i <= n; i++) rank[s[i]] = i
+	n = split(slayers, sl, " ")
+	for (i = 1; i <= n; i++) srank["srv:" sl[i]] = i
 	m = split(rooms, r, "\n")
 	for (i = 1; i <= m; i++) {
 		split(r[i], kv, ":")
@@ -68,11 +74,17 @@ BEGIN {
 	if (k == 2 && f[1] == "U") { use[obj, f[2]] = 1; uses[obj] = uses[obj] " " f[2]; next }
 	if (k == 3 && f[2] ~ /^[TDBRCVWG]$/) def[f[3]] = obj
 }
+function disp(x) {
+	if (x == "srv:") return "server-stub/"
+	return x ~ /^srv:/ ? "server-stub/" substr(x, 5) "/" : x "/"
+}
 function ok(a, b) {                 # may code in a use code in b?
 	if (a == b) return 1
 	if (b == "lib") return 1
 	if (a == "lib") return 0
-	if (a == "server-stub" || b == "server-stub") return 0
+	if (a ~ /^srv:/ && b ~ /^srv:/)     # the collector: its layers
+		return a == "srv:" || (b != "srv:" && srank[b] <= srank[a])
+	if (a ~ /^srv:/ || b ~ /^srv:/) return 0
 	if (a in room) return !(b in room) && ((a, b) in allowed)
 	if (b in room) return 0
 	return rank[b] < rank[a]
@@ -99,7 +111,7 @@ END {
 		d = def[sym]
 		a = where(o); b = where(d)
 		if (!ok(a, b)) {
-			printf "%s -> %s (%s): %s/ may not use %s/\n", o, d, sym, a, b
+			printf "%s -> %s (%s): %s may not use %s\n", o, d, sym, disp(a), disp(b)
 			bad = 1
 		}
 	}

@@ -36,10 +36,14 @@ plant "an include that does not name its stage" client/detect/scan.c \
 	'#include "spool.h"' 'does not name its stage'
 plant "lib/ including a client stage" lib/buf.c \
 	'#include "report/spool.h"' 'lib/ includes the client stage report/'
-plant "the collector including a client stage" server-stub/api.c \
+plant "the collector including a client stage" server-stub/api/api.c \
 	'#include "privacy/anon.h"' 'server-stub/ includes the client stage privacy/'
 plant "a folder that is no stage" client/extra/x.c \
 	'int x;' 'neither a stage nor a program'
+plant "a layer of the collector including a later one" server-stub/store/store.c \
+	'#include "api/handlers.h"' "the collector's store/ includes the later layer api/"
+plant "a collector include that names no layer" server-stub/ingest/writer.c \
+	'#include "writer.h"' 'does not name its layer'
 plant "the watcher using the notification code" client/watch/watch.c \
 	'#include "consent/notify.h"' 'the program watch/ may not use the stage consent/'
 plant "the watcher using the snapshot" client/watch/main.c \
@@ -124,6 +128,10 @@ symplant "the collector calling the client" server-stub/planted.c \
 	'int cgfb_read_boot_id(const char *p, char *b, unsigned long n);
 int planted(void);
 int planted(void) { return cgfb_read_boot_id(0, 0, 0); }' 'server-stub/ may not use base/'
+symplant "a layer of the collector calling a later one" server-stub/store/planted.c \
+	'void api_post_report(void *a, const void *rq, void *rp);
+void planted(void);
+void planted(void) { api_post_report(0, 0, 0); }' 'server-stub/store/ may not use server-stub/api/'
 # Two files of the collector that call each other: a cycle (pubsum.c and
 # summary.c were one, store_pg.c and store_pg_read.c another).
 symplant2() {

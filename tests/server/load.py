@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Post reports concurrently until done or the server goes away.
 
-  load.py HOST PORT DIR FIRST LAST THREADS OUT
+  load.py HOST PORT DIR FIRST LAST THREADS OUT [KILL_PID@N]
 
 Posts DIR/<n>.json for n in [FIRST, LAST) from THREADS threads over
 http.client, one connection per thread (keep-alive). Each report that was
@@ -9,14 +9,22 @@ answered 201 is appended to OUT ("<id>\\n", flushed at once) before the
 next request, so OUT lists every 201 the client saw even if the server is
 killed. A thread stops at its first connection error. Every request has a
 timeout; the whole run is bounded by the number of reports.
+
+With KILL_PID@N the process KILL_PID gets SIGKILL right after the N-th 201
+was written to OUT, while the other threads' requests are in flight: a
+kill under load that lands mid-load however slow or busy the machine is
+(a shell watching OUT from outside may look too late).
 """
 import http.client
 import json
+import os
+import signal
 import sys
 import threading
 
 host, port, d, first, last, nthreads, out = sys.argv[1:8]
 port, first, last, nthreads = int(port), int(first), int(last), int(nthreads)
+kill_pid, kill_at = (int(x) for x in sys.argv[8].split("@")) if len(sys.argv) > 8 else (0, 0)
 lock = threading.Lock()
 outf = open(out, "a")
 counts = {"201": 0, "other": 0, "errors": 0}
@@ -40,6 +48,8 @@ def worker(k):
                 outf.write(json.loads(data)["id"] + "\n")
                 outf.flush()
                 counts["201"] += 1
+                if kill_pid and counts["201"] == kill_at:
+                    os.kill(kill_pid, signal.SIGKILL)
             else:
                 counts["other"] += 1
 

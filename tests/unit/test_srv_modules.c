@@ -10,13 +10,13 @@
 
 #include "cgfb/readfile.h"
 #include "cgfb/schema.h"
-#include "ingest.h"
-#include "options.h"
-#include "conntrack.h"
-#include "framing.h"
-#include "params.h"
-#include "peer.h"
-#include "ratelimit.h"
+#include "ingest/ingest.h"
+#include "conf/options.h"
+#include "http/conntrack.h"
+#include "http/framing.h"
+#include "api/params.h"
+#include "http/peer.h"
+#include "http/ratelimit.h"
 
 #include <arpa/inet.h>
 #include <string.h>

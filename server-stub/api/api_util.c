@@ -1,0 +1,72 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api_util.h"
+#include "cgfb/log.h"
+
+void api_error(struct http_reply *rp, unsigned status, const char *error, const char *message)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "error", json_object_new_string(error));
+	json_object_object_add(o, "message", json_object_new_string(message));
+	api_json(rp, status, o);
+}
+
+void api_json(struct http_reply *rp, unsigned status, json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	rp->status = status;
+	rp->content_type = "application/json";
+	rp->body.len = 0;
+	if (cgfb_buf_adds(&rp->body, s) < 0 || cgfb_buf_add(&rp->body, "\n", 1) < 0)
+		rp->status = 500;
+	json_object_put(o);
+}
+
+struct store *api_reader(struct api *a, struct http_reply *rp)
+{
+	struct store *s = NULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&a->lock);
+	if (a->n_readers)
+		s = a->readers[--a->n_readers];
+	pthread_mutex_unlock(&a->lock);
+	if (!s)
+		rc = store_open(&s, a->o->db_path, true);
+	if (rc < 0) {
+		api_error(rp, 503, "unavailable", "the database cannot be read right now");
+		return NULL;
+	}
+	store_read_deadline(s, STORE_READ_MS);
+	return s;
+}
+
+void api_reader_put(struct api *a, struct store *s)
+{
+	pthread_mutex_lock(&a->lock);
+	if (a->n_readers < API_READERS) {
+		a->readers[a->n_readers++] = s;
+		s = NULL;
+	}
+	pthread_mutex_unlock(&a->lock);
+	store_close(s);
+}
+
+bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *rp)
+{
+	if (!a->auth.admin_enabled) {
+		api_error(rp, 403, "forbidden", "the admin API is disabled on this server");
+		return false;
+	}
+	if (!auth_is_admin(&a->auth, rq)) {
+		api_error(rp, 401, "unauthorized", "this needs the admin token");
+		rp->www_authenticate = true;
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,55 @@
+/* What every handler of the collector's API shares: the API's state and
+ * the helpers that answer with an error or JSON, lend a read connection,
+ * and check the admin token. Handlers include this, never the route
+ * table (api.h), so the dependency runs one way. */
+#ifndef CGFB_SERVER_API_UTIL_H
+#define CGFB_SERVER_API_UTIL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "http/auth.h"
+#include "cgfb/catalog.h"
+#include "cgfb/schema.h"
+#include "http/http.h"
+#include "http/offload.h"
+#include "conf/options.h"
+#include "api/pubsum.h"
+#include "http/ratelimit.h"
+#include "store/store.h"
+#include "ingest/writer.h"
+
+#define API_READERS 4
+
+struct api {
+	const struct server_opts *o;
+	struct cgfb_schema *schema;
+	struct cgfb_catalog *catalog;    /* titles for the digest */
+	struct writer *writer;           /* NULL with o->no_store */
+	struct offload *offload;         /* NULL: reads run on the event loop */
+	struct ratelimit *rl;            /* report writes */
+	struct ratelimit *rl_read;       /* everything else */
+	struct pubsum *pubsum;           /* the public summary, served from memory */
+	struct auth auth;
+	/* Read-only connections, reused between requests. */
+	pthread_mutex_t lock;
+	unsigned n_readers;
+	struct store *readers[API_READERS];
+};
+
+/* A deferred request's state starts with this. */
+struct api_deferred {
+	void (*finish)(struct api *a, void *state, struct http_reply *rp);
+};
+
+void api_error(struct http_reply *rp, unsigned status, const char *error, const char *message);
+void api_json(struct http_reply *rp, unsigned status, json_object *o);   /* takes o */
+/* A read connection (reported as 503 to rp on failure) and its return. */
+struct store *api_reader(struct api *a, struct http_reply *rp);
+void api_reader_put(struct api *a, struct store *s);
+/* false (and a 401/403 reply) unless the request carries the admin token. */
+bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *rp);
+
+#endif

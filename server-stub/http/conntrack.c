@@ -1,0 +1,222 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "cgfb/log.h"
+#include "http/conntrack.h"
+#include "http/peer.h"
+
+struct conn {
+	struct conn *prev, *next;
+	char key[PEER_KEY_MAX];
+	int fd;
+	bool head_done;
+	bool reaped;
+	struct timespec since;       /* monotonic: when the head was due to start */
+};
+
+struct conntrack {
+	pthread_mutex_t lock;
+	pthread_cond_t tick;
+	pthread_t reaper;
+	bool stopping;
+	unsigned max, per_key, head_timeout;
+	unsigned count;
+	struct conn *head;
+};
+
+static void now(struct timespec *ts)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+}
+
+/* Connections held by key; the list is at most max long and this runs
+ * once per accepted connection, so a scan costs less than a table. */
+static unsigned held_by(const struct conntrack *ct, const char *key)
+{
+	unsigned n = 0;
+
+	for (const struct conn *c = ct->head; c; c = c->next)
+		n += strcmp(c->key, key) == 0;
+	return n;
+}
+
+bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr)
+{
+	char key[PEER_KEY_MAX];
+	bool ok;
+	unsigned held;
+
+	peer_key(addr, key);
+	pthread_mutex_lock(&ct->lock);
+	held = held_by(ct, key);
+	ok = ct->count < ct->max && held < ct->per_key &&
+	     (ct->count < ct->max - ct->max / 4 || held < CONNTRACK_FAIR);
+	pthread_mutex_unlock(&ct->lock);
+	return ok;
+}
+
+struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	peer_key(addr, c->key);
+	c->fd = fd;
+	now(&c->since);
+	pthread_mutex_lock(&ct->lock);
+	c->next = ct->head;
+	if (ct->head)
+		ct->head->prev = c;
+	ct->head = c;
+	ct->count++;
+	pthread_mutex_unlock(&ct->lock);
+	return c;
+}
+
+void conntrack_remove(struct conntrack *ct, struct conn *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&ct->lock);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		ct->head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	ct->count--;
+	pthread_mutex_unlock(&ct->lock);
+	free(c);
+}
+
+void conntrack_head_done(struct conntrack *ct, struct conn *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&ct->lock);
+	c->head_done = true;
+	pthread_mutex_unlock(&ct->lock);
+}
+
+void conntrack_wait_head(struct conntrack *ct, struct conn *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&ct->lock);
+	c->head_done = false;
+	now(&c->since);
+	pthread_mutex_unlock(&ct->lock);
+}
+
+unsigned conntrack_count(struct conntrack *ct)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&ct->lock);
+	n = ct->count;
+	pthread_mutex_unlock(&ct->lock);
+	return n;
+}
+
+/* Shut down (not close: the descriptor stays libmicrohttpd's) every
+ * socket whose head is overdue; libmicrohttpd then sees the connection
+ * fail and closes it. Under the lock, so that no descriptor is shut
+ * down after conntrack_remove, when its number may be reused. */
+static unsigned reap(struct conntrack *ct, char *example, size_t examplesz)
+{
+	struct timespec t;
+	unsigned n = 0;
+
+	now(&t);
+	for (struct conn *c = ct->head; c; c = c->next) {
+		if (c->head_done || c->reaped || t.tv_sec - c->since.tv_sec < (time_t)ct->head_timeout)
+			continue;
+		shutdown(c->fd, SHUT_RDWR);
+		c->reaped = true;
+		if (n++ == 0)
+			snprintf(example, examplesz, "%s", c->key);
+	}
+	return n;
+}
+
+static void *reaper_main(void *arg)
+{
+	struct conntrack *ct = arg;
+	char example[PEER_KEY_MAX] = "";
+	struct timespec until;
+	unsigned n;
+
+	pthread_mutex_lock(&ct->lock);
+	while (!ct->stopping) {
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&ct->tick, &ct->lock, &until);
+		n = reap(ct, example, sizeof(example));
+		if (n) {
+			/* One line per second at most, however many. */
+			pthread_mutex_unlock(&ct->lock);
+			cgfb_log(LOG_WARNING, "closed %u connection%s whose request head took over %u s "
+				 "(from %s%s)", n, n == 1 ? "" : "s", ct->head_timeout, example,
+				 n == 1 ? "" : " and others");
+			pthread_mutex_lock(&ct->lock);
+		}
+	}
+	pthread_mutex_unlock(&ct->lock);
+	return NULL;
+}
+
+int conntrack_start(struct conntrack **out, unsigned max, unsigned per_key,
+		    unsigned head_timeout)
+{
+	struct conntrack *ct = calloc(1, sizeof(*ct));
+	pthread_condattr_t ca;
+	int rc;
+
+	if (!ct)
+		return -ENOMEM;
+	ct->max = max;
+	ct->per_key = per_key;
+	ct->head_timeout = head_timeout;
+	pthread_mutex_init(&ct->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ct->tick, &ca);
+	pthread_condattr_destroy(&ca);
+	rc = pthread_create(&ct->reaper, NULL, reaper_main, ct);
+	if (rc) {
+		pthread_cond_destroy(&ct->tick);
+		pthread_mutex_destroy(&ct->lock);
+		free(ct);
+		return -rc;
+	}
+	*out = ct;
+	return 0;
+}
+
+void conntrack_stop(struct conntrack *ct)
+{
+	if (!ct)
+		return;
+	pthread_mutex_lock(&ct->lock);
+	ct->stopping = true;
+	pthread_cond_signal(&ct->tick);
+	pthread_mutex_unlock(&ct->lock);
+	pthread_join(ct->reaper, NULL);
+	/* Connections still listed were never reported closed: MHD is
+	 * stopped by now, and their memory is ours to free. */
+	while (ct->head) {
+		struct conn *c = ct->head;
+
+		ct->head = c->next;
+		free(c);
+	}
+	pthread_cond_destroy(&ct->tick);
+	pthread_mutex_destroy(&ct->lock);
+	free(ct);
+}

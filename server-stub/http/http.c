@@ -1,0 +1,632 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+#include <openssl/ssl.h>
+
+#include "cgfb/atomic.h"
+#include "cgfb/buf.h"
+#include "cgfb/log.h"
+#include "cgfb/readfile.h"
+#include "http/conntrack.h"
+#include "http/framing.h"
+#include "http/http.h"
+#include "http/peer.h"
+
+/* Headers and security policy of the dashboard: everything from this
+ * origin, nothing inline, nothing from anywhere else. */
+#define PAGE_CSP "default-src 'none'; script-src 'self'; style-src 'self'; " \
+	"connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; " \
+	"frame-ancestors 'none'"
+
+struct http_server {
+	struct MHD_Daemon *d;
+	struct http_app app;
+	const struct server_opts *o;
+	atomic_int active;           /* requests between first header and completion */
+	atomic_int suspended;        /* deferred, not yet resumed */
+	struct conntrack *ct;        /* open connections, across all event loops */
+	atomic_bool closing;
+	char *cert, *key;            /* PEM text, kept for the daemon's lifetime */
+};
+
+struct req {
+	struct http_request rq;
+	struct http_server *h;
+	struct timespec start;
+	char method[16];
+	char path[256];
+	char client[INET6_ADDRSTRLEN];
+	char client_key[PEER_KEY_MAX];
+	unsigned status;
+	size_t bytes;
+	bool replied;
+	bool too_big;
+	bool deferred;
+	void *state;                 /* the application's, while deferred */
+	void (*state_free)(void *);
+};
+
+static struct req *req_of(const struct http_request *rq)
+{
+	return (struct req *)((char *)rq - offsetof(struct req, rq));
+}
+
+void http_defer(const struct http_request *rq, void *state, void (*state_free)(void *))
+{
+	struct req *r = req_of(rq);
+
+	r->deferred = true;
+	r->state = state;
+	r->state_free = state_free;
+	atomic_fetch_add(&r->h->suspended, 1);
+	MHD_suspend_connection(rq->conn);
+}
+
+void http_resume(const struct http_request *rq)
+{
+	struct http_server *h = req_of(rq)->h;
+
+	/* Resumed requests are MHD's to finish even while it stops; only
+	 * suspended ones would make MHD_stop_daemon abort. */
+	MHD_resume_connection(rq->conn);
+	atomic_fetch_sub(&h->suspended, 1);
+}
+
+const char *http_header(const struct http_request *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_query(const struct http_request *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static double elapsed_ms(const struct req *r)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - r->start.tv_sec) * 1e3 +
+	       (double)(now.tv_nsec - r->start.tv_nsec) / 1e6;
+}
+
+static const struct sockaddr *peer_sockaddr(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	return ci ? ci->client_addr : NULL;
+}
+
+static void peer_address(struct MHD_Connection *c, char *out, size_t outsz)
+{
+	const struct sockaddr *sa = peer_sockaddr(c);
+	const socklen_t len = sa && sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+		sizeof(struct sockaddr_in);
+
+	if (!sa || getnameinfo(sa, len, out, (socklen_t)outsz, NULL, 0, NI_NUMERICHOST) != 0)
+		snprintf(out, outsz, "unknown");
+}
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static struct req *req_new(struct http_server *h, struct MHD_Connection *c, const char *url,
+			   const char *method)
+{
+	struct req *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &r->start);
+	snprintf(r->method, sizeof(r->method), "%s", method);
+	snprintf(r->path, sizeof(r->path), "%s", url);
+	peer_address(c, r->client, sizeof(r->client));
+	peer_key(peer_sockaddr(c), r->client_key);
+	r->h = h;
+	/* HEAD is GET without the body, which libmicrohttpd drops: the
+	 * application routes it as GET, the log says HEAD. */
+	r->rq.method = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0 ? MHD_HTTP_METHOD_GET : r->method;
+	r->rq.path = url;
+	r->rq.client = r->client;
+	r->rq.client_key = r->client_key;
+	r->rq.conn = c;
+	atomic_fetch_add(&h->active, 1);
+	return r;
+}
+
+static void add_headers(struct http_server *h, struct MHD_Response *resp,
+			const struct http_reply *rp)
+{
+	char num[16];
+
+	MHD_add_response_header(resp, "Content-Type",
+				rp->content_type ? rp->content_type : "application/json");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Cache-Control",
+				rp->cache_control[0] ? rp->cache_control : "no-store");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	if (rp->page) {
+		MHD_add_response_header(resp, "Content-Security-Policy", PAGE_CSP);
+		MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	}
+	if (rp->retry_after) {
+		snprintf(num, sizeof(num), "%u", rp->retry_after);
+		MHD_add_response_header(resp, "Retry-After", num);
+	}
+	if (rp->allow)
+		MHD_add_response_header(resp, "Allow", rp->allow);
+	if (rp->www_authenticate)
+		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"cgroup-feedback\"");
+	if (rp->location[0])
+		MHD_add_response_header(resp, "Location", rp->location);
+	if (rp->etag[0])
+		MHD_add_response_header(resp, "ETag", rp->etag);
+	/* Shutting down: no keep-alive, so nobody starts another request.
+	 * A request whose framing is in doubt: nothing after it on this
+	 * connection can be trusted to start where it seems to. */
+	if (atomic_load(&h->closing) || rp->close)
+		MHD_add_response_header(resp, "Connection", "close");
+}
+
+struct stream {
+	ssize_t (*read)(void *cls, char *buf, size_t max);
+	void (*free)(void *cls);
+	void *cls;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	const struct stream *st = cls;
+	const ssize_t n = st->read(st->cls, buf, max);
+
+	if (n == 0)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	return n < 0 ? MHD_CONTENT_READER_END_WITH_ERROR : n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream *st = cls;
+
+	st->free(st->cls);
+	free(st);
+}
+
+/* Hands the stream of rp to MHD, which frees it (or frees it now). */
+static struct MHD_Response *stream_response(struct http_reply *rp)
+{
+	struct stream *st = malloc(sizeof(*st));
+	struct MHD_Response *resp = NULL;
+
+	if (st) {
+		*st = (struct stream){ rp->stream_read, rp->stream_free, rp->stream_cls };
+		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read,
+							 st, stream_free);
+		if (!resp)
+			free(st);
+	}
+	if (!resp)
+		rp->stream_free(rp->stream_cls);
+	rp->stream_read = NULL;
+	return resp;
+}
+
+static enum MHD_Result reply(struct req *r, struct http_reply *rp)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (rp->stream_read)
+		resp = stream_response(rp);
+	else
+		resp = MHD_create_response_from_buffer(rp->body.len, rp->body.data,
+						       MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		cgfb_buf_free(&rp->body);
+		return MHD_NO;
+	}
+	rp->body.data = NULL;
+	add_headers(r->h, resp, rp);
+	ret = MHD_queue_response(r->rq.conn, rp->status, resp);
+	MHD_destroy_response(resp);
+	r->replied = true;
+	r->status = rp->status;
+	r->bytes = rp->body.len;
+	return ret;
+}
+
+static enum MHD_Result reply_error(struct req *r, unsigned status, const char *error,
+				   const char *message)
+{
+	struct http_reply rp = { .status = status };
+
+	cgfb_buf_printf(&rp.body, "{\"error\":\"%s\",\"message\":\"%s\"}\n", error, message);
+	return reply(r, &rp);
+}
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
+{
+	framing_count(cls, key);
+	return MHD_YES;
+}
+
+/* The head's framing verdict (framing.c), on the fields libmicrohttpd
+ * parsed: before any byte of the body is read. */
+static const char *head_framing_error(struct MHD_Connection *c, const char *version)
+{
+	struct framing f = { 0 };
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+	return framing_error(&f, strcmp(version, MHD_HTTP_VERSION_1_1) == 0);
+}
+
+static enum MHD_Result refuse_framing(struct req *r, const char *why)
+{
+	struct http_reply rp = { .status = 400, .close = true };
+
+	cgfb_buf_printf(&rp.body, "{\"error\":\"bad_request\",\"message\":\"%s\"}\n", why);
+	return reply(r, &rp);
+}
+
+static enum MHD_Result take_body(struct req *r, const char *data, size_t *size)
+{
+	const struct server_opts *o = r->h->o;
+
+	if (elapsed_ms(r) > o->request_timeout * 1e3) {
+		/* Dropping the connection is the answer to a body that
+		 * trickles in: it frees the thread for someone else. */
+		r->status = 408;
+		return MHD_NO;
+	}
+	if (!r->too_big && r->rq.body.len + *size > r->h->app.max_body) {
+		r->too_big = true;
+		cgfb_buf_free(&r->rq.body);
+	}
+	if (!r->too_big && cgfb_buf_add(&r->rq.body, data, *size) < 0)
+		return MHD_NO;
+	*size = 0;
+	return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct http_server *h = cls;
+	struct req *r = *con_cls;
+	struct http_reply rp = { 0 };
+	const char *why;
+
+	if (!r) {
+		r = req_new(h, c, url, method);
+		if (!r)
+			return MHD_NO;
+		*con_cls = r;
+		conntrack_head_done(h->ct, conn_of(c));
+		why = head_framing_error(c, version);
+		if (why)
+			return refuse_framing(r, why);
+		if (h->app.precheck(h->app.ud, &r->rq, &rp))
+			return reply(r, &rp);
+		return MHD_YES;
+	}
+	if (*upload_size && r->replied) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (*upload_size)
+		return take_body(r, upload, upload_size);
+	if (r->replied)
+		return MHD_YES;
+	if (r->too_big)
+		return reply_error(r, 413, "too_large", r->h->app.too_large);
+	if (r->deferred) {
+		h->app.finish(h->app.ud, &r->rq, r->state, &rp);
+		return reply(r, &rp);
+	}
+	h->app.handle(h->app.ud, &r->rq, &rp);
+	if (r->deferred)
+		return MHD_YES;
+	return reply(r, &rp);
+}
+
+/* A client that went away while its request was deferred gets no answer,
+ * but the work was done (its report stored, say): log the answer it would
+ * have had, so that the 201s in the log still count the reports stored.
+ * The work is finished by now: a suspended request never completes. */
+static void log_unanswered(struct http_server *h, struct req *r)
+{
+	struct http_reply rp = { 0 };
+
+	h->app.finish(h->app.ud, &r->rq, r->state, &rp);
+	cgfb_buf_free(&rp.body);
+	if (rp.stream_read)
+		rp.stream_free(rp.stream_cls);
+	if (!h->o->quiet)
+		cgfb_log(LOG_INFO, "%s %s %u 0 %.1fms (client left before its answer)",
+			 r->method, r->path, rp.status, elapsed_ms(r));
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *h = cls;
+	struct req *r = *con_cls;
+
+	if (!r)
+		return;
+	if (r->deferred && !r->replied)
+		log_unanswered(h, r);
+	else if (!h->o->quiet)
+		cgfb_log(LOG_INFO, "%s %s %u %zu %.1fms%s", r->method, r->path, r->status,
+			 r->bytes, elapsed_ms(r),
+			 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+	if (r->state_free)
+		r->state_free(r->state);
+	cgfb_buf_free(&r->rq.body);
+	free(r);
+	*con_cls = NULL;
+	conntrack_wait_head(h->ct, conn_of(c));
+	atomic_fetch_sub(&h->active, 1);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	cgfb_log(LOG_WARNING, "http: %s", msg);
+}
+
+/* --max-connections for the whole server and --max-per-ip per address
+ * key (conntrack.h): libmicrohttpd would split the first between its
+ * event loops, so that one loop could refuse while another had room, and
+ * keys the second by full address. Loops that accept at the same instant
+ * may each pass the check (at most one connection over per extra loop). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct http_server *h = cls;
+
+	return conntrack_admit(h->ct, addr) ? MHD_YES : MHD_NO;
+}
+
+/* libmicrohttpd 0.9.75 reports CLOSED before it closes the socket, so the
+ * reaper never shuts down a descriptor number that was reused. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_server *h = cls;
+	const union MHD_ConnectionInfo *fd;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_ctx = fd ? conntrack_add(h->ct, peer_sockaddr(c), fd->connect_fd) : NULL;
+	} else {
+		conntrack_remove(h->ct, *socket_ctx);
+		*socket_ctx = NULL;
+	}
+}
+
+/* ADDR:PORT or [ADDR6]:PORT, numeric only. */
+static int parse_listen(const char *spec, struct sockaddr_storage *ss)
+{
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *colon = strrchr(spec, ':');
+	char *end;
+	long port;
+	size_t n;
+
+	if (!colon || (n = (size_t)(colon - spec)) == 0 || n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, spec, n);
+	host[n] = '\0';
+	port = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end || port < 0 || port > 65535)
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	if (host[0] == '[' && host[n - 1] == ']') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		host[n - 1] = '\0';
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		return inet_pton(AF_INET6, host + 1, &s6->sin6_addr) == 1 ? 0 : -EINVAL;
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+/* Certificate or key text, NUL-terminated as libmicrohttpd wants it. */
+static int read_file(const char *path, char **out)
+{
+	struct cgfb_buf b = { 0 };
+	const int rc = cgfb_read_file(path, 1 << 20, 0, &b);
+
+	if (rc < 0 || !b.data) {
+		cgfb_buf_free(&b);
+		return rc < 0 ? rc : -ENODATA;
+	}
+	*out = b.data;
+	return 0;
+}
+
+/* libmicrohttpd's TLS errors say little; OpenSSL tells which file is wrong
+ * and whether the key belongs to the certificate, before we start. */
+static int check_tls(const struct server_opts *o)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	int rc = -EINVAL;
+
+	if (!ctx)
+		return -ENOMEM;
+	/* The key first: loading it after the certificate would fail on a
+	 * mismatch with a misleading "not a key". */
+	if (SSL_CTX_use_PrivateKey_file(ctx, o->tls_key, SSL_FILETYPE_PEM) != 1)
+		cgfb_log(LOG_ERR, "%s: not a PEM private key", o->tls_key);
+	else if (SSL_CTX_use_certificate_chain_file(ctx, o->tls_cert) != 1)
+		cgfb_log(LOG_ERR, "%s: not a PEM certificate", o->tls_cert);
+	else if (SSL_CTX_check_private_key(ctx) != 1)
+		cgfb_log(LOG_ERR, "%s does not belong to %s", o->tls_key, o->tls_cert);
+	else
+		rc = 0;
+	SSL_CTX_free(ctx);
+	return rc;
+}
+
+static int load_tls(struct http_server *h)
+{
+	const struct server_opts *o = h->o;
+	int rc;
+
+	if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+		cgfb_log(LOG_ERR, "this libmicrohttpd has no TLS support");
+		return -ENOTSUP;
+	}
+	rc = check_tls(o);
+	if (rc < 0)
+		return rc;
+	rc = read_file(o->tls_cert, &h->cert);
+	if (rc == 0)
+		rc = read_file(o->tls_key, &h->key);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "TLS files: %s", strerror(-rc));
+	return rc;
+}
+
+static int write_port(const char *path, unsigned port)
+{
+	char d[PATH_MAX], b[PATH_MAX], text[16];
+	const int n = snprintf(text, sizeof(text), "%u\n", port);
+
+	snprintf(d, sizeof(d), "%s", path);
+	snprintf(b, sizeof(b), "%s", path);
+	return cgfb_atomic_write(dirname(d), basename(b), text, (size_t)n, 0644);
+}
+
+static struct MHD_Daemon *start_daemon(struct http_server *h, const struct sockaddr_storage *ss)
+{
+	const struct server_opts *o = h->o;
+	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const unsigned loops = (unsigned)(cpus > 1 && cpus < 256 ? cpus : 1);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+
+	if (ss->ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (h->cert)
+		flags |= MHD_USE_TLS;
+	return MHD_start_daemon(
+		flags, 0, on_accept, h, on_request, h,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+		MHD_OPTION_SOCK_ADDR, ss,
+		MHD_OPTION_THREAD_POOL_SIZE, loops,
+		/* Each loop may take them all; on_accept keeps the total. */
+		MHD_OPTION_CONNECTION_LIMIT, o->max_connections * loops,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+		MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1,
+		h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->cert,
+		MHD_OPTION_HTTPS_MEM_KEY, h->key,
+		MHD_OPTION_END);
+}
+
+int http_start(struct http_server **out, const struct server_opts *o,
+	       const struct http_app *app)
+{
+	struct http_server *h = calloc(1, sizeof(*h));
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *di;
+	int rc;
+
+	if (!h)
+		return -ENOMEM;
+	h->app = *app;
+	h->o = o;
+	rc = parse_listen(o->listen, &ss);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "--listen %s: want ADDR:PORT or [ADDR6]:PORT", o->listen);
+		goto fail;
+	}
+	rc = o->tls_cert ? load_tls(h) : 0;
+	if (rc < 0)
+		goto fail;
+	rc = conntrack_start(&h->ct, o->max_connections, o->max_per_ip, o->head_timeout);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "cannot start the connection reaper: %s", strerror(-rc));
+		goto fail;
+	}
+	h->d = start_daemon(h, &ss);
+	if (!h->d) {
+		cgfb_log(LOG_ERR, "cannot listen on %s", o->listen);
+		rc = -EADDRNOTAVAIL;
+		goto fail;
+	}
+	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	cgfb_log(LOG_INFO, "listening on %s://%s (port %u)", h->cert ? "https" : "http", o->listen,
+		 di ? di->port : 0);
+	if (o->port_file && di && (rc = write_port(o->port_file, di->port)) < 0) {
+		cgfb_log(LOG_ERR, "%s: %s", o->port_file, strerror(-rc));
+		goto fail;
+	}
+	*out = h;
+	return 0;
+fail:
+	http_stop(h, 0);
+	return rc;
+}
+
+void http_stop(struct http_server *h, unsigned grace_ms)
+{
+	MHD_socket fd;
+
+	if (!h)
+		return;
+	if (h->d) {
+		atomic_store(&h->closing, true);
+		fd = MHD_quiesce_daemon(h->d);
+		if (fd != MHD_INVALID_SOCKET)
+			close(fd);
+		for (unsigned t = 0; t < grace_ms && atomic_load(&h->active) > 0; t += 10)
+			usleep(10000);
+		if (atomic_load(&h->active) > 0)
+			cgfb_log(LOG_WARNING, "%d requests still running at shutdown",
+				 atomic_load(&h->active));
+		/* A request waiting for its commit is answered whatever the
+		 * grace: the writer is still running, and libmicrohttpd cannot
+		 * stop with a suspended connection. */
+		while (atomic_load(&h->suspended) > 0)
+			usleep(10000);
+		MHD_stop_daemon(h->d);
+	}
+	conntrack_stop(h->ct);
+	free(h->cert);
+	free(h->key);
+	free(h);
+}

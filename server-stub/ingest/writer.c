@@ -1,0 +1,376 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgfb/log.h"
+#include "ingest/writer.h"
+
+/* A batch this large is already one fsync per many milliseconds of work;
+ * bigger ones only make the first requester wait longer. */
+#define BATCH_MAX 512
+/* How often the WAL is copied back into the database file. */
+#define CHECKPOINT_MS 250
+
+struct writer {
+	struct store *store;
+	struct store *ckpt;      /* NULL: no checkpointer thread */
+	bool pipelined;          /* a syncer thread makes commits durable */
+	bool sync_started;
+	pthread_t thread;
+	pthread_t ckpt_thread;
+	pthread_t sync_thread;
+	pthread_mutex_t lock;
+	/* Held by the writer for a batch, and by the checkpointer to finish a
+	 * checkpoint while no batch runs (see checkpoint_main). */
+	pthread_mutex_t db_lock;
+	pthread_cond_t work;     /* the queue became non-empty, or stop */
+	pthread_cond_t tick;     /* the checkpointer's timer, or stop */
+	pthread_cond_t synced;   /* committed jobs wait for an fsync, or stop */
+	struct job *head, *tail;
+	struct job *unsynced;    /* committed, not yet known to be on disk */
+	bool stopping;
+	bool writer_done;        /* the writer thread has drained the queue */
+	bool failed;             /* an fsync failed: nothing is acknowledged any more */
+	char wal_path[PATH_MAX];
+	int wal_fd;
+};
+
+void writer_now(char buf[32])
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, 32 - n, ".%03dZ", (int)(ts.tv_nsec / 1000000));
+}
+
+static void run_job(struct writer *w, struct job *j, const char *now)
+{
+	if (j->kind == JOB_PUT)
+		j->result = store_put(w->store, j->meta, j->body, j->len, now, j->via,
+				      &j->receipt);
+	else
+		j->result = store_delete(w->store, j->id, j->token, now);
+}
+
+/* A batch that lost a deadlock against another collector's batch on the
+ * same PostgreSQL (the same ids in another order) is run again this many
+ * times before its requests are answered 503. */
+#define DEADLOCK_RETRIES 3
+
+/* One transaction for the whole batch. A job that failed on its own (a
+ * wrong token, say) does not spoil the others; a failed commit fails all.
+ * Returns the commit's result. */
+static int run_batch_once(struct writer *w, struct job *batch)
+{
+	char now[32];
+	int rc;
+
+	writer_now(now);
+	rc = store_begin(w->store);
+	for (struct job *j = batch; j && rc == 0; j = j->next)
+		run_job(w, j, now);
+	if (rc == 0)
+		rc = store_commit(w->store);
+	if (rc < 0) {
+		store_rollback(w->store);
+		for (struct job *j = batch; j; j = j->next)
+			j->result = rc;
+	}
+	return rc;
+}
+
+static int run_batch(struct writer *w, struct job *batch)
+{
+	int rc = run_batch_once(w, batch);
+
+	for (int i = 0; rc == -EDEADLK && i < DEADLOCK_RETRIES; i++)
+		rc = run_batch_once(w, batch);
+	return rc;
+}
+
+static struct job *take_batch(struct writer *w)
+{
+	struct job *batch = w->head, *last = w->head;
+	unsigned n = 1;
+
+	while (last->next && n < BATCH_MAX) {
+		last = last->next;
+		n++;
+	}
+	w->head = last->next;
+	if (!w->head)
+		w->tail = NULL;
+	last->next = NULL;
+	return batch;
+}
+
+/* Tell each requester its own outcome. Under the lock. */
+static void finish(struct job *list, int fail)
+{
+	for (struct job *j = list, *next; j; j = next) {
+		next = j->next;
+		if (fail)
+			j->result = fail;
+		j->done(j);
+	}
+}
+
+/* Under the lock: committed jobs go to the syncer (pipelined) or are
+ * answered now (the commit itself was synchronous). */
+static void hand_over(struct writer *w, struct job *batch, int rc)
+{
+	struct job *last = batch;
+
+	if (!w->pipelined || rc < 0) {
+		finish(batch, 0);
+		return;
+	}
+	while (last->next)
+		last = last->next;
+	last->next = w->unsynced;
+	w->unsynced = batch;
+	pthread_cond_signal(&w->synced);
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct job *batch;
+		int rc;
+
+		while (!w->head && !w->stopping)
+			pthread_cond_wait(&w->work, &w->lock);
+		if (!w->head)
+			break;
+		batch = take_batch(w);
+		if (w->failed) {
+			finish(batch, -EIO);
+			continue;
+		}
+		pthread_mutex_unlock(&w->lock);
+		pthread_mutex_lock(&w->db_lock);
+		rc = run_batch(w, batch);
+		pthread_mutex_unlock(&w->db_lock);
+		pthread_mutex_lock(&w->lock);
+		hand_over(w, batch, rc);
+	}
+	w->writer_done = true;
+	pthread_cond_signal(&w->synced);
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* fsync(2) of the WAL: whatever was written to the file before this call,
+ * by any descriptor, is on disk when it returns. */
+static int sync_wal(struct writer *w)
+{
+	if (w->wal_fd < 0)
+		w->wal_fd = open(w->wal_path, O_RDONLY | O_CLOEXEC);
+	if (w->wal_fd < 0 || fdatasync(w->wal_fd) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The syncer: while one fsync runs, the writer already commits the next
+ * batch; the fsync after that covers every batch committed meanwhile. A
+ * request is answered only after an fsync that began after its commit. */
+static void *sync_main(void *arg)
+{
+	struct writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct job *list;
+		int rc;
+
+		while (!w->unsynced && !w->writer_done)
+			pthread_cond_wait(&w->synced, &w->lock);
+		if (!w->unsynced)
+			break;
+		list = w->unsynced;
+		w->unsynced = NULL;
+		pthread_mutex_unlock(&w->lock);
+		rc = sync_wal(w);
+		pthread_mutex_lock(&w->lock);
+		if (rc < 0 && !w->failed) {
+			/* Like a database after a failed fsync: acknowledge nothing
+			 * more, rather than risk a 201 for data not on disk. */
+			cgfb_log(LOG_CRIT, "%s: fsync: %s; refusing all further writes",
+				 w->wal_path, strerror(-rc));
+			w->failed = true;
+		}
+		finish(list, rc < 0 ? -EIO : 0);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Checkpoints in their own thread: an automatic one inside a commit made
+ * the requests of that batch wait tens of milliseconds. But a checkpoint
+ * that runs beside a busy writer never catches up with it, and SQLite
+ * starts the WAL over only after a complete one: the WAL then grows for
+ * as long as the load lasts, and every commit appends to new blocks the
+ * file system must allocate and zero. So the bulk of the copying runs
+ * beside the writer, and the few frames committed meanwhile are copied
+ * between two batches, which makes the checkpoint complete; the next
+ * batch rewrites the WAL from its start, in place. */
+static void checkpoint(struct writer *w)
+{
+	store_checkpoint(w->ckpt);
+	pthread_mutex_lock(&w->db_lock);
+	store_checkpoint(w->ckpt);
+	pthread_mutex_unlock(&w->db_lock);
+}
+
+static void *checkpoint_main(void *arg)
+{
+	struct writer *w = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stopping) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += CHECKPOINT_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&w->tick, &w->lock, &until);
+		pthread_mutex_unlock(&w->lock);
+		checkpoint(w);
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* The checkpointer and the syncer are optional: without them commits
+ * checkpoint and fsync inline, slower but just as safe. */
+static void start_helpers(struct writer *w, struct store *ckpt)
+{
+	if (ckpt && store_manual_checkpoints(w->store) == 0 &&
+	    pthread_create(&w->ckpt_thread, NULL, checkpoint_main, w) == 0)
+		w->ckpt = ckpt;
+	else
+		store_close(ckpt);
+	if (!w->ckpt)
+		return;
+	if (store_wal_path(w->store, w->wal_path, sizeof(w->wal_path)) == 0 &&
+	    pthread_create(&w->sync_thread, NULL, sync_main, w) == 0) {
+		w->sync_started = true;
+		w->pipelined = store_defer_sync(w->store) == 0;
+	}
+}
+
+int writer_start(struct writer **out, struct store *s, struct store *ckpt)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (!w) {
+		store_close(s);
+		store_close(ckpt);
+		return -ENOMEM;
+	}
+	w->store = s;
+	w->wal_fd = -1;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->db_lock, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->tick, NULL);
+	pthread_cond_init(&w->synced, NULL);
+	start_helpers(w, ckpt);
+	rc = pthread_create(&w->thread, NULL, writer_main, w);
+	if (rc) {
+		w->thread = pthread_self();
+		w->writer_done = true;
+		writer_stop(w);
+		return -rc;
+	}
+	*out = w;
+	return 0;
+}
+
+void writer_queue(struct writer *w, struct job *j)
+{
+	j->next = NULL;
+	pthread_mutex_lock(&w->lock);
+	if (w->stopping) {
+		pthread_mutex_unlock(&w->lock);
+		j->result = -ESHUTDOWN;
+		j->done(j);
+		return;
+	}
+	if (w->tail)
+		w->tail->next = j;
+	else
+		w->head = j;
+	w->tail = j;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* glibc's sem_post is safe against the waiter destroying the semaphore
+ * as soon as sem_wait returns. */
+static void post(struct job *j)
+{
+	sem_post(j->ud);
+}
+
+int writer_submit(struct writer *w, struct job *j)
+{
+	sem_t done;
+
+	sem_init(&done, 0, 0);
+	j->done = post;
+	j->ud = &done;
+	writer_queue(w, j);
+	while (sem_wait(&done) < 0)
+		;
+	sem_destroy(&done);
+	return j->result;
+}
+
+void writer_stop(struct writer *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_cond_signal(&w->work);
+	pthread_cond_signal(&w->tick);
+	pthread_mutex_unlock(&w->lock);
+	if (!pthread_equal(w->thread, pthread_self()))
+		pthread_join(w->thread, NULL);
+	if (w->sync_started) {
+		pthread_mutex_lock(&w->lock);
+		pthread_cond_signal(&w->synced);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->sync_thread, NULL);
+	}
+	if (w->ckpt) {
+		pthread_join(w->ckpt_thread, NULL);
+		store_close(w->ckpt);
+	}
+	if (w->wal_fd >= 0)
+		close(w->wal_fd);
+	store_close(w->store);
+	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->tick);
+	pthread_cond_destroy(&w->synced);
+	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->db_lock);
+	free(w);
+}

@@ -1,0 +1,194 @@
+/* The storage seam: the backend is chosen once, by the form of the
+ * database option, and every call goes to it through its ops. */
+#include <errno.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+#include "cgfb/log.h"
+#include "cgfb/sha256.h"
+#include "store/store_impl.h"
+
+static const char *const dim_names[DIM_COUNT] = {
+	"catalog_id", "kernel_series", "distribution", "cgroup_mode", "software", "verdict",
+	"reorganisation", "month", "all",
+};
+
+bool store_is_postgres(const char *where)
+{
+	/* libpq's two forms: a URI, or key=value pairs. A file name never
+	 * needs an '=' (and one that has it would be taken for a
+	 * connection string, which the man page says). */
+	return strncmp(where, "postgresql://", 13) == 0 || strncmp(where, "postgres://", 11) == 0 ||
+	       strchr(where, '=') != NULL;
+}
+
+int store_open(struct store **out, const char *path, bool readonly)
+{
+	const struct store_ops *ops = store_is_postgres(path) ? &store_pg_ops : &store_sqlite_ops;
+
+	return ops->open(out, path, readonly);
+}
+
+void store_close(struct store *s)
+{
+	if (s)
+		s->ops->close(s);
+}
+
+void store_read_deadline(struct store *s, unsigned ms)
+{
+	s->ops->read_deadline(s, ms);
+}
+
+void store_abort_reads(void)
+{
+	store_sqlite_ops.abort_reads();
+	store_pg_ops.abort_reads();
+}
+
+int store_manual_checkpoints(struct store *s)
+{
+	return s->ops->manual_checkpoints(s);
+}
+
+int store_checkpoint(struct store *s)
+{
+	return s->ops->checkpoint(s);
+}
+
+int store_defer_sync(struct store *s)
+{
+	return s->ops->defer_sync(s);
+}
+
+int store_wal_path(struct store *s, char *buf, size_t bufsz)
+{
+	return s->ops->wal_path(s, buf, bufsz);
+}
+
+int store_begin(struct store *s)
+{
+	return s->ops->begin(s);
+}
+
+int store_commit(struct store *s)
+{
+	return s->ops->commit(s);
+}
+
+void store_rollback(struct store *s)
+{
+	s->ops->rollback(s);
+}
+
+int store_put(struct store *s, const struct report_meta *m, const char *body, size_t len,
+	      const char *received_at, const char *via, struct receipt *r)
+{
+	return s->ops->put(s, m, body, len, received_at, via, r);
+}
+
+/* 0 when TOKEN hashes to WANT, the stored token's SHA-256 (64 hex
+ * digits), else -EACCES; in constant time. */
+static int token_matches(const char *want, const char *token)
+{
+	char got[65];
+
+	cgfb_sha256_hex(token, strlen(token), got);
+	/* Both are 64 hex digits: compare all of them, whatever differs. */
+	return CRYPTO_memcmp(want, got, 64) == 0 ? 0 : -EACCES;
+}
+
+/* One flow for both backends: the stored hash, the token checked here,
+ * then the deletion. */
+int store_delete(struct store *s, const char *id, const char *token, const char *when)
+{
+	char want[65];
+	int rc = s->ops->token(s, id, want);
+
+	if (rc == 0)
+		rc = token_matches(want, token);
+	if (rc == 0)
+		rc = s->ops->del(s, id, when);
+	return rc;
+}
+
+int store_get(struct store *s, const char *id, struct cgfb_buf *body, struct receipt *r)
+{
+	return s->ops->get(s, id, body, r);
+}
+
+int store_list(struct store *s, const struct store_filter *f,
+	       int (*fn)(const struct store_row *row, void *ud), void *ud)
+{
+	return s->ops->list(s, f, fn, ud);
+}
+
+const char *store_dim_name(enum store_dim d)
+{
+	return dim_names[d];
+}
+
+int store_groups_begin(struct store *s, const char *since)
+{
+	return s->ops->groups_begin(s, since);
+}
+
+void store_groups_end(struct store *s)
+{
+	s->ops->groups_end(s);
+}
+
+int store_groups(struct store *s, enum store_dim d,
+		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
+		 void *ud)
+{
+	return s->ops->groups(s, d, fn, ud);
+}
+
+int store_summary_shared(struct store *s, unsigned max_age,
+			 int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
+			 struct cgfb_buf *out)
+{
+	if (!s->ops->summary_shared)
+		return compute(s, out, ud);
+	return s->ops->summary_shared(s, max_age, compute, ud, out);
+}
+
+/* A backend that cannot take this part of a migration. */
+static int unsupported(const struct store *s, const char *what)
+{
+	cgfb_log(LOG_ERR, "migrate: a %s database cannot be the %s", s->ops->name, what);
+	return -EOPNOTSUPP;
+}
+
+int store_scan(struct store *s, int64_t after, unsigned limit,
+	       int (*fn)(const struct store_row *row, void *ud), void *ud)
+{
+	if (!s->ops->scan)
+		return unsupported(s, "source");
+	return s->ops->scan(s, after, limit, fn, ud);
+}
+
+int store_withdrawn_list(struct store *s, int (*fn)(const char *id, const char *at, void *ud),
+			 void *ud)
+{
+	if (!s->ops->withdrawn_list)
+		return unsupported(s, "source");
+	return s->ops->withdrawn_list(s, fn, ud);
+}
+
+int store_put_row(struct store *s, const struct store_row *row)
+{
+	if (!s->ops->put_row)
+		return unsupported(s, "destination");
+	return s->ops->put_row(s, row);
+}
+
+int store_put_withdrawn(struct store *s, const char *id, const char *at)
+{
+	if (!s->ops->put_withdrawn)
+		return unsupported(s, "destination");
+	return s->ops->put_withdrawn(s, id, at);
+}
+

@@ -1,0 +1,172 @@
+/* The collector's storage, one interface with two backends (store_impl.h):
+ * one SQLite file in WAL mode (store_sqlite.c, the default), or a
+ * PostgreSQL database that several collectors share (store_pg.c). Both
+ * use prepared statements only and version their schema. A connection is
+ * used by one thread at a time; the writer thread owns the only writing
+ * one of its process. */
+#ifndef CGFB_SERVER_STORE_H
+#define CGFB_SERVER_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgfb/canon.h"
+#include "cgfb/wire.h"
+
+struct store;
+
+/* The columns a report is stored with besides its bytes (taken out by
+ * ingest.c), the same for both backends. */
+/* Installs are counted by the pseudonym a client derives for this collector
+ * from its per-install secret (consent.install): the same machine across
+ * boots and kernels is one install, two collectors cannot link it. */
+struct report_meta {
+	char id[CGFB_REPORT_ID_LEN + 1];
+	char sha256[65];
+	char token_sha256[65];       /* "" when the report has no deletion token */
+	char install[65];            /* consent.install, the client's pseudonym */
+	char catalog_id[16];
+	char kernel_series[16];
+	char distribution[72];       /* "<id> <version_id>" */
+	char cgroup_mode[16];
+	char software[72];           /* detection.fields.comm, "" if none */
+	char verdict[16];            /* affected | unaffected | none */
+	char reorganisation[32];     /* use_case.answers.reorganisation, normalised */
+	char month[8];               /* YYYY-MM of "created" */
+	char *use_case;              /* use_case.text or NULL; owned */
+};
+
+struct receipt {
+	char id[CGFB_REPORT_ID_LEN + 1];
+	char sha256[65];
+	char received_at[32];
+};
+
+/* Outcome of store_put, besides negative errnos. */
+enum store_put_result {
+	STORE_CREATED,     /* new report stored */
+	STORE_SAME,        /* this id with these bytes is already there */
+	STORE_CONFLICT,    /* this id with other bytes is already there */
+	STORE_WITHDRAWN,   /* this id was deleted by its owner; not stored again */
+};
+
+/* True when the database option names a PostgreSQL database (a
+ * postgresql:// or postgres:// URI, or libpq key=value pairs), false for
+ * a SQLite file. */
+bool store_is_postgres(const char *where);
+
+/* Open (and create or migrate) the database. Returns -EPROTO for a database
+ * written by a newer version; the reason goes to the log. */
+int store_open(struct store **out, const char *path, bool readonly);
+void store_close(struct store *s);
+
+/* Read connections: what is read from now on must be done within ms
+ * milliseconds (0: no bound), or it fails with -ETIMEDOUT. */
+#define STORE_READ_MS 15000
+/* What the WAL is cut back to after a complete checkpoint (64 MiB). */
+#define STORE_WAL_LIMIT_TEXT "67108864"
+void store_read_deadline(struct store *s, unsigned ms);
+/* Shutdown: every read, now and later, fails with -ETIMEDOUT. */
+void store_abort_reads(void);
+
+/* For the writer's connection: no checkpoints in its commits; a
+ * checkpointer (store_checkpoint from another connection) copies the WAL
+ * back into the database without making a commit wait for it. */
+int store_manual_checkpoints(struct store *s);
+/* A PASSIVE checkpoint: as much as can be copied without blocking anyone. */
+int store_checkpoint(struct store *s);
+
+/* For a writer that makes commits durable itself: commits write the WAL
+ * but do not fsync it (synchronous=NORMAL); whoever answers a request must
+ * first fsync the file named by store_wal_path. */
+int store_defer_sync(struct store *s);
+int store_wal_path(struct store *s, char *buf, size_t bufsz);
+
+int store_begin(struct store *s);
+int store_commit(struct store *s);
+void store_rollback(struct store *s);
+
+/* Inside a transaction. received_at is used only for a new report; r gets
+ * the stored receipt for STORE_CREATED and STORE_SAME. */
+int store_put(struct store *s, const struct report_meta *m, const char *body, size_t len,
+	      const char *received_at, const char *via, struct receipt *r);
+/* Delete report id if token's SHA-256 matches the stored one (constant-time
+ * compare). Returns 0, -ENOENT, -EACCES (wrong token) or -EPERM (the report
+ * carries no deletion token). The id is remembered as withdrawn. */
+int store_delete(struct store *s, const char *id, const char *token, const char *when);
+
+/* The stored bytes and receipt of one report; -ENOENT if absent. */
+int store_get(struct store *s, const char *id, struct cgfb_buf *body, struct receipt *r);
+
+struct store_filter {
+	const char *catalog_id, *kernel_series, *distribution, *cgroup_mode, *verdict;
+	const char *since, *until;   /* received_at bounds, inclusive / exclusive */
+	int64_t before;              /* seq cursor: only older rows; 0 none */
+	unsigned limit;
+};
+
+struct store_row {
+	int64_t seq;
+	const char *id, *sha256, *received_at, *via, *catalog_id, *kernel_series;
+	const char *distribution, *cgroup_mode, *software, *verdict, *reorganisation, *use_case;
+	const char *body;
+	size_t body_len;
+	/* Only from store_scan: the rest of what is stored. */
+	const char *token_sha256, *install, *month;
+};
+
+/* Call fn for each matching row, newest first; stops early when fn returns
+ * non-zero and returns that value. Row strings live only during the call. */
+int store_list(struct store *s, const struct store_filter *f,
+	       int (*fn)(const struct store_row *row, void *ud), void *ud);
+
+/* Migration (migrate.c). Every stored row with seq > after, oldest first,
+ * at most limit of them, with every column (SQLite only). */
+int store_scan(struct store *s, int64_t after, unsigned limit,
+	       int (*fn)(const struct store_row *row, void *ud), void *ud);
+/* Every withdrawn id and when it was withdrawn (SQLite only). */
+int store_withdrawn_list(struct store *s, int (*fn)(const char *id, const char *at, void *ud),
+			 void *ud);
+/* Inside a transaction: row stored as it is, its received_at and via
+ * kept (PostgreSQL only). STORE_CREATED, STORE_SAME (this id with these
+ * bytes is there), STORE_CONFLICT, or a negative errno. */
+int store_put_row(struct store *s, const struct store_row *row);
+int store_put_withdrawn(struct store *s, const char *id, const char *at);
+
+/* Aggregation: for each value of one dimension, the number of reports and
+ * of distinct installs (see report_meta), counting reports received at or
+ * after since (NULL: all). */
+enum store_dim {
+	DIM_CATALOG_ID,
+	DIM_KERNEL_SERIES,
+	DIM_DISTRIBUTION,
+	DIM_CGROUP_MODE,
+	DIM_SOFTWARE,
+	DIM_VERDICT,
+	DIM_REORGANISATION,
+	DIM_MONTH,
+	DIM_ALL,               /* one group, key "all" */
+	DIM_COUNT
+};
+
+const char *store_dim_name(enum store_dim d);
+/* The window of reports received since `since` (NULL: all) that the
+ * following store_groups calls count, all from one snapshot of the
+ * database; store_groups_end releases it. */
+int store_groups_begin(struct store *s, const char *since);
+void store_groups_end(struct store *s);
+int store_groups(struct store *s, enum store_dim d,
+		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
+		 void *ud);
+
+/* The public summary into out, made by compute(s, out, ud) (which may run
+ * store_groups). SQLite: computed now. PostgreSQL, which several collectors
+ * share: the one instance that holds an advisory lock recomputes it when
+ * the stored copy is older than half of max_age seconds and stores it;
+ * every instance serves the stored copy, so all serve the same bytes. */
+int store_summary_shared(struct store *s, unsigned max_age,
+			 int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
+			 struct cgfb_buf *out);
+
+#endif

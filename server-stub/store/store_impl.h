@@ -1,0 +1,60 @@
+/* The seam behind store.h: each backend fills a struct store_ops and puts
+ * a struct store first in its own connection type; store.c picks the
+ * backend from the database option and forwards every call. Only store.c
+ * and the backends (store_sqlite.c, store_pg.c) include this. */
+#ifndef CGFB_SERVER_STORE_IMPL_H
+#define CGFB_SERVER_STORE_IMPL_H
+
+#include "store/store.h"
+
+struct store_ops {
+	const char *name;
+	int (*open)(struct store **out, const char *where, bool readonly);
+	void (*close)(struct store *s);
+	void (*read_deadline)(struct store *s, unsigned ms);
+	void (*abort_reads)(void);
+	int (*manual_checkpoints)(struct store *s);
+	int (*checkpoint)(struct store *s);
+	int (*defer_sync)(struct store *s);
+	int (*wal_path)(struct store *s, char *buf, size_t bufsz);
+	int (*begin)(struct store *s);
+	int (*commit)(struct store *s);
+	void (*rollback)(struct store *s);
+	int (*put)(struct store *s, const struct report_meta *m, const char *body, size_t len,
+		   const char *received_at, const char *via, struct receipt *r);
+	/* The deletion token's stored SHA-256 (64 hex digits) into want:
+	 * 0, -ENOENT (no such report) or -EPERM (none stored). */
+	int (*token)(struct store *s, const char *id, char want[65]);
+	/* Delete the report and remember it withdrawn at when; the token was
+	 * checked (store.c: the one flow both backends share). */
+	int (*del)(struct store *s, const char *id, const char *when);
+	int (*get)(struct store *s, const char *id, struct cgfb_buf *body, struct receipt *r);
+	int (*list)(struct store *s, const struct store_filter *f,
+		    int (*fn)(const struct store_row *row, void *ud), void *ud);
+	int (*groups_begin)(struct store *s, const char *since);
+	void (*groups_end)(struct store *s);
+	int (*groups)(struct store *s, enum store_dim d,
+		      int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
+		      void *ud);
+	/* Migration: NULL where a backend is not a source (scan,
+	 * withdrawn_list) or a destination (put_row, put_withdrawn). */
+	int (*scan)(struct store *s, int64_t after, unsigned limit,
+		    int (*fn)(const struct store_row *row, void *ud), void *ud);
+	int (*withdrawn_list)(struct store *s,
+			      int (*fn)(const char *id, const char *at, void *ud), void *ud);
+	int (*put_row)(struct store *s, const struct store_row *row);
+	int (*put_withdrawn)(struct store *s, const char *id, const char *at);
+	/* NULL: compute it here and now (one instance per database). */
+	int (*summary_shared)(struct store *s, unsigned max_age,
+			      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud),
+			      void *ud, struct cgfb_buf *out);
+};
+
+struct store {
+	const struct store_ops *ops;
+};
+
+extern const struct store_ops store_sqlite_ops;
+extern const struct store_ops store_pg_ops;
+
+#endif

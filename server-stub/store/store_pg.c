@@ -1,0 +1,462 @@
+/* The PostgreSQL backend (libpq): the database that several collector
+ * instances share. The same tables as SQLite's (store_sqlite.c), with
+ * text columns in the "C" collation so that comparisons and orderings are
+ * byte-wise, as SQLite's are, whatever the database's locale.
+ *
+ * A connection that breaks (a restart or a fail-over of the server) makes
+ * the call in progress fail, which the API answers 503 with Retry-After;
+ * the next call reconnects (PQreset) and prepares its statements again.
+ *
+ * This file: connections, sessions, the schema and its migrations,
+ * transactions. Writes are in store_pg_write.c, reads in store_pg_read.c,
+ * the readers' list in store_pg_readers.c, the table of operations that
+ * store.c calls in store_pg_ops.c: each uses only the ones before it. */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgfb/log.h"
+#include "store/store_pg.h"
+
+/* Each entry moves the schema from version i to i + 1. Never edit one that
+ * has shipped: add the next. */
+static const char *const migrations[] = {
+	"CREATE TABLE reports ("
+	" seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+	" id TEXT COLLATE \"C\" NOT NULL UNIQUE,"
+	" sha256 TEXT COLLATE \"C\" NOT NULL,"
+	" body BYTEA NOT NULL,"
+	" received_at TEXT COLLATE \"C\" NOT NULL,"
+	" via TEXT COLLATE \"C\" NOT NULL,"
+	" token_sha256 TEXT COLLATE \"C\","
+	" install TEXT COLLATE \"C\" NOT NULL,"
+	" catalog_id TEXT COLLATE \"C\" NOT NULL,"
+	" kernel_series TEXT COLLATE \"C\" NOT NULL,"
+	" distribution TEXT COLLATE \"C\" NOT NULL,"
+	" cgroup_mode TEXT COLLATE \"C\" NOT NULL,"
+	" software TEXT COLLATE \"C\" NOT NULL,"
+	" verdict TEXT COLLATE \"C\" NOT NULL,"
+	" reorganisation TEXT COLLATE \"C\" NOT NULL,"
+	" month TEXT COLLATE \"C\" NOT NULL,"
+	" use_case TEXT COLLATE \"C\");"
+	"CREATE INDEX reports_received ON reports(received_at);"
+	"CREATE TABLE withdrawn (id TEXT COLLATE \"C\" PRIMARY KEY, at TEXT NOT NULL);"
+	/* What one instance computed for all (see pg_summary_shared). */
+	"CREATE TABLE summary_snapshot (name TEXT PRIMARY KEY, body TEXT NOT NULL,"
+	" computed_at TIMESTAMPTZ NOT NULL);",
+};
+
+#define GROUPS_SRC_COLS "catalog_id, kernel_series, distribution, cgroup_mode, software," \
+	" verdict, reorganisation, month, install"
+/* Per session, emptied by every commit: the summary's small rows, copied
+ * by one scan, which the nine group-bys then read (as in SQLite). */
+static const char groups_src_sql[] =
+	"CREATE TEMP TABLE IF NOT EXISTS groups_src ON COMMIT DELETE ROWS AS SELECT "
+	GROUPS_SRC_COLS " FROM reports WHERE false";
+
+#define GROUP_BY(col, where, order) \
+	"SELECT " col ", count(*), count(DISTINCT install) FROM pg_temp.groups_src" \
+	where " GROUP BY 1 ORDER BY " order
+
+
+static const char *const pst_sql[P_COUNT] = {
+	[P_FIND] = "SELECT sha256, received_at FROM reports WHERE id = $1",
+	/* One round trip for a new report: not if withdrawn, and DO NOTHING
+	 * when the id is there (stored earlier, or by another instance at
+	 * this moment: the INSERT waits for its commit). (withdrawn, stored)
+	 * come back as counts; (0, 0) means "look it up". */
+	[P_INSERT] = "WITH w AS (SELECT 1 FROM withdrawn WHERE id = $1),"
+		     " ins AS (INSERT INTO reports (id, sha256, body, received_at, via, token_sha256,"
+		     " install, catalog_id, kernel_series, distribution, cgroup_mode, software,"
+		     " verdict, reorganisation, month, use_case)"
+		     " SELECT $1, $2, $3::bytea, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
+		     " $15, $16 WHERE NOT EXISTS (SELECT 1 FROM w)"
+		     " ON CONFLICT (id) DO NOTHING RETURNING seq)"
+		     " SELECT (SELECT count(*) FROM w), (SELECT count(*) FROM ins)",
+	[P_TOKEN] = "SELECT token_sha256 FROM reports WHERE id = $1",
+	[P_DELETE] = "DELETE FROM reports WHERE id = $1",
+	[P_FORGET] = "INSERT INTO withdrawn (id, at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+	[P_GET] = "SELECT body, sha256, received_at FROM reports WHERE id = $1",
+	[P_LIST] = "SELECT seq, id, sha256, received_at, via, catalog_id, kernel_series,"
+		   " distribution, cgroup_mode, software, verdict, reorganisation, use_case, body"
+		   " FROM reports WHERE ($1::text IS NULL OR catalog_id = $1)"
+		   " AND ($2::text IS NULL OR kernel_series = $2)"
+		   " AND ($3::text IS NULL OR distribution = $3)"
+		   " AND ($4::text IS NULL OR cgroup_mode = $4) AND ($5::text IS NULL OR verdict = $5)"
+		   " AND ($6::text IS NULL OR received_at >= $6)"
+		   " AND ($7::text IS NULL OR received_at < $7)"
+		   " AND seq < CASE WHEN $8::bigint = 0 THEN 9223372036854775807 ELSE $8 END"
+		   " ORDER BY seq DESC LIMIT $9",
+	[P_SRC_FILL] = "INSERT INTO pg_temp.groups_src SELECT " GROUPS_SRC_COLS
+		       " FROM reports WHERE received_at >= $1",
+	[P_SNAP_FRESH] = "SELECT body FROM summary_snapshot WHERE name = 'public'"
+			 " AND computed_at > now() - make_interval(secs => $1::int)",
+	[P_SNAP_GET] = "SELECT body FROM summary_snapshot WHERE name = 'public'",
+	[P_SNAP_PUT] = "INSERT INTO summary_snapshot (name, body, computed_at)"
+		       " VALUES ('public', $1, now()) ON CONFLICT (name)"
+		       " DO UPDATE SET body = excluded.body, computed_at = excluded.computed_at",
+	/* migrate: a row as it was stored elsewhere, its receipt kept. */
+	[P_PUT_ROW] = "INSERT INTO reports (id, sha256, body, received_at, via, token_sha256,"
+		      " install, catalog_id, kernel_series, distribution, cgroup_mode, software,"
+		      " verdict, reorganisation, month, use_case)"
+		      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+		      " ON CONFLICT (id) DO NOTHING RETURNING seq",
+	[P_DIM0 + DIM_CATALOG_ID] = GROUP_BY("catalog_id", "", "2 DESC, 1"),
+	[P_DIM0 + DIM_KERNEL_SERIES] = GROUP_BY("kernel_series", "", "2 DESC, 1"),
+	[P_DIM0 + DIM_DISTRIBUTION] = GROUP_BY("distribution", "", "2 DESC, 1"),
+	[P_DIM0 + DIM_CGROUP_MODE] = GROUP_BY("cgroup_mode", "", "2 DESC, 1"),
+	[P_DIM0 + DIM_SOFTWARE] = GROUP_BY("software", " WHERE software != ''", "2 DESC, 1"),
+	[P_DIM0 + DIM_VERDICT] = GROUP_BY("verdict", "", "2 DESC, 1"),
+	[P_DIM0 + DIM_REORGANISATION] = GROUP_BY("reorganisation", "", "2 DESC, 1"),
+	[P_DIM0 + DIM_MONTH] = GROUP_BY("month", "", "1"),
+	[P_DIM0 + DIM_ALL] = "SELECT 'all', count(*), count(DISTINCT install)"
+			     " FROM pg_temp.groups_src",
+};
+
+
+
+/* The reason goes to the log only, on one line. */
+static void log_pg(const char *what, const char *msg)
+{
+	const size_t n = strcspn(msg ? msg : "", "\n");
+
+	cgfb_log(LOG_ERR, "database: %s: %.*s", what, (int)n, msg ? msg : "");
+}
+
+/* A SQLSTATE as the errno the rest of the server understands. */
+static int sqlstate_errno(const char *state)
+{
+	if (!state)
+		return -EIO;
+	if (strcmp(state, "40P01") == 0 || strcmp(state, "40001") == 0)
+		return -EDEADLK;        /* the writer runs its batch again */
+	if (strcmp(state, "57014") == 0)
+		return -ETIMEDOUT;      /* statement_timeout */
+	if (strcmp(state, "53100") == 0)
+		return -ENOSPC;
+	if (strcmp(state, "53200") == 0)
+		return -ENOMEM;
+	if (strcmp(state, "25006") == 0)
+		return -EROFS;
+	if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0)
+		return -ENOTCONN;
+	return -EIO;
+}
+
+/* Log what failed and return it as a negative errno; the first error of a
+ * transaction is kept for its commit (PostgreSQL aborts the whole
+ * transaction at the first failed statement). */
+int pg_db_error(struct pg_store *s, const char *what, const PGresult *res)
+{
+	int rc;
+
+	if (PQstatus(s->conn) != CONNECTION_OK) {
+		log_pg(what, PQerrorMessage(s->conn));
+		rc = -ENOTCONN;
+	} else {
+		log_pg(what, res ? PQresultErrorMessage(res) : PQerrorMessage(s->conn));
+		rc = sqlstate_errno(res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL);
+	}
+	if (!s->tx_err)
+		s->tx_err = rc;
+	return rc;
+}
+
+/* Constant SQL, several statements allowed; only for setup and schema. */
+int pg_exec_const(struct pg_store *s, const char *what, const char *sql)
+{
+	PGresult *res = PQexec(s->conn, sql);
+	const ExecStatusType st = PQresultStatus(res);
+	int rc = 0;
+
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+		rc = pg_db_error(s, what, res);
+	PQclear(res);
+	return rc;
+}
+
+/* One prepared statement; text parameters (NULL is SQL NULL) except where
+ * fmts says binary, every result column binary (text comes as its bytes,
+ * bytea as its bytes, bigint as 8 big-endian bytes). NULL on failure, *rc
+ * set. */
+PGresult *pg_run(struct pg_store *s, enum pst i, int n, const char *const *vals,
+		     const int *lens, const int *fmts, const char *what, int *rc)
+{
+	char name[16];
+	PGresult *res;
+	ExecStatusType st;
+
+	snprintf(name, sizeof(name), "c%d", (int)i);
+	res = PQexecPrepared(s->conn, name, n, vals, lens, fmts, 1);
+	st = PQresultStatus(res);
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+		*rc = 0;
+		return res;
+	}
+	*rc = pg_db_error(s, what, res);
+	PQclear(res);
+	return NULL;
+}
+
+int64_t pg_int8_at(const PGresult *res, int row, int col)
+{
+	uint64_t v = 0;
+
+	if (PQgetlength(res, row, col) == 8)
+		memcpy(&v, PQgetvalue(res, row, col), 8);
+	return (int64_t)be64toh(v);
+}
+
+const char *pg_nonempty(const char *v)
+{
+	return v && *v ? v : NULL;
+}
+
+void pg_copy_at(const PGresult *res, int row, int col, char *dst, size_t dstsz)
+{
+	snprintf(dst, dstsz, "%s", PQgetisnull(res, row, col) ? "" : PQgetvalue(res, row, col));
+}
+
+static int schema_version(struct pg_store *s, int *v)
+{
+	PGresult *res = PQexec(s->conn, "SELECT coalesce(max(version), 0) FROM cgfb_schema");
+	int rc = 0;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+		rc = pg_db_error(s, "schema version", res);
+	else
+		*v = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return rc;
+}
+
+static int migrate_step(struct pg_store *s, int v)
+{
+	char bump[96];
+	int rc;
+
+	snprintf(bump, sizeof(bump), "DELETE FROM cgfb_schema; INSERT INTO cgfb_schema VALUES (%d)",
+		 v + 1);
+	/* Each step and its version bump commit together or not at all. */
+	rc = pg_exec_const(s, "migrate", "BEGIN");
+	if (rc == 0)
+		rc = pg_exec_const(s, "migrate", migrations[v]);
+	if (rc == 0)
+		rc = pg_exec_const(s, "migrate", bump);
+	if (rc == 0)
+		rc = pg_exec_const(s, "migrate", "COMMIT");
+	if (rc < 0)
+		pg_exec_const(s, "migrate", "ROLLBACK");
+	else
+		cgfb_log(LOG_INFO, "database schema migrated to version %d", v + 1);
+	return rc;
+}
+
+/* Under a session advisory lock: two instances starting together would
+ * otherwise both see version 0 and both create the tables. */
+static int migrate(struct pg_store *s)
+{
+	const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
+	char lock[96], unlock[96];
+	int v = 0, rc;
+
+	snprintf(lock, sizeof(lock), "SELECT pg_advisory_lock(%d, %d)", LOCK_SPACE, LOCK_MIGRATE);
+	snprintf(unlock, sizeof(unlock), "SELECT pg_advisory_unlock(%d, %d)", LOCK_SPACE,
+		 LOCK_MIGRATE);
+	rc = pg_exec_const(s, "migration lock", lock);
+	if (rc < 0)
+		return rc;
+	rc = pg_exec_const(s, "migrate", "CREATE TABLE IF NOT EXISTS cgfb_schema (version INTEGER NOT NULL)");
+	if (rc == 0)
+		rc = schema_version(s, &v);
+	if (rc == 0 && v > latest) {
+		cgfb_log(LOG_ERR, "database schema version %d is newer than this server's %d", v,
+			 latest);
+		rc = -EPROTO;
+	}
+	for (; rc == 0 && v < latest; v++)
+		rc = migrate_step(s, v);
+	pg_exec_const(s, "migration unlock", unlock);
+	return rc;
+}
+
+/* Drop PostgreSQL's NOTICEs ("relation already exists, skipping"): they
+ * are not the operator's business, and errors come back in results. */
+static void quiet_notice(void *arg, const char *msg)
+{
+}
+
+int pg_set_timeout(struct pg_store *s, unsigned ms)
+{
+	char sql[64];
+	int rc;
+
+	if (ms == s->timeout_ms)
+		return 0;
+	snprintf(sql, sizeof(sql), "SET statement_timeout = %u", ms);
+	rc = pg_exec_const(s, "statement_timeout", sql);
+	if (rc == 0)
+		s->timeout_ms = ms;
+	return rc;
+}
+
+/* What every new session needs: its settings, its temporary table, its
+ * prepared statements. Run again after a reconnection. */
+static int session_setup(struct pg_store *s)
+{
+	int rc;
+
+	/* A reader's statements are cancelled at shutdown, from the first:
+	 * preparing them waits for the locks of the tables they read too. */
+	rc = s->readonly ? pg_reader_track(s) : 0;
+	if (rc < 0)
+		return rc;
+	PQsetNoticeProcessor(s->conn, quiet_notice, NULL);
+	s->timeout_ms = 0;
+	/* A 201 follows a commit that is on the server's disk (and on its
+	 * synchronous standbys), whatever the database's default says. */
+	rc = pg_exec_const(s, "session", "SET synchronous_commit = on; SET client_encoding = 'UTF8'");
+	if (rc == 0 && s->readonly)
+		rc = pg_set_timeout(s, STORE_READ_MS);
+	if (rc == 0)
+		rc = pg_exec_const(s, "session", groups_src_sql);
+	for (int i = 0; rc == 0 && i < P_COUNT; i++) {
+		char name[16];
+		PGresult *res;
+
+		snprintf(name, sizeof(name), "c%d", i);
+		res = PQprepare(s->conn, name, pst_sql[i], 0, NULL);
+		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+			rc = pg_db_error(s, "prepare", res);
+		PQclear(res);
+	}
+	return rc;
+}
+
+/* Before each use: a broken connection is reset (one attempt; the caller
+ * answers 503 and the next request tries again). Logged once per outage. */
+int pg_ensure(struct pg_store *s)
+{
+	int rc;
+
+	if (PQstatus(s->conn) == CONNECTION_OK)
+		return 0;
+	PQreset(s->conn);
+	if (PQstatus(s->conn) != CONNECTION_OK) {
+		if (!s->down)
+			log_pg("reconnect", PQerrorMessage(s->conn));
+		s->down = true;
+		return -ENOTCONN;
+	}
+	rc = session_setup(s);
+	if (rc == 0) {
+		cgfb_log(LOG_NOTICE, "database: reconnected");
+		s->down = false;
+	}
+	return rc;
+}
+
+/* Defaults that the database option may override (its values come
+ * last): a server that does not answer fails a (re)connection within
+ * seconds and a connection whose peer vanished within seconds, so that
+ * requests are answered 503 instead of waiting for TCP's minutes. The
+ * password comes from PGPASSFILE, a service file or the environment,
+ * never from the command line (docs/man). */
+static PGconn *connect_db(const char *conninfo)
+{
+	static const char *const keys[] = { "application_name", "connect_timeout",
+					    "tcp_user_timeout", "dbname", NULL };
+	const char *const vals[] = { "cgroup-feedback-server", "5", "10000", conninfo, NULL };
+
+	return PQconnectdbParams(keys, vals, 1);
+}
+
+int pg_open_ops(struct store **out, const char *where, bool readonly,
+		const struct store_ops *ops)
+{
+	struct pg_store *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	s->base.ops = ops;
+	s->readonly = readonly;
+	s->conninfo = strdup(where);
+	if (!s->conninfo) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	s->conn = connect_db(s->conninfo);
+	if (!s->conn) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (PQstatus(s->conn) != CONNECTION_OK) {
+		log_pg("connect", PQerrorMessage(s->conn));
+		rc = -ENOTCONN;
+		goto fail;
+	}
+	PQsetNoticeProcessor(s->conn, quiet_notice, NULL);
+	rc = readonly ? 0 : migrate(s);
+	if (rc == 0)
+		rc = session_setup(s);
+	if (rc < 0)
+		goto fail;
+	*out = &s->base;
+	return 0;
+fail:
+	pg_close(&s->base);
+	return rc;
+}
+
+void pg_close(struct store *base)
+{
+	struct pg_store *s = pgs(base);
+
+	if (!s)
+		return;
+	if (s->readonly)
+		pg_reader_untrack(s);
+	PQfinish(s->conn);
+	free(s->conninfo);
+	free(s);
+}
+
+int pg_begin(struct store *base)
+{
+	struct pg_store *s = pgs(base);
+	int rc = pg_ensure(s);
+
+	if (rc == 0)
+		rc = pg_exec_const(s, "begin", "BEGIN");
+	s->tx_err = 0;
+	return rc;
+}
+
+/* A COMMIT of a transaction in which a statement failed is answered
+ * "ROLLBACK", not an error: only the command tag says it committed. */
+int pg_commit(struct store *base)
+{
+	struct pg_store *s = pgs(base);
+	PGresult *res = PQexec(s->conn, "COMMIT");
+	int rc = 0;
+
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		rc = pg_db_error(s, "commit", res);
+	else if (strcmp(PQcmdStatus(res), "COMMIT") != 0)
+		rc = s->tx_err ? s->tx_err : -EIO;
+	PQclear(res);
+	s->tx_err = 0;
+	return rc;
+}
+
+void pg_rollback(struct store *base)
+{
+	struct pg_store *s = pgs(base);
+
+	if (PQstatus(s->conn) == CONNECTION_OK && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+		PQclear(PQexec(s->conn, "ROLLBACK"));
+	s->tx_err = 0;
+}

@@ -1,0 +1,100 @@
+/* Inside the PostgreSQL backend: what store_pg.c (connection, session,
+ * schema, transactions), store_pg_write.c (reports in, withdrawals,
+ * migration) and store_pg_read.c (reports out, summaries) share. */
+#ifndef CGFB_SERVER_STORE_PG_H
+#define CGFB_SERVER_STORE_PG_H
+
+#include <libpq-fe.h>
+
+#include "cgfb/buf.h"
+#include "store/store_impl.h"
+
+/* Advisory lock keys (two int4): the migrations, and the computation of
+ * the public summary that one instance at a time does for all. */
+#define LOCK_SPACE   1667721826  /* "cgfb" */
+#define LOCK_MIGRATE 1
+#define LOCK_SUMMARY 2
+
+/* The prepared statements, named "c<index>" in every session. */
+enum pst {
+	P_FIND, P_INSERT, P_TOKEN, P_DELETE, P_FORGET, P_GET, P_LIST, P_SRC_FILL,
+	P_SNAP_FRESH, P_SNAP_GET, P_SNAP_PUT, P_PUT_ROW, P_DIM0,
+	P_COUNT = P_DIM0 + DIM_COUNT
+};
+
+struct pg_store {
+	struct store base;       /* first: what store.c sees */
+	PGconn *conn;
+	char *conninfo;
+	bool readonly;
+	bool down;               /* the last (re)connection failed: logged once */
+	int tx_err;              /* first error inside the open transaction */
+	unsigned timeout_ms;     /* statement_timeout of the session */
+	/* Readers only (store_pg_read.c): what cancels the session's
+	 * statement at shutdown, and the list of readers. */
+	PGcancel *cancel;
+	struct pg_store *next_reader;
+	bool tracked;
+};
+
+/* base is the first member: NULL stays NULL. */
+static inline struct pg_store *pgs(struct store *base)
+{
+	return (struct pg_store *)base;
+}
+
+/* Log what failed (the reason goes to the log only) and return it as a
+ * negative errno; inside a transaction the first one is kept for COMMIT. */
+int pg_db_error(struct pg_store *s, const char *what, const PGresult *res);
+int pg_exec_const(struct pg_store *s, const char *what, const char *sql);
+/* A prepared statement, every result column binary; NULL with *rc set on
+ * failure. */
+PGresult *pg_run(struct pg_store *s, enum pst i, int n, const char *const *vals,
+		 const int *lens, const int *fmts, const char *what, int *rc);
+int64_t pg_int8_at(const PGresult *res, int row, int col);
+/* A live connection, reset once if it broke. */
+int pg_ensure(struct pg_store *s);
+const char *pg_nonempty(const char *v);
+void pg_copy_at(const PGresult *res, int row, int col, char *dst, size_t dstsz);
+
+/* store_pg.c: a session to the database where names, its schema migrated
+ * first unless readonly, with ops as its table; closing; a statement
+ * timeout for the session; the transaction. */
+int pg_open_ops(struct store **out, const char *where, bool readonly,
+		const struct store_ops *ops);
+void pg_close(struct store *base);
+int pg_set_timeout(struct pg_store *s, unsigned ms);
+int pg_begin(struct store *base);
+int pg_commit(struct store *base);
+void pg_rollback(struct store *base);
+/* store_pg_write.c */
+int pg_put(struct store *base, const struct report_meta *m, const char *body, size_t len,
+	   const char *received_at, const char *via, struct receipt *r);
+int pg_token(struct store *base, const char *id, char want[65]);
+int pg_delete(struct store *base, const char *id, const char *when);
+int pg_put_row(struct store *base, const struct store_row *row);
+int pg_put_withdrawn(struct store *base, const char *id, const char *at);
+/* store_pg_readers.c. Shutdown: reads fail from now on, and the
+ * statements readers run now are cancelled (SQLite's readers stop at their
+ * progress handler). */
+void pg_abort_reads(void);
+/* Whether pg_abort_reads ran. */
+bool pg_reads_aborted(void);
+/* A reader's session (new, or after a reconnection) joins the list that
+ * pg_abort_reads cancels (-ETIMEDOUT once it ran); untrack before it
+ * closes. */
+int pg_reader_track(struct pg_store *s);
+void pg_reader_untrack(struct pg_store *s);
+/* store_pg_read.c */
+int pg_get(struct store *base, const char *id, struct cgfb_buf *body, struct receipt *r);
+int pg_list(struct store *base, const struct store_filter *f,
+	    int (*fn)(const struct store_row *row, void *ud), void *ud);
+int pg_groups_begin(struct store *base, const char *since);
+void pg_groups_end(struct store *base);
+int pg_groups(struct store *base, enum store_dim d,
+	      int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud), void *ud);
+int pg_summary_shared(struct store *base, unsigned max_age,
+		      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
+		      struct cgfb_buf *out);
+
+#endif

@@ -1,0 +1,158 @@
+/* The PostgreSQL backend's writes: reports in (one round trip for a new
+ * one), withdrawals with the token, and rows as another store had them
+ * (migrate). Inside the writer's transaction, on its connection. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "store/store_pg.h"
+
+/* 1 when id exists (its receipt and stored hash into r), 0 when not. */
+static int find(struct pg_store *s, const char *id, struct receipt *r)
+{
+	int rc;
+	PGresult *res = pg_run(s, P_FIND, 1, &id, NULL, NULL, "find", &rc);
+
+	if (!res)
+		return rc;
+	rc = PQntuples(res) > 0;
+	if (rc) {
+		snprintf(r->id, sizeof(r->id), "%s", id);
+		pg_copy_at(res, 0, 0, r->sha256, sizeof(r->sha256));
+		pg_copy_at(res, 0, 1, r->received_at, sizeof(r->received_at));
+	}
+	PQclear(res);
+	return rc;
+}
+
+/* 1 stored, 2 withdrawn before, 0 the id is there already. */
+static int insert(struct pg_store *s, const struct report_meta *m, const char *body, size_t len,
+		  const char *received_at, const char *via)
+{
+	const char *vals[16] = { m->id, m->sha256, body, received_at, via,
+				 pg_nonempty(m->token_sha256), m->install, m->catalog_id,
+				 m->kernel_series, m->distribution, m->cgroup_mode, m->software,
+				 m->verdict, m->reorganisation, m->month, pg_nonempty(m->use_case) };
+	int lens[16] = { 0 }, fmts[16] = { 0 };
+	PGresult *res;
+	int rc;
+
+	/* Absent fields are stored as '' as in SQLite, but for the two
+	 * that may be NULL. */
+	for (int i = 0; i < 16; i++)
+		if (!vals[i] && i != 5 && i != 15)
+			vals[i] = "";
+	lens[2] = (int)len;
+	fmts[2] = 1;
+	res = pg_run(s, P_INSERT, 16, vals, lens, fmts, "insert", &rc);
+	if (!res)
+		return rc;
+	if (PQntuples(res) != 1)
+		rc = -EIO;
+	else if (pg_int8_at(res, 0, 0) > 0)
+		rc = 2;
+	else
+		rc = pg_int8_at(res, 0, 1) > 0;
+	PQclear(res);
+	return rc;
+}
+
+int pg_put(struct store *base, const struct report_meta *m, const char *body, size_t len,
+		  const char *received_at, const char *via, struct receipt *r)
+{
+	struct pg_store *s = pgs(base);
+	int rc = insert(s, m, body, len, received_at, via);
+
+	if (rc == 2)
+		return STORE_WITHDRAWN;
+	if (rc == 1) {
+		snprintf(r->id, sizeof(r->id), "%s", m->id);
+		snprintf(r->sha256, sizeof(r->sha256), "%s", m->sha256);
+		snprintf(r->received_at, sizeof(r->received_at), "%s", received_at);
+		return STORE_CREATED;
+	}
+	/* The id is there, committed: if another instance stored it at this
+	 * moment, our INSERT waited for its commit, and this new statement
+	 * sees its row and its receipt. */
+	if (rc == 0)
+		rc = find(s, m->id, r);
+	if (rc == 0)
+		return -EAGAIN;   /* stored and withdrawn meanwhile: retried later */
+	if (rc < 0)
+		return rc;
+	return strcmp(r->sha256, m->sha256) == 0 ? STORE_SAME : STORE_CONFLICT;
+}
+
+int pg_token(struct store *base, const char *id, char want[65])
+{
+	struct pg_store *s = pgs(base);
+	int rc;
+	PGresult *res = pg_run(s, P_TOKEN, 1, &id, NULL, NULL, "token", &rc);
+
+	if (!res)
+		return rc;
+	if (PQntuples(res) == 0)
+		rc = -ENOENT;
+	else
+		pg_copy_at(res, 0, 0, want, 65);
+	PQclear(res);
+	if (rc < 0)
+		return rc;
+	return strlen(want) == 64 ? 0 : -EPERM;
+}
+
+int pg_delete(struct store *base, const char *id, const char *when)
+{
+	struct pg_store *s = pgs(base);
+	const char *forget[2] = { id, when };
+	PGresult *res;
+	int rc;
+
+	res = pg_run(s, P_DELETE, 1, &id, NULL, NULL, "delete", &rc);
+	PQclear(res);
+	if (rc < 0)
+		return rc;
+	res = pg_run(s, P_FORGET, 2, forget, NULL, NULL, "withdraw", &rc);
+	PQclear(res);
+	return rc;
+}
+
+int pg_put_row(struct store *base, const struct store_row *row)
+{
+	struct pg_store *s = pgs(base);
+	/* NULL stays NULL, '' stays '': the row as the source had it. */
+	const char *vals[16] = { row->id, row->sha256, row->body, row->received_at, row->via,
+				 row->token_sha256, row->install, row->catalog_id,
+				 row->kernel_series, row->distribution, row->cgroup_mode,
+				 row->software, row->verdict, row->reorganisation, row->month,
+				 row->use_case };
+	int lens[16] = { 0 }, fmts[16] = { 0 };
+	struct receipt r = { 0 };
+	PGresult *res;
+	int rc;
+
+	lens[2] = (int)row->body_len;
+	fmts[2] = 1;
+	res = pg_run(s, P_PUT_ROW, 16, vals, lens, fmts, "migrate", &rc);
+	if (!res)
+		return rc;
+	rc = PQntuples(res) > 0;
+	PQclear(res);
+	if (rc == 1)
+		return STORE_CREATED;
+	rc = find(s, row->id, &r);
+	if (rc <= 0)
+		return rc < 0 ? rc : -EIO;
+	return strcmp(r.sha256, row->sha256) == 0 ? STORE_SAME : STORE_CONFLICT;
+}
+
+int pg_put_withdrawn(struct store *base, const char *id, const char *at)
+{
+	struct pg_store *s = pgs(base);
+	const char *vals[2] = { id, at };
+	int rc;
+	PGresult *res = pg_run(s, P_FORGET, 2, vals, NULL, NULL, "migrate", &rc);
+
+	PQclear(res);
+	return rc;
+}
