@@ -1,23 +1,20 @@
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/prctl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cgfb/atomic.h"
 #include "cgfb/log.h"
 #include "detect/detect.h"
-#include "detect/handoff.h"
 #include "log/klog.h"
 #include "detect/output.h"
 #include "base/bootid.h"
+#include "watch/children.h"
 #include "watch/hold.h"
 #include "watch/privilege.h"
 #include "watch/state.h"
@@ -25,7 +22,6 @@
 #include "base/exec.h"
 
 #define IDLE_WAIT_MS 2000
-#define EXIT_TEMPFAIL  75       /* cgroup-feedback-report: try again later */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -79,202 +75,10 @@ static int save(struct watcher *w)
 	return rc;
 }
 
-/* <state-dir>/reports/<id>.json for a new detection. Failing to write one
- * (a full disk, an unreadable mountinfo) is logged here and never stops
- * the watcher. */
-/* The review of a new report, in the terminal the watcher runs in. A child
- * process of its own: whatever it sends, the watcher opened no socket. */
-static void prompt_review(const struct watcher *w, const char *id)
+/* Where the detections come from, for the report. */
+static const char *source_name(const struct watcher *w)
 {
-	const char *argv[12], *cli = getenv("CGFB_CLI");
-	char path[PATH_MAX];
-	int n = 0, status;
-	pid_t pid;
-
-	/* The command that started this watcher, or the installed one: the
-	 * watcher itself cannot review (it links no delivery code). */
-	if (!cli || !*cli) {
-		if (cgfb_sibling_path(CGFB_CLI_NAME, path, sizeof(path)) < 0) {
-			cgfb_log(LOG_ERR, "review of %s: %s not found", id, CGFB_CLI_NAME);
-			return;
-		}
-		cli = path;
-	}
-	argv[n++] = CGFB_CLI_NAME;
-	if (w->o->config_path) {
-		argv[n++] = "--config";
-		argv[n++] = w->o->config_path;
-	}
-	if (w->o->catalog_path) {
-		argv[n++] = "--catalog";
-		argv[n++] = w->o->catalog_path;
-	}
-	argv[n++] = "review";
-	argv[n++] = "--state-dir";
-	argv[n++] = w->o->state_dir;
-	argv[n++] = id;
-	argv[n] = NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		execv(cli, (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0) {
-		cgfb_log(LOG_ERR, "review of %s: fork: %s", id, strerror(errno));
-		return;
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* argv of the report writer: where the snapshot comes from, and the
- * configuration and catalog this watcher runs with. */
-static int reporter_argv(const struct watcher *w, const char *path, const char *report_id,
-			 const char *argv[24])
-{
-	/* Only the paths of the snapshot's sources: what they hold is read by
-	 * the writer, which has the code for it. */
-	const struct cgfb_watch_sources *s = w->o->sources;
-	int n = 0;
-
-	argv[n++] = path;
-	argv[n++] = "--state-dir";
-	argv[n++] = w->o->state_dir;
-#define OPT(flag, value) if (value) { argv[n++] = flag; argv[n++] = value; }
-	OPT("--config", w->o->config_path);
-	OPT("--catalog", w->o->catalog_path);
-	OPT("--cgroup-root", s->cgroup_root);
-	OPT("--mountinfo", s->mountinfo);
-	OPT("--os-release", s->os_release);
-	OPT("--cmdline", s->cmdline);
-	OPT("--report-id", report_id);
-	/* A boot counts once on a repeated report (report/repeat.h). */
-	OPT("--boot-id-file", w->o->boot_id_path);
-#undef OPT
-	argv[n] = NULL;
-	return n;
-}
-
-/* What the report writer's end says: written (and its id printed), not
- * for now (it said so, or was killed), or never (it logged why). */
-static int writer_status(const struct watcher *w, const struct cgfb_detection *d, int status,
-			 const char *id)
-{
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		cgfb_log(LOG_ERR, "report for %s not written: %s did not run", d->entry->id,
-			 w->reporter);
-		return -EIO;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
-	    WEXITSTATUS(status) != EXIT_TEMPFAIL)
-		return -EIO;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && id[0])
-		return 0;
-	/* An id reserved for the record makes trying again safe: a report
-	 * that was written after all is found, not written twice. */
-	cgfb_log(LOG_ERR, "report for %s not written for now (%s); the watcher tries again "
-		 "later", d->entry->id, WIFSIGNALED(status) ? "its writer was killed" :
-		 "see the error above");
-	return -EAGAIN;
-}
-
-/* A new detection's report, by cgroup-feedback-report in a child process
- * that holds no capability: it links the snapshot, the crypto and the
- * schema that this process never maps. Its id (report_id when not NULL)
- * lands in id, "" if none. Returns 0, -EAGAIN when it may work later (a
- * full disk, a writer killed), or -EIO when it will not. */
-static int hand_off(struct watcher *w, const struct cgfb_detection *d, const char *report_id,
-		    char id[64])
-{
-	const char *source = w->k.use_klogctl ? "klogctl" : "kmsg", *argv[24];
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, status = 0;
-	struct cgfb_buf msg = { 0 };
-	ssize_t got = 0, r;
-	int rc = -EAGAIN;
-	pid_t pid;
-
-	id[0] = '\0';
-	if (cgfb_handoff_encode(d, source, &msg) < 0 || pipe2(in, O_CLOEXEC) < 0 ||
-	    pipe2(out, O_CLOEXEC) < 0) {
-		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, strerror(errno));
-		goto out;
-	}
-	reporter_argv(w, w->reporter, report_id, argv);
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		/* CAP_SYSLOG (ambient, from the unit) stays with the reader. */
-		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-		if (dup2(in[0], STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0)
-			_exit(127);
-		execv(w->reporter, (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0) {
-		cgfb_log(LOG_ERR, "report for %s not written: fork: %s", d->entry->id, strerror(errno));
-		goto out;
-	}
-	close(in[0]);
-	close(out[1]);
-	in[0] = out[1] = -1;
-	/* A writer that died early: its exit status says so below. */
-	cgfb_write_all(in[1], msg.data, msg.len);
-	close(in[1]);
-	in[1] = -1;
-	while ((r = read(out[0], id + got, 63 - (size_t)got)) != 0 && got < 63) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			break;
-		got += r;
-	}
-	id[got] = '\0';
-	id[strcspn(id, "\n")] = '\0';
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	rc = writer_status(w, d, status, id);
-out:
-	for (int i = 0; i < 2; i++) {
-		if (in[i] >= 0)
-			close(in[i]);
-		if (out[i] >= 0)
-			close(out[i]);
-	}
-	cgfb_buf_free(&msg);
-	return rc;
-}
-
-/* /run was emptied by a reboot, or the banner is stale: the report writer
- * makes it say what the spool says now (cgroup-feedback-report
- * --refresh-banner, which knows whether the configuration wants a banner).
- * Failures are logged there and do not stop the watcher. */
-static void refresh_banner(const struct watcher *w)
-{
-	const char *argv[24];
-	int n, status;
-	pid_t pid;
-
-	n = reporter_argv(w, w->reporter, NULL, argv);
-	argv[n++] = "--refresh-banner";
-	argv[n] = NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
-			_exit(127);
-		execv(w->reporter, (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0) {
-		cgfb_log(LOG_WARNING, "login banner not refreshed: fork: %s", strerror(errno));
-		return;
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	return w->k.use_klogctl ? "klogctl" : "kmsg";
 }
 
 /* The position of the record a detection was made in. */
@@ -317,7 +121,7 @@ static int report_once(struct watcher *w, const struct cgfb_detection *d, char i
 
 	if (!detection_pos(d, &at)) {
 		/* A record without a position cannot be found again: one try. */
-		hand_off(w, d, NULL, id);
+		cgfb_child_report(w->o, w->reporter, d, source_name(w), NULL, id);
 		return 0;
 	}
 	if (!st->has_handoff || st->handoff_pos != at || strcmp(st->handoff_entry, d->entry->id)) {
@@ -339,7 +143,7 @@ static int report_once(struct watcher *w, const struct cgfb_detection *d, char i
 			 strerror(-rc));
 		return -EAGAIN;
 	}
-	rc = hand_off(w, d, st->handoff_id, id);
+	rc = cgfb_child_report(w->o, w->reporter, d, source_name(w), st->handoff_id, id);
 	if (rc == -EAGAIN)
 		return rc;
 	st->has_handoff = false;
@@ -386,7 +190,7 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 		cgfb_log(LOG_WARNING, "state: too many distinct ids to remember %s", id);
 	save(w);
 	if (report[0] && !repeat && w->o->prompt && isatty(STDIN_FILENO))
-		prompt_review(w, report);
+		cgfb_child_review(w->o, report);
 	if (d->occurrence == 1) {
 		if (cgfb_detection_print(stdout, d, NULL, w->o->json) < 0)
 			w->rc = 2;
@@ -472,7 +276,7 @@ static int setup(struct watcher *w)
 			 "are still logged", CGFB_REPORTER_NAME);
 	}
 	if (w->reporter[0])
-		refresh_banner(w);
+		cgfb_child_refresh_banner(w->o, w->reporter);
 	for (unsigned i = 0; i < w->st.n_ids; i++)
 		cgfb_detector_set_count(w->det, w->st.ids[i].id, w->st.ids[i].count);
 	w->has_pos = w->st.has_pos;
