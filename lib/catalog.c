@@ -1,3 +1,9 @@
+/* The catalog (catalog.h): loading data/catalog.json and matching records
+ * against it. Over 600 lines, on purpose: the loader's checks (needles,
+ * regexes refused before glibc's regcomp can blow up on them, question
+ * sets and their references, the vocabularies) and the matcher share the
+ * compiled entry, which is private to this file; splitting would publish
+ * it. fuzz/catalog_load and fuzz/catalog_match cover each half. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,8 @@
+/* The report schema check (schema.h): the subset of JSON Schema 2020-12
+ * that docs/report.schema.json uses, compiled once and then run on each
+ * report, by the client before a report is written and by the collector
+ * before one is stored. Over 600 lines, on purpose: the compiler and the
+ * validator share the compiled node, private to this file. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

@@ -1,3 +1,8 @@
+/* The interactive review (review.h): one dialogue, in order: the draft
+ * kept, the report in words, the questions, the use case, the secret scan
+ * of what was typed, the exact bytes in a pager, then send, export, keep
+ * for later or decline. Over 600 lines, on purpose: every step reads and
+ * writes the one review context, and the order is the product. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>

@@ -1,3 +1,9 @@
+/* The collector's HTTP server (http.h) on libmicrohttpd: connections and
+ * their per-address limits, the request head's framing, bodies and their
+ * deadline, replies, TLS. Over 600 lines, on purpose: libmicrohttpd's
+ * callbacks share the request and connection structures private to this
+ * file; what can be judged without it is outside (framing.c, conntrack.c,
+ * peer.c). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <libgen.h>

@@ -1,3 +1,8 @@
+/* The SQLite backend (store_impl.h): one file in WAL mode. Over 600
+ * lines, on purpose: it is one table of operations over one connection
+ * type and its prepared statements, private to this file. PostgreSQL's
+ * backend is five files because it also has sessions that break and come
+ * back, and readers cancelled from another thread. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
