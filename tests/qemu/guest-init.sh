@@ -101,11 +101,18 @@ echo "@@REPORTS-END@@"
 echo "@@MAPS-BEGIN@@"
 cgroup-feedback watch --state-dir /var/lib/cgfb-follow >/dev/null 2>/tmp/follow.err &
 wpid=$!
-sleep 3
+# Once it has read the backlog and written its reports (it says so last),
+# up to three windows of 3 s: a timer wakes it in every one, the tail of
+# the burst on a slow emulated machine only in the first.
+i=0
+while [ $i -lt 120 ] && ! grep -q 'following the kernel log' /tmp/follow.err; do sleep 0.5; i=$((i + 1)); done
 echo "exe $(readlink /proc/$wpid/exe)"
-a=$(awk '/ctxt_switches/ { s += $2 } END { print s }' /proc/$wpid/status)
-sleep 3
-b=$(awk '/ctxt_switches/ { s += $2 } END { print s }' /proc/$wpid/status)
+for try in 1 2 3; do
+	a=$(awk '/ctxt_switches/ { s += $2 } END { print s }' /proc/$wpid/status)
+	sleep 3
+	b=$(awk '/ctxt_switches/ { s += $2 } END { print s }' /proc/$wpid/status)
+	[ "$a" = "$b" ] && break
+done
 echo "wakeups $((b - a))"
 awk '$6 ~ /\.so/ { print "so " $6 }' /proc/$wpid/maps | sort -u
 kill $wpid
