@@ -1,0 +1,206 @@
+/* The collector's group commit (ingest/writer.h) on a real SQLite file:
+ * many requests queued at once are all answered, each with its own
+ * outcome; a request that fails on its own (a wrong deletion token) does
+ * not spoil the others of its batch; the queue is finished at stop. Both
+ * ways the writer runs: with the
+ * checkpoint and sync helpers (pipelined) and without. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cgfb/readfile.h"
+#include "cgfb/schema.h"
+#include "ingest/ingest.h"
+#include "ingest/writer.h"
+#include "store/store.h"
+
+#define N 60
+
+static char dir[] = "/tmp/cgfb-writer.XXXXXX";
+static struct cgfb_schema *schema;
+static struct cgfb_buf body[N];
+static struct report_meta meta[N];
+static char token[N][80];
+
+static int setup(void **state)
+{
+	char cmd[256], path[128], err[256];
+
+	if (!mkdtemp(dir) || cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "python3 tests/server/genreport.py --dir %s --count %d", dir, N);
+	if (system(cmd) != 0)
+		return -1;
+	for (int i = 0; i < N; i++) {
+		struct cgfb_buf t = { 0 };
+
+		snprintf(path, sizeof(path), "%s/%d.json", dir, i);
+		if (cgfb_read_file(path, CGFB_REPORT_MAX_BYTES, 0, &body[i]) < 0 ||
+		    ingest_report(schema, body[i].data, body[i].len, &meta[i], err, sizeof(err)) < 0)
+			return -1;
+		snprintf(path, sizeof(path), "%s/%d.token", dir, i);
+		if (cgfb_read_file(path, sizeof(token[i]) - 1, 0, &t) < 0)
+			return -1;
+		snprintf(token[i], sizeof(token[i]), "%.*s", (int)strcspn(t.data, "\n"), t.data);
+		cgfb_buf_free(&t);
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[64];
+
+	for (int i = 0; i < N; i++) {
+		cgfb_buf_free(&body[i]);
+		ingest_meta_free(&meta[i]);
+	}
+	cgfb_schema_free(schema);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Jobs answered, counted under a lock the test waits on. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t all_done = PTHREAD_COND_INITIALIZER;
+static int answered;
+
+static void done(struct job *j)
+{
+	pthread_mutex_lock(&lock);
+	answered++;
+	pthread_cond_signal(&all_done);
+	pthread_mutex_unlock(&lock);
+}
+
+static void wait_for(int n)
+{
+	pthread_mutex_lock(&lock);
+	while (answered < n)
+		pthread_cond_wait(&all_done, &lock);
+	pthread_mutex_unlock(&lock);
+}
+
+static struct writer *start(const char *db, bool helpers)
+{
+	struct store *s = NULL, *ckpt = NULL;
+	struct writer *w = NULL;
+
+	assert_int_equal(store_open(&s, db, false), 0);
+	if (helpers)
+		assert_int_equal(store_open(&ckpt, db, false), 0);
+	assert_int_equal(writer_start(&w, s, ckpt), 0);
+	return w;
+}
+
+static void put_job(struct job *j, int i)
+{
+	memset(j, 0, sizeof(*j));
+	j->kind = JOB_PUT;
+	j->meta = &meta[i];
+	j->body = body[i].data;
+	j->len = body[i].len;
+	j->via = "http";
+	j->done = done;
+}
+
+static void batches(bool helpers)
+{
+	static struct job jobs[N + 2];
+	char db[96];
+	struct writer *w;
+
+	snprintf(db, sizeof(db), "%s/%s.sqlite", dir, helpers ? "pipelined" : "plain");
+	w = start(db, helpers);
+	answered = 0;
+	/* Everything queued at once: the writer takes them in batches. */
+	for (int i = 0; i < N; i++) {
+		put_job(&jobs[i], i);
+		writer_queue(w, &jobs[i]);
+	}
+	wait_for(N);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(jobs[i].result, STORE_CREATED);
+		assert_string_equal(jobs[i].receipt.id, meta[i].id);
+		assert_string_equal(jobs[i].receipt.sha256, meta[i].sha256);
+	}
+	/* Queued together (a batch, or more): the same report again (already
+	 * there), a delete with a wrong token (refused on its own), a delete
+	 * with the right one. */
+	answered = 0;
+	put_job(&jobs[0], 0);
+	memset(&jobs[N], 0, sizeof(jobs[N]));
+	jobs[N] = (struct job){ .kind = JOB_DELETE, .id = meta[1].id,
+				.token = "not-the-token", .done = done };
+	jobs[N + 1] = (struct job){ .kind = JOB_DELETE, .id = meta[2].id, .token = token[2],
+				    .done = done };
+	writer_queue(w, &jobs[0]);
+	writer_queue(w, &jobs[N]);
+	writer_queue(w, &jobs[N + 1]);
+	wait_for(3);
+	assert_int_equal(jobs[0].result, STORE_SAME);
+	assert_int_equal(jobs[N].result, -EACCES);
+	assert_int_equal(jobs[N + 1].result, 0);
+	/* The report whose delete was refused is still there, the other gone. */
+	put_job(&jobs[1], 1);
+	assert_int_equal(writer_submit(w, &jobs[1]), STORE_SAME);
+	put_job(&jobs[2], 2);
+	assert_int_equal(writer_submit(w, &jobs[2]), STORE_WITHDRAWN);
+	writer_stop(w);
+}
+
+static void group_commit(void **state)
+{
+	batches(false);
+}
+
+static void group_commit_pipelined(void **state)
+{
+	batches(true);
+}
+
+/* Stop, from another thread, finishes what was queued: every job queued
+ * before it is answered, and stored. */
+static void *stopper(void *arg)
+{
+	writer_stop(arg);
+	return NULL;
+}
+
+static void stop_finishes_the_queue(void **state)
+{
+	static struct job jobs[N];
+	char db[96];
+	struct writer *w;
+	pthread_t t;
+	int created = 0;
+
+	snprintf(db, sizeof(db), "%s/stop.sqlite", dir);
+	w = start(db, false);
+	answered = 0;
+	for (int i = 0; i < N / 2; i++) {
+		put_job(&jobs[i], i);
+		writer_queue(w, &jobs[i]);
+	}
+	assert_int_equal(pthread_create(&t, NULL, stopper, w), 0);
+	pthread_join(t, NULL);
+	wait_for(N / 2);
+	for (int i = 0; i < N / 2; i++)
+		created += jobs[i].result == STORE_CREATED;
+	assert_int_equal(created, N / 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(group_commit),
+		cmocka_unit_test(group_commit_pipelined),
+		cmocka_unit_test(stop_finishes_the_queue),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
