@@ -6,14 +6,11 @@
  * it. fuzz/catalog_load and fuzz/catalog_match cover each half. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 

@@ -14,7 +14,6 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "cgfb/canon.h"
 #include "cgfb/sha256.h"
 #include "cgfb/schema.h"
 

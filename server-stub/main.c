@@ -2,7 +2,6 @@
  * default) or import and owns the service's lifecycle: start the writer,
  * then HTTP; on SIGTERM or SIGINT stop accepting, let requests in flight
  * finish, commit what is queued, close the database. */
-#include <errno.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>

@@ -1,6 +1,5 @@
 /* What the three programs share on their command lines (cmdline.h). */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

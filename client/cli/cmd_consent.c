@@ -2,7 +2,6 @@
  * decline, and the consent submit, flush and export give without one, from
  * --use-case-file, --answer and the configuration. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,6 @@
  * withdraw. The only commands (with review told to send) that open a
  * network connection. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

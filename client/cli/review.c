@@ -7,19 +7,14 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "cgfb/sha256.h"
-#include "base/path.h"
 #include "cgfb/buf.h"
-#include "cgfb/log.h"
 #include "cgfb/utf8.h"
 #include "consent/consent.h"
 #include "consent/draft.h"
@@ -27,7 +22,6 @@
 #include "consent/notify.h"
 #include "privacy/redact.h"
 #include "base/hint.h"
-#include "cli/commands.h"
 #include "cli/review.h"
 #include "deliver/deliver.h"
 #include "deliver/submit.h"

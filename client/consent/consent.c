@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "cgfb/sha256.h"
-#include "cgfb/log.h"
 #include "consent/consent.h"
 #include "privacy/secret.h"
 

@@ -5,7 +5,6 @@
 
 #include <json-c/json.h>
 
-#include "cgfb/log.h"
 #include "consent/draft.h"
 
 /* What a draft can hold: answers and use case are bounded where they are

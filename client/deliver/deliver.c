@@ -6,7 +6,6 @@
 
 #include "cgfb/sha256.h"
 #include "cgfb/log.h"
-#include "consent/consent.h"
 #include "deliver/deliver.h"
 #include "deliver/submit.h"
 

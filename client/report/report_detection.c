@@ -1,5 +1,3 @@
-#include <ctype.h>
-#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

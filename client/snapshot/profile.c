@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "cgfb/canon.h"
 #include "snapshot/profile.h"
 #include "cgfb/readfile.h"
 

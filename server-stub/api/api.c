@@ -1,14 +1,10 @@
-#include <errno.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
 #include "api/handlers.h"
 #include "cgfb/buf.h"
-#include "cgfb/log.h"
-#include "ingest/ingest.h"
 #include "api/params.h"
 #include "api/pubsum.h"
 

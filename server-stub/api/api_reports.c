@@ -8,7 +8,6 @@
 #include "ingest/answers.h"
 #include "api/handlers.h"
 #include "cgfb/buf.h"
-#include "cgfb/log.h"
 #include "ingest/ingest.h"
 #include "api/params.h"
 

@@ -1,9 +1,6 @@
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "api/api_util.h"
-#include "cgfb/log.h"
 
 void api_error(struct http_reply *rp, unsigned status, const char *error, const char *message)
 {

@@ -4,8 +4,6 @@
  * own words. */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "ingest/answers.h"

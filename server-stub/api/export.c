@@ -9,7 +9,6 @@
  * transaction stays open for the whole download to hold checkpoints off.
  * A report stored while the export runs is in it if it is older than the
  * page being read; one deleted before its page is read is not. */
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

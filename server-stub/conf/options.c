@@ -2,7 +2,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cgfb/log.h"
 #include "conf/options.h"

@@ -6,7 +6,6 @@
 #include <openssl/crypto.h>
 
 #include "http/auth.h"
-#include "cgfb/canon.h"
 #include "cgfb/sha256.h"
 #include "cgfb/log.h"
 

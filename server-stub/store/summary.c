@@ -1,6 +1,5 @@
 /* The public aggregates (summary.h), computed over the store: pubsum.c
  * calls this on its own thread and serves the bytes. */
-#include <errno.h>
 
 #include "store/summary.h"
 
