@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 
+#include "base/statedir.h"
 #include "consent/draft.h"
 
 /* What a draft can hold: answers and use case are bounded where they are
@@ -196,7 +197,7 @@ int cgfb_draft_load(struct cgfb_spool *sp, const char *id, struct cgfb_draft *d)
 		/* What was typed is not thrown away: it is moved aside where
 		 * the administrator can read it, and the review starts afresh. */
 		cgfb_draft_free(d);
-		snprintf(name, sizeof(name), "%s.draft", id);
+		snprintf(name, sizeof(name), "%s" CGFB_DRAFT_SUFFIX, id);
 		cgfb_spool_quarantine(sp, name, "damaged draft");
 		rc = 0;
 	}

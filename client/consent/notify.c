@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <utmpx.h>
 
+#include "base/statedir.h"
 #include "base/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/buf.h"
@@ -22,7 +23,6 @@
 
 extern char **environ;
 
-#define SILENCED_FILE "silenced"
 #define GROUPS_MAX 256
 
 static int dir_and_name(const char *path, char *dir, size_t dsz, const char **name)
@@ -280,7 +280,7 @@ static int read_silenced(const char *state_dir, char *buf, size_t sz)
 	char path[PATH_MAX];
 	ssize_t n;
 
-	if (cgfb_path_join(path, sizeof(path), state_dir, SILENCED_FILE, NULL) < 0)
+	if (cgfb_path_join(path, sizeof(path), state_dir, CGFB_SILENCED_FILE, NULL) < 0)
 		return -ENAMETOOLONG;
 	n = cgfb_read_at(AT_FDCWD, path, buf, sz);
 	if (n < 0)
@@ -312,7 +312,7 @@ int cgfb_silence_add(const char *state_dir, const char *catalog_id)
 	if (rc < 0)
 		return rc;
 	cgfb_buf_printf(&b, "%s%s\n", buf, catalog_id);
-	rc = cgfb_atomic_write(state_dir, SILENCED_FILE, b.data, b.len, 0600);
+	rc = cgfb_atomic_write(state_dir, CGFB_SILENCED_FILE, b.data, b.len, 0600);
 	cgfb_buf_free(&b);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <openssl/evp.h>
 
+#include "base/statedir.h"
 #include "cgfb/atomic.h"
 #include "privacy/secret.h"
 

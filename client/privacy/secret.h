@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CGFB_SECRET_FILE "secret"
+#include "base/statedir.h"
+
 #define CGFB_SECRET_LEN  32
 
 /* Read the secret, creating the directory (0700) and the file if missing.

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/statedir.h"
 #include "cgfb/log.h"
 #include "cgfb/utf8.h"
 #include "report/snapshot.h"

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "base/statedir.h"
 #include "base/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/log.h"
@@ -47,7 +48,7 @@ static int rstate_parse(const char *s, enum cgfb_rstate *out)
 
 int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir)
 {
-	if (snprintf(sp->dir, sizeof(sp->dir), "%s/reports", state_dir) >= (int)sizeof(sp->dir))
+	if (snprintf(sp->dir, sizeof(sp->dir), "%s/" CGFB_REPORTS_DIR, state_dir) >= (int)sizeof(sp->dir))
 		return -ENAMETOOLONG;
 	return cgfb_mkdir_p(sp->dir, 0700);
 }
@@ -56,7 +57,7 @@ int cgfb_spool_open_existing(struct cgfb_spool *sp, const char *state_dir)
 {
 	struct stat st;
 
-	if (snprintf(sp->dir, sizeof(sp->dir), "%s/reports", state_dir) >= (int)sizeof(sp->dir))
+	if (snprintf(sp->dir, sizeof(sp->dir), "%s/" CGFB_REPORTS_DIR, state_dir) >= (int)sizeof(sp->dir))
 		return -ENAMETOOLONG;
 	if (stat(state_dir, &st) < 0)
 		return -errno;
@@ -74,7 +75,7 @@ void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *
 {
 	char q[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
 
-	if (cgfb_path_join(q, sizeof(q), sp->dir, "quarantine", NULL) < 0 ||
+	if (cgfb_path_join(q, sizeof(q), sp->dir, CGFB_QUARANTINE_DIR, NULL) < 0 ||
 	    cgfb_path_join(from, sizeof(from), sp->dir, name, NULL) < 0 ||
 	    cgfb_path_join(to, sizeof(to), q, name, NULL) < 0) {
 		cgfb_log(LOG_ERR, "spool: the path of %s in %s is too long to move it aside (%s)",
@@ -175,14 +176,14 @@ int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_ent
 	memmove(e->id, id, CGFB_REPORT_ID_LEN + 1);
 	memset((char *)e + sizeof(e->id), 0, sizeof(*e) - sizeof(e->id));
 	id = e->id;
-	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, ".json");
+	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, CGFB_REPORT_SUFFIX);
 	if (rc == 0)
 		rc = read_file(path, CGFB_REPORT_MAX_BYTES, &report);
 	if (rc < 0)
 		goto out;
 	if (stat(path, &sb) == 0)
 		e->created = (long long)sb.st_mtime;
-	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, ".state");
+	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, CGFB_STATE_SUFFIX);
 	if (rc == 0)
 		rc = read_file(path, STATE_MAX, &st);
 	if (rc == -ENOENT) {
@@ -236,7 +237,7 @@ int cgfb_spool_save_state(struct cgfb_spool *sp, struct cgfb_spool_entry *e)
 		json_object_object_add(o, "receipt", r);
 	}
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	snprintf(name, sizeof(name), "%s.state", e->id);
+	snprintf(name, sizeof(name), "%s" CGFB_STATE_SUFFIX, e->id);
 	rc = cgfb_atomic_write(sp->dir, name, s, strlen(s), 0600);
 	json_object_put(o);
 	return rc;
@@ -256,7 +257,7 @@ static int save_file(struct cgfb_spool *sp, const char *id, const char *ext, con
 
 int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *bytes, size_t len)
 {
-	return save_file(sp, id, ".json", bytes, len);
+	return save_file(sp, id, CGFB_REPORT_SUFFIX, bytes, len);
 }
 
 int cgfb_spool_load_draft(struct cgfb_spool *sp, const char *id, size_t max, struct cgfb_buf *out)
@@ -266,13 +267,13 @@ int cgfb_spool_load_draft(struct cgfb_spool *sp, const char *id, size_t max, str
 
 	if (!cgfb_report_id_valid(id))
 		return -EINVAL;
-	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, ".draft");
+	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, CGFB_DRAFT_SUFFIX);
 	return rc < 0 ? rc : read_file(path, max, out);
 }
 
 int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *data, size_t len)
 {
-	return save_file(sp, id, ".draft", data, len);
+	return save_file(sp, id, CGFB_DRAFT_SUFFIX, data, len);
 }
 
 static int by_created(const void *a, const void *b)
@@ -291,20 +292,20 @@ static int classify(const char *name, char id[CGFB_REPORT_ID_LEN + 1])
 
 	if (name[0] == '.')
 		return 0;            /* ".", "..", and temporaries of atomic writes */
-	if (strcmp(name, "quarantine") == 0)
+	if (strcmp(name, CGFB_QUARANTINE_DIR) == 0)
 		return 0;
-	if (n == CGFB_REPORT_ID_LEN + 6 && (strcmp(name + CGFB_REPORT_ID_LEN, ".state") == 0 ||
-					    strcmp(name + CGFB_REPORT_ID_LEN, ".draft") == 0)) {
+	if (n == CGFB_REPORT_ID_LEN + 6 && (strcmp(name + CGFB_REPORT_ID_LEN, CGFB_STATE_SUFFIX) == 0 ||
+					    strcmp(name + CGFB_REPORT_ID_LEN, CGFB_DRAFT_SUFFIX) == 0)) {
 		memcpy(id, name, CGFB_REPORT_ID_LEN);
 		id[CGFB_REPORT_ID_LEN] = '\0';
 		return cgfb_report_id_valid(id) ? 0 : -1;
 	}
-	if (n == CGFB_REPORT_ID_LEN + 5 && strcmp(name + CGFB_REPORT_ID_LEN, ".seen") == 0) {
+	if (n == CGFB_REPORT_ID_LEN + 5 && strcmp(name + CGFB_REPORT_ID_LEN, CGFB_SEEN_SUFFIX) == 0) {
 		memcpy(id, name, CGFB_REPORT_ID_LEN);
 		id[CGFB_REPORT_ID_LEN] = '\0';
 		return cgfb_report_id_valid(id) ? 0 : -1;
 	}
-	if (n == CGFB_REPORT_ID_LEN + 5 && strcmp(name + CGFB_REPORT_ID_LEN, ".json") == 0) {
+	if (n == CGFB_REPORT_ID_LEN + 5 && strcmp(name + CGFB_REPORT_ID_LEN, CGFB_REPORT_SUFFIX) == 0) {
 		memcpy(id, name, CGFB_REPORT_ID_LEN);
 		id[CGFB_REPORT_ID_LEN] = '\0';
 		return cgfb_report_id_valid(id) ? 1 : -1;
@@ -328,10 +329,11 @@ static void sweep_temporary(struct cgfb_spool *sp, int dfd, const char *name)
 
 static void quarantine_report(struct cgfb_spool *sp, const char *id, const char *why)
 {
-	static const char *const sidecars[] = { ".state", ".draft", ".seen" };
+	static const char *const sidecars[] = { CGFB_STATE_SUFFIX, CGFB_DRAFT_SUFFIX,
+							CGFB_SEEN_SUFFIX };
 	char name[64], path[PATH_MAX];
 
-	snprintf(name, sizeof(name), "%s.json", id);
+	snprintf(name, sizeof(name), "%s" CGFB_REPORT_SUFFIX, id);
 	cgfb_spool_quarantine(sp, name, why);
 	/* Its state, draft and repeat count go with it: alone they would name
 	 * no report. */
@@ -375,7 +377,7 @@ static int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cg
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	snprintf(name, sizeof(name), "%s.seen", id);
+	snprintf(name, sizeof(name), "%s" CGFB_SEEN_SUFFIX, id);
 	rc = cgfb_path_join(path, sizeof(path), sp->dir, name, NULL);
 	if (rc == 0)
 		rc = read_file(path, STATE_MAX, &b);
@@ -411,7 +413,7 @@ int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgf
 	json_object_object_add(o, "kernels", k);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	snprintf(name, sizeof(name), "%s.seen", id);
+	snprintf(name, sizeof(name), "%s" CGFB_SEEN_SUFFIX, id);
 	rc = cgfb_atomic_write(sp->dir, name, text, strlen(text), 0600);
 	json_object_put(o);
 	return rc;

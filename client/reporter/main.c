@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/statedir.h"
 #include "cgfb/log.h"
 #include "base/path.h"
 #include "cgfb/wire.h"
@@ -119,8 +120,8 @@ static bool written_before(const struct opts *o)
 	char dir[PATH_MAX], path[PATH_MAX];
 
 	return o->s.report_id &&
-	       cgfb_path_join(dir, sizeof(dir), o->s.state_dir, "reports", NULL) == 0 &&
-	       cgfb_path_join(path, sizeof(path), dir, o->s.report_id, ".json") == 0 &&
+	       cgfb_path_join(dir, sizeof(dir), o->s.state_dir, CGFB_REPORTS_DIR, NULL) == 0 &&
+	       cgfb_path_join(path, sizeof(path), dir, o->s.report_id, CGFB_REPORT_SUFFIX) == 0 &&
 	       faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 

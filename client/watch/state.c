@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 
+#include "base/statedir.h"
 #include "base/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/readfile.h"
@@ -103,7 +104,7 @@ int cgfb_state_load(const char *dir, struct cgfb_state *st)
 	if (rc < 0) {
 		/* Keep the evidence, start afresh: a crash loop helps nobody. */
 		memset(st, 0, sizeof(*st));
-		snprintf(bad, sizeof(bad), "%s.corrupt", path);
+		snprintf(bad, sizeof(bad), "%s" CGFB_CORRUPT_SUFFIX, path);
 		rename(path, bad);
 	}
 	return rc;

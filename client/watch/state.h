@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CGFB_STATE_FILE     "watch.state"
+#include "base/statedir.h"
+
 #define CGFB_STATE_MAX_IDS  64
 
 struct cgfb_state {

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/statedir.h"
 #include "cgfb/atomic.h"
 #include "cgfb/log.h"
 #include "detect/detect.h"
