@@ -37,22 +37,18 @@ static int give_to_dir_owner(int dfd, int fd)
 	return fchown(fd, st.st_uid, st.st_gid) < 0 ? -errno : 0;
 }
 
-int cgfb_atomic_write(const char *dir, const char *name, const void *data, size_t len,
-		      mode_t mode)
+int cgfb_atomic_write_at(int dfd, const char *name, const void *data, size_t len, mode_t mode)
 {
 	char tmp[NAME_MAX + 1];
-	int dfd, fd = -1, rc;
+	int fd, rc;
 
+	if (strchr(name, '/'))
+		return -EINVAL;
 	if (snprintf(tmp, sizeof(tmp), ".%s.tmp.%ld", name, (long)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0) {
-		rc = -errno;
-		goto out;
-	}
+	if (fd < 0)
+		return -errno;
 	/* The mode asked for, not what the umask leaves of it: the watcher's
 	 * unit runs with UMask=0077, and a login banner made 0600 by it is
 	 * invisible to the administrators pam_motd reads it for. */
@@ -65,18 +61,44 @@ int cgfb_atomic_write(const char *dir, const char *name, const void *data, size_
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
-	fd = -1;
 	if (rc == 0 && renameat(dfd, tmp, dfd, name) < 0)
 		rc = -errno;
 	if (rc < 0) {
 		unlinkat(dfd, tmp, 0);
-		goto out;
+		return rc;
 	}
 	/* The rename itself is only durable once the directory is. */
-	if (fsync(dfd) < 0)
-		rc = -errno;
-out:
+	return fsync(dfd) < 0 ? -errno : 0;
+}
+
+int cgfb_atomic_write(const char *dir, const char *name, const void *data, size_t len,
+		      mode_t mode)
+{
+	const int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc;
+
+	if (dfd < 0)
+		return -errno;
+	rc = cgfb_atomic_write_at(dfd, name, data, len, mode);
 	close(dfd);
+	return rc;
+}
+
+int cgfb_mkdir_at(int dfd, const char *name, mode_t mode)
+{
+	struct stat parent;
+	int fd, rc = 0;
+
+	if (mkdirat(dfd, name, mode) < 0)
+		return errno == EEXIST ? 0 : -errno;
+	if (geteuid() != 0 || fstat(dfd, &parent) < 0 || parent.st_uid == 0)
+		return 0;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fchown(fd, parent.st_uid, parent.st_gid) < 0)
+		rc = -errno;
+	close(fd);
 	return rc;
 }
 

@@ -18,7 +18,12 @@ static ssize_t read_fd(int fd, char *buf, size_t sz)
 
 int cgfb_read_file(const char *path, size_t max, unsigned flags, struct cgfb_buf *b)
 {
-	const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	return cgfb_read_file_at(AT_FDCWD, path, max, flags, b);
+}
+
+int cgfb_read_file_at(int dfd, const char *name, size_t max, unsigned flags, struct cgfb_buf *b)
+{
+	const int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
 			    (flags & CGFB_RF_NOFOLLOW ? O_NOFOLLOW : 0));
 	const size_t start = flags & CGFB_RF_APPEND ? b->len : 0;
 	char chunk[16384];

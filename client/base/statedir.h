@@ -1,9 +1,14 @@
-/* Every name in the state directory (/var/lib/cgroup-feedback, or
- * --state-dir), in one place: what the watcher, the report writer and the
- * commands read and write there. Files are private to the service user
+/* The state directory (/var/lib/cgroup-feedback, or --state-dir): its one
+ * owner in each program, and every name in it. Each program opens it once
+ * and from then on reaches every file through that descriptor (openat,
+ * never a path), so a directory renamed or replaced by a link after the
+ * checks is never written through. Files are private to the service user
  * (0600 in a 0700 directory). */
 #ifndef CGFB_STATEDIR_H
 #define CGFB_STATEDIR_H
+
+#include <limits.h>
+#include <stddef.h>
 
 /* The watcher's memory: boot id, position, what this boot reported. */
 #define CGFB_STATE_FILE      "watch.state"
@@ -21,5 +26,23 @@
 #define CGFB_SEEN_SUFFIX     ".seen"     /* the boots and kernels it was seen at */
 /* Reports the spool could not read, moved aside with their sidecars. */
 #define CGFB_QUARANTINE_DIR  "quarantine"
+
+struct cgfb_statedir {
+	int fd;                 /* O_DIRECTORY, not through a link; -1 closed */
+	char path[PATH_MAX];    /* for messages and printed commands only */
+};
+
+enum {
+	CGFB_SD_CREATE = 1,     /* make it (0700, with its parents) when missing */
+};
+
+/* Open path as the state directory and check it: a directory, not a
+ * symbolic link, writable by its owner alone, and owned by whoever runs
+ * this (root may use the service user's). Returns 0, or a negative errno
+ * with the reason in err: -ENOENT, -ENOTDIR, -ELOOP (a link), -EACCES (not
+ * ours, or not readable), -EPERM (writable by group or others). */
+int cgfb_statedir_open(struct cgfb_statedir *sd, const char *path, unsigned flags, char *err,
+		       size_t errsz);
+void cgfb_statedir_close(struct cgfb_statedir *sd);
 
 #endif

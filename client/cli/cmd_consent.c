@@ -222,7 +222,7 @@ int report_cmd_unattended_consent(struct report_cmd *c, struct cgfb_spool_entry 
 		cgfb_log(LOG_ERR, "report %s: %s", e->id, strerror(-rc));
 		goto out;
 	}
-	rc = cgfb_consent_build(c->schema, c->state_dir, &report, &uc, endpoint, e->deletion_token,
+	rc = cgfb_consent_build(c->schema, &c->sd, &report, &uc, endpoint, e->deletion_token,
 				&bytes, token, err, sizeof(err));
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
@@ -260,7 +260,7 @@ int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "report %s: recording the decline in %s: %s", id, c.spool.dir,
 			 strerror(-rc));
-	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	cgfb_notify_refresh_motd(&c.config, &c.sd);
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
 
@@ -313,7 +313,7 @@ int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
 		return report_cmd_finish(&c, no_terminal(&c, argc, argv, usage));
 	rc = (struct cgfb_review_ctx){
 		.config = &c.config, .cat = c.cat, .schema = c.schema, .spool = &c.spool,
-		.state_dir = c.state_dir, .in = stdin, .out = stdout, .export_path = c.output,
+		.sd = &c.sd, .in = stdin, .out = stdout, .export_path = c.output,
 	};
 	if (optind < argc) {
 		const char *id = report_cmd_one_id(&c, argc, argv, usage);
@@ -327,7 +327,7 @@ int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
 	if (cgfb_spool_list(&c.spool, &v, &n) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	for (size_t i = 0; i < n && r >= 0; i++) {
-		if (v[i].state != CGFB_R_PENDING || cgfb_silenced(c.state_dir, v[i].catalog_id))
+		if (v[i].state != CGFB_R_PENDING || cgfb_silenced(&c.sd, v[i].catalog_id))
 			continue;
 		r = cgfb_review(&rc, &v[i]);
 		done++;

@@ -37,6 +37,8 @@ static void ctx_free(struct report_cmd *c)
 {
 	cgfb_catalog_free(c->cat);
 	cgfb_schema_free(c->schema);
+	cgfb_spool_close(&c->spool);
+	cgfb_statedir_close(&c->sd);
 }
 
 static int take_option(struct report_cmd *c, int opt)
@@ -74,6 +76,7 @@ int report_cmd_setup(struct report_cmd *c, const struct cgfb_globals *g, int arg
 	int opt, rc;
 
 	memset(c, 0, sizeof(*c));
+	c->sd.fd = c->spool.fd = -1;
 	c->g = *g;
 	c->state_dir = cgfb_state_dir(g);
 	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
@@ -96,15 +99,19 @@ int report_cmd_setup(struct report_cmd *c, const struct cgfb_globals *g, int arg
 	}
 	/* A typo in --state-dir must not look like "nothing to review", and
 	 * a look at the reports must not create directories. */
-	rc = cgfb_spool_open_existing(&c->spool, c->state_dir);
+	rc = cgfb_statedir_open(&c->sd, c->state_dir, 0, err, sizeof(err));
+	if (rc == 0) {
+		rc = cgfb_spool_open_existing(&c->spool, &c->sd);
+		snprintf(err, sizeof(err), "%s", strerror(-rc));
+	}
 	if (rc == -ENOENT)
 		cgfb_log(LOG_ERR, "state directory %s does not exist (the watcher creates it; "
 			 "is --state-dir or $" CGFB_STATE_DIR_ENV " right?)", c->state_dir);
 	else if (rc == -EACCES)
-		cgfb_log(LOG_ERR, "%s: permission denied; the reports are readable by root only "
-			 "(try sudo)", c->state_dir);
+		cgfb_log(LOG_ERR, "state directory %s: %s; the reports are readable by root and "
+			 "the service only (try sudo)", c->state_dir, err);
 	else if (rc < 0)
-		cgfb_log(LOG_ERR, "state directory %s: %s", c->state_dir, strerror(-rc));
+		cgfb_log(LOG_ERR, "state directory %s: %s", c->state_dir, err);
 	return rc;
 }
 

@@ -73,7 +73,7 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 	rc = report_cmd_unattended_consent(&c, &e, c.config.endpoint);
 	if (rc == 0)
 		rc = send_now(&c, &e);
-	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	cgfb_notify_refresh_motd(&c.config, &c.sd);
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
 
@@ -109,7 +109,7 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "report %s: recording the withdrawal in %s: %s", id, c.spool.dir,
 			 strerror(-rc));
-	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	cgfb_notify_refresh_motd(&c.config, &c.sd);
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
 
@@ -156,7 +156,7 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	for (size_t i = 0; i < n; i++) {
 		if (c.config.consent == CGFB_CONSENT_AUTO && v[i].state == CGFB_R_PENDING &&
-		    !cgfb_silenced(c.state_dir, v[i].catalog_id) &&
+		    !cgfb_silenced(&c.sd, v[i].catalog_id) &&
 		    report_cmd_unattended_consent(&c, &v[i], c.config.endpoint) < 0)
 			failed++;
 		if (!due(&v[i], now) || schema_changed(&c, &v[i]))
@@ -167,7 +167,7 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 			failed++;
 	}
 	free(v);
-	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	cgfb_notify_refresh_motd(&c.config, &c.sd);
 	printf("flush: %u sent, %u failed\n", sent, failed);
 	return report_cmd_finish(&c, failed ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
@@ -257,6 +257,6 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	}
 	cgfb_buf_free(&bytes);
 	cgfb_buf_free(&mail);
-	cgfb_notify_refresh_motd(&c.config, c.state_dir);
+	cgfb_notify_refresh_motd(&c.config, &c.sd);
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }

@@ -32,6 +32,7 @@ static const char usage[] =
 	"are looked up under DIR.\n";
 
 struct opts {
+	const char *state_dir;
 	struct cgfb_snapshot_opts s;
 	const char *for_id;
 	bool json;
@@ -56,12 +57,12 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, struct opt
 	int opt;
 
 	memset(o, 0, sizeof(*o));
-	o->s.state_dir = cgfb_state_dir(g);
+	o->state_dir = cgfb_state_dir(g);
 	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h': fputs(usage, stdout); return 1;
 		case OPT_JSON: o->json = true; break;
-		case OPT_STATE_DIR: o->s.state_dir = optarg; break;
+		case OPT_STATE_DIR: o->state_dir = optarg; break;
 		case OPT_CGROUP_ROOT: o->s.cgroup_root = optarg; break;
 		case OPT_MOUNTINFO: o->s.mountinfo = optarg; break;
 		case OPT_FOR: o->for_id = optarg; break;
@@ -83,7 +84,6 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, struct opt
 		cgfb_log(LOG_ERR, "snapshot takes no arguments");
 		return -EINVAL;
 	}
-	(void)g;
 	return 0;
 }
 
@@ -109,6 +109,7 @@ int cgfb_cmd_snapshot(const struct cgfb_globals *g, int argc, char **argv)
 {
 	struct cgfb_catalog *cat = NULL;
 	struct cgfb_snapshot *s = NULL;
+	struct cgfb_statedir sd = { .fd = -1 };
 	struct cgfb_config conf;
 	const struct cgfb_entry *e;
 	struct cgfb_buf b = { 0 };
@@ -129,6 +130,12 @@ int cgfb_cmd_snapshot(const struct cgfb_globals *g, int argc, char **argv)
 			 o.for_id);
 		goto out;
 	}
+	/* The anonymiser's secret is kept there (made on first use). */
+	if (cgfb_statedir_open(&sd, o.state_dir, CGFB_SD_CREATE, err, sizeof(err)) < 0) {
+		cgfb_log(LOG_ERR, "state directory %s: %s", o.state_dir, err);
+		goto out;
+	}
+	o.s.state = &sd;
 	if (cgfb_snapshot_new(&o.s, &s) < 0)
 		goto out;
 	rc = cgfb_snapshot_report(s, e, NULL, "file", !o.for_id, &b, id, err, sizeof(err));
@@ -145,6 +152,7 @@ int cgfb_cmd_snapshot(const struct cgfb_globals *g, int argc, char **argv)
 out:
 	cgfb_buf_free(&b);
 	cgfb_snapshot_free(s);
+	cgfb_statedir_close(&sd);
 	cgfb_catalog_free(cat);
 	return status;
 }

@@ -23,6 +23,7 @@ struct report_cmd {
 	struct cgfb_config config;
 	struct cgfb_catalog *cat;
 	struct cgfb_schema *schema;
+	struct cgfb_statedir sd;         /* opened once by setup */
 	struct cgfb_spool spool;
 	const char *state_dir;
 	const char *output;

@@ -352,7 +352,7 @@ static int build(const struct cgfb_review_ctx *rc, const struct cgfb_spool_entry
 	int r;
 
 	cgfb_draft_use_case(d, &uc);
-	r = cgfb_consent_build(rc->schema, rc->state_dir, report, &uc, endpoint, e->deletion_token,
+	r = cgfb_consent_build(rc->schema, rc->sd, report, &uc, endpoint, e->deletion_token,
 			       out, token, err, sizeof(err));
 	if (r < 0)
 		fprintf(rc->out, "This report cannot be completed: %s\n", err);
@@ -450,15 +450,15 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	if (r == 0) {
 		fprintf(rc->out, "Sent. The collector stored it as %s (SHA-256 %s).\n"
 			"Withdraw it at any time: %s\n", e->receipt_id, e->receipt_sha256,
-			cgfb_hint(hint, sizeof(hint), rc->state_dir, "withdraw %s", e->id));
+			cgfb_hint(hint, sizeof(hint), rc->sd->path, "withdraw %s", e->id));
 		return CGFB_REVIEW_SENT;
 	}
 	if (e->next_attempt > 0)
 		fprintf(rc->out, "Sending failed: %s\nIt will be tried again by %s.\n", e->last_error,
-			cgfb_hint(hint, sizeof(hint), rc->state_dir, "flush"));
+			cgfb_hint(hint, sizeof(hint), rc->sd->path, "flush"));
 	else
 		fprintf(rc->out, "Sending failed: %s\nIt will not be retried automatically; see %s.\n",
-			e->last_error, cgfb_hint(hint, sizeof(hint), rc->state_dir, "status"));
+			e->last_error, cgfb_hint(hint, sizeof(hint), rc->sd->path, "status"));
 	return CGFB_REVIEW_SEND_FAILED;
 }
 
@@ -572,14 +572,14 @@ static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		e->state = CGFB_R_DECLINED;
 		if (cgfb_spool_save_state(rc->spool, e) < 0)
 			return -EIO;
-		if (c == 'n' && cgfb_silence_add(rc->state_dir, e->catalog_id) < 0)
+		if (c == 'n' && cgfb_silence_add(rc->sd, e->catalog_id) < 0)
 			return -EIO;
 		fprintf(rc->out, "Declined%s. Nothing was sent.\n",
 			c == 'n' ? "; you will not be asked about this message again" : "");
 		return c == 'n' ? CGFB_REVIEW_SILENCED : CGFB_REVIEW_DECLINED;
 	default:
 		fprintf(rc->out, "Kept for later with what you typed; nothing was sent. %s starts "
-			"from it.\n", cgfb_hint(hint, sizeof(hint), rc->state_dir, "review %s", e->id));
+			"from it.\n", cgfb_hint(hint, sizeof(hint), rc->sd->path, "review %s", e->id));
 		return CGFB_REVIEW_KEPT;
 	}
 }
@@ -620,7 +620,7 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 	save_draft(rc, e->id, &a);
 	redact_answers(rc, &a, e->id);
 	ret = decide(rc, e, &report, &a);
-	cgfb_notify_refresh_motd(rc->config, rc->state_dir);
+	cgfb_notify_refresh_motd(rc->config, rc->sd);
 out:
 	json_object_put(r);
 	cgfb_draft_free(&a);

@@ -25,7 +25,7 @@ struct cgfb_review_ctx {
 	const struct cgfb_catalog *cat;
 	const struct cgfb_schema *schema;
 	struct cgfb_spool *spool;
-	const char *state_dir;
+	const struct cgfb_statedir *sd;
 	FILE *in;
 	FILE *out;
 	const char *export_path;   /* where "export" writes; NULL: ./cgroup-feedback-<id>.eml */

@@ -46,7 +46,7 @@ static json_object *use_case_json(const struct cgfb_use_case *uc)
 	return o;
 }
 
-int cgfb_consent_build(const struct cgfb_schema *schema, const char *state_dir,
+int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_statedir *sd,
 		       const struct cgfb_buf *report, const struct cgfb_use_case *uc,
 		       const char *endpoint, const char *keep_token, struct cgfb_buf *out,
 		       char token[65], char *err, size_t errsz)
@@ -56,7 +56,7 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const char *state_dir,
 	uint8_t key[CGFB_SECRET_LEN];
 	int rc;
 
-	rc = cgfb_secret_load(state_dir, key, err, errsz);
+	rc = cgfb_secret_load(sd, key, err, errsz);
 	if (rc < 0)
 		return rc;
 	rc = cgfb_install_pseudonym(key, endpoint, install);

@@ -26,13 +26,13 @@ struct cgfb_use_case {
 /* The one place a report's final bytes are made — what review previews and
  * then records, what submit, export and flush send: report + use case +
  * consent record (now, endpoint, schema hash, this install's pseudonym for
- * that endpoint from the secret in state_dir) + the SHA-256 of the deletion
+ * that endpoint from the secret in the state directory) + the SHA-256 of the deletion
  * token (returned in token, 65 bytes). keep_token, when not NULL or "", is
  * the token of an earlier consent to the same report, kept so that every
  * copy of it (an e-mail, then a submission) is withdrawn with one token;
  * otherwise a fresh one is made. Validated against the schema. err says
  * why not. */
-int cgfb_consent_build(const struct cgfb_schema *schema, const char *state_dir,
+int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_statedir *sd,
 		       const struct cgfb_buf *report, const struct cgfb_use_case *uc,
 		       const char *endpoint, const char *keep_token, struct cgfb_buf *out,
 		       char token[65], char *err, size_t errsz);

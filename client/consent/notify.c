@@ -51,9 +51,9 @@ static void banner_text(struct cgfb_buf *b, const struct cgfb_spool_entry *v, si
 			"    %s\n", cgfb_sudo_hint(hint, sizeof(hint), state_dir, "review"));
 }
 
-int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir)
+int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd)
 {
-	struct cgfb_spool sp;
+	struct cgfb_spool sp = { .fd = -1 };
 	struct cgfb_spool_entry *v = NULL;
 	struct cgfb_buf b = { 0 };
 	size_t n = 0, pending = 0;
@@ -63,9 +63,10 @@ int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir)
 
 	if (!c->motd_path[0] || dir_and_name(c->motd_path, dir, sizeof(dir), &name) < 0)
 		return 0;
-	rc = cgfb_spool_open(&sp, state_dir);
+	rc = cgfb_spool_open_existing(&sp, sd);
 	if (rc == 0)
 		rc = cgfb_spool_list(&sp, &v, &n);
+	cgfb_spool_close(&sp);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < n; i++)
@@ -74,7 +75,7 @@ int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir)
 		rc = unlink(c->motd_path) < 0 && errno != ENOENT ? -errno : 0;
 		goto out;
 	}
-	banner_text(&b, v, n, pending, state_dir);
+	banner_text(&b, v, n, pending, sd->path);
 	/* /run/motd.d is read by pam_motd at login; create it if needed.
 	 * 0644 (cgfb_atomic_write sets it whatever the umask): pam_motd
 	 * reads motd files with the privileges of the user logging in, and
@@ -240,23 +241,24 @@ static void run_command(const struct cgfb_config *c, const char *id, const char 
 }
 
 void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
-			    const struct cgfb_catalog *cat, const char *state_dir,
+			    const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
 			    const char *report_id, const char *catalog_id)
 {
+	const char *const state_dir = sd->path;
 	const struct cgfb_entry *e = cgfb_catalog_find(cat, catalog_id);
 	const char *title = e ? e->title : catalog_id;
 	struct cgfb_wall_count wc;
 	char msg[1024], hint[600];
 	int rc;
 
-	if (cgfb_silenced(state_dir, catalog_id))
+	if (cgfb_silenced(sd, catalog_id))
 		return;
 	if (c->notify & CGFB_NOTIFY_LOG)
 		cgfb_log(LOG_NOTICE, "the kernel asked for your use case (%s: %s); report %s is "
 			 "ready for review: %s", catalog_id, title, report_id,
 			 cgfb_hint(hint, sizeof(hint), state_dir, "review %s", report_id));
 	if (c->notify & CGFB_NOTIFY_MOTD)
-		cgfb_notify_refresh_motd(c, state_dir);
+		cgfb_notify_refresh_motd(c, sd);
 	if (c->notify & CGFB_NOTIFY_WALL) {
 		snprintf(msg, sizeof(msg),
 			 "\r\n\a*** cgroup-feedback: the kernel asked for your use case ***\r\n"
@@ -275,24 +277,20 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 		run_command(c, report_id, catalog_id, title);
 }
 
-static int read_silenced(const char *state_dir, char *buf, size_t sz)
+static int read_silenced(const struct cgfb_statedir *sd, char *buf, size_t sz)
 {
-	char path[PATH_MAX];
-	ssize_t n;
+	const ssize_t n = cgfb_read_at(sd->fd, CGFB_SILENCED_FILE, buf, sz);
 
-	if (cgfb_path_join(path, sizeof(path), state_dir, CGFB_SILENCED_FILE, NULL) < 0)
-		return -ENAMETOOLONG;
-	n = cgfb_read_at(AT_FDCWD, path, buf, sz);
 	if (n < 0)
 		buf[0] = '\0';
 	return n < 0 && n != -ENOENT ? (int)n : 0;
 }
 
-bool cgfb_silenced(const char *state_dir, const char *catalog_id)
+bool cgfb_silenced(const struct cgfb_statedir *sd, const char *catalog_id)
 {
 	char buf[4096], *save = NULL;
 
-	if (read_silenced(state_dir, buf, sizeof(buf)) < 0)
+	if (read_silenced(sd, buf, sizeof(buf)) < 0)
 		return false;
 	for (char *t = strtok_r(buf, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
 		if (strcmp(t, catalog_id) == 0)
@@ -300,19 +298,19 @@ bool cgfb_silenced(const char *state_dir, const char *catalog_id)
 	return false;
 }
 
-int cgfb_silence_add(const char *state_dir, const char *catalog_id)
+int cgfb_silence_add(const struct cgfb_statedir *sd, const char *catalog_id)
 {
 	char buf[4096];
 	struct cgfb_buf b = { 0 };
 	int rc;
 
-	if (cgfb_silenced(state_dir, catalog_id))
+	if (cgfb_silenced(sd, catalog_id))
 		return 0;
-	rc = read_silenced(state_dir, buf, sizeof(buf));
+	rc = read_silenced(sd, buf, sizeof(buf));
 	if (rc < 0)
 		return rc;
 	cgfb_buf_printf(&b, "%s%s\n", buf, catalog_id);
-	rc = cgfb_atomic_write(state_dir, CGFB_SILENCED_FILE, b.data, b.len, 0600);
+	rc = cgfb_atomic_write_at(sd->fd, CGFB_SILENCED_FILE, b.data, b.len, 0600);
 	cgfb_buf_free(&b);
 	return rc;
 }

@@ -16,7 +16,7 @@ struct cgfb_notify_paths {
 /* A new report was written: every channel the config enables. Failures are
  * logged, never fatal: a missing banner must not stop the watcher. */
 void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
-			    const struct cgfb_catalog *cat, const char *state_dir,
+			    const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
 			    const char *report_id, const char *catalog_id);
 
 /* What a wall did: the terminals of logged-in administrators, and of
@@ -38,10 +38,10 @@ int cgfb_wall_admins(const struct cgfb_config *c, const struct cgfb_notify_paths
 /* Rewrite the login banner from the spool: the pending reports, or no file
  * at all once nothing is pending. The watcher calls it at its start, so a
  * reboot (an empty /run) brings the banner back while reports wait. */
-int cgfb_notify_refresh_motd(const struct cgfb_config *c, const char *state_dir);
+int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd);
 
 /* Ids the administrator asked never to be asked about again. */
-int cgfb_silence_add(const char *state_dir, const char *catalog_id);
-bool cgfb_silenced(const char *state_dir, const char *catalog_id);
+int cgfb_silence_add(const struct cgfb_statedir *sd, const char *catalog_id);
+bool cgfb_silenced(const struct cgfb_statedir *sd, const char *catalog_id);
 
 #endif

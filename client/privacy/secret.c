@@ -9,7 +9,6 @@
 #include <openssl/evp.h>
 
 #include "base/statedir.h"
-#include "cgfb/atomic.h"
 #include "privacy/secret.h"
 
 static int fill_random(uint8_t *p, size_t n)
@@ -99,32 +98,20 @@ out:
 	return rc;
 }
 
-int cgfb_secret_load(const char *state_dir, uint8_t key[CGFB_SECRET_LEN], char *err,
+int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN], char *err,
 		     size_t errsz)
 {
-	int dfd, rc;
+	int rc;
 
 	*err = '\0';
-	rc = cgfb_mkdir_p(state_dir, 0700);
-	if (rc < 0) {
-		snprintf(err, errsz, "%s: %s", state_dir, strerror(-rc));
-		return rc;
-	}
-	dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		rc = -errno;
-		snprintf(err, errsz, "%s: %s", state_dir, strerror(-rc));
-		return rc;
-	}
-	rc = read_secret(dfd, key, err, errsz);
+	rc = read_secret(sd->fd, key, err, errsz);
 	if (rc == -ENOENT) {
-		rc = create_secret(dfd, err, errsz);
+		rc = create_secret(sd->fd, err, errsz);
 		if (rc == 0)
-			rc = read_secret(dfd, key, err, errsz);
+			rc = read_secret(sd->fd, key, err, errsz);
 	} else if (rc < 0 && !*err) {
 		snprintf(err, errsz, "%s", strerror(-rc));
 	}
-	close(dfd);
 	return rc;
 }
 

@@ -12,10 +12,10 @@
 
 #define CGFB_SECRET_LEN  32
 
-/* Read the secret, creating the directory (0700) and the file if missing.
- * Two processes creating it at once agree on one. Returns 0 or a negative
- * errno with the reason in err. */
-int cgfb_secret_load(const char *state_dir, uint8_t key[CGFB_SECRET_LEN], char *err,
+/* Read the secret from the open state directory, creating the file if
+ * missing. Two processes creating it at once agree on one. Returns 0 or a
+ * negative errno with the reason in err. */
+int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN], char *err,
 		     size_t errsz);
 
 #define CGFB_PSEUDONYM_HEX 32

@@ -31,9 +31,9 @@ int cgfb_snapshot_new(const struct cgfb_snapshot_opts *o, struct cgfb_snapshot *
 		return rc;
 	}
 	s->o = *o;
-	rc = cgfb_secret_load(o->state_dir, key, err, sizeof(err));
+	rc = cgfb_secret_load(o->state, key, err, sizeof(err));
 	if (rc < 0) {
-		cgfb_log(LOG_ERR, "secret %s/%s: %s", o->state_dir, CGFB_SECRET_FILE, err);
+		cgfb_log(LOG_ERR, "secret %s/%s: %s", o->state->path, CGFB_SECRET_FILE, err);
 		goto fail;
 	}
 	rc = cgfb_allowlist_load(&s->al, o->allowlist, err, sizeof(err));
@@ -155,8 +155,9 @@ int cgfb_snapshot_save(struct cgfb_snapshot *s, const char *id, const struct cgf
 	struct cgfb_spool sp;
 	int rc;
 
-	rc = cgfb_spool_open(&sp, s->o.state_dir);
+	rc = cgfb_spool_open(&sp, s->o.state);
 	if (rc == 0)
 		rc = cgfb_spool_save_report(&sp, id, b->data, b->len);
+	cgfb_spool_close(&sp);
 	return rc;
 }

@@ -6,13 +6,14 @@
 
 #include <stdbool.h>
 
+#include "base/statedir.h"
 #include "cgfb/canon.h"
 #include "cgfb/catalog.h"
 #include "detect/detect.h"
 #include "report/report.h"
 
 struct cgfb_snapshot_opts {
-	const char *state_dir;       /* holds the secret, and reports/ */
+	const struct cgfb_statedir *state;   /* holds the secret, and reports/ */
 	const char *cgroup_root;     /* NULL: mount points as mountinfo says */
 	const char *mountinfo;       /* NULL: /proc/self/mountinfo */
 	const char *os_release;      /* NULL: /etc/os-release */

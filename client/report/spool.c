@@ -46,56 +46,95 @@ static int rstate_parse(const char *s, enum cgfb_rstate *out)
 	return -EINVAL;
 }
 
-int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir)
+static int open_reports(const struct cgfb_statedir *sd)
 {
-	if (snprintf(sp->dir, sizeof(sp->dir), "%s/" CGFB_REPORTS_DIR, state_dir) >= (int)sizeof(sp->dir))
-		return -ENAMETOOLONG;
-	return cgfb_mkdir_p(sp->dir, 0700);
+	const int fd = openat(sd->fd, CGFB_REPORTS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
 }
 
-int cgfb_spool_open_existing(struct cgfb_spool *sp, const char *state_dir)
+static void name_dir(struct cgfb_spool *sp, const struct cgfb_statedir *sd)
 {
-	struct stat st;
+	snprintf(sp->dir, sizeof(sp->dir), "%s/" CGFB_REPORTS_DIR, sd->path);
+}
 
-	if (snprintf(sp->dir, sizeof(sp->dir), "%s/" CGFB_REPORTS_DIR, state_dir) >= (int)sizeof(sp->dir))
-		return -ENAMETOOLONG;
-	if (stat(state_dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	/* The spool is 0700: a user who may not enter it learns that here,
-	 * not from an empty list. */
-	if (access(state_dir, R_OK | X_OK) < 0 ||
-	    (access(sp->dir, F_OK) == 0 && access(sp->dir, R_OK | X_OK) < 0))
-		return -EACCES;
+int cgfb_spool_open(struct cgfb_spool *sp, const struct cgfb_statedir *sd)
+{
+	int rc;
+
+	name_dir(sp, sd);
+	sp->fd = -1;
+	rc = cgfb_mkdir_at(sd->fd, CGFB_REPORTS_DIR, 0700);
+	if (rc == 0)
+		rc = open_reports(sd);
+	if (rc < 0)
+		return rc;
+	sp->fd = rc;
 	return 0;
+}
+
+int cgfb_spool_open_existing(struct cgfb_spool *sp, const struct cgfb_statedir *sd)
+{
+	const int fd = open_reports(sd);
+
+	name_dir(sp, sd);
+	sp->fd = -1;
+	/* The watcher makes reports/ with its first report: none is an empty
+	 * spool. One that cannot be entered (0700) is said here, not shown as
+	 * an empty list. */
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	sp->fd = fd;
+	return 0;
+}
+
+void cgfb_spool_close(struct cgfb_spool *sp)
+{
+	if (sp->fd >= 0)
+		close(sp->fd);
+	sp->fd = -1;
 }
 
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why)
 {
-	char q[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+	int qfd = cgfb_mkdir_at(sp->fd, CGFB_QUARANTINE_DIR, 0700);
 
-	if (cgfb_path_join(q, sizeof(q), sp->dir, CGFB_QUARANTINE_DIR, NULL) < 0 ||
-	    cgfb_path_join(from, sizeof(from), sp->dir, name, NULL) < 0 ||
-	    cgfb_path_join(to, sizeof(to), q, name, NULL) < 0) {
-		cgfb_log(LOG_ERR, "spool: the path of %s in %s is too long to move it aside (%s)",
-			 name, sp->dir, why);
+	if (qfd == 0)
+		qfd = openat(sp->fd, CGFB_QUARANTINE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			     O_CLOEXEC);
+	if (qfd < 0) {
+		cgfb_log(LOG_ERR, "spool: cannot create %s/%s to move %s aside: %s (%s)", sp->dir,
+			 CGFB_QUARANTINE_DIR, name, strerror(qfd == -1 ? errno : -qfd), why);
 		return;
 	}
-	if (cgfb_mkdir_p(q, 0700) < 0) {
-		cgfb_log(LOG_ERR, "spool: cannot create %s to move %s aside (%s)", q, name, why);
-		return;
-	}
-	if (rename(from, to) < 0)
-		cgfb_log(LOG_ERR, "spool: moving %s aside failed: %s (%s)", from, strerror(errno), why);
+	if (renameat(sp->fd, name, qfd, name) < 0)
+		cgfb_log(LOG_ERR, "spool: moving %s/%s aside failed: %s (%s)", sp->dir, name,
+			 strerror(errno), why);
 	else
-		cgfb_log(LOG_WARNING, "spool: moved %s to %s: %s", name, q, why);
+		cgfb_log(LOG_WARNING, "spool: moved %s to %s/%s: %s", name, sp->dir,
+			 CGFB_QUARANTINE_DIR, why);
+	close(qfd);
 }
 
-/* A spool file: never through a link, never a FIFO or a device. */
-static int read_file(const char *path, size_t max, struct cgfb_buf *b)
+/* A spool file: never through a link, never a FIFO or a device. A spool
+ * whose reports/ does not exist yet holds nothing. */
+static int read_file(const struct cgfb_spool *sp, const char *name, size_t max,
+		     struct cgfb_buf *b)
 {
-	return cgfb_read_file(path, max, CGFB_RF_REGULAR | CGFB_RF_NOFOLLOW, b);
+	if (sp->fd < 0)
+		return -ENOENT;
+	return cgfb_read_file_at(sp->fd, name, max, CGFB_RF_REGULAR | CGFB_RF_NOFOLLOW, b);
+}
+
+static int write_file(const struct cgfb_spool *sp, const char *name, const char *data,
+		      size_t len)
+{
+	if (sp->fd < 0)
+		return -ENOENT;
+	return cgfb_atomic_write_at(sp->fd, name, data, len, 0600);
 }
 
 static void get_string(json_object *o, const char *key, char *dst, size_t dstsz)
@@ -164,7 +203,7 @@ out:
 int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_entry *e,
 		    struct cgfb_buf *bytes)
 {
-	char path[PATH_MAX];
+	char name[64];
 	struct cgfb_buf report = { 0 }, st = { 0 };
 	struct stat sb;
 	json_object *o = NULL;
@@ -176,16 +215,14 @@ int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_ent
 	memmove(e->id, id, CGFB_REPORT_ID_LEN + 1);
 	memset((char *)e + sizeof(e->id), 0, sizeof(*e) - sizeof(e->id));
 	id = e->id;
-	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, CGFB_REPORT_SUFFIX);
-	if (rc == 0)
-		rc = read_file(path, CGFB_REPORT_MAX_BYTES, &report);
+	snprintf(name, sizeof(name), "%s" CGFB_REPORT_SUFFIX, id);
+	rc = read_file(sp, name, CGFB_REPORT_MAX_BYTES, &report);
 	if (rc < 0)
 		goto out;
-	if (stat(path, &sb) == 0)
+	if (fstatat(sp->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
 		e->created = (long long)sb.st_mtime;
-	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, CGFB_STATE_SUFFIX);
-	if (rc == 0)
-		rc = read_file(path, STATE_MAX, &st);
+	snprintf(name, sizeof(name), "%s" CGFB_STATE_SUFFIX, id);
+	rc = read_file(sp, name, STATE_MAX, &st);
 	if (rc == -ENOENT) {
 		rc = state_from_report(&report, e);
 		e->updated = e->created;
@@ -238,7 +275,7 @@ int cgfb_spool_save_state(struct cgfb_spool *sp, struct cgfb_spool_entry *e)
 	}
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	snprintf(name, sizeof(name), "%s" CGFB_STATE_SUFFIX, e->id);
-	rc = cgfb_atomic_write(sp->dir, name, s, strlen(s), 0600);
+	rc = write_file(sp, name, s, strlen(s));
 	json_object_put(o);
 	return rc;
 }
@@ -252,7 +289,7 @@ static int save_file(struct cgfb_spool *sp, const char *id, const char *ext, con
 	if (!cgfb_report_id_valid(id))
 		return -EINVAL;
 	snprintf(name, sizeof(name), "%s%s", id, ext);
-	return cgfb_atomic_write(sp->dir, name, data, len, 0600);
+	return write_file(sp, name, data, len);
 }
 
 int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *bytes, size_t len)
@@ -262,13 +299,12 @@ int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *by
 
 int cgfb_spool_load_draft(struct cgfb_spool *sp, const char *id, size_t max, struct cgfb_buf *out)
 {
-	char path[PATH_MAX];
-	int rc;
+	char name[64];
 
 	if (!cgfb_report_id_valid(id))
 		return -EINVAL;
-	rc = cgfb_path_join(path, sizeof(path), sp->dir, id, CGFB_DRAFT_SUFFIX);
-	return rc < 0 ? rc : read_file(path, max, out);
+	snprintf(name, sizeof(name), "%s" CGFB_DRAFT_SUFFIX, id);
+	return read_file(sp, name, max, out);
 }
 
 int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *data, size_t len)
@@ -314,15 +350,15 @@ static int classify(const char *name, char id[CGFB_REPORT_ID_LEN + 1])
 }
 
 /* ".NAME.tmp.PID" of an atomic write whose writer was killed. */
-static void sweep_temporary(struct cgfb_spool *sp, int dfd, const char *name)
+static void sweep_temporary(struct cgfb_spool *sp, const char *name)
 {
 	struct stat st;
 
 	if (name[0] != '.' || !strstr(name, ".tmp.") ||
-	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    fstatat(sp->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_mtime > time(NULL) - STALE_TMP_SECONDS)
 		return;
-	if (unlinkat(dfd, name, 0) == 0)
+	if (unlinkat(sp->fd, name, 0) == 0)
 		cgfb_log(LOG_NOTICE, "spool: removed %s/%s, left by an interrupted write", sp->dir,
 			 name);
 }
@@ -331,7 +367,7 @@ static void quarantine_report(struct cgfb_spool *sp, const char *id, const char 
 {
 	static const char *const sidecars[] = { CGFB_STATE_SUFFIX, CGFB_DRAFT_SUFFIX,
 							CGFB_SEEN_SUFFIX };
-	char name[64], path[PATH_MAX];
+	char name[64];
 
 	snprintf(name, sizeof(name), "%s" CGFB_REPORT_SUFFIX, id);
 	cgfb_spool_quarantine(sp, name, why);
@@ -339,8 +375,7 @@ static void quarantine_report(struct cgfb_spool *sp, const char *id, const char 
 	 * no report. */
 	for (size_t i = 0; i < sizeof(sidecars) / sizeof(sidecars[0]); i++) {
 		snprintf(name, sizeof(name), "%s%s", id, sidecars[i]);
-		if (cgfb_path_join(path, sizeof(path), sp->dir, name, NULL) == 0 &&
-		    access(path, F_OK) == 0)
+		if (faccessat(sp->fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 			cgfb_spool_quarantine(sp, name, why);
 	}
 }
@@ -371,16 +406,14 @@ static int seen_from_json(json_object *o, struct cgfb_seen *s)
 
 static int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cgfb_seen *s)
 {
-	char path[PATH_MAX], name[64];
+	char name[64];
 	struct cgfb_buf b = { 0 };
 	json_object *o = NULL;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	snprintf(name, sizeof(name), "%s" CGFB_SEEN_SUFFIX, id);
-	rc = cgfb_path_join(path, sizeof(path), sp->dir, name, NULL);
-	if (rc == 0)
-		rc = read_file(path, STATE_MAX, &b);
+	rc = read_file(sp, name, STATE_MAX, &b);
 	if (rc == 0) {
 		o = json_tokener_parse(b.data);
 		rc = o ? seen_from_json(o, s) : -EBADMSG;
@@ -414,24 +447,34 @@ int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgf
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
 	snprintf(name, sizeof(name), "%s" CGFB_SEEN_SUFFIX, id);
-	rc = cgfb_atomic_write(sp->dir, name, text, strlen(text), 0600);
+	rc = write_file(sp, name, text, strlen(text));
 	json_object_put(o);
 	return rc;
 }
 
 int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n)
 {
-	DIR *d = opendir(sp->dir);
 	struct cgfb_spool_entry *v = NULL;
 	size_t count = 0, cap = 0;
 	struct dirent *de;
 	char id[CGFB_REPORT_ID_LEN + 1];
+	DIR *d;
+	int fd;
 
 	*out = NULL;
 	*n = 0;
-	/* The watcher makes reports/ with its first report. */
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	if (sp->fd < 0)
+		return 0;
+	/* A description of its own: its reading position is not sp->fd's. */
+	fd = openat(sp->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		const int rc = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
 	while ((de = readdir(d)) != NULL) {
 		const int kind = classify(de->d_name, id);
 		int rc;
@@ -441,7 +484,7 @@ int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t
 			continue;
 		}
 		if (kind == 0) {
-			sweep_temporary(sp, dirfd(d), de->d_name);
+			sweep_temporary(sp, de->d_name);
 			continue;
 		}
 		if (count == cap) {

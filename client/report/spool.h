@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/statedir.h"
 #include "cgfb/canon.h"
 #include "cgfb/wire.h"
 
@@ -58,16 +59,18 @@ struct cgfb_spool_entry {
 };
 
 struct cgfb_spool {
-	char dir[4096];             /* <state-dir>/reports */
+	int fd;                     /* reports/, or -1 while it does not exist */
+	char dir[PATH_MAX + 16];    /* <state-dir>/reports, for messages only */
 };
 
 const char *cgfb_rstate_name(enum cgfb_rstate s);
 
-/* Create the directory (0700) if needed. */
-int cgfb_spool_open(struct cgfb_spool *sp, const char *state_dir);
-/* For commands on reports that exist: create nothing; -ENOENT when
- * state_dir does not exist, -ENOTDIR, -EACCES when it cannot be read. */
-int cgfb_spool_open_existing(struct cgfb_spool *sp, const char *state_dir);
+/* reports/ in the open state directory, made (0700) if needed. */
+int cgfb_spool_open(struct cgfb_spool *sp, const struct cgfb_statedir *sd);
+/* For commands on reports that exist: create nothing. A state directory
+ * without reports/ is an empty spool; -EACCES when it cannot be read. */
+int cgfb_spool_open_existing(struct cgfb_spool *sp, const struct cgfb_statedir *sd);
+void cgfb_spool_close(struct cgfb_spool *sp);
 
 /* Every valid report, oldest first; bad files are quarantined on the way.
  * *out is malloc'ed. */

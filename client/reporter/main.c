@@ -38,6 +38,8 @@
 
 struct opts {
 	struct cgfb_globals g;
+	const char *state_dir;
+	struct cgfb_statedir sd;     /* opened once, before anything is read */
 	struct cgfb_snapshot_opts s;
 	const char *boot_id_path;
 	bool refresh_banner;
@@ -63,12 +65,14 @@ static int parse(int argc, char **argv, struct opts *o)
 	int opt;
 
 	memset(o, 0, sizeof(*o));
-	o->s.state_dir = CGFB_DEFAULT_STATE_DIR;
+	o->state_dir = CGFB_DEFAULT_STATE_DIR;
+	o->sd.fd = -1;
+	o->s.state = &o->sd;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_CONFIG: o->g.config_path = optarg; break;
 		case OPT_CATALOG: o->g.catalog_path = optarg; break;
-		case OPT_STATE_DIR: o->s.state_dir = optarg; break;
+		case OPT_STATE_DIR: o->state_dir = optarg; break;
 		case OPT_CGROUP_ROOT: o->s.cgroup_root = optarg; break;
 		case OPT_MOUNTINFO: o->s.mountinfo = optarg; break;
 		case OPT_OS_RELEASE: o->s.os_release = optarg; break;
@@ -117,12 +121,12 @@ static int read_handoff(struct cgfb_buf *b)
  * came after it was written and before the watcher knew. */
 static bool written_before(const struct opts *o)
 {
-	char dir[PATH_MAX], path[PATH_MAX];
+	char name[PATH_MAX];
 
 	return o->s.report_id &&
-	       cgfb_path_join(dir, sizeof(dir), o->s.state_dir, CGFB_REPORTS_DIR, NULL) == 0 &&
-	       cgfb_path_join(path, sizeof(path), dir, o->s.report_id, CGFB_REPORT_SUFFIX) == 0 &&
-	       faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	       cgfb_path_join(name, sizeof(name), CGFB_REPORTS_DIR, o->s.report_id,
+			      CGFB_REPORT_SUFFIX) == 0 &&
+	       faccessat(o->sd.fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* Trouble that passes (space, memory, a signal) against trouble that
@@ -152,16 +156,17 @@ static void seen_first(const struct opts *o, const char *id, const char *boot,
 		       const struct cgfb_buf *b)
 {
 	struct cgfb_report_key k;
-	struct cgfb_spool sp;
+	struct cgfb_spool sp = { .fd = -1 };
 	int rc;
 
 	rc = cgfb_report_key(b->data, b->len, &k);
 	if (rc == 0)
-		rc = cgfb_spool_open(&sp, o->s.state_dir);
+		rc = cgfb_spool_open(&sp, &o->sd);
 	if (rc == 0)
 		rc = cgfb_repeat_first(&sp, id, boot, k.series, (long long)time(NULL));
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "report %s: writing %s.seen: %s", id, id, strerror(-rc));
+	cgfb_spool_close(&sp);
 	cgfb_report_key_free(&k);
 }
 
@@ -175,7 +180,7 @@ static void find_repeat(const struct opts *o, const struct cgfb_buf *b, const ch
 			char id[CGFB_UUID_LEN + 1], bool *repeat)
 {
 	struct cgfb_report_key k;
-	struct cgfb_spool sp;
+	struct cgfb_spool sp = { .fd = -1 };
 	char found[CGFB_REPORT_ID_LEN + 1] = "";
 	bool counted = false;
 	int rc;
@@ -183,13 +188,13 @@ static void find_repeat(const struct opts *o, const struct cgfb_buf *b, const ch
 	*repeat = false;
 	rc = cgfb_report_key(b->data, b->len, &k);
 	if (rc == 0)
-		rc = cgfb_spool_open(&sp, o->s.state_dir);
+		rc = cgfb_spool_open(&sp, &o->sd);
 	if (rc == 0)
 		rc = cgfb_repeat_find(&sp, &k, found);
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "looking for an earlier report of %s in %s/reports: %s; "
 			 "this one is new", k.catalog_id[0] ? k.catalog_id : "this message",
-			 o->s.state_dir, strerror(-rc));
+			 o->state_dir, strerror(-rc));
 	if (rc <= 0)
 		goto out;
 	*repeat = true;
@@ -198,21 +203,22 @@ static void find_repeat(const struct opts *o, const struct cgfb_buf *b, const ch
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "%s again: counting this boot on report %s (%s/reports/%s.seen): "
 			 "%s; no new report, nobody told again", k.catalog_id, found,
-			 o->s.state_dir, found, strerror(-rc));
+			 o->state_dir, found, strerror(-rc));
 	else
 		cgfb_log(LOG_NOTICE, "%s again (kernel series %s): %s on report %s; no new "
 			 "report, nobody told again", k.catalog_id, k.series[0] ? k.series : "unknown",
 			 counted ? "counted" : "this boot was counted already", found);
 out:
+	cgfb_spool_close(&sp);
 	cgfb_report_key_free(&k);
 }
 
 /* A new report's id for the watcher, and " silenced" when the
- * administrator asked not to be told of this message (`decline --silence`):
+ * administrator asked not to be told of this message (review's "never"):
  * then the watcher does not start a review for it either. */
 static void print_new(const struct opts *o, const char *id, const struct cgfb_detection *d)
 {
-	printf("%s%s\n", id, cgfb_silenced(o->s.state_dir, d->entry->id) ? " silenced" : "");
+	printf("%s%s\n", id, cgfb_silenced(&o->sd, d->entry->id) ? " silenced" : "");
 }
 
 static int write_report(const struct opts *o, const struct cgfb_config *conf,
@@ -226,7 +232,7 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	int rc;
 
 	if (written_before(o)) {
-		cgfb_notify_new_report(conf, NULL, cat, o->s.state_dir, o->s.report_id,
+		cgfb_notify_new_report(conf, NULL, cat, &o->sd, o->s.report_id,
 				       d->entry->id);
 		print_new(o, o->s.report_id, d);
 		return 0;
@@ -249,11 +255,11 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	rc = cgfb_snapshot_save(snap, id, &b);
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "report for %s not written to %s/reports/%s.json: %s",
-			 d->entry->id, o->s.state_dir, id, strerror(-rc));
+			 d->entry->id, o->state_dir, id, strerror(-rc));
 		goto out;
 	}
 	seen_first(o, id, boot, &b);
-	cgfb_notify_new_report(conf, NULL, cat, o->s.state_dir, id, d->entry->id);
+	cgfb_notify_new_report(conf, NULL, cat, &o->sd, id, d->entry->id);
 	print_new(o, id, d);
 out:
 	cgfb_buf_free(&b);
@@ -276,15 +282,22 @@ int main(int argc, char **argv)
 		return CGFB_EXIT_TROUBLE;
 	if (cgfb_load_config(&o.g, &conf) < 0)
 		return CGFB_EXIT_TROUBLE;
+	rc = cgfb_statedir_open(&o.sd, o.state_dir, CGFB_SD_CREATE, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "state directory %s: %s", o.state_dir, err);
+		return transient(rc) ? EXIT_TEMPFAIL : CGFB_EXIT_TROUBLE;
+	}
 	/* At the watcher's start: the banner says what the spool says now
 	 * (/run was emptied by a reboot, or it is stale). */
 	if (o.refresh_banner) {
 		if (conf.notify & CGFB_NOTIFY_MOTD)
-			cgfb_notify_refresh_motd(&conf, o.s.state_dir);
+			cgfb_notify_refresh_motd(&conf, &o.sd);
+		cgfb_statedir_close(&o.sd);
 		return CGFB_EXIT_OK;
 	}
-	if (cgfb_load_catalog(&o.g, &cat) < 0)
-		return CGFB_EXIT_TROUBLE;
+	rc = cgfb_load_catalog(&o.g, &cat) < 0 ? -EINVAL : 0;
+	if (rc < 0)
+		goto out;
 	o.s.allowlist = conf.allowlist_file[0] ? conf.allowlist_file : NULL;
 	rc = read_handoff(&in);
 	if (rc < 0) {
@@ -300,6 +313,7 @@ int main(int argc, char **argv)
 out:
 	cgfb_buf_free(&in);
 	cgfb_catalog_free(cat);
+	cgfb_statedir_close(&o.sd);
 	if (rc < 0)
 		return transient(rc) ? EXIT_TEMPFAIL : CGFB_EXIT_TROUBLE;
 	return fflush(stdout) == 0 ? CGFB_EXIT_OK : EXIT_TEMPFAIL;

@@ -1,13 +1,11 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
 #include "base/statedir.h"
-#include "base/path.h"
 #include "cgfb/atomic.h"
 #include "cgfb/readfile.h"
 #include "watch/state.h"
@@ -85,17 +83,15 @@ static int from_json(json_object *root, struct cgfb_state *st)
 	return 0;
 }
 
-int cgfb_state_load(const char *dir, struct cgfb_state *st)
+int cgfb_state_load(int dfd, struct cgfb_state *st)
 {
-	char path[PATH_MAX], bad[PATH_MAX + 16], buf[STATE_FILE_MAX];
+	char buf[STATE_FILE_MAX];
 	json_object *root;
 	ssize_t n;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (cgfb_path_join(path, sizeof(path), dir, CGFB_STATE_FILE, NULL) < 0)
-		return -ENAMETOOLONG;
-	n = cgfb_read_at(AT_FDCWD, path, buf, sizeof(buf));
+	n = cgfb_read_at(dfd, CGFB_STATE_FILE, buf, sizeof(buf));
 	if (n < 0)
 		return n == -ENOENT ? 0 : (int)n;
 	root = json_tokener_parse(buf);
@@ -104,13 +100,12 @@ int cgfb_state_load(const char *dir, struct cgfb_state *st)
 	if (rc < 0) {
 		/* Keep the evidence, start afresh: a crash loop helps nobody. */
 		memset(st, 0, sizeof(*st));
-		snprintf(bad, sizeof(bad), "%s" CGFB_CORRUPT_SUFFIX, path);
-		rename(path, bad);
+		renameat(dfd, CGFB_STATE_FILE, dfd, CGFB_STATE_FILE CGFB_CORRUPT_SUFFIX);
 	}
 	return rc;
 }
 
-int cgfb_state_save(const char *dir, const struct cgfb_state *st)
+int cgfb_state_save(int dfd, const struct cgfb_state *st)
 {
 	json_object *root = json_object_new_object(), *ids = json_object_new_object();
 	const char *s;
@@ -132,7 +127,7 @@ int cgfb_state_save(const char *dir, const struct cgfb_state *st)
 		json_object_object_add(ids, st->ids[i].id, json_object_new_int((int)st->ids[i].count));
 	json_object_object_add(root, "reported", ids);
 	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
-	rc = cgfb_atomic_write(dir, CGFB_STATE_FILE, s, strlen(s), 0600);
+	rc = cgfb_atomic_write_at(dfd, CGFB_STATE_FILE, s, strlen(s), 0600);
 	json_object_put(root);
 	return rc;
 }

@@ -30,10 +30,11 @@ struct cgfb_state {
 	} ids[CGFB_STATE_MAX_IDS];
 };
 
-/* Load dir/watch.state. A missing file gives an empty state and 0; a corrupt
- * one is renamed to watch.state.corrupt, and -EBADMSG tells the caller. */
-int cgfb_state_load(const char *dir, struct cgfb_state *st);
-int cgfb_state_save(const char *dir, const struct cgfb_state *st);
+/* Load watch.state from the state directory open as dfd. A missing file
+ * gives an empty state and 0; a corrupt one is renamed to
+ * watch.state.corrupt, and -EBADMSG tells the caller. */
+int cgfb_state_load(int dfd, struct cgfb_state *st);
+int cgfb_state_save(int dfd, const struct cgfb_state *st);
 
 unsigned cgfb_state_count(const struct cgfb_state *st, const char *id);
 int cgfb_state_set_count(struct cgfb_state *st, const char *id, unsigned count);

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "base/statedir.h"
-#include "cgfb/atomic.h"
 #include "cgfb/log.h"
 #include "detect/detect.h"
 #include "log/klog.h"
@@ -35,6 +34,7 @@ static void on_signal(int sig)
 struct watcher {
 	const struct cgfb_watch_opts *o;
 	struct cgfb_state st;
+	struct cgfb_statedir sd;     /* opened once; watch.state through it */
 	struct cgfb_klog k;
 	struct cgfb_detector *det;
 	char reporter[PATH_MAX];     /* "": reports are not written */
@@ -60,7 +60,7 @@ static int save_at(struct watcher *w, uint64_t pos)
 	w->st.has_pos = w->has_pos;
 	w->st.pos = pos;
 	w->st.lost = w->k.lost;
-	rc = cgfb_state_save(w->o->state_dir, &w->st);
+	rc = cgfb_state_save(w->sd.fd, &w->st);
 	if (rc == 0)
 		w->dirty = false;
 	return rc;
@@ -238,9 +238,9 @@ static int setup(struct watcher *w)
 	char boot[40], err[512];
 	int rc;
 
-	rc = cgfb_mkdir_p(o->state_dir, 0700);
+	rc = cgfb_statedir_open(&w->sd, o->state_dir, CGFB_SD_CREATE, err, sizeof(err));
 	if (rc < 0) {
-		cgfb_log(LOG_ERR, "state directory %s: %s", o->state_dir, strerror(-rc));
+		cgfb_log(LOG_ERR, "state directory %s: %s", o->state_dir, err);
 		return rc;
 	}
 	rc = cgfb_read_boot_id(o->boot_id_path ? o->boot_id_path : CGFB_BOOT_ID_PATH, boot,
@@ -249,7 +249,7 @@ static int setup(struct watcher *w)
 		cgfb_log(LOG_ERR, "reading the boot id: %s", strerror(-rc));
 		return rc;
 	}
-	rc = cgfb_state_load(o->state_dir, &w->st);
+	rc = cgfb_state_load(w->sd.fd, &w->st);
 	if (rc == -EBADMSG)
 		cgfb_log(LOG_WARNING, "%s/%s was corrupt: moved aside, starting afresh",
 			 o->state_dir, CGFB_STATE_FILE);
@@ -451,6 +451,7 @@ int cgfb_watch(const struct cgfb_watch_opts *o)
 		return 2;
 	}
 	w->o = o;
+	w->sd.fd = -1;
 	install_signals(&w->stop);
 	rc = setup(w);
 	if (rc == 0)
@@ -462,6 +463,7 @@ int cgfb_watch(const struct cgfb_watch_opts *o)
 	}
 	cgfb_detector_free(w->det);
 	cgfb_klog_close(&w->k);
+	cgfb_statedir_close(&w->sd);
 	rc = rc < 0 ? 2 : w->rc;
 	free(w);
 	return rc;

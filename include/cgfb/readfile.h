@@ -19,6 +19,8 @@ enum {
  * its old content), else 0 or a negative errno from open/read. Opened
  * non-blocking: a FIFO planted where a file should be reads as empty. */
 int cgfb_read_file(const char *path, size_t max, unsigned flags, struct cgfb_buf *b);
+/* The same for name in the directory open as dfd (AT_FDCWD: the path). */
+int cgfb_read_file_at(int dfd, const char *name, size_t max, unsigned flags, struct cgfb_buf *b);
 
 /* Up to sz - 1 bytes of name in dirfd, NUL-terminated; returns the length
  * or a negative errno. Never blocks: a FIFO planted in a tree reads empty. */

@@ -130,10 +130,30 @@ check "unreadable mountinfo: every detection still printed" [ "$(grep -c '"id":'
 check "unreadable mountinfo: each failure logged once, with the file" \
 	[ "$(grep -c 'not written: reading .*no-such-mountinfo: No such file' "$T_TMP/err")" -eq 6 ]
 
+# A state directory that others may write to (a tmpfs mounted without a
+# mode is 1777) is refused by the watcher, the report writer and the
+# commands, each saying which and why, before anything is read or written.
+mkdir "$T_TMP/open" && chmod 1777 "$T_TMP/open"
+"$CGFB" watch --once --json --kmsg "$KMSG" --state-dir "$T_TMP/open" --boot-id-file "$BOOT" \
+	>"$T_TMP/out" 2>"$T_TMP/err.open"
+check "a state directory writable by everyone: the watcher refuses it (exit 2)" [ $? -eq 2 ]
+check "... naming it and its mode" \
+	grep -q "state directory $T_TMP/open: writable by everyone (mode 1777)" "$T_TMP/err.open"
+check "... having read and written nothing" [ ! -s "$T_TMP/out" -a -z "$(ls -A "$T_TMP/open")" ]
+"$CGFB" list --state-dir "$T_TMP/open" >/dev/null 2>"$T_TMP/err.open"
+check "list refuses it too (exit 2)" [ $? -eq 2 ]
+check "... saying why" grep -q "state directory $T_TMP/open: writable by everyone" "$T_TMP/err.open"
+ln -s "$STATE" "$T_TMP/state-link"
+"$CGFB" list --state-dir "$T_TMP/state-link" >/dev/null 2>"$T_TMP/err.open"
+check "a link given as the state directory: refused (exit 2)" [ $? -eq 2 ]
+check "... naming the cure" grep -q \
+	"state directory $T_TMP/state-link: a symbolic link; name the directory itself" "$T_TMP/err.open"
+
 # A full disk: the state directory on a 64 KiB tmpfs already filled up.
 # Nothing is handled that has no report: the run says so and exits 2, and
 # once there is space again the next run writes every report.
-if [ "$(id -u)" -eq 0 ] && mkdir -p "$T_TMP/full" && mount -t tmpfs -o size=64k tmpfs "$T_TMP/full" 2>/dev/null; then
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$T_TMP/full" &&
+	mount -t tmpfs -o size=64k,mode=0700 tmpfs "$T_TMP/full" 2>/dev/null; then
 	echo 33333333-2222-3333-4444-555555555555 >"$BOOT"
 	"$CGFB" snapshot --state-dir "$T_TMP/full" --mountinfo /dev/null >/dev/null 2>&1  # the secret
 	mkdir -p "$T_TMP/full/reports"

@@ -186,33 +186,36 @@ static void tokens(void **state)
 static void secret_file(void **state)
 {
 	uint8_t k1[CGFB_SECRET_LEN], k2[CGFB_SECRET_LEN];
-	char sd[96], path[128], err[256];
+	char sub[96], path[128], err[256];
+	struct cgfb_statedir sd;
 	struct stat st;
 	int fd;
 
-	snprintf(sd, sizeof(sd), "%s/state/sub", dir);
-	assert_int_equal(cgfb_secret_load(sd, k1, err, sizeof(err)), 0);
-	snprintf(path, sizeof(path), "%s/%s", sd, CGFB_SECRET_FILE);
+	snprintf(sub, sizeof(sub), "%s/state/sub", dir);
+	assert_int_equal(cgfb_statedir_open(&sd, sub, CGFB_SD_CREATE, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_secret_load(&sd, k1, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/%s", sub, CGFB_SECRET_FILE);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(st.st_size, CGFB_SECRET_LEN);
-	assert_int_equal(stat(sd, &st), 0);
+	assert_int_equal(stat(sub, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
-	assert_int_equal(cgfb_secret_load(sd, k2, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_secret_load(&sd, k2, err, sizeof(err)), 0);
 	assert_memory_equal(k1, k2, sizeof(k1));
 	chmod(path, 0640);
-	assert_int_equal(cgfb_secret_load(sd, k2, err, sizeof(err)), -EPERM);
+	assert_int_equal(cgfb_secret_load(&sd, k2, err, sizeof(err)), -EPERM);
 	assert_non_null(strstr(err, "readable by others"));
 	chmod(path, 0600);
 	fd = open(path, O_WRONLY | O_APPEND);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "x", 1), 1);
 	close(fd);
-	assert_int_equal(cgfb_secret_load(sd, k2, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(cgfb_secret_load(&sd, k2, err, sizeof(err)), -EBADMSG);
 	unlink(path);
 	/* Two installs: two secrets. */
-	assert_int_equal(cgfb_secret_load(sd, k2, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_secret_load(&sd, k2, err, sizeof(err)), 0);
 	assert_memory_not_equal(k1, k2, sizeof(k1));
+	cgfb_statedir_close(&sd);
 }
 
 int main(void)

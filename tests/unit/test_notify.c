@@ -17,18 +17,22 @@
 
 static char dir[64];
 static struct cgfb_catalog *cat;
+static struct cgfb_statedir sd = { .fd = -1 };
 
 static int setup(void **state)
 {
+	char err[256];
+
 	snprintf(dir, sizeof(dir), "/tmp/cgfb-notify.XXXXXX");
 	cat = test_catalog();
-	return mkdtemp(dir) ? 0 : -1;
+	return mkdtemp(dir) && cgfb_statedir_open(&sd, dir, 0, err, sizeof(err)) == 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
 	char cmd[128];
 
+	cgfb_statedir_close(&sd);
 	cgfb_catalog_free(cat);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : -1;
@@ -113,7 +117,7 @@ static void walls_admin_terminals(void **state)
 	add_login(utmp, "nobody", other_name + 5);
 	config(&c, CGFB_NOTIFY_WALL);
 	p.utmp = utmp;
-	cgfb_notify_new_report(&c, &p, cat, dir, "4f0c9a55-0000-4000-8000-000000000001", "M8");
+	cgfb_notify_new_report(&c, &p, cat, &sd, "4f0c9a55-0000-4000-8000-000000000001", "M8");
 	drain(am, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "the kernel asked for your use case"));
 	assert_non_null(strstr(buf, "M8: Non-hierarchical memory cgroup mode is deprecated"));
@@ -225,10 +229,10 @@ static void motd_follows_the_spool(void **state)
 	size_t n;
 
 	config(&c, CGFB_NOTIFY_MOTD);
-	assert_int_equal(cgfb_notify_refresh_motd(&c, dir), 0);
+	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
 	assert_int_equal(access(c.motd_path, F_OK), -1);
 	write_report("4f0c9a55-0000-4000-8000-000000000002", "M7");
-	cgfb_notify_new_report(&c, NULL, cat, dir, "4f0c9a55-0000-4000-8000-000000000002", "M7");
+	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000002", "M7");
 	f = fopen(c.motd_path, "r");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -241,7 +245,7 @@ static void motd_follows_the_spool(void **state)
 		fail_msg("banner without '%s':\n%s", path, buf);
 	snprintf(path, sizeof(path), "%s/reports/4f0c9a55-0000-4000-8000-000000000002.json", dir);
 	unlink(path);
-	assert_int_equal(cgfb_notify_refresh_motd(&c, dir), 0);
+	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
 	assert_int_equal(access(c.motd_path, F_OK), -1);
 }
 
@@ -257,7 +261,7 @@ static void runs_the_command(void **state)
 	snprintf(c.notify_command, sizeof(c.notify_command),
 		 "printf '%%s %%s %%s' \"$CGFB_REPORT_ID\" \"$CGFB_CATALOG_ID\" \"${HOME:-nohome}\" > %s.tmp && mv %s.tmp %s",
 		 out, out, out);
-	cgfb_notify_new_report(&c, NULL, cat, dir, "4f0c9a55-0000-4000-8000-000000000003", "M1b");
+	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000003", "M1b");
 	for (int i = 0; i < 100 && !(f = fopen(out, "r")); i++)
 		usleep(20000);
 	assert_non_null(f);
@@ -278,14 +282,14 @@ static void silenced_ids_stay_quiet(void **state)
 	config(&c, CGFB_NOTIFY_COMMAND | CGFB_NOTIFY_MOTD);
 	snprintf(out, sizeof(out), "%s/silenced.out", dir);
 	snprintf(c.notify_command, sizeof(c.notify_command), "touch %s", out);
-	assert_false(cgfb_silenced(dir, "V3"));
-	assert_int_equal(cgfb_silence_add(dir, "V3"), 0);
-	assert_int_equal(cgfb_silence_add(dir, "V3"), 0);
-	assert_int_equal(cgfb_silence_add(dir, "M2"), 0);
-	assert_true(cgfb_silenced(dir, "V3"));
-	assert_true(cgfb_silenced(dir, "M2"));
-	assert_false(cgfb_silenced(dir, "V"));
-	cgfb_notify_new_report(&c, NULL, cat, dir, "4f0c9a55-0000-4000-8000-000000000004", "V3");
+	assert_false(cgfb_silenced(&sd, "V3"));
+	assert_int_equal(cgfb_silence_add(&sd, "V3"), 0);
+	assert_int_equal(cgfb_silence_add(&sd, "V3"), 0);
+	assert_int_equal(cgfb_silence_add(&sd, "M2"), 0);
+	assert_true(cgfb_silenced(&sd, "V3"));
+	assert_true(cgfb_silenced(&sd, "M2"));
+	assert_false(cgfb_silenced(&sd, "V"));
+	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000004", "V3");
 	usleep(200000);
 	assert_int_equal(access(out, F_OK), -1);
 	snprintf(path, sizeof(path), "%s/silenced", dir);

@@ -12,19 +12,24 @@
 #include "report/spool.h"
 
 static char dir[] = "/tmp/cgfb-repeat.XXXXXX";
-static struct cgfb_spool sp;
+static struct cgfb_spool sp = { .fd = -1 };
+static struct cgfb_statedir sd = { .fd = -1 };
 
 static int setup(void **state)
 {
-	if (!mkdtemp(dir))
+	char err[256];
+
+	if (!mkdtemp(dir) || cgfb_statedir_open(&sd, dir, 0, err, sizeof(err)) < 0)
 		return -1;
-	return cgfb_spool_open(&sp, dir) == 0 ? 0 : -1;
+	return cgfb_spool_open(&sp, &sd) == 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
 	char cmd[64];
 
+	cgfb_spool_close(&sp);
+	cgfb_statedir_close(&sd);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : -1;
 }

@@ -24,13 +24,15 @@
 static char dir[] = "/tmp/cgfb-spool.XXXXXX";
 static struct cgfb_catalog *cat;
 static struct cgfb_schema *schema;
+static struct cgfb_statedir sd = { .fd = -1 };
 
 static int setup(void **state)
 {
 	char err[256];
 
 	cat = test_catalog();
-	if (!mkdtemp(dir) || cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0)
+	if (!mkdtemp(dir) || cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0 ||
+	    cgfb_statedir_open(&sd, dir, 0, err, sizeof(err)) < 0)
 		return -1;
 	return 0;
 }
@@ -39,6 +41,7 @@ static int teardown(void **state)
 {
 	char cmd[64];
 
+	cgfb_statedir_close(&sd);
 	cgfb_schema_free(schema);
 	cgfb_catalog_free(cat);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -49,7 +52,7 @@ static int teardown(void **state)
  * spool; its id into id. */
 static void make_report(const char *id_of_entry, char id[CGFB_REPORT_ID_LEN + 1])
 {
-	const struct cgfb_snapshot_opts o = { .state_dir = dir, .mountinfo = "/dev/null" };
+	const struct cgfb_snapshot_opts o = { .state = &sd, .mountinfo = "/dev/null" };
 	struct cgfb_snapshot *s;
 	struct cgfb_buf b = { 0 };
 	char err[512];
@@ -72,7 +75,7 @@ static void spool_states(void **state)
 	size_t n = 0;
 
 	make_report("M8", id);
-	assert_int_equal(cgfb_spool_open(&sp, dir), 0);
+	assert_int_equal(cgfb_spool_open(&sp, &sd), 0);
 	assert_int_equal(stat(sp.dir, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
 	/* No .state yet: pending, with its catalog id and exact bytes. */
@@ -121,9 +124,9 @@ static void consent_bytes(void **state)
 	uc.keys[0] = keys[0];
 	uc.values[0] = vals[0];
 	make_report("M3", id);
-	assert_int_equal(cgfb_spool_open(&sp, dir), 0);
+	assert_int_equal(cgfb_spool_open(&sp, &sd), 0);
 	assert_int_equal(cgfb_spool_load(&sp, id, &e, &report), 0);
-	assert_int_equal(cgfb_consent_build(schema, dir, &report, &uc,
+	assert_int_equal(cgfb_consent_build(schema, &sd, &report, &uc,
 					    "https://collector.example/api/v1/reports", NULL, &out,
 					    token, err, sizeof(err)), 0);
 	/* The bytes are canonical, valid, and carry use case, consent and
@@ -154,7 +157,7 @@ static void consent_bytes(void **state)
 		struct cgfb_buf again = { 0 };
 		char token2[65], sha_token[65];
 
-		assert_int_equal(cgfb_consent_build(schema, dir, &out, &uc, "mailto:linux-mm@kvack.org",
+		assert_int_equal(cgfb_consent_build(schema, &sd, &out, &uc, "mailto:linux-mm@kvack.org",
 						    e.deletion_token, &again, token2, err,
 						    sizeof(err)), 0);
 		assert_string_equal(token2, token);
@@ -166,7 +169,7 @@ static void consent_bytes(void **state)
 		cgfb_buf_free(&again);
 	}
 	/* An endpoint with user information cannot be consented to. */
-	assert_int_not_equal(cgfb_consent_build(schema, dir, &report, &uc,
+	assert_int_not_equal(cgfb_consent_build(schema, &sd, &report, &uc,
 						"https://jdoe:pw@collector.example/", NULL, &out,
 						token, err, sizeof(err)), 0);
 	cgfb_buf_free(&report);
@@ -184,7 +187,7 @@ static void drafts(void **state)
 	struct cgfb_use_case uc;
 
 	make_report("M8", id);
-	assert_int_equal(cgfb_spool_open(&sp, dir), 0);
+	assert_int_equal(cgfb_spool_open(&sp, &sd), 0);
 	assert_int_equal(cgfb_draft_load(&sp, id, &got), 0);
 	assert_null(got.text);
 	assert_int_equal(got.n, 0);

@@ -13,17 +13,21 @@
 #include "watch/state.h"
 
 static char dir[64];
+static struct cgfb_statedir sd = { .fd = -1 };
 
 static int mkdir_tmp(void **state)
 {
+	char err[256];
+
 	snprintf(dir, sizeof(dir), "/tmp/cgfb-state.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return mkdtemp(dir) && cgfb_statedir_open(&sd, dir, 0, err, sizeof(err)) == 0 ? 0 : -1;
 }
 
 static int rm_tmp(void **state)
 {
 	char cmd[128];
 
+	cgfb_statedir_close(&sd);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -52,11 +56,11 @@ static void round_trip(void **state)
 	assert_int_equal(cgfb_state_set_count(&a, "M8", 1), 0);
 	assert_int_equal(cgfb_state_set_count(&a, "M4", 3), 0);
 	assert_int_equal(cgfb_state_set_count(&a, "M4", 4), 0);
-	assert_int_equal(cgfb_state_save(dir, &a), 0);
+	assert_int_equal(cgfb_state_save(sd.fd, &a), 0);
 	snprintf(path, sizeof(path), "%s/%s", dir, CGFB_STATE_FILE);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(cgfb_state_load(dir, &b), 0);
+	assert_int_equal(cgfb_state_load(sd.fd, &b), 0);
 	assert_string_equal(b.boot_id, a.boot_id);
 	assert_true(b.has_pos);
 	assert_true(b.pos == a.pos);
@@ -79,8 +83,8 @@ static void handoff_round_trip(void **state)
 	a.handoff_pos = 41;
 	snprintf(a.handoff_entry, sizeof(a.handoff_entry), "M8");
 	snprintf(a.handoff_id, sizeof(a.handoff_id), "0b0e0000-1111-4222-8333-000000000042");
-	assert_int_equal(cgfb_state_save(dir, &a), 0);
-	assert_int_equal(cgfb_state_load(dir, &b), 0);
+	assert_int_equal(cgfb_state_save(sd.fd, &a), 0);
+	assert_int_equal(cgfb_state_load(sd.fd, &b), 0);
 	assert_true(b.has_handoff);
 	assert_true(b.handoff_pos == 41);
 	assert_string_equal(b.handoff_entry, "M8");
@@ -95,13 +99,13 @@ static void missing_and_corrupt(void **state)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, CGFB_STATE_FILE);
 	unlink(path);
-	assert_int_equal(cgfb_state_load(dir, &s), 0);
+	assert_int_equal(cgfb_state_load(sd.fd, &s), 0);
 	assert_false(s.has_pos);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("{\"boot_id\": \"x\", \"next\": \"not a number\"", f);
 	fclose(f);
-	assert_int_equal(cgfb_state_load(dir, &s), -EBADMSG);
+	assert_int_equal(cgfb_state_load(sd.fd, &s), -EBADMSG);
 	assert_false(s.has_pos);
 	/* Moved aside, not deleted: the evidence is kept. */
 	assert_int_equal(access(path, F_OK), -1);

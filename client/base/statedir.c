@@ -1,0 +1,97 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/statedir.h"
+#include "cgfb/atomic.h"
+
+static int open_dir(const char *path)
+{
+	const int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd >= 0)
+		return fd;
+	/* With O_DIRECTORY a link is refused as "not a directory": say which. */
+	if (errno == ENOTDIR && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return -ELOOP;
+	return -errno;
+}
+
+/* The reports, drafts and the anonymiser's key live here: whoever else may
+ * write into the directory could replace them. */
+static int check_dir(int fd, char *err, size_t errsz)
+{
+	const uid_t me = geteuid();
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errsz, "%s", strerror(errno));
+		return -errno;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errsz, "writable by %s (mode %04o); it must be writable by its owner "
+			 "alone (chmod go-w)", st.st_mode & S_IWOTH ? "everyone" : "its group",
+			 (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	if (me != 0 && st.st_uid != me) {
+		snprintf(err, errsz, "it belongs to uid %u, not to you (uid %u)",
+			 (unsigned)st.st_uid, (unsigned)me);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static void explain(int rc, char *err, size_t errsz)
+{
+	switch (rc) {
+	case -ELOOP:
+		snprintf(err, errsz, "a symbolic link; name the directory itself");
+		break;
+	case -ENOTDIR:
+		snprintf(err, errsz, "not a directory");
+		break;
+	default:
+		snprintf(err, errsz, "%s", strerror(-rc));
+	}
+}
+
+int cgfb_statedir_open(struct cgfb_statedir *sd, const char *path, unsigned flags, char *err,
+		       size_t errsz)
+{
+	int fd, rc;
+
+	sd->fd = -1;
+	*err = '\0';
+	if (snprintf(sd->path, sizeof(sd->path), "%s", path) >= (int)sizeof(sd->path)) {
+		explain(-ENAMETOOLONG, err, errsz);
+		return -ENAMETOOLONG;
+	}
+	fd = open_dir(path);
+	if (fd == -ENOENT && (flags & CGFB_SD_CREATE)) {
+		rc = cgfb_mkdir_p(path, 0700);
+		fd = rc < 0 ? rc : open_dir(path);
+	}
+	if (fd < 0) {
+		explain(fd, err, errsz);
+		return fd;
+	}
+	rc = check_dir(fd, err, errsz);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	sd->fd = fd;
+	return 0;
+}
+
+void cgfb_statedir_close(struct cgfb_statedir *sd)
+{
+	if (sd->fd >= 0)
+		close(sd->fd);
+	sd->fd = -1;
+}
