@@ -84,9 +84,30 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/client/%.o: client/%.c
+# Each folder of client/ and each layer of server-stub/ is compiled with an
+# include tree of only the folders it may include (links made from the rule,
+# tools/check-layers.sh --allowed), as systemd builds basic < libsystemd <
+# shared: a forbidden include does not compile. The collector's main.c,
+# the unit tests and the fuzz targets see their whole half.
+TREES := $(foreach d,$(sort $(dir $(CLIENT_SRC) $(MAINS) $(filter server-stub/%/,$(dir $(SERVER_SRC))))),\
+	 $(BUILD)/inc/$(d).tree)
+$(TREES): $(BUILD)/inc/%/.tree: tools/check-layers.sh
+	@rm -rf $(@D) && mkdir -p $(@D)
+	@for d in $$(sh tools/check-layers.sh --allowed $*); do \
+	  ln -s $(CURDIR)/$(dir $*)$$d $(@D)/$$d || exit 1; done
+	@touch $@
+
+folder = $(firstword $(subst /, ,$(1)))
+.SECONDEXPANSION:
+$(BUILD)/client/%.o: client/%.c | $(BUILD)/inc/client/$$(call folder,$$*)/.tree
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CLIENT_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(BUILD)/inc/client/$(call folder,$*) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+SERVER_TREE = $(if $(findstring /,$(1)),$(BUILD)/inc/server-stub/$(call folder,$(1))/.tree)
+$(BUILD)/server-stub/%.o: server-stub/%.c | $$(call SERVER_TREE,$$*)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(if $(findstring /,$*),-I$(BUILD)/inc/server-stub/$(call folder,$*),-Iserver-stub) \
+	  $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The catalog is data; the binary carries a copy so that it works uninstalled.
 $(BUILD)/catalog_blob.c: data/catalog.json tools/embed.sh
@@ -130,7 +151,7 @@ $(REPORTER): $(BUILD)/client/reporter/main.o $(BUILD)/libcgfb.a
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs $(REPORT_PKGS))
 
 # The collector names its headers by folder ("store/store.h"), as the client does.
-$(SERVER_OBJ): ALL_CFLAGS += -Iserver-stub $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
+$(SERVER_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
 $(SERVER): $(SERVER_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lpthread -lm
 

@@ -22,9 +22,11 @@
 #
 # Usage: tools/check-layers.sh [TOP]   (exit 0 clean, 1 with one line per
 # violation, "file:line: why").
+#        tools/check-layers.sh --allowed client/FOLDER | server-stub/LAYER
+# prints the folders a file there may include, one a line: the build
+# compiles each folder with an include tree of exactly these (Makefile,
+# $(BUILD)/inc/), so a forbidden include fails to compile as well.
 set -eu
-TOP=${1:-$(cd "$(dirname "$0")/.." && pwd)}
-cd "$TOP"
 
 STAGES="base config log detect privacy snapshot report consent deliver"
 SERVER_LAYERS="conf store ingest http api"
@@ -32,6 +34,34 @@ SERVER_LAYERS="conf store ingest http api"
 ROOMS="watch:base,config,log,detect
 reporter:base,config,log,detect,privacy,snapshot,report,consent
 cli:base,config,log,detect,privacy,snapshot,report,consent,deliver"
+
+# A folder and those before it in an order.
+upto() {
+	case " $2 " in *" $1 "*) ;; *) return 1 ;; esac
+	for f in $2; do
+		echo "$f"
+		[ "$f" = "$1" ] && return 0
+	done
+}
+
+if [ "${1:-}" = --allowed ]; then
+	case ${2:-} in
+	client/*)
+		f=${2#client/}
+		upto "$f" "$STAGES" && exit 0
+		room=$(echo "$ROOMS" | sed -n "s/^$f://p")
+		[ -n "$room" ] || { echo "$2: not a stage or room of $0" >&2; exit 2; }
+		echo "$f"; echo "$room" | tr ',' '\n' ;;
+	server-stub/*)
+		upto "${2#server-stub/}" "$SERVER_LAYERS" && exit 0
+		echo "$2: not a layer of $0" >&2; exit 2 ;;
+	*)	echo "usage: $0 --allowed client/FOLDER|server-stub/LAYER" >&2; exit 2 ;;
+	esac
+	exit 0
+fi
+
+TOP=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$TOP"
 
 # The stages and rooms are exactly the folders of client/: a new folder
 # must be placed before it can be used.

@@ -60,6 +60,48 @@ plant "an include through a macro" client/watch/state.c \
 	'#define H "consent/notify.h"
 #include H' 'an include through a macro'
 
+# The same rule at compile time: each folder is compiled with an include
+# tree of only the folders it may include ($(BUILD)/inc/, from
+# check-layers.sh --allowed), so a forbidden include does not compile.
+# ccplant NAME FILE LINE: in a copy of the tree with LINE added to FILE,
+# FILE's object must fail to compile for want of the header; without LINE
+# the same object compiles (the control, once).
+cctree() {
+	t=$T_TMP/cc-$1
+	mkdir -p "$t/fuzz" "$t/packaging"
+	cp -r Makefile client lib include server-stub tools "$t"/
+	cp fuzz/fuzz.mk "$t/fuzz/"
+	cp packaging/packaging.mk "$t/packaging/"
+}
+cctree control
+check "the copy used below compiles a watcher object as it is" \
+	make -s -C "$T_TMP/cc-control" BUILD=b b/client/watch/watch.o b/server-stub/store/store.o
+ccplant() {
+	name=$1 file=$2 line=$3
+	tag=$(echo "$name" | tr -c 'a-z0-9\n' '-')
+	cctree "$tag"
+	t=$T_TMP/cc-$tag
+	printf '%s\n' "$line" >> "$t/$file"
+	if make -s -C "$t" BUILD=b "b/${file%.c}.o" > "$t/cc.out" 2>&1; then
+		not_ok "$name does not compile (it compiled)"
+	elif grep -q "fatal error: .*: No such file or directory" "$t/cc.out"; then
+		ok "$name does not compile"
+	else
+		not_ok "$name does not compile for want of the header"; evidence "$t/cc.out"
+	fi
+}
+ccplant "the watcher including the notification code" client/watch/watch.c \
+	'#include "consent/notify.h"'
+ccplant "an earlier stage including a later one" client/log/klog.c '#include "deliver/submit.h"'
+ccplant "a project header in angle brackets, from a stage not allowed it" client/detect/scan.c \
+	'#include <report/spool.h>'
+ccplant "an include through a macro" client/watch/state.c '#define H "consent/notify.h"
+#include H'
+ccplant "a layer of the collector including a later one" server-stub/store/store.c \
+	'#include "api/api.h"'
+ccplant "the collector including a client stage" server-stub/ingest/ingest.c \
+	'#include "report/spool.h"'
+
 # Every header compiles on its own: what it needs, it includes (a header
 # that leans on what its includer included first breaks on the next move).
 alone() {
