@@ -1,0 +1,347 @@
+/* The interactive review (cli/review.c) as a dialogue: scripted answers in,
+ * what the administrator would read out, and what the spool holds after,
+ * on real reports in a scratch state directory. Each outcome (keep,
+ * resume, decline, never, export), the secret check, refused control
+ * characters, a closed terminal and the configuration's limits. Sending is
+ * always answered no here: the collector's side is review.sh's. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/statedir.h"
+#include "cgfb/readfile.h"
+#include "cgfb/schema.h"
+#include "cli/review.h"
+#include "config/config.h"
+#include "consent/draft.h"
+#include "report/snapshot.h"
+#include "report/spool.h"
+
+static char dir[] = "/tmp/cgfb-review.XXXXXX";
+static struct cgfb_catalog *cat;
+static struct cgfb_schema *schema;
+static struct cgfb_statedir sd = { .fd = -1 };
+static struct cgfb_spool sp = { .fd = -1 };
+static struct cgfb_config conf;
+static size_t n_questions;         /* M8's, from the catalog */
+
+static int setup(void **state)
+{
+	char err[256];
+
+	cat = test_catalog();
+	if (!mkdtemp(dir) || cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0 ||
+	    cgfb_statedir_open(&sd, dir, 0, err, sizeof(err)) < 0 || cgfb_spool_open(&sp, &sd) < 0)
+		return -1;
+	n_questions = cgfb_catalog_find(cat, "M8")->questions->n;
+	/* The review's pager is not used when its output is no terminal. */
+	unsetenv("PAGER");
+	return n_questions > 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[64];
+
+	cgfb_spool_close(&sp);
+	cgfb_statedir_close(&sd);
+	cgfb_schema_free(schema);
+	cgfb_catalog_free(cat);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int each(void **state)
+{
+	char err[256];
+
+	cgfb_config_defaults(&conf);
+	return cgfb_config_set(&conf, "endpoint", "https://collector.invalid/api/v1/reports", err,
+			       sizeof(err)) == 0 ? 0 : -1;
+}
+
+/* A new M8 report in the spool (the snapshot of an empty tree). */
+static void new_report(struct cgfb_spool_entry *e)
+{
+	const struct cgfb_snapshot_opts o = { .state = &sd, .mountinfo = "/dev/null" };
+	struct cgfb_snapshot *s;
+	struct cgfb_buf b = { 0 };
+	char id[CGFB_REPORT_ID_LEN + 1], err[512];
+
+	assert_int_equal(cgfb_snapshot_new(&o, &s), 0);
+	assert_int_equal(cgfb_snapshot_report(s, cgfb_catalog_find(cat, "M8"), NULL, "file", false,
+					      &b, id, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_snapshot_save(s, id, &b), 0);
+	cgfb_buf_free(&b);
+	cgfb_snapshot_free(s);
+	assert_int_equal(cgfb_spool_load(&sp, id, e, NULL), 0);
+}
+
+/* One review with input; what it printed into *out (malloc'ed). */
+static int run(struct cgfb_spool_entry *e, const char *input, char **out,
+	       const char *export_path)
+{
+	size_t outlen;
+	FILE *in = input[0] ? fmemopen((void *)input, strlen(input), "r") : fopen("/dev/null", "r");
+	FILE *o = open_memstream(out, &outlen);
+	const struct cgfb_review_ctx rc = {
+		.config = &conf, .cat = cat, .schema = schema, .spool = &sp, .sd = &sd,
+		.in = in, .out = o, .export_path = export_path,
+	};
+	int r;
+
+	assert_non_null(in);
+	assert_non_null(o);
+	r = cgfb_review(&rc, e);
+	fclose(in);
+	fclose(o);
+	return r;
+}
+
+/* n_questions answers "answer-0"... (or Enter each), then the rest. */
+static char *script(bool answer, const char *rest)
+{
+	struct cgfb_buf b = { 0 };
+
+	for (size_t i = 0; i < n_questions; i++)
+		cgfb_buf_printf(&b, answer ? "answer-%zu\n" : "\n", i);
+	cgfb_buf_printf(&b, "%s", rest);
+	return b.data;
+}
+
+static enum cgfb_rstate state_now(const char *id)
+{
+	struct cgfb_spool_entry e;
+
+	assert_int_equal(cgfb_spool_load(&sp, id, &e, NULL), 0);
+	return e.state;
+}
+
+static bool silenced_file_has(const char *what)
+{
+	struct cgfb_buf b = { 0 };
+	bool has;
+
+	if (cgfb_read_file_at(sd.fd, CGFB_SILENCED_FILE, 4096, 0, &b) < 0)
+		return false;
+	has = strstr(b.data, what) != NULL;
+	cgfb_buf_free(&b);
+	return has;
+}
+
+/* Keep for later keeps every answer, on disk, and sends nothing; the next
+ * review starts from them, Enter keeps them, and d declines. */
+static void keep_then_resume_and_decline(void **state)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_draft d = { 0 };
+	char *in = script(true, "our own batch scheduler\nsecond line\n\n\nk\n"), *out = NULL;
+
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_non_null(strstr(out, "== cgroup-feedback: report "));
+	assert_non_null(strstr(out, "The kernel printed (M8)"));
+	/* The bytes shown before the question carry what was typed. */
+	assert_non_null(strstr(out, "our own batch scheduler\\nsecond line"));
+	assert_non_null(strstr(out, "\"answer-0\""));
+	assert_non_null(strstr(out, "Send this report to https://collector.invalid/api/v1/reports? [y/N]"));
+	assert_non_null(strstr(out, "Kept for later with what you typed; nothing was sent."));
+	assert_int_equal(state_now(e.id), CGFB_R_PENDING);
+	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
+	assert_string_equal(d.text, "our own batch scheduler\nsecond line");
+	assert_int_equal(d.n, n_questions);
+	assert_string_equal(d.values[0], "answer-0");
+	cgfb_draft_free(&d);
+	free(in);
+	free(out);
+
+	/* Enter at each question and at the use case keeps; no, then d. */
+	in = script(false, "\n\nd\n");
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_DECLINED);
+	assert_non_null(strstr(out, "(your answer so far: answer-0)"));
+	assert_non_null(strstr(out, "  | our own batch scheduler\n  | second line\n"));
+	assert_non_null(strstr(out, "Declined. Nothing was sent."));
+	assert_int_equal(state_now(e.id), CGFB_R_DECLINED);
+	assert_false(silenced_file_has("M8"));
+	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
+	assert_string_equal(d.text, "our own batch scheduler\nsecond line");
+	cgfb_draft_free(&d);
+	free(in);
+	free(out);
+}
+
+/* "-" alone removes an answer and the use case; a new one replaces. */
+static void remove_and_replace(void **state)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_draft d = { 0 };
+	char *in = script(true, "first\n\n\nk\n"), *out = NULL;
+
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	free(in);
+	free(out);
+	/* The first answer removed, the others kept, the use case removed. */
+	in = script(false, "-\n\nk\n");
+	memmove(in + 1, in, strlen(in) + 1);
+	in[0] = '-';
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_non_null(strstr(out, "This report has no use case"));
+	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
+	assert_string_equal(d.text, "");
+	assert_null(cgfb_draft_answer(&d, cgfb_catalog_find(cat, "M8")->questions->q[0].key));
+	assert_int_equal(d.n, n_questions - 1);
+	cgfb_draft_free(&d);
+	free(in);
+	free(out);
+}
+
+/* n at the send question, n again: declined and never asked again. */
+static void never(void **state)
+{
+	struct cgfb_spool_entry e;
+	char *in = script(false, "\n\nn\n"), *out = NULL;
+
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_SILENCED);
+	assert_non_null(strstr(out, "you will not be asked about this message again"));
+	assert_int_equal(state_now(e.id), CGFB_R_DECLINED);
+	assert_true(silenced_file_has("M8\n"));
+	free(in);
+	free(out);
+}
+
+/* What looks private is listed and, with Enter, replaced in the draft and
+ * in the bytes; then export writes the e-mail and records the consent for
+ * it, for the mailto: endpoint. */
+static void secrets_redacted_then_export(void **state)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_draft d = { 0 };
+	struct cgfb_buf mail = { 0 };
+	char path[PATH_MAX];
+	char *in = script(false, "ask alice@acme-corp.example for the details\n\n\n\ne\n\ny\n"),
+	     *out = NULL;
+
+	snprintf(path, sizeof(path), "%s/export.eml", dir);
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, path), CGFB_REVIEW_EXPORTED);
+	assert_non_null(strstr(out, "contains what looks like private information"));
+	assert_non_null(strstr(out, "alice@acme-corp.example\n"));       /* the listing */
+	assert_non_null(strstr(out, "Write this report as an e-mail for linux-mm@kvack.org"));
+	assert_non_null(strstr(out, "Wrote "));
+	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
+	assert_null(strstr(d.text, "alice"));
+	assert_non_null(strstr(d.text, "[redacted"));
+	cgfb_draft_free(&d);
+	assert_int_equal(cgfb_read_file(path, 1 << 20, 0, &mail), 0);
+	assert_null(strstr(mail.data, "alice@acme-corp"));
+	assert_non_null(strstr(mail.data, "[redacted"));
+	cgfb_buf_free(&mail);
+	assert_int_equal(cgfb_spool_load(&sp, e.id, &e, NULL), 0);
+	assert_int_equal(e.state, CGFB_R_CONSENTED);
+	assert_int_equal(strncmp(e.endpoint, "mailto:", 7), 0);
+	free(in);
+	free(out);
+}
+
+/* Kept as written when the administrator says n: sent as typed, and not
+ * asked about again in the next review. */
+static void secret_kept_is_not_asked_again(void **state)
+{
+	struct cgfb_spool_entry e;
+	char *in = script(false, "our host is db01.acme-corp.example\n\nn\n\nk\n"), *out = NULL;
+
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_non_null(strstr(out, "looks like private information"));
+	assert_non_null(strstr(out, "db01.acme-corp.example"));
+	free(in);
+	free(out);
+	in = script(false, "\n\nk\n");
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_null(strstr(out, "looks like private information"));
+	free(in);
+	free(out);
+}
+
+/* A line with a control character (ESC would repaint the review) is
+ * refused and asked for again; nothing of it is kept. */
+static void control_characters_refused(void **state)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_draft d = { 0 };
+	char *in = script(false, "clear \x1b[2J this\nplain words\n\n\nk\n"), *out = NULL;
+
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_non_null(strstr(out, "That line holds the control character 0x1b"));
+	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
+	assert_string_equal(d.text, "plain words");
+	cgfb_draft_free(&d);
+	free(in);
+	free(out);
+}
+
+/* A closed terminal at the first question: nothing decided, nothing lost. */
+static void closed_terminal_keeps(void **state)
+{
+	struct cgfb_spool_entry e;
+	char *out = NULL;
+
+	new_report(&e);
+	assert_int_equal(run(&e, "", &out, NULL), CGFB_REVIEW_KEPT);
+	assert_non_null(strstr(out, "Kept for later"));
+	assert_int_equal(state_now(e.id), CGFB_R_PENDING);
+	free(out);
+}
+
+/* consent = never: no send question, export still offered. */
+static void consent_never_asks_no_send(void **state)
+{
+	struct cgfb_spool_entry e;
+	char err[128], *in = script(false, "\n\nk\n"), *out = NULL;
+
+	assert_int_equal(cgfb_config_set(&conf, "consent", "never", err, sizeof(err)), 0);
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_non_null(strstr(out, "Sending is off (consent = never"));
+	assert_null(strstr(out, "Send this report to"));
+	free(in);
+	free(out);
+}
+
+/* An endpoint that cannot be sent to stops the review before a question. */
+static void bad_endpoint_stops(void **state)
+{
+	struct cgfb_spool_entry e;
+	char *out = NULL;
+
+	snprintf(conf.endpoint, sizeof(conf.endpoint), "ftp://collector.invalid/");
+	new_report(&e);
+	assert_int_equal(run(&e, "\n", &out, NULL), -EINVAL);
+	assert_null(strstr(out, "A few questions"));
+	assert_int_equal(state_now(e.id), CGFB_R_PENDING);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(keep_then_resume_and_decline, each),
+		cmocka_unit_test_setup(remove_and_replace, each),
+		cmocka_unit_test_setup(never, each),
+		cmocka_unit_test_setup(secrets_redacted_then_export, each),
+		cmocka_unit_test_setup(secret_kept_is_not_asked_again, each),
+		cmocka_unit_test_setup(control_characters_refused, each),
+		cmocka_unit_test_setup(closed_terminal_keeps, each),
+		cmocka_unit_test_setup(consent_never_asks_no_send, each),
+		cmocka_unit_test_setup(bad_endpoint_stops, each),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
