@@ -26,7 +26,10 @@ CC         ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD      ?= build
 
-CLIENT_PKGS := json-c libcrypto libcurl libudev libpcre2-8
+CLIENT_PKGS := json-c libcrypto libcurl libudev libpcre2-8 \
+               zlib liblzma libzstd liblz4
+# Debian's libbz2-dev ships no pkg-config file.
+BZ2_LIBS    := $(shell $(PKG_CONFIG) --libs bzip2 2>/dev/null || echo -lbz2)
 # The watcher holds CAP_SYSLOG and links no network library (no libcurl, so
 # no libssl, nghttp2, LDAP, Kerberos...): docs/ARCHITECTURE.md.
 WATCH_PKGS  := json-c
@@ -47,7 +50,7 @@ CPPFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) \
             -DCGFB_LIBEXECDIR='"$(LIBEXECDIR)"' -DCGFB_BINDIR='"$(BINDIR)"'
 ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) $(CFLAGS) \
              $(shell $(PKG_CONFIG) --cflags $(CLIENT_PKGS))
-LIBS       = $(shell $(PKG_CONFIG) --libs $(CLIENT_PKGS))
+LIBS       = $(shell $(PKG_CONFIG) --libs $(CLIENT_PKGS)) $(BZ2_LIBS)
 
 ifeq ($(SANITIZE),1)
 BUILD      := build-san

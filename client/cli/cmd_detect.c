@@ -92,11 +92,22 @@ static void say_what_was_read(const char *name, unsigned long n, const char *uni
 			 unit, s, fmt, pasted ? ", as a paste" : "", n == 1 ? "it" : "them");
 }
 
+/* "kmsg", or "kmsg, gzip compressed". */
+static const char *format_name(const struct cgfb_scan_stats *st, char *buf, size_t sz)
+{
+	if (st->compression == CGFB_COMP_NONE)
+		return cgfb_logfmt_name(st->fmt);
+	snprintf(buf, sz, "%s, %s compressed", cgfb_logfmt_name(st->fmt),
+		 cgfb_compression_name(st->compression));
+	return buf;
+}
+
 static int scan_file(const struct cgfb_catalog *cat, const char *path, struct scan_out *so)
 {
 	const bool is_stdin = strcmp(path, "-") == 0;
 	const int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	struct cgfb_scan_stats st;
+	char fmt[64];
 	int rc;
 
 	if (fd < 0) {
@@ -108,12 +119,26 @@ static int scan_file(const struct cgfb_catalog *cat, const char *path, struct sc
 	rc = cgfb_scan_fd(fd, cat, print_detection, so, &st);
 	if (!is_stdin)
 		close(fd);
+	if (st.journal_file) {
+		cgfb_log(LOG_ERR, "%s: a systemd journal file, not a text log: scan it with "
+			 "--journal-file %s", so->name, so->name);
+		return rc;
+	}
+	/* Never "no catalog message" for what is no log. */
+	if (st.binary && st.detections == 0 && rc == 0) {
+		cgfb_log(LOG_ERR, "%s: binary, not a text log (nor gzip, xz, zstd, bzip2 or lz4 "
+			 "compressed text): cannot tell whether the kernel printed a catalog message", so->name);
+		return -EMEDIUMTYPE;
+	}
+	if (st.binary)
+		cgfb_log(LOG_WARNING, "%s: starts with binary data, not text; what text it holds "
+			 "was scanned", so->name);
 	if (rc < 0)
-		cgfb_log(LOG_ERR, "%s: read error after %lu lines: %s", so->name, st.lines,
-			 strerror(-rc));
+		cgfb_log(LOG_ERR, "%s: %s; %lu lines before it were scanned", so->name, st.error,
+			 st.lines);
 	report_oddities(so->name, &st);
-	say_what_was_read(so->name, st.lines, "line", cgfb_logfmt_name(st.fmt), st.pasted,
-			  st.detections);
+	say_what_was_read(so->name, st.lines, "line", format_name(&st, fmt, sizeof(fmt)),
+			  st.pasted, st.detections);
 	return rc;
 }
 

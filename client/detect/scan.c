@@ -1,17 +1,19 @@
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "log/input.h"
 #include "log/journal_export.h"
 #include "detect/newlines.h"
 #include "detect/paste.h"
 #include "detect/scan.h"
 
-/* Streams are read in chunks of this size; a line longer than the largest
- * buffer is split (the kernel never prints one: records are < 1 KiB). */
+/* Every input is read in chunks of this size, whatever its size (memory
+ * stays bounded: a mapped file of 512 MiB was 526 MiB of RSS); a line
+ * longer than the largest buffer is split (the kernel never prints one:
+ * records are < 1 KiB). */
 #define CHUNK     (1u << 20)
 #define CHUNK_MAX (16u << 20)
 
@@ -20,6 +22,7 @@ struct scanner {
 	struct cgfb_detector *det;
 	struct cgfb_scan_stats *st;
 	bool fmt_known;
+	bool colored;              /* escape sequences are stripped first */
 	/* Catalog needles plus the WARN block marker: the only places where
 	 * a text-format log needs to be parsed. */
 	struct cgfb_mscan anchors;
@@ -192,6 +195,14 @@ static size_t scanner_feed(struct scanner *s, const char *buf, size_t len, bool 
 		s->st->fmt = cgfb_logfmt_detect(buf, len);
 		s->st->pasted = cgfb_logfmt_looks_pasted(s->st->fmt, buf, len);
 		s->fmt_known = true;
+		/* Binary is scanned for what text it holds (a log whose head
+		 * was overwritten), but "nothing found" in it means nothing:
+		 * the caller says so. A journal file has a reader of its own. */
+		s->st->binary = s->st->fmt != CGFB_FMT_JOURNAL_EXPORT &&
+				cgfb_logfmt_binary(buf, len);
+		s->st->journal_file = cgfb_logfmt_journal_file(buf, len);
+		if (s->st->journal_file)
+			return len;
 	}
 	switch (s->st->fmt) {
 	case CGFB_FMT_JOURNAL_EXPORT: {
@@ -258,16 +269,6 @@ int cgfb_scan_buffer(const char *buf, size_t len, const struct cgfb_catalog *cat
 	return scan_with(cat, fn, arg, st, body_buffer, &m);
 }
 
-static ssize_t read_some(int fd, char *buf, size_t len)
-{
-	ssize_t r;
-
-	do
-		r = read(fd, buf, len);
-	while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : r;
-}
-
 /* A buffer full of one line: pass the head on as a line of its own. */
 static size_t split_long_line(struct scanner *s, const char *buf, size_t len)
 {
@@ -279,27 +280,56 @@ static size_t split_long_line(struct scanner *s, const char *buf, size_t len)
 	return len;
 }
 
+/* One more chunk of the input after the have bytes kept: 0 at its end. */
+static ssize_t more(struct scanner *s, struct cgfb_input *in, char *buf, size_t have, size_t cap)
+{
+	const ssize_t r = cgfb_input_read(in, buf + have, cap - have);
+
+	if (r < 0)
+		snprintf(s->st->error, sizeof(s->st->error), "%s", *cgfb_input_error(in) ?
+			 cgfb_input_error(in) : strerror((int)-r));
+	return r;
+}
+
+/* dmesg --color=always, less -R, grep --color: a log saved with its
+ * colours reads as one without (from its first chunk on; never a journal
+ * export, whose binary fields may hold an ESC). Returns the new length. */
+static size_t uncolor(struct scanner *s, char *buf, size_t have)
+{
+	if (!s->fmt_known && !s->colored)
+		s->colored = memmem(buf, have, "\x1b[", 2) &&
+			     cgfb_logfmt_detect(buf, have) != CGFB_FMT_JOURNAL_EXPORT;
+	return s->colored ? cgfb_logfmt_strip_csi(buf, have) : have;
+}
+
 static int body_stream(struct scanner *s, void *ctx)
 {
-	const int fd = *(const int *)ctx;
+	struct cgfb_input *in = ctx;
 	size_t cap = CHUNK, have = 0;
 	char *buf = malloc(cap);
 	int rc = 0;
 
 	if (!buf)
 		return -ENOMEM;
+	s->st->compression = cgfb_input_compression(in);
 	for (;;) {
-		const ssize_t r = have < cap ? read_some(fd, buf + have, cap - have) : 0;
+		const ssize_t r = have < cap ? more(s, in, buf, have, cap) : 0;
 		const bool eof = r == 0 && have < cap;
 
 		if (r < 0) {
+			/* What came before the damage is scanned. */
 			rc = (int)r;
 			scanner_feed(s, buf, have, true);
 			break;
 		}
 		have += (size_t)r;
+		have = uncolor(s, buf, have);
 		size_t used = scanner_feed(s, buf, have, eof);
 
+		if (s->st->journal_file) {
+			rc = -EMEDIUMTYPE;
+			break;
+		}
 		if (eof)
 			break;
 		if (used == 0 && have == cap) {
@@ -320,32 +350,21 @@ static int body_stream(struct scanner *s, void *ctx)
 	return rc;
 }
 
-static int body_mapped(struct scanner *s, void *ctx)
-{
-	const struct membuf *m = ctx;
-
-	madvise((void *)m->buf, m->len, MADV_SEQUENTIAL);
-	scanner_feed(s, m->buf, m->len, true);
-	return 0;
-}
-
 int cgfb_scan_fd(int fd, const struct cgfb_catalog *cat, cgfb_detect_fn fn, void *arg,
 		 struct cgfb_scan_stats *st)
 {
-	struct stat sb;
-	struct membuf m;
+	struct cgfb_input *in;
 	int rc;
 
-	if (fstat(fd, &sb) < 0)
-		return -errno;
-	/* /proc and /sys files claim a size of 0 or 4096: read those. */
-	if (!S_ISREG(sb.st_mode) || sb.st_size <= 0)
-		return scan_with(cat, fn, arg, st, body_stream, &fd);
-	m.len = (size_t)sb.st_size;
-	m.buf = mmap(NULL, m.len, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m.buf == MAP_FAILED)
-		return scan_with(cat, fn, arg, st, body_stream, &fd);
-	rc = scan_with(cat, fn, arg, st, body_mapped, &m);
-	munmap((void *)m.buf, m.len);
+	memset(st, 0, sizeof(*st));
+	rc = cgfb_input_open(fd, &in);
+	if (rc < 0) {
+		snprintf(st->error, sizeof(st->error), "%s", strerror(-rc));
+		return rc;
+	}
+	/* Read once, front to back: the page cache need not keep it. */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	rc = scan_with(cat, fn, arg, st, body_stream, in);
+	cgfb_input_close(in);
 	return rc;
 }

@@ -392,6 +392,71 @@ enum cgfb_logfmt cgfb_logfmt_detect(const char *buf, size_t len)
 	return CGFB_FMT_DMESG;
 }
 
+bool cgfb_logfmt_binary(const char *buf, size_t len)
+{
+	const size_t n = len < DETECT_BYTES ? len : DETECT_BYTES;
+	size_t odd = 0, zeros = 0;
+
+	/* Control bytes other than the text ones (tab, newlines, form feed,
+	 * the ESC of colours) are rare in a log; a run of NULs is not one of
+	 * them: a syslog file after a power cut has blocks of zeros. */
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char c = (unsigned char)buf[i];
+
+		if (c == 0) {
+			zeros++;
+			continue;
+		}
+		odd += zeros > 0 && zeros < 16;
+		zeros = 0;
+		odd += c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' &&
+		       c != '\v' && c != '\b' && c != 0x1b;
+	}
+	return odd * 32 > n;
+}
+
+/* Copy what is left, a sequence cut by the end of the buffer included:
+ * the next call sees it whole. */
+static size_t keep_rest(char *w, const char *r, const char *end, char *buf)
+{
+	memmove(w, r, (size_t)(end - r));
+	return (size_t)(w - buf) + (size_t)(end - r);
+}
+
+size_t cgfb_logfmt_strip_csi(char *buf, size_t len)
+{
+	char *w = memchr(buf, 0x1b, len);
+	const char *r = w, *const end = buf + len;
+
+	if (!w)
+		return len;
+	while (r < end) {
+		const char *p = r + 2;
+
+		if (*r != 0x1b || (r + 1 < end && r[1] != '[')) {
+			*w++ = *r++;        /* text, or an ESC that starts no CSI */
+			continue;
+		}
+		/* ESC [ parameters intermediates final (ECMA-48). */
+		while (p < end && *p >= 0x30 && *p <= 0x3f)
+			p++;
+		while (p < end && *p >= 0x20 && *p <= 0x2f)
+			p++;
+		if (p >= end)
+			return keep_rest(w, r, end, buf);
+		if (*p >= 0x40 && *p <= 0x7e)
+			r = p + 1;
+		else
+			*w++ = *r++;
+	}
+	return (size_t)(w - buf);
+}
+
+bool cgfb_logfmt_journal_file(const char *buf, size_t len)
+{
+	return len >= 8 && memcmp(buf, "LPKSHHRH", 8) == 0;
+}
+
 bool cgfb_logfmt_starts_record(enum cgfb_logfmt fmt, const char *line, size_t len)
 {
 	struct cgfb_record rec;

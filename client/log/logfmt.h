@@ -16,6 +16,19 @@ enum cgfb_logfmt {
 
 const char *cgfb_logfmt_name(enum cgfb_logfmt fmt);
 
+/* The first bytes of an input are no text log: more control bytes than a
+ * log has (runs of NULs, as a power cut leaves in a log file, are not
+ * counted). After decompression: a compressed file is recognised before. */
+bool cgfb_logfmt_binary(const char *buf, size_t len);
+/* A systemd journal file ("LPKSHHRH"), which scan reads with
+ * --journal-file, not as text. */
+bool cgfb_logfmt_journal_file(const char *buf, size_t len);
+/* Remove the terminal's escape sequences (ECMA-48 CSI: the colours of
+ * dmesg --color=always, grep --color) from buf in place, so that a
+ * coloured message reads as the kernel printed it; returns the new
+ * length. A sequence cut off at the end is kept for the next call. */
+size_t cgfb_logfmt_strip_csi(char *buf, size_t len);
+
 /* Guess the format of a log from its first bytes (the first lines decide). */
 enum cgfb_logfmt cgfb_logfmt_detect(const char *buf, size_t len);
 

@@ -224,14 +224,30 @@ fi
 J=$T_TMP/in
 mkdir -p "$J"
 
+# binary NAME FILE: refused as no log (exit 2, saying so), nothing reported:
+# "no catalog message" would be a verdict about a machine it cannot give.
+binary() {
+	"$CGFB" scan --json "$2" > "$T_TMP/out" 2> "$T_TMP/err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s "$T_TMP/out" ] &&
+		grep -q ': binary, not a text log .*cannot tell whether' "$T_TMP/err"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "#   exit status $rc (want 2); output:"
+		sed 's/^/#     /' "$T_TMP/out" | cut -c1-200
+		sed 's/^/#   stderr: /' "$T_TMP/err"
+	fi
+}
+
 head -c 1048576 /dev/urandom > "$J/junk"
-nothing "1 MiB of /dev/urandom: nothing reported, no crash" "$J/junk"
+binary "1 MiB of /dev/urandom: refused as binary, nothing reported, no crash" "$J/junk"
 
 python3 -c '
 import random, sys
 r = random.Random(20260203)
 sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(1 << 20)))' > "$J/junk-seeded"
-nothing "1 MiB of seeded random bytes: nothing reported, no crash" "$J/junk-seeded"
+binary "1 MiB of seeded random bytes: refused as binary, nothing reported, no crash" "$J/junk-seeded"
 
 n=$(wc -l < "$J/junk")
 { cat "$J/junk"; printf '\n[    2.000000] %s\n' "$M3"; } > "$J/junk-then-real"

@@ -104,6 +104,53 @@ static void detects_formats(void **state)
 	assert_int_equal(cgfb_logfmt_detect("", 0), CGFB_FMT_DMESG);
 }
 
+/* The colours of dmesg --color=always go; text, a lone ESC and a
+ * sequence cut by the end of the buffer stay (the next chunk ends it). */
+static void strips_colours(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "\x1b[32m[   12.345678] \x1b[0m\x1b[33mcgroup: \x1b[0m\x1b[1m\"memory\" requires\x1b[0m\n",
+		  "[   12.345678] cgroup: \"memory\" requires\n" },
+		{ "no colour at all\n", "no colour at all\n" },
+		{ "grep \x1b[01;31m\x1b[Kmatch\x1b[m\x1b[K here", "grep match here" },
+		{ "a lone \x1b escape", "a lone \x1b escape" },
+		{ "\x1b[38;5;208mx\x1b[0m", "x" },
+		{ "cut at the end \x1b[3", "cut at the end \x1b[3" },
+		{ "\x1b", "\x1b" },
+		{ "\x1b[1\x01m", "\x1b[1\x01m" },       /* not a CSI: kept as text */
+	};
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const size_t n = strlen(cases[i].in);
+
+		memcpy(buf, cases[i].in, n);
+		const size_t m = cgfb_logfmt_strip_csi(buf, n);
+
+		buf[m] = '\0';
+		assert_string_equal(buf, cases[i].out);
+	}
+}
+
+/* Binary is told from text, colour and journal exports included. */
+static void tells_binary(void **state)
+{
+	static const char colour[] = "\x1b[32m[    1.0] \x1b[0mtext\n";
+	char bin[512];
+
+	assert_false(cgfb_logfmt_binary(S("<4>[    1.000000] cgroup: plain\n")));
+	assert_false(cgfb_logfmt_binary(colour, sizeof(colour) - 1));
+	assert_false(cgfb_logfmt_binary(S("tab\there\r\n\fform feed\n")));
+	assert_true(cgfb_logfmt_binary(S("text with a NUL \0 in it")));
+	for (size_t i = 0; i < sizeof(bin); i++)
+		bin[i] = (char)(i * 7 % 31 + 1);      /* control bytes, no NUL */
+	assert_true(cgfb_logfmt_binary(bin, sizeof(bin)));
+	assert_true(cgfb_logfmt_journal_file(S("LPKSHHRH\0\0\0\0")));
+	assert_false(cgfb_logfmt_journal_file(S("LPKSHH")));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +159,8 @@ int main(void)
 		cmocka_unit_test(syslog_variants),
 		cmocka_unit_test(kmsg_lines),
 		cmocka_unit_test(detects_formats),
+		cmocka_unit_test(strips_colours),
+		cmocka_unit_test(tells_binary),
 	};
 
 	return cmocka_run_group_tests_name("logfmt", tests, NULL, NULL);
