@@ -26,7 +26,7 @@ CC         ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD      ?= build
 
-CLIENT_PKGS := json-c libcrypto libcurl libudev libpcre2-8
+CLIENT_PKGS := json-c libcrypto libcurl libudev libpcre2-8 libsystemd
 # The watcher holds CAP_SYSLOG and links no network library (no libcurl, so
 # no libssl, nghttp2, LDAP, Kerberos...): docs/ARCHITECTURE.md.
 WATCH_PKGS  := json-c
