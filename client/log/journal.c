@@ -533,10 +533,10 @@ int cgfb_journal_boot_range(const struct cgfb_journal_src *src, const char *boot
 	snprintf(match, sizeof(match), "_BOOT_ID=" SD_ID128_FORMAT_STR, SD_ID128_FORMAT_VAL(id));
 	rc = sd_journal_add_match(r->j, match, 0);
 	if (rc < 0)
-		goto fail;
+		goto failed;
 	rc = first_of_boot(r, &first);
 	if (rc < 0)
-		goto fail;
+		goto failed;
 	/* journald stamps a record (__MONOTONIC_TIMESTAMP) after the kernel
 	 * did (_SOURCE_MONOTONIC_TIMESTAMP, rec.usec): seeking to from_usec
 	 * passes over none in the window, but one stamped after to_usec may
@@ -555,7 +555,7 @@ int cgfb_journal_boot_range(const struct cgfb_journal_src *src, const char *boot
 	}
 	if (rc >= 0)
 		goto out;
-fail:
+failed:
 	fail(err, errsz, rc, r->what, NULL);
 out:
 	reader_free(r);
