@@ -34,7 +34,7 @@ flags() {
 	case $1 in
 	catalog_load) f="$f -max_len=32768" ;;
 	mail) f="$f -max_len=32768" ;;
-	ingest | canon | scan | input) f="$f -max_len=16384" ;;
+	ingest | canon | scan | input | journal_fields) f="$f -max_len=16384" ;;
 	logfmt | journal_export | mscan) f="$f -max_len=8192" ;;
 	redact) f="$f -max_len=2048" ;;
 	*) f="$f -max_len=4096" ;;

@@ -115,6 +115,12 @@ def main():
     write("scan", cat | log | kmsg)
     write("mscan", cat | log)
     write("journal_export", cat | log)
+    write("journal_fields", cat | {"MESSAGE=", "_TRANSPORT=kernel", "_TRANSPORT=syslog",
+                                   "_TRANSPORT=", "PRIORITY=", "SYSLOG_FACILITY=", "_BOOT_ID=",
+                                   "_SOURCE_MONOTONIC_TIMESTAMP=", "__MONOTONIC_TIMESTAMP=",
+                                   "__REALTIME_TIMESTAMP=", "SYSLOG_IDENTIFIER=kernel",
+                                   "18446744073709551615", "0123456789abcdef0123456789abcdef",
+                                   "\n", "="})
     write("catalog_load", json_words | cat | {'"entries":', '"needles":', '"regex":', "(?<",
                                               "[[:space:]]", "\\\\.", ".*", "^", "$"})
     write("canon", json_words)
