@@ -3,22 +3,30 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgfb/log.h"
 #include "cli/commands.h"
+#include "log/journal.h"
 #include "log/klog.h"
 #include "detect/output.h"
 #include "detect/scan.h"
 
-enum { OPT_CATALOG = 256, OPT_KMSG, OPT_JSON };
+enum { OPT_CATALOG = 256, OPT_KMSG, OPT_JSON, OPT_JOURNAL, OPT_JOURNAL_DIR, OPT_JOURNAL_FILE };
+
+#define JOURNAL_FILES_MAX 64
 
 struct opts {
 	struct cgfb_globals g;
 	const char *kmsg_path;
 	bool json;
+	bool journal;                 /* --journal, --journal-dir or --journal-file */
+	struct cgfb_journal_src src;
+	const char *files[JOURNAL_FILES_MAX];
 };
 
 /* The options of the detection commands; each says which it takes. */
@@ -29,6 +37,9 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
 		{ "kmsg", required_argument, NULL, OPT_KMSG },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "journal", no_argument, NULL, OPT_JOURNAL },
+		{ "journal-dir", required_argument, NULL, OPT_JOURNAL_DIR },
+		{ "journal-file", required_argument, NULL, OPT_JOURNAL_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -43,7 +54,25 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		case OPT_CATALOG: o->g.catalog_path = optarg; break;
 		case OPT_KMSG: o->kmsg_path = optarg; break;
 		case OPT_JSON: o->json = true; break;
+		case OPT_JOURNAL: o->journal = true; break;
+		case OPT_JOURNAL_DIR:
+			o->journal = true;
+			o->src.dir = optarg;
+			break;
+		case OPT_JOURNAL_FILE:
+			if (o->src.n_files == JOURNAL_FILES_MAX) {
+				cgfb_log(LOG_ERR, "--journal-file: at most %d files", JOURNAL_FILES_MAX);
+				return -EINVAL;
+			}
+			o->journal = true;
+			o->files[o->src.n_files++] = optarg;
+			o->src.files = o->files;
+			break;
 		}
+	}
+	if (o->src.dir && o->src.n_files) {
+		cgfb_log(LOG_ERR, "--journal-dir and --journal-file: one or the other");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -176,25 +205,138 @@ static int scan_live(const struct cgfb_catalog *cat, const struct opts *o, struc
 	return rc < 0 ? rc : 0;
 }
 
+/* The journal's kernel records, boot after boot: each boot a detector of
+ * its own (the kernel's "once" is per boot), each detection named by its
+ * boot and the record's journal sequence number. */
+struct journal_scan {
+	const struct cgfb_catalog *cat;
+	struct scan_out *so;
+	struct cgfb_detector *det;
+	char boot[33];
+	uint64_t boot_first;
+	bool boot_said;
+	char name[48];                /* "journal:BOOT" */
+	unsigned long found;
+};
+
+static void boot_time(uint64_t usec, char *buf, size_t sz)
+{
+	const time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (usec == 0 || !gmtime_r(&t, &tm) || !strftime(buf, sz, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, sz, "unknown");
+}
+
+static void journal_detection(const struct cgfb_detection *d, void *arg)
+{
+	struct journal_scan *js = arg;
+	char when[32];
+
+	js->so->found++;
+	js->found++;
+	boot_time(js->boot_first, when, sizeof(when));
+	if (js->so->json) {
+		json_object *o = cgfb_detection_json(d, js->name), *b = json_object_new_object();
+
+		json_object_object_add(b, "id", json_object_new_string(js->boot));
+		json_object_object_add(b, "first_record", json_object_new_string(when));
+		json_object_object_add(o, "boot", b);
+		if (cgfb_print_json_line(stdout, o) < 0)
+			js->so->write_failed = true;
+		return;
+	}
+	if (!js->boot_said)
+		printf("-- boot %s, first kernel record %s --\n", js->boot, when);
+	js->boot_said = true;
+	if (cgfb_detection_print(stdout, d, js->name, false) < 0)
+		js->so->write_failed = true;
+}
+
+static int journal_boot(struct journal_scan *js, const struct cgfb_journal_entry *e)
+{
+	if (js->det)
+		cgfb_detector_finish(js->det);
+	cgfb_detector_free(js->det);
+	js->det = NULL;
+	snprintf(js->boot, sizeof(js->boot), "%s", e->boot_id);
+	snprintf(js->name, sizeof(js->name), "journal:%s", e->boot_id[0] ? e->boot_id : "unknown");
+	js->boot_first = e->boot_first;
+	js->boot_said = false;
+	return cgfb_detector_new(js->cat, journal_detection, js, &js->det);
+}
+
+static int journal_entry(const struct cgfb_journal_entry *e, void *arg)
+{
+	struct journal_scan *js = arg;
+	struct cgfb_record rec = e->rec;
+	int rc;
+
+	if (!js->det || strcmp(js->boot, e->boot_id) != 0) {
+		rc = journal_boot(js, e);
+		if (rc < 0)
+			return rc;
+	}
+	rec.line = (unsigned long)e->seqnum;
+	cgfb_detector_feed(js->det, &rec);
+	return 0;
+}
+
+static const char *journal_name(const struct cgfb_journal_src *src)
+{
+	if (src->dir)
+		return src->dir;
+	if (src->n_files == 1)
+		return src->files[0];
+	return src->n_files ? "the journal files" : "the system journal";
+}
+
+static int scan_journal(const struct cgfb_catalog *cat, const struct opts *o, struct scan_out *so)
+{
+	struct journal_scan js = { .cat = cat, .so = so };
+	struct cgfb_journal_stats st = { 0 };
+	char err[512];
+	int rc;
+
+	rc = cgfb_journal_scan(&o->src, journal_entry, &js, &st, err, sizeof(err));
+	if (js.det)
+		cgfb_detector_finish(js.det);
+	cgfb_detector_free(js.det);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "%s", err);
+		return rc;
+	}
+	cgfb_log(LOG_INFO, "%s: %lu kernel record%s of %lu boot%s read, %lu catalog message%s",
+		 journal_name(&o->src), st.entries, st.entries == 1 ? "" : "s", st.boots,
+		 st.boots == 1 ? "" : "s", js.found, js.found == 1 ? "" : "s");
+	return 0;
+}
+
 int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
-		"Usage: cgroup-feedback scan [--json] [--kmsg PATH] [FILE...]\n"
-		"Look for catalog messages in saved kernel logs (- is stdin) or, without\n"
-		"FILE, in the live kernel log. Exit 0 if found, 1 if not, 2 on trouble.\n";
+		"Usage: cgroup-feedback scan [--json] [--journal | --journal-dir DIR |\n"
+		"                             --journal-file FILE (repeatable)] [FILE...]\n"
+		"       cgroup-feedback scan [--json] [--kmsg PATH]\n"
+		"Look for catalog messages in the systemd journal of every boot (--journal),\n"
+		"another machine's journal, saved kernel logs, rotated and compressed (gzip,\n"
+		"xz, zstd, bzip2, lz4; - is stdin) or, with none of these, the live kernel\n"
+		"log. Exit 0 if found, 1 if not, 2 on trouble.\n";
 	struct cgfb_catalog *cat = NULL;
 	struct scan_out so = { 0 };
 	bool trouble = false;
 	struct opts o;
 	int rc;
 
-	rc = parse(argc, argv, g, "catalog kmsg json", usage, &o);
+	rc = parse(argc, argv, g, "catalog kmsg json journal journal-dir journal-file", usage, &o);
 	if (rc != 0)
 		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
 	if (cgfb_load_catalog(&o.g, &cat) < 0)
 		return CGFB_EXIT_TROUBLE;
 	so.json = o.json;
-	if (optind >= argc)
+	if (o.journal && scan_journal(cat, &o, &so) < 0)
+		trouble = true;
+	if (optind >= argc && !o.journal)
 		trouble = scan_live(cat, &o, &so) < 0;
 	for (int i = optind; i < argc; i++)
 		if (scan_file(cat, argv[i], &so) < 0)
