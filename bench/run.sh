@@ -196,3 +196,8 @@ BUILD=$BUILD sh bench/watcher.sh || echo "NOTE: bench/watcher.sh failed"
 # The snapshot (issue 3): a 10,000-cgroup tree against find | cat.
 echo "---"
 BUILD=$BUILD sh bench/snapshot.sh || echo "NOTE: bench/snapshot.sh failed"
+
+# Rotated and compressed logs (issue 26): scan against wc -l and each
+# format's own decompressor piped into wc -l.
+echo "---"
+BUILD=$BUILD sh bench/compressed.sh || echo "NOTE: bench/compressed.sh failed"
