@@ -33,8 +33,9 @@ BZ2_LIBS    := $(shell $(PKG_CONFIG) --libs bzip2 2>/dev/null || echo -lbz2)
 # The watcher holds CAP_SYSLOG and links no network library (no libcurl, so
 # no libssl, nghttp2, LDAP, Kerberos...): docs/ARCHITECTURE.md.
 WATCH_PKGS  := json-c
-# The report writer it starts per detection: snapshot, tokens, schema.
-REPORT_PKGS := json-c libcrypto libudev libpcre2-8
+# The report writer it starts per detection: snapshot, tokens, schema; and
+# the journal, where it looks up for the watcher what the ring buffer lost.
+REPORT_PKGS := json-c libcrypto libudev libpcre2-8 libsystemd
 TEST_PKGS   := cmocka
 SERVER_PKGS := libmicrohttpd sqlite3 libpq json-c libcrypto libssl libpcre2-8
 

@@ -105,7 +105,8 @@ int cgfb_handoff_decode(const struct cgfb_catalog *cat, const char *json, size_t
 		goto out;
 	}
 	src = json_object_object_get_ex(o, "source", &v) ? json_object_get_string(v) : "";
-	if (strcmp(src, "kmsg") != 0 && strcmp(src, "klogctl") != 0 && strcmp(src, "file") != 0) {
+	if (strcmp(src, "kmsg") != 0 && strcmp(src, "klogctl") != 0 && strcmp(src, "file") != 0 &&
+	    strcmp(src, "journal") != 0) {
 		rc = fail(err, errsz, "an unknown source");
 		goto out;
 	}

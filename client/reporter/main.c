@@ -29,6 +29,7 @@
 #include "report/repeat.h"
 #include "detect/handoff.h"
 #include "report/snapshot.h"
+#include "reporter/gap.h"
 #include "base/cmdline.h"
 #include "base/hint.h"
 #include "config/config.h"
@@ -43,12 +44,15 @@ struct opts {
 	struct cgfb_snapshot_opts s;
 	const char *boot_id_path;
 	bool refresh_banner;
+	const char *journal_gap;     /* BOOT:FROM:TO */
+	const char *journal_dir;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_CONFIG = 256, OPT_CATALOG, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
-	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID, OPT_BOOT_ID, OPT_REFRESH_BANNER };
+	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID, OPT_BOOT_ID, OPT_REFRESH_BANNER,
+	       OPT_JOURNAL_GAP, OPT_JOURNAL_DIR };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
@@ -60,6 +64,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "report-id", required_argument, NULL, OPT_REPORT_ID },
 		{ "boot-id-file", required_argument, NULL, OPT_BOOT_ID },
 		{ "refresh-banner", no_argument, NULL, OPT_REFRESH_BANNER },
+		{ "journal-gap", required_argument, NULL, OPT_JOURNAL_GAP },
+		{ "journal-dir", required_argument, NULL, OPT_JOURNAL_DIR },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -79,6 +85,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_CMDLINE: o->s.cmdline = optarg; break;
 		case OPT_BOOT_ID: o->boot_id_path = optarg; break;
 		case OPT_REFRESH_BANNER: o->refresh_banner = true; break;
+		case OPT_JOURNAL_GAP: o->journal_gap = optarg; break;
+		case OPT_JOURNAL_DIR: o->journal_dir = optarg; break;
 		case OPT_REPORT_ID:
 			if (!cgfb_report_id_valid(optarg)) {
 				cgfb_log(LOG_ERR, "--report-id: '%s' is not a report id", optarg);
@@ -91,7 +99,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			      "       [--cgroup-root D --mountinfo F] [--os-release F] [--cmdline F]\n"
 			      "       [--report-id ID] [--boot-id-file F]\n"
 			      "       < detection (started by cgroup-feedback-watch)\n"
-			      "       cgroup-feedback-report [--config F] [--state-dir D] --refresh-banner\n",
+			      "       cgroup-feedback-report [--config F] [--state-dir D] --refresh-banner\n"
+			      "       cgroup-feedback-report --journal-gap BOOT:FROM:TO [--journal-dir D]\n",
 			      stderr);
 			return -EINVAL;
 		}
@@ -280,6 +289,11 @@ int main(int argc, char **argv)
 	cgfb_log_init("cgroup-feedback");
 	if (parse(argc, argv, &o) < 0)
 		return CGFB_EXIT_TROUBLE;
+	/* For the watcher: records the ring lost, from the journal. No state
+	 * directory, no configuration: it only reads. */
+	if (o.journal_gap)
+		return cgfb_journal_gap(o.journal_gap, o.journal_dir) < 0 ? CGFB_EXIT_TROUBLE
+									  : CGFB_EXIT_OK;
 	if (cgfb_load_config(&o.g, &conf) < 0)
 		return CGFB_EXIT_TROUBLE;
 	rc = cgfb_statedir_open(&o.sd, o.state_dir, CGFB_SD_CREATE, err, sizeof(err));

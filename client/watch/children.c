@@ -1,6 +1,7 @@
 /* The watcher's children (children.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,3 +214,57 @@ void cgfb_child_refresh_banner(const struct cgfb_watch_opts *o, const char *repo
 		;
 }
 
+
+/* The records come back on a pipe, a line each; the writer's end status
+ * says whether the lookup worked. */
+int cgfb_child_journal_gap(const struct cgfb_watch_opts *o, const char *reporter,
+			   const char *boot, uint64_t from_usec, uint64_t to_usec,
+			   void (*fn)(const char *line, size_t len, void *arg), void *arg)
+{
+	const char *argv[8];
+	char spec[96], *line = NULL;
+	size_t cap = 0;
+	int out[2], n = 0, status = 0, count = 0;
+	ssize_t len;
+	FILE *f;
+	pid_t pid;
+
+	snprintf(spec, sizeof(spec), "%s:%" PRIu64 ":%" PRIu64, boot, from_usec, to_usec);
+	argv[n++] = reporter;
+	argv[n++] = "--journal-gap";
+	argv[n++] = spec;
+	if (o->journal_dir) {
+		argv[n++] = "--journal-dir";
+		argv[n++] = o->journal_dir;
+	}
+	argv[n] = NULL;
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		if (dup2(out[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(reporter, (char *const *)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	if (pid < 0) {
+		close(out[0]);
+		return -errno;
+	}
+	f = fdopen(out[0], "r");
+	while (f && (len = getline(&line, &cap, f)) > 0) {
+		fn(line, (size_t)len - (line[len - 1] == '\n'), arg);
+		count++;
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	else
+		close(out[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? count : -EIO;
+}

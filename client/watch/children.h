@@ -5,6 +5,9 @@
 #ifndef CGFB_CHILDREN_H
 #define CGFB_CHILDREN_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "detect/detect.h"
 #include "watch/watch.h"
 
@@ -22,6 +25,15 @@
 int cgfb_child_report(const struct cgfb_watch_opts *o, const char *reporter,
 		      const struct cgfb_detection *d, const char *source, const char *report_id,
 		      char id[64]);
+
+/* Kernel records of this boot (boot: its id) the ring buffer lost, whose
+ * kernel time is in (from_usec, to_usec), looked up in the journal by the
+ * report writer (--journal-gap; this process links no journal code). Each
+ * comes back as a /dev/kmsg line for fn. Returns how many, or -errno (the
+ * writer logged why). */
+int cgfb_child_journal_gap(const struct cgfb_watch_opts *o, const char *reporter,
+			   const char *boot, uint64_t from_usec, uint64_t to_usec,
+			   void (*fn)(const char *line, size_t len, void *arg), void *arg);
 
 /* The login banner made to say what the spool says (the report writer's
  * --refresh-banner). Failures are logged there. */

@@ -16,14 +16,16 @@
 
 static const char usage[] =
 	"Usage: cgroup-feedback watch [--json] [--state-dir DIR] [--once] [--prompt]\n"
-	"                             [--kmsg PATH] [--boot-id-file PATH]\n"
+	"                             [--kmsg PATH] [--boot-id-file PATH] [--journal-dir DIR]\n"
 	"                             [--cgroup-root DIR --mountinfo FILE]\n"
 	"                             [--os-release FILE] [--cmdline FILE]\n"
 	"Read the live kernel log from its oldest record, then follow it; report\n"
 	"each catalog message once per boot, and write a report with a snapshot\n"
 	"of the cgroups to DIR/reports/, and tell the administrator (log, login\n"
 	"banner, terminals). --once stops after the backlog; --prompt, in a\n"
-	"terminal, starts the review of each new report right away.\n"
+	"terminal, starts the review of each new report right away. Records the\n"
+	"kernel's ring buffer lost before they were read are looked up in the\n"
+	"journal (the system's, or DIR).\n"
 	"The watcher is its own program, " CGFB_WATCHER_NAME ", which links no\n"
 	"network code; this command runs it with the same options.\n";
 
@@ -37,7 +39,8 @@ struct opts {
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_CATALOG = 256, OPT_CONFIG, OPT_KMSG, OPT_BOOT_ID, OPT_STATE_DIR, OPT_ONCE,
-	       OPT_JSON, OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_PROMPT, OPT_OS_RELEASE, OPT_CMDLINE };
+	       OPT_JSON, OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_PROMPT, OPT_OS_RELEASE, OPT_CMDLINE,
+	       OPT_JOURNAL_DIR };
 	static const struct option long_opts[] = {
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -51,6 +54,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "prompt", no_argument, NULL, OPT_PROMPT },
 		{ "os-release", required_argument, NULL, OPT_OS_RELEASE },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+		{ "journal-dir", required_argument, NULL, OPT_JOURNAL_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -58,7 +62,7 @@ static int parse(int argc, char **argv, struct opts *o)
 
 	while ((opt = cgfb_next_option(argc, argv, long_opts,
 				       "catalog config kmsg boot-id-file state-dir once json "
-				       "cgroup-root mountinfo prompt os-release cmdline",
+				       "cgroup-root mountinfo prompt os-release cmdline journal-dir",
 				       usage)) != -1) {
 		switch (opt) {
 		case CGFB_OPT_HELP: return 1;
@@ -75,6 +79,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_PROMPT: o->w.prompt = true; break;
 		case OPT_OS_RELEASE: o->src.os_release = optarg; break;
 		case OPT_CMDLINE: o->src.cmdline = optarg; break;
+		case OPT_JOURNAL_DIR: o->w.journal_dir = optarg; break;
 		}
 	}
 	if (optind < argc) {

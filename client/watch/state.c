@@ -53,6 +53,12 @@ static int from_json(json_object *root, struct cgfb_state *st)
 		st->has_pos = true;
 		st->pos = json_object_get_uint64(v);
 	}
+	if (json_object_object_get_ex(root, "usec", &v)) {
+		if (!json_object_is_type(v, json_type_int))
+			return -EBADMSG;
+		st->has_usec = true;
+		st->usec = json_object_get_uint64(v);
+	}
 	if (json_object_object_get_ex(root, "lost", &v))
 		st->lost = (unsigned long)json_object_get_uint64(v);
 	if (json_object_object_get_ex(root, "handoff", &ids)) {
@@ -114,6 +120,8 @@ int cgfb_state_save(int dfd, const struct cgfb_state *st)
 	json_object_object_add(root, "boot_id", json_object_new_string(st->boot_id));
 	if (st->has_pos)
 		json_object_object_add(root, "next", json_object_new_uint64(st->pos));
+	if (st->has_usec)
+		json_object_object_add(root, "usec", json_object_new_uint64(st->usec));
 	json_object_object_add(root, "lost", json_object_new_uint64(st->lost));
 	if (st->has_handoff) {
 		json_object *h = json_object_new_object();

@@ -15,6 +15,8 @@ struct cgfb_state {
 	char boot_id[40];
 	bool has_pos;
 	uint64_t pos;              /* next kmsg sequence number to read (or usec for klogctl) */
+	bool has_usec;
+	uint64_t usec;             /* the kernel's time of the record before pos */
 	unsigned long lost;        /* records overwritten before they were read */
 	/* The report being written for the record at handoff_pos, under this
 	 * id: a watcher killed meanwhile gives that record the same id again,

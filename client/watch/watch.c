@@ -12,6 +12,7 @@
 #include "cgfb/log.h"
 #include "detect/detect.h"
 #include "log/klog.h"
+#include "log/kmsg_record.h"
 #include "detect/output.h"
 #include "base/bootid.h"
 #include "watch/children.h"
@@ -40,6 +41,12 @@ struct watcher {
 	char reporter[PATH_MAX];     /* "": reports are not written */
 	uint64_t pos;              /* next position after the record being fed */
 	bool has_pos;
+	bool has_usec;
+	uint64_t usec;             /* the kernel's time of the record before pos */
+	bool in_gap;               /* feeding records of the journal (gap.c) */
+	char boot[40];
+	char gap_name[48];         /* "journal:BOOT", as scan --journal names records */
+	char gap_text[CGFB_RECORD_TEXT_MAX];
 	bool dirty;
 	/* Detections whose report could not be written for now (hold.h). */
 	struct cgfb_hold hold;
@@ -59,6 +66,8 @@ static int save_at(struct watcher *w, uint64_t pos)
 
 	w->st.has_pos = w->has_pos;
 	w->st.pos = pos;
+	w->st.has_usec = w->has_usec;
+	w->st.usec = w->usec;
 	w->st.lost = w->k.lost;
 	rc = cgfb_state_save(w->sd.fd, &w->st);
 	if (rc == 0)
@@ -79,6 +88,8 @@ static int save(struct watcher *w)
 /* Where the detections come from, for the report. */
 static const char *source_name(const struct watcher *w)
 {
+	if (w->in_gap)
+		return "journal";
 	return w->k.use_klogctl ? "klogctl" : "kmsg";
 }
 
@@ -193,7 +204,7 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 	if (report[0] && !repeat && w->o->prompt && isatty(STDIN_FILENO))
 		cgfb_child_review(w->o, report);
 	if (d->occurrence == 1) {
-		if (cgfb_detection_print(stdout, d, NULL, w->o->json) < 0)
+		if (cgfb_detection_print(stdout, d, w->in_gap ? w->gap_name : NULL, w->o->json) < 0)
 			w->rc = 2;
 		fflush(stdout);
 		cgfb_log(LOG_NOTICE, "detected %s: %s", id, d->entry->title);
@@ -282,6 +293,9 @@ static int setup(struct watcher *w)
 		cgfb_detector_set_count(w->det, w->st.ids[i].id, w->st.ids[i].count);
 	w->has_pos = w->st.has_pos;
 	w->pos = w->st.pos;
+	w->has_usec = w->st.has_usec;
+	w->usec = w->st.usec;
+	snprintf(w->boot, sizeof(w->boot), "%s", boot);
 	w->k.lost = w->st.lost;
 	if (w->has_pos)
 		cgfb_log(LOG_INFO, "reading %s after record %llu (state in %s)", w->k.path,
@@ -304,6 +318,77 @@ static bool position(const struct cgfb_record *rec, uint64_t *pos)
 	return true;
 }
 
+/* A record of the journal, as the report writer hands it back: fed as
+ * one of the live log's, without a position (it has none in the ring: it
+ * is reported once, never held and read again). */
+static void gap_line(const char *line, size_t len, void *arg)
+{
+	struct watcher *w = arg;
+	struct cgfb_record rec;
+
+	if (cgfb_kmsg_parse(line, len, w->gap_text, sizeof(w->gap_text), &rec) < 0 ||
+	    !cgfb_record_from_kernel(&rec))
+		return;
+	rec.line = (unsigned long)rec.seq;
+	rec.has_seq = rec.has_usec = false;
+	w->records++;
+	cgfb_detector_feed(w->det, &rec);
+}
+
+/* Records first to last (sequence numbers) were overwritten before they
+ * were read: the journal may have them (journald reads /dev/kmsg too, from
+ * boot on). Those whose kernel time lies between the records the watcher
+ * did read are fed before the next one. */
+static void fill_gap(struct watcher *w, uint64_t first, uint64_t last, uint64_t from_usec,
+		     uint64_t to_usec, bool unwatched)
+{
+	int n = -1;
+
+	if (w->reporter[0]) {
+		char b[33];
+		size_t k = 0;
+
+		for (const char *p = w->boot; *p && k < 32; p++)
+			if (*p != '-')
+				b[k++] = *p;
+		b[k] = '\0';
+		snprintf(w->gap_name, sizeof(w->gap_name), "journal:%s", b);
+		w->in_gap = true;
+		n = cgfb_child_journal_gap(w->o, w->reporter, w->boot, from_usec, to_usec,
+					   gap_line, w);
+		w->in_gap = false;
+	}
+	if (n >= 0)
+		cgfb_log(LOG_NOTICE, "kernel log records %llu to %llu were overwritten %s; %d "
+			 "kernel record%s of that time found in the journal and read", (unsigned long long)first,
+			 (unsigned long long)last, unwatched ? "while nobody watched" :
+			 "before they could be read", n, n == 1 ? "" : "s");
+	else
+		cgfb_log(LOG_WARNING, "kernel log records %llu to %llu were overwritten %s and "
+			 "are not in a journal; scan the saved logs (/var/log/kern.log*) for them",
+			 (unsigned long long)first, (unsigned long long)last,
+			 unwatched ? "while nobody watched" : "before they could be read");
+}
+
+/* A jump in sequence numbers before rec: at the start of a boot's first
+ * reading (the ring lost its oldest records), after a restart, or in a
+ * burst (EPIPE). */
+static void look_for_gap(struct watcher *w, const struct cgfb_record *rec, uint64_t at,
+			 bool first)
+{
+	if (!rec->has_seq || !rec->has_usec)
+		return;
+	if (!w->has_pos && at > 0)
+		fill_gap(w, 0, at - 1, 0, rec->usec, true);
+	else if (w->has_pos && at > w->pos && w->has_usec)
+		fill_gap(w, w->pos, at - 1, w->usec, rec->usec, first);
+	else if (w->has_pos && at > w->pos)
+		cgfb_log(LOG_WARNING, "kernel log records %llu to %llu were overwritten %s; scan "
+			 "the saved logs (journalctl -k, /var/log/kern.log) for them",
+			 (unsigned long long)w->pos, (unsigned long long)at - 1,
+			 first ? "while nobody watched" : "before they could be read");
+}
+
 static void feed(struct watcher *w, const struct cgfb_record *rec, bool *first)
 {
 	uint64_t at;
@@ -311,15 +396,16 @@ static void feed(struct watcher *w, const struct cgfb_record *rec, bool *first)
 
 	if (known && w->has_pos && at < w->pos)
 		return;                              /* handled before a restart */
-	if (known && *first && w->st.has_pos && at > w->pos && rec->has_seq)
-		cgfb_log(LOG_WARNING,
-			 "kernel log records %llu to %llu were overwritten while nobody watched; "
-			 "scan the saved logs (journalctl -k, /var/log/kern.log) for them",
-			 (unsigned long long)w->pos, (unsigned long long)at - 1);
+	if (known && !w->hold.on)
+		look_for_gap(w, rec, at, *first);
 	*first = false;
 	if (known) {
 		w->pos = at + 1;
 		w->has_pos = true;
+	}
+	if (rec->has_usec) {
+		w->usec = rec->usec;
+		w->has_usec = true;
 	}
 	w->dirty = true;
 	w->records++;

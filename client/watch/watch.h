@@ -21,6 +21,9 @@ struct cgfb_watch_opts {
 	const char *state_dir;
 	const char *kmsg_path;     /* NULL: /dev/kmsg */
 	const char *boot_id_path;  /* NULL: /proc/sys/kernel/random/boot_id */
+	/* Where records the ring buffer lost are looked up (by the report
+	 * writer: this process links no journal code); NULL: the system's. */
+	const char *journal_dir;
 	bool json;
 	bool once;                 /* stop when the backlog is read */
 	/* Where a report's snapshot comes from; NULL writes no reports. The

@@ -86,4 +86,61 @@ mkdir -p "$T_TMP/q"
 check "a journal without a catalog message: exit 1" [ $? -eq 1 ]
 check "... saying what it read" grep -q "1 kernel record of 1 boot read, 0 catalog messages" "$T_TMP/err"
 
+# The watcher fills what the ring buffer lost from the journal: started
+# late in a boot (the ring's oldest record is no longer the first), and
+# overrun in the middle of a burst (EPIPE). The journal is read by the
+# report writer; the watcher links no journal code.
+. tests/data/cgroupfs/lib.sh
+FX=$T_TMP/flat
+fixture flat-affected "$FX" || not_ok "fixture flat-affected builds"
+BOOTID=aaaaaaaa-aaaa-4aaa-baaa-aaaaaaaaaaaa
+JB=aaaaaaaaaaaa4aaabaaaaaaaaaaaaaaa
+echo "$BOOTID" > "$T_TMP/boot_id"
+{
+	entry $JB 1000000 kernel 'Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org)'
+	entry $JB 2500000 kernel "$M8"           # during boot: long gone from the ring
+	entry $JB 2600000 syslog "$M7"           # userspace: never
+	entry $JB 12000000 kernel "$M7"          # lost in a burst, between seq 4 and 20
+	entry $JB 30000000 kernel "$M8"          # read from the ring as well: not twice
+} > "$T_TMP/gap.export"
+mkdir -p "$T_TMP/gj"
+"$REMOTE" --output="$T_TMP/gj/system.journal" "$T_TMP/gap.export" > /dev/null 2>&1
+# /dev/kmsg as the watcher finds it: records 0-99 overwritten, then 100-104
+# (9-13 s), then 120-121 (the burst lost 105-119), the last one M8 at 30 s.
+K=$T_TMP/kmsg
+: > "$K"
+for i in 0 1 2 3 4; do
+	printf '6,%d,%d,-;eth0: ordinary record %d\n' $((100 + i)) $((9000000 + i * 1000)) $i >> "$K"
+done
+printf '6,120,%d,-;eth0: after the burst\n' 20000000 >> "$K"
+printf '4,121,%d,-;%s\n' 30000000 "$M8" >> "$K"
+"$CGFB" watch --once --json --kmsg "$K" --state-dir "$T_TMP/wstate" --boot-id-file "$T_TMP/boot_id" \
+	--journal-dir "$T_TMP/gj" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
+	> "$T_TMP/wout" 2> "$T_TMP/werr"
+check "watch with records lost from the ring: exit 0" [ $? -eq 0 ]
+check "... the boot's M8 and the burst's M7 found in the journal, named by boot and seqnum" [ "$(python3 -c '
+import json, sys
+print(" ".join("%s:%d:%s" % (d["id"], d["occurrence"], d["source"].rsplit(":", 1)[0])
+               for d in map(json.loads, open(sys.argv[1]))))
+' "$T_TMP/wout")" = "M8:1:journal:$JB M7:1:journal:$JB" ]
+check "... the ring's own M8 counted as the boot's second, not reported again" \
+	grep -q '"M8":2' "$T_TMP/wstate/watch.state"
+check "... the start of the boot said, with what the journal gave" \
+	grep -q "kernel log records 0 to 99 were overwritten while nobody watched; 2 kernel records of that time found in the journal" "$T_TMP/werr"
+check "... the burst said, with what the journal gave" \
+	grep -q "kernel log records 105 to 119 were overwritten before they could be read; 1 kernel record of that time found in the journal" "$T_TMP/werr"
+n=$(ls "$T_TMP/wstate/reports" | grep -c '\.json$')
+check "... a report for each new message (M8, M7)" [ "$n" -eq 2 ]
+check "... whose detection says it came from the journal" sh -c \
+	'grep -l "\"source\":\"journal\"" "$1"/reports/*.json | grep -c . | grep -qx 2' _ "$T_TMP/wstate"
+check "... valid reports" sh -c 'for r in "$1"/reports/*.json; do "$2" "$r" > /dev/null || exit 1; done' \
+	_ "$T_TMP/wstate" "$PWD/$BUILD/tests/tools/validate-report"
+# Without a journal: said, and the watcher goes on.
+"$CGFB" watch --once --json --kmsg "$K" --state-dir "$T_TMP/wstate2" --boot-id-file "$T_TMP/boot_id" \
+	--journal-dir "$T_TMP/empty" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
+	> "$T_TMP/wout2" 2> "$T_TMP/werr2"
+check "no journal to fill from: exit 0, the ring's own M8 still found" [ $? -eq 0 ] 
+check "... and the loss said, pointing at the saved logs" \
+	grep -q "records 0 to 99 were overwritten while nobody watched and are not in a journal" "$T_TMP/werr2"
+
 finish
