@@ -444,22 +444,31 @@ static int kernel_only(struct reader *r, char *err, size_t errsz)
 	return rc < 0 ? fail(err, errsz, rc, r->what, NULL) : 0;
 }
 
+/* A reader of src's kernel records (NULL: the system journal). */
+static int open_kernel(const struct cgfb_journal_src *src, struct reader **out, char *err,
+		       size_t errsz)
+{
+	static const struct cgfb_journal_src system_journal;
+	struct reader *r = reader_new();
+	int rc;
+
+	*out = r;
+	if (!r)
+		return fail(err, errsz, -ENOMEM, "journal", NULL);
+	rc = open_src(r, src ? src : &system_journal, err, errsz);
+	return rc < 0 ? rc : kernel_only(r, err, errsz);
+}
+
 int cgfb_journal_scan(const struct cgfb_journal_src *src, cgfb_journal_fn fn, void *arg,
 		      struct cgfb_journal_stats *st, char *err, size_t errsz)
 {
-	static const struct cgfb_journal_src system_journal;
 	struct cgfb_journal_entry e;
-	struct reader *r = reader_new();
+	struct reader *r;
 	int rc;
 
 	if (st)
 		memset(st, 0, sizeof(*st));
-	if (!r)
-		return fail(err, errsz, -ENOMEM, "journal", NULL);
-	rc = open_src(r, src ? src : &system_journal, err, errsz);
-	if (rc < 0)
-		goto out;
-	rc = kernel_only(r, err, errsz);
+	rc = open_kernel(src, &r, err, errsz);
 	if (rc < 0)
 		goto out;
 	while ((rc = sd_journal_next(r->j)) > 0) {
@@ -480,7 +489,7 @@ int cgfb_journal_scan(const struct cgfb_journal_src *src, cgfb_journal_fn fn, vo
 	if (rc < 0)
 		fail(err, errsz, rc, r->what, NULL);
 out:
-	if (st) {
+	if (st && r) {
 		st->entries = r->entries;
 		st->boots = r->n_boots;
 	}
@@ -510,7 +519,6 @@ int cgfb_journal_boot_range(const struct cgfb_journal_src *src, const char *boot
 			    uint64_t from_usec, uint64_t to_usec, cgfb_journal_fn fn, void *arg,
 			    char *err, size_t errsz)
 {
-	static const struct cgfb_journal_src system_journal;
 	struct cgfb_journal_entry e;
 	char match[sizeof("_BOOT_ID=") + 32];
 	struct reader *r = NULL;
@@ -521,13 +529,7 @@ int cgfb_journal_boot_range(const struct cgfb_journal_src *src, const char *boot
 	if (!boot_id || strlen(boot_id) != 32 || sd_id128_from_string(boot_id, &id) < 0)
 		return fail(err, errsz, -EINVAL, boot_id ? boot_id : "(null)",
 			    "not a boot id (32 hex digits)");
-	r = reader_new();
-	if (!r)
-		return fail(err, errsz, -ENOMEM, "journal", NULL);
-	rc = open_src(r, src ? src : &system_journal, err, errsz);
-	if (rc < 0)
-		goto out;
-	rc = kernel_only(r, err, errsz);
+	rc = open_kernel(src, &r, err, errsz);
 	if (rc < 0)
 		goto out;
 	snprintf(match, sizeof(match), "_BOOT_ID=" SD_ID128_FORMAT_STR, SD_ID128_FORMAT_VAL(id));
