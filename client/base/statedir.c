@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +21,15 @@ static int open_dir(const char *path)
 	if (errno == ENOTDIR && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 		return -ELOOP;
 	return -errno;
+}
+
+static bool is_service_user(uid_t uid)
+{
+	char buf[1024];
+	struct passwd pw, *found = NULL;
+
+	return getpwnam_r(CGFB_SERVICE_USER, &pw, buf, sizeof(buf), &found) == 0 && found &&
+	       found->pw_uid == uid;
 }
 
 /* The reports, drafts and the anonymiser's key live here: whoever else may
@@ -41,6 +52,12 @@ static int check_dir(int fd, char *err, size_t errsz)
 	if (me != 0 && st.st_uid != me) {
 		snprintf(err, errsz, "it belongs to uid %u, not to you (uid %u)",
 			 (unsigned)st.st_uid, (unsigned)me);
+		return -EACCES;
+	}
+	if (me == 0 && st.st_uid != 0 && !is_service_user(st.st_uid)) {
+		snprintf(err, errsz, "it belongs to uid %u, neither root nor the service user %s: "
+			 "root trusts no other user's state and secret", (unsigned)st.st_uid,
+			 CGFB_SERVICE_USER);
 		return -EACCES;
 	}
 	return 0;

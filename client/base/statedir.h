@@ -27,6 +27,11 @@
 /* Reports the spool could not read, moved aside with their sidecars. */
 #define CGFB_QUARANTINE_DIR  "quarantine"
 
+/* The service's account (packaging/: sysusers), owner of the installed
+ * state directory: the one owner besides root whose directory a command
+ * run as root trusts. */
+#define CGFB_SERVICE_USER "_cgroup-feedback"
+
 struct cgfb_statedir {
 	int fd;                 /* O_DIRECTORY, not through a link; -1 closed */
 	char path[PATH_MAX];    /* for messages and printed commands only */
@@ -38,9 +43,11 @@ enum {
 
 /* Open path as the state directory and check it: a directory, not a
  * symbolic link, writable by its owner alone, and owned by whoever runs
- * this (root may use the service user's). Returns 0, or a negative errno
- * with the reason in err: -ENOENT, -ENOTDIR, -ELOOP (a link), -EACCES (not
- * ours, or not readable), -EPERM (writable by group or others). */
+ * this (as root: root or CGFB_SERVICE_USER; a directory another user owns
+ * could hold their watch.state and secret, as OpenSSH refuses a loose
+ * authorized_keys). Returns 0, or a negative errno with the reason in err:
+ * -ENOENT, -ENOTDIR, -ELOOP (a link), -EACCES (someone else's, or not
+ * readable), -EPERM (writable by group or others). */
 int cgfb_statedir_open(struct cgfb_statedir *sd, const char *path, unsigned flags, char *err,
 		       size_t errsz);
 void cgfb_statedir_close(struct cgfb_statedir *sd);
