@@ -14,6 +14,7 @@ struct cgfb_detector {
 	unsigned *counts;                /* per catalog entry, this boot */
 	struct cgfb_warn warn;
 	const struct cgfb_entry *prev;   /* entry the previous record matched */
+	struct cgfb_record block_start;  /* the record that opened the WARN block */
 	unsigned long prev_line;         /* its line in a file; scans skip lines */
 	size_t n_pending;
 	struct cgfb_detection pending[PENDING_MAX];
@@ -95,6 +96,14 @@ static void end_block(struct cgfb_detector *d)
 	d->warn.active = false;
 }
 
+static void begin_block(struct cgfb_detector *d, const struct cgfb_record *rec)
+{
+	cgfb_warn_begin(&d->warn);
+	d->block_start = *rec;
+	d->block_start.text = NULL;     /* only its position is kept */
+	d->block_start.len = 0;
+}
+
 /* Two call sites print one text (M4 and M5): the second time that text
  * shows up in a boot it can only come from the other site. */
 static const struct cgfb_entry *resolve_site(const struct cgfb_detector *d,
@@ -145,6 +154,12 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	det->usec = rec->usec;
 	det->line = rec->line;
 	det->in_warn_block = d->warn.active;
+	if (det->in_warn_block) {
+		det->block_has_seq = d->block_start.has_seq;
+		det->block_seq = d->block_start.seq;
+		det->block_has_usec = d->block_start.has_usec;
+		det->block_usec = d->block_start.usec;
+	}
 	det->text_len = rec->len < sizeof(det->text) - 1 ? rec->len : sizeof(det->text) - 1;
 	memcpy(det->text, rec->text, det->text_len);
 	det->text[det->text_len] = '\0';
@@ -170,7 +185,7 @@ static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 	}
 	if (cgfb_warn_is_start(rec->text, rec->len)) {
 		end_block(d);
-		cgfb_warn_begin(&d->warn);
+		begin_block(d, rec);
 		return;
 	}
 	/* A block that lost its "[ cut here ]" line starts at its banner; a
@@ -178,7 +193,7 @@ static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 	 * too). */
 	if (cgfb_warn_is_banner(rec->text, rec->len) && (!d->warn.active || d->warn.banner)) {
 		end_block(d);
-		cgfb_warn_begin(&d->warn);
+		begin_block(d, rec);
 	}
 	if (d->warn.active) {
 		if (cgfb_warn_is_end(rec->text, rec->len)) {

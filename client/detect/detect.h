@@ -22,6 +22,10 @@ struct cgfb_detection {
 	uint64_t usec;
 	unsigned long line;
 	bool in_warn_block;
+	/* Where its WARN block began (the "[ cut here ]" or banner record):
+	 * reading again from there gives it its block's context again. */
+	bool block_has_seq, block_has_usec;
+	uint64_t block_seq, block_usec;
 	size_t text_len;
 	char text[CGFB_DETECTION_TEXT_MAX];
 	struct cgfb_fields fields;       /* comm, pid, controller, knob, caller, WARN context */

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,10 +94,16 @@ static const char *source_name(const struct watcher *w)
 	return w->k.use_klogctl ? "klogctl" : "kmsg";
 }
 
-/* The position of the record a detection was made in. */
+/* The position of the record a detection was made in, or of the start of
+ * its WARN block: read again from there, it comes with its block's
+ * process, function and kernel file. */
 static bool detection_pos(const struct cgfb_detection *d, uint64_t *at)
 {
-	if (d->has_seq)
+	if (d->in_warn_block && d->block_has_seq)
+		*at = d->block_seq;
+	else if (d->in_warn_block && d->block_has_usec)
+		*at = d->block_usec;
+	else if (d->has_seq)
 		*at = d->seq;
 	else if (d->has_usec)
 		*at = d->usec;
@@ -185,10 +192,17 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 	const char *id = d->entry->id;
 	char report[64] = "";
 	bool repeat;
+	uint64_t at;
 
 	/* Report, state, then output: killed in between, a restart writes the
 	 * report under the id it reserved (so once), and never repeats what
-	 * it printed. */
+	 * it printed. Once a record is held, nothing after it is handled
+	 * before it (another detection of its WARN block, emitted with it):
+	 * read again, the log replays exactly what happened. */
+	if (w->hold.on && detection_pos(d, &at)) {
+		hold(w, d);
+		return;
+	}
 	if (d->occurrence == 1 && w->reporter[0] && report_once(w, d, report) == -EAGAIN) {
 		hold(w, d);
 		return;
@@ -433,6 +447,20 @@ static int retry_wait_ms(const struct watcher *w)
 	return cgfb_hold_wait_ms(&w->hold, &now);
 }
 
+/* Until the held record is due (or a stop signal): the log is not looked
+ * at meanwhile, so new records do not wake the watcher. */
+static void sleep_until_retry(struct watcher *w)
+{
+	const int ms = retry_wait_ms(w);
+	const struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	sigset_t orig;
+
+	sigprocmask(SIG_BLOCK, &w->stop, &orig);
+	if (!stop_requested && ms > 0)
+		ppoll(NULL, 0, &ts, &orig);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+}
+
 /* Read the log again from the first record whose report is missing. */
 static int rewind_log(struct watcher *w, bool *first)
 {
@@ -481,7 +509,11 @@ static int loop(struct watcher *w)
 	bool first = true;
 
 	while (!stop_requested) {
-		const int rc = cgfb_klog_next(&w->k, &rec);
+		/* A held record stops the reading: nothing after it is fed
+		 * before it is (the detector's counts and WARN block at the
+		 * retry are those of the held record). What the ring loses
+		 * meanwhile the journal gives back (look_for_gap). */
+		const int rc = w->hold.on ? 0 : cgfb_klog_next(&w->k, &rec);
 
 		if (!w->unprivileged && w->k.settled && !w->k.use_klogctl)
 			give_up_privilege(w);
@@ -501,7 +533,8 @@ static int loop(struct watcher *w)
 		/* The end of a burst: the state is saved now, not on a tick. */
 		if (w->dirty && !cgfb_detector_in_block(w->det))
 			save(w);
-		say_backlog(w);
+		if (!w->hold.on)
+			say_backlog(w);
 		if (w->o->once) {
 			/* The next run reads the held record again. */
 			if (w->hold.on)
@@ -520,9 +553,11 @@ static int loop(struct watcher *w)
 		 * WARN block (its end may be lost) and sources that cannot be
 		 * polled (klogctl before 3.5, a regular file in tests) look again
 		 * after a while. */
-		idle_wait(w, w->hold.on ? retry_wait_ms(w) :
-			     cgfb_detector_in_block(w->det) || !cgfb_klog_pollable(&w->k) ?
-			     IDLE_WAIT_MS : -1);
+		if (w->hold.on)
+			sleep_until_retry(w);
+		else
+			idle_wait(w, cgfb_detector_in_block(w->det) || !cgfb_klog_pollable(&w->k) ?
+				     IDLE_WAIT_MS : -1);
 	}
 	return 0;
 }

@@ -163,8 +163,10 @@ if [ "$(id -u)" -eq 0 ] && mkdir -p "$T_TMP/full" &&
 	rc=$?
 	left=$(ls -A "$T_TMP/full/reports")
 	check "full disk: exit 2" [ $rc -eq 2 ]
-	check "full disk: each detection's report failure logged, with ENOSPC" \
-		[ "$(grep -c 'report for .* not written for now: .*No space left on device' "$T_TMP/err.full")" -ge 6 ]
+	# The first failure holds its record, and nothing after it is handled
+	# before it: the next run replays the log from there, in order.
+	check "full disk: the first detection's report failure logged, with ENOSPC, once" \
+		[ "$(grep -c 'report for .* not written for now: .*No space left on device' "$T_TMP/err.full")" -eq 1 ]
 	check "full disk: nothing printed as handled" [ "$(grep -c '"id":' "$T_TMP/out")" -eq 0 ]
 	check "full disk: no partial report or temporary file" [ -z "$left" ]
 	rm "$T_TMP/full/filler"

@@ -223,4 +223,74 @@ cfb list --state-dir "$ST" > /dev/null 2>"$T_TMP/err"
 check "list removes the stale temporaries of killed writes" \
 	[ "$(find "$ST/reports" -maxdepth 1 -name '.*.tmp.*' | wc -l)" -eq 1 ]
 check "and says so" [ "$(grep -c 'left by an interrupted write' "$T_TMP/err")" -eq "$left" ]
+
+# Kills of the report writer, not of the watcher: the held record is read
+# again and the log replays exactly what happened. M4's text printed twice
+# is M4 then M5 (two call sites), whatever writer dies: never an invented
+# M5, never a count inflated; and a WARN block's report keeps its process
+# and function when its writer died the first time.
+M4='oom_control is deprecated and will be removed. Please report your usecase to linux-mm-@kvack.org if you depend on this functionality.'
+M7='Cgroup memory moving (move_charge_at_immigrate) is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
+S1='Creating hierarchies with use_hierarchy==0 (flat hierarchy) is considered deprecated. If you believe that your setup is correct, we kindly ask you to contact linux-mm@kvack.org and let us know'
+W=$T_TMP/writer-kills
+mkdir -p "$W"
+echo 11111111-2222-3333-4444-555555555555 > "$W/boot"
+# wlog NAME PRIO TEXT...: kmsg records, sequence numbers from 0.
+wlog() {
+	f=$W/$1
+	shift
+	n=0
+	: > "$f"
+	while [ $# -ge 2 ]; do
+		printf '%s,%d,%d,-;%s\n' "$1" "$n" "$((n * 1000 + 17))" "$2" >> "$f"
+		n=$((n + 1))
+		shift 2
+	done
+}
+wlog twice 4 "$M4" 6 'eth0: link up' 4 "$M7" 4 "$M4"
+wlog warn 4 '------------[ cut here ]------------' \
+	4 'WARNING: CPU: 0 PID: 4242 at mm/memcontrol.c:5007 mem_cgroup_css_alloc+0x3ac/0x510' \
+	4 "$S1" 4 'CPU: 0 PID: 4242 Comm: libvirtd Not tainted 6.1.0-13-amd64 #1' \
+	4 '---[ end trace 0000000000000000 ]---' 4 "$M7"
+# writer_killed LOG AT: watch LOG until it is handled (--once runs; a held
+# record ends a run with 2), the first report writer killed at its AT-th
+# disk step; prints the report ids, what was printed, the counts, and
+# whether S1's report has its WARN block's function.
+writer_killed() {
+	d=$W/$1-$2
+	rm -rf "$d"
+	mkdir -p "$d"
+	runs=0
+	while [ $runs -lt 4 ]; do
+		runs=$((runs + 1))
+		KILLSHIM_AT=$2 KILLSHIM_PROG=cgroup-feedback-report KILLSHIM_ONCE=$d/killed \
+			LD_PRELOAD=$SHIM timeout 60 "$CGFB" watch --once --json --kmsg "$W/$1" \
+			--state-dir "$d/state" --boot-id-file "$W/boot" --cgroup-root "$T_TMP/fx/root" \
+			--mountinfo "$T_TMP/fx/mountinfo" >> "$d/out" 2>> "$d/err" && break
+	done
+	$PY - "$d" <<'EOP'
+import glob, json, sys
+d = sys.argv[1]
+reps = [json.load(open(r))["detection"] for r in glob.glob(d + "/state/reports/*.json")]
+ids = sorted(x["catalog_id"] for x in reps)
+printed = [json.loads(l)["id"] + "@" + json.loads(l)["source"] for l in open(d + "/out")]
+st = json.load(open(d + "/state/watch.state"))
+s1 = [x for x in reps if x["catalog_id"] == "S1"]
+warn = "-" if not s1 else str(s1[0]["warn_block"] and s1[0]["fields"].get("function") == "mem_cgroup_css_alloc")
+print(" ".join(ids), "|", " ".join(printed), "|", json.dumps(st["reported"], sort_keys=True), "|", warn,
+      "| killed" if __import__("os").path.exists(d + "/killed") else "| not killed")
+EOP
+}
+for at in 1 3; do
+	got=$(writer_killed twice $at)
+	want='M4 M5 M7 | M4@kmsg:0 M7@kmsg:2 M5@kmsg:3 | {"M4": 1, "M5": 1, "M7": 1} | - | killed'
+	check "M4's writer killed at its step $at: M4 and M5 once each, in the log's order, counts exact" \
+		[ "$got" = "$want" ]
+	[ "$got" = "$want" ] || printf '#   got:  %s\n#   want: %s\n' "$got" "$want"
+	got=$(writer_killed warn $at)
+	want='M7 S1 | S1@kmsg:2 M7@kmsg:5 | {"M7": 1, "S1": 1} | True | killed'
+	check "S1's writer killed at its step $at: its report keeps the WARN block's function, M7 after it" \
+		[ "$got" = "$want" ]
+	[ "$got" = "$want" ] || printf '#   got:  %s\n#   want: %s\n' "$got" "$want"
+done
 finish

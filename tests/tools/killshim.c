@@ -9,6 +9,9 @@
  *                      how many steps a command has)
  *   KILLSHIM_PROG=NAME count only in the program NAME (the watcher starts
  *                      cgroup-feedback-report, which inherits the shim)
+ *   KILLSHIM_ONCE=FILE kill only the first process that gets there: it
+ *                      creates FILE (O_EXCL) before the signal; the others
+ *                      find it and live (one writer killed, then retried)
  *
  * Only calls through the dynamic symbol table are seen: glibc's own stdio
  * writes are not, which is fine, they are not how the spool is written. */
@@ -25,6 +28,21 @@
 #include <unistd.h>
 
 static unsigned long counted;
+
+/* KILLSHIM_ONCE: true for the one process that creates the file. */
+static int first_to_die(void)
+{
+	const char *once = getenv("KILLSHIM_ONCE");
+	int fd;
+
+	if (!once || !*once)
+		return 1;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, once, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0;
+	syscall(SYS_close, fd);
+	return 1;
+}
 
 static void step(const char *what)
 {
@@ -59,7 +77,7 @@ static void step(const char *what)
 			syscall(SYS_close, fd);
 		}
 	}
-	if (at > 0 && counted == (unsigned long)at)
+	if (at > 0 && counted == (unsigned long)at && first_to_die())
 		raise(SIGKILL);
 }
 
