@@ -221,21 +221,38 @@ static void log_wall(const struct cgfb_config *c, const struct cgfb_wall_count *
 		 n->terminals == 1 ? "" : "s", c->admin_group, more);
 }
 
+/* The hook runs detached from every pipe of ours: its standard input and
+ * output are /dev/null (the report writer's output is the watcher's pipe,
+ * and a hook holding it, or a daemon it leaves behind, would stall the
+ * watcher until it exits), and it is ended after HOOK_SECONDS with its
+ * whole process group (timeout(1), without --foreground). Its standard
+ * error stays the journal. */
+#define HOOK_SECONDS "60"
+
 static void run_command(const struct cgfb_config *c, const char *id, const char *cat_id,
 			const char *title)
 {
 	char e1[128], e2[64], e3[512];
-	char *argv[] = { "/bin/sh", "-c", (char *)c->notify_command, NULL };
+	char *argv[] = { "/usr/bin/timeout", "--kill-after=5", HOOK_SECONDS, "/bin/sh", "-c",
+			 (char *)c->notify_command, NULL };
 	char *envp[] = { e1, e2, e3, "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int rc;
 
 	snprintf(e1, sizeof(e1), "CGFB_REPORT_ID=%s", id);
 	snprintf(e2, sizeof(e2), "CGFB_CATALOG_ID=%s", cat_id);
 	snprintf(e3, sizeof(e3), "CGFB_TITLE=%s", title);
-	/* A clean environment: nothing of ours leaks into the hook. The
-	 * child is reaped by the SIGCHLD disposition the watcher sets. */
-	rc = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, envp);
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	/* A clean environment: nothing of ours leaks into the hook. Nobody
+	 * waits for it: the report writer exits, and init reaps it. */
+	if (rc == 0)
+		rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
 	if (rc != 0)
 		cgfb_log(LOG_WARNING, "notify-command: %s", strerror(rc));
 }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +19,23 @@
 #include "cgfb/log.h"
 #include "detect/handoff.h"
 #include "watch/children.h"
+
+static volatile sig_atomic_t *stopping;
+
+void cgfb_children_stop_on(volatile sig_atomic_t *flag)
+{
+	stopping = flag;
+}
+
+/* A stop signal came while waiting for a child: it is asked to end and
+ * not waited for (what it was doing is done again after a restart). */
+static bool stop_now(pid_t pid)
+{
+	if (!stopping || !*stopping)
+		return false;
+	kill(pid, SIGTERM);
+	return true;
+}
 
 /* The review of a new report, in the terminal the watcher runs in. A child
  * process of its own: whatever it sends, the watcher opened no socket. */
@@ -160,6 +179,11 @@ int cgfb_child_report(const struct cgfb_watch_opts *o, const char *reporter,
 	close(in[1]);
 	in[1] = -1;
 	while ((r = read(out[0], id + got, 63 - (size_t)got)) != 0 && got < 63) {
+		if (r < 0 && errno == EINTR && stop_now(pid)) {
+			cgfb_log(LOG_NOTICE, "report for %s not written: stopping (the next start "
+				 "writes it)", d->entry->id);
+			goto out;
+		}
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -169,7 +193,8 @@ int cgfb_child_report(const struct cgfb_watch_opts *o, const char *reporter,
 	id[got] = '\0';
 	id[strcspn(id, "\n")] = '\0';
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+		if (stop_now(pid))
+			goto out;
 	rc = writer_status(reporter, d, status, id);
 out:
 	for (int i = 0; i < 2; i++) {

@@ -5,11 +5,17 @@
 #ifndef CGFB_CHILDREN_H
 #define CGFB_CHILDREN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "detect/detect.h"
 #include "watch/watch.h"
+
+/* The flag the watcher's stop signals set: a child it waits for is then
+ * asked to end (SIGTERM) and not waited for, so that the watcher stops
+ * within a second whatever a child does. */
+void cgfb_children_stop_on(volatile sig_atomic_t *flag);
 
 /* The exit status of cgroup-feedback-report for "not written for now". */
 #define CGFB_EXIT_TEMPFAIL 75

@@ -574,6 +574,7 @@ int cgfb_watch(const struct cgfb_watch_opts *o)
 	w->o = o;
 	w->sd.fd = -1;
 	install_signals(&w->stop);
+	cgfb_children_stop_on(&stop_requested);
 	rc = setup(w);
 	if (rc == 0)
 		rc = loop(w);

@@ -119,6 +119,43 @@ wait $pid
 check "follow: SIGTERM exits 0" [ $? -eq 0 ]
 check "follow: the M7 report is valid" sh -c '"$1" "$2" >/dev/null' _ "$VALIDATE" "$(report_for M7)"
 
+# A notify-command hook that does not exit (a daemon it starts, a sleep)
+# stalls nothing: it runs detached from the watcher's pipes. The run ends
+# with its reports while the hooks still run; a following watcher stopped
+# with SIGTERM while one runs exits, and the hook is left to its bound.
+printf 'notify = log, command\nnotify-command = exec sleep 3000 # cgfb-hook-%s\nmotd-path =\n' \
+	"$$" > "$T_TMP/hook.conf"
+H=$T_TMP/hookstate
+echo 22222222-2222-3333-4444-000000000000 > "$T_TMP/hookboot"
+# (timeout: a watcher that waited for its hooks would wait 3000 s.)
+timeout 60 "$CGFB" --config "$T_TMP/hook.conf" watch --once --json --kmsg "$KMSG" --state-dir "$H" \
+	--boot-id-file "$T_TMP/hookboot" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
+	> "$T_TMP/hook.out" 2> "$T_TMP/hook.err"
+rc=$?
+hooks=$(pgrep -f "cgfb-hook-$$" | wc -l)
+check "hooks that never exit: watch --once ends, exit 0, while $hooks of them still run" \
+	[ $rc -eq 0 -a "$hooks" -ge 2 ]
+n=$(ls "$H/reports" | grep -c '\.json$')
+check "... every report written ($n, as the first run wrote $(reports))" [ "$n" -eq "$(reports)" ]
+pkill -f "cgfb-hook-$$"
+"$CGFB" --config "$T_TMP/hook.conf" watch --json --kmsg "$KMSG" --state-dir "$H.2" \
+	--boot-id-file "$T_TMP/hookboot" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
+	> "$T_TMP/hook2.out" 2> "$T_TMP/hook2.err" &
+pid=$!
+i=0
+while [ $i -lt "$(scaled 200)" ] && ! grep -q "following the kernel log" "$T_TMP/hook2.err"; do
+	sleep 0.05; i=$((i + 1))
+done
+kill -TERM $pid
+i=0
+while [ $i -lt "$(scaled 200)" ] && kill -0 $pid 2> /dev/null; do sleep 0.05; i=$((i + 1)); done
+alive=$(kill -0 $pid 2> /dev/null && echo yes)
+wait $pid
+rc=$?
+check "SIGTERM while hooks run: the watcher exits 0 (${alive:+still alive after the wait, }hooks still running: $(pgrep -f "cgfb-hook-$$" | wc -l))" \
+	[ -z "$alive" -a $rc -eq 0 ]
+pkill -f "cgfb-hook-$$"
+
 # An unreadable topology source: logged with context, no report, the
 # watcher goes on with the next detection.
 echo 22222222-2222-3333-4444-555555555555 >"$BOOT"
