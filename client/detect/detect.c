@@ -71,6 +71,11 @@ void cgfb_detector_set_count(struct cgfb_detector *d, const char *id, unsigned n
 		d->counts[entry_index(d, e)] = n;
 }
 
+bool cgfb_detector_holding(const struct cgfb_detector *d)
+{
+	return d->warn.active || d->frag_len > 0;
+}
+
 bool cgfb_detector_in_block(const struct cgfb_detector *d)
 {
 	return d->warn.active;

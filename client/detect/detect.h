@@ -46,6 +46,10 @@ void cgfb_detector_feed(struct cgfb_detector *d, const struct cgfb_record *rec);
 void cgfb_detector_finish(struct cgfb_detector *d);
 /* True while a WARN block is open: every record matters then. */
 bool cgfb_detector_in_block(const struct cgfb_detector *d);
+/* True while something fed waits for a record still to come: an open WARN
+ * block's detections, or a continued line ('c' record) not yet ended.
+ * cgfb_detector_finish hands them out (the detector stays usable). */
+bool cgfb_detector_holding(const struct cgfb_detector *d);
 
 /* Per-boot occurrence counts, so a restarted watcher neither repeats nor
  * forgets what it reported. */

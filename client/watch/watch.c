@@ -24,6 +24,10 @@
 #include "base/exec.h"
 
 #define IDLE_WAIT_MS 2000
+/* A WARN block whose end line never came (lost, or a kernel that died
+ * printing it) or a continued line never ended is closed after this long
+ * without a record, and what it holds is reported. */
+#define CLOSE_IDLE_MS 2000
 
 static volatile sig_atomic_t stop_requested;
 
@@ -45,6 +49,7 @@ struct watcher {
 	bool has_usec;
 	uint64_t usec;             /* the kernel's time of the record before pos */
 	bool in_gap;               /* feeding records of the journal (gap.c) */
+	struct timespec last_record;   /* CLOCK_MONOTONIC of the last record read */
 	char boot[40];
 	char gap_name[48];         /* "journal:BOOT", as scan --journal names records */
 	char gap_text[CGFB_RECORD_TEXT_MAX];
@@ -423,7 +428,24 @@ static void feed(struct watcher *w, const struct cgfb_record *rec, bool *first)
 	}
 	w->dirty = true;
 	w->records++;
+	clock_gettime(CLOCK_MONOTONIC, &w->last_record);
 	cgfb_detector_feed(w->det, rec);
+}
+
+/* An open block or line that no record came to end for CLOSE_IDLE_MS:
+ * its detections are handed out now. */
+static void close_idle(struct watcher *w)
+{
+	struct timespec now;
+	long ms;
+
+	if (!cgfb_detector_holding(w->det))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (now.tv_sec - w->last_record.tv_sec) * 1000 +
+	     (now.tv_nsec - w->last_record.tv_nsec) / 1000000;
+	if (ms >= CLOSE_IDLE_MS || w->o->once)
+		cgfb_detector_finish(w->det);
 }
 
 /* The end of the backlog: what was read and found, and what comes next. */
@@ -530,8 +552,10 @@ static int loop(struct watcher *w)
 				 "could be read", w->k.lost - lost_seen);
 			lost_seen = w->k.lost;
 		}
+		if (!w->hold.on)
+			close_idle(w);
 		/* The end of a burst: the state is saved now, not on a tick. */
-		if (w->dirty && !cgfb_detector_in_block(w->det))
+		if (w->dirty && !cgfb_detector_holding(w->det))
 			save(w);
 		if (!w->hold.on)
 			say_backlog(w);
@@ -556,8 +580,8 @@ static int loop(struct watcher *w)
 		if (w->hold.on)
 			sleep_until_retry(w);
 		else
-			idle_wait(w, cgfb_detector_in_block(w->det) || !cgfb_klog_pollable(&w->k) ?
-				     IDLE_WAIT_MS : -1);
+			idle_wait(w, cgfb_detector_holding(w->det) ? CLOSE_IDLE_MS :
+				     !cgfb_klog_pollable(&w->k) ? IDLE_WAIT_MS : -1);
 	}
 	return 0;
 }

@@ -165,6 +165,37 @@ else
 	skip "watch opens no network socket" "strace is not installed"
 fi
 
+# A WARN block whose end line never comes, and a continued line never
+# ended: a following watcher reports what they hold once no record has
+# come for 2 s (it does not wait for 256 more records).
+echo 33333333-2222-3333-4444-555555555555 > "$T_TMP/boot-open"
+# follow_until NAME FILE N: watch FILE (following) until N detections are
+# printed or the bound passes; then SIGTERM. What was printed before the
+# stop is $T_TMP/NAME.before.
+follow_until() {
+	"$CGFB" watch --json --kmsg "$2" --state-dir "$T_TMP/state-$1" \
+		--boot-id-file "$T_TMP/boot-open" > "$T_TMP/$1.out" 2> "$T_TMP/$1.err" &
+	pid=$!
+	i=0
+	while [ $i -lt "$(scaled 400)" ] && [ "$(grep -c '"id"' "$T_TMP/$1.out")" -lt "$3" ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	# What was printed before the stop: at the stop everything is handed out.
+	cp "$T_TMP/$1.out" "$T_TMP/$1.before"
+	kill -TERM $pid
+	wait $pid
+}
+printf '4,0,17,-;------------[ cut here ]------------\n4,1,18,-;WARNING: CPU: 0 PID: 4242 at mm/memcontrol.c:5007 mem_cgroup_css_alloc+0x3ac/0x510\n4,2,19,-;%s\n4,3,20,-;CPU: 0 PID: 4242 Comm: libvirtd Not tainted 6.1.0-13-amd64 #1\n' \
+	"$S1" > "$T_TMP/kmsg-block"
+follow_until block "$T_TMP/kmsg-block" 1
+check "an unended WARN block is closed when the log goes quiet: S1 with its process" \
+	grep -q '"id":"S1".*"comm":"libvirtd"' "$T_TMP/block.before"
+printf '4,0,21,c;Non-hierarchical mode is deprecated. Please report your usecase \n4,1,22,+;to linux-mm@kvack.org if you depend on this functionality.\n' \
+	> "$T_TMP/kmsg-frag"
+follow_until frag "$T_TMP/kmsg-frag" 1
+check "an unended continued line too: M8, whole" \
+	grep -q '"id":"M8".*"text":"Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org' "$T_TMP/frag.before"
+
 # scan of the live log reads the same records.
 "$CGFB" scan --json --kmsg "$KMSG" > "$T_TMP/out"
 check "scan --kmsg exit 0" [ $? -eq 0 ]
