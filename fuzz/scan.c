@@ -110,7 +110,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	PROPERTY(st.pasted == cgfb_logfmt_looks_pasted(st.fmt, buf, size), "paste");
 	PROPERTY(!st.pasted || st.fmt == CGFB_FMT_DMESG || st.fmt == CGFB_FMT_SYSLOG,
 		 "a %s log read as a paste", cgfb_logfmt_name(st.fmt));
-	if (st.fmt != CGFB_FMT_JOURNAL_EXPORT) {
+	/* A systemd journal file (its magic first) is refused, not read as
+	 * text: nothing scanned. */
+	if (st.journal_file) {
+		PROPERTY(size >= 8 && memcmp(buf, "LPKSHHRH", 8) == 0, "a journal file without its magic");
+		PROPERTY(st.lines == 0 && got.n == 0, "a journal file scanned as text");
+	} else if (st.fmt != CGFB_FMT_JOURNAL_EXPORT) {
 		const unsigned long lines = reference(buf, size, st.fmt, st.pasted, &want);
 
 		PROPERTY(st.lines == lines, "%s: %lu lines counted, %lu in the log",
