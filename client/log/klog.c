@@ -104,6 +104,7 @@ int cgfb_klog_rewind(struct cgfb_klog *k)
 {
 	k->have_next = false;
 	k->next_seq = 0;
+	k->skipping = false;
 	if (k->use_klogctl)
 		return klogctl_snapshot(k);
 	if (lseek(k->fd, 0, SEEK_SET) < 0)
@@ -114,6 +115,10 @@ int cgfb_klog_rewind(struct cgfb_klog *k)
 
 static void note_seq(struct cgfb_klog *k, const struct cgfb_record *rec)
 {
+	if (k->have_next && rec->seq < k->next_seq) {
+		k->backwards++;
+		return;
+	}
 	if (k->have_next && rec->seq > k->next_seq)
 		k->lost += rec->seq - k->next_seq;
 	k->have_next = true;
@@ -173,8 +178,12 @@ static int refill(struct cgfb_klog *k)
 	k->have -= k->pos;
 	k->pos = 0;
 	if (k->have == k->cap) {
-		/* A line longer than the buffer: drop its head, it is not a record. */
+		/* A line longer than the buffer: none of it is a record, its
+		 * tail no more than its head (next_file skips to its end). */
 		k->have = 0;
+		if (!k->skipping)
+			k->overlong++;
+		k->skipping = true;
 	}
 	do
 		n = read(k->fd, k->buf + k->have, k->cap - k->have);
@@ -196,6 +205,10 @@ static int next_file(struct cgfb_klog *k, struct cgfb_record *rec)
 			rc = refill(k);
 			if (rc <= 0)
 				return rc;
+			continue;
+		}
+		if (k->skipping) {
+			k->skipping = false;    /* the end of an overlong line */
 			continue;
 		}
 		rc = cgfb_logfmt_parse_line(CGFB_FMT_KMSG, line, len, k->text, sizeof(k->text), rec);

@@ -19,6 +19,14 @@ struct cgfb_klog {
 	bool settled;
 	const char *path;
 	unsigned long lost;     /* records overwritten before we read them */
+	/* Records whose sequence number was read already (a duplicate, or
+	 * going backwards: a file or FIFO, never the kernel): passed on, and
+	 * not counted as a new position; lost counts from the last new one. */
+	unsigned long backwards;
+	/* Lines longer than the buffer, skipped whole: their tail is no record
+	 * (a forged one could be planted there). */
+	unsigned long overlong;
+	bool skipping;          /* inside such a line */
 	bool have_next;
 	uint64_t next_seq;
 	/* klogctl snapshot, and line buffer for a kmsg-format file or FIFO */

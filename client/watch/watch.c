@@ -408,6 +408,22 @@ static void look_for_gap(struct watcher *w, const struct cgfb_record *rec, uint6
 			 first ? "while nobody watched" : "before they could be read");
 }
 
+/* What the kernel never writes, said once a burst: sequence numbers read
+ * again (a file or FIFO given as --kmsg; the records were not handled
+ * twice) and lines longer than a record can be (skipped whole). */
+static void say_odd_records(struct watcher *w, unsigned long *seen)
+{
+	const unsigned long n = w->k.backwards + w->k.overlong;
+
+	if (n == *seen)
+		return;
+	cgfb_log(LOG_WARNING, "%s: %lu record%s with a sequence number already read and %lu "
+		 "line%s longer than any record were skipped (no kernel writes them)", w->k.path,
+		 w->k.backwards, w->k.backwards == 1 ? "" : "s", w->k.overlong,
+		 w->k.overlong == 1 ? "" : "s");
+	*seen = n;
+}
+
 static void feed(struct watcher *w, const struct cgfb_record *rec, bool *first)
 {
 	uint64_t at;
@@ -527,7 +543,7 @@ static void give_up_privilege(struct watcher *w)
 static int loop(struct watcher *w)
 {
 	struct cgfb_record rec;
-	unsigned long lost_seen = w->k.lost;
+	unsigned long lost_seen = w->k.lost, odd_seen = 0;
 	bool first = true;
 
 	while (!stop_requested) {
@@ -552,6 +568,7 @@ static int loop(struct watcher *w)
 				 "could be read", w->k.lost - lost_seen);
 			lost_seen = w->k.lost;
 		}
+		say_odd_records(w, &odd_seen);
 		if (!w->hold.on)
 			close_idle(w);
 		/* The end of a burst: the state is saved now, not on a tick. */

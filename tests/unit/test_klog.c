@@ -51,6 +51,41 @@ static void rewinds_a_file(void **state)
 	unlink(path);
 }
 
+/* A file whose sequence numbers repeat or go back (the kernel's never
+ * do): passed on, counted, and the loss counted from the last new one; a
+ * line longer than the buffer is skipped whole, its tail no record even
+ * when it looks like one. */
+static void odd_files(void **state)
+{
+	char path[] = "/tmp/cgfb-klog.XXXXXX", err[256];
+	struct cgfb_klog k;
+	struct cgfb_record r;
+	const int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	assert_non_null(f);
+	fputs("6,10,100,-;first\n6,11,200,-;second\n6,11,200,-;again\n6,9,90,-;back\n"
+	      "6,14,400,-;after a gap of two\n", f);
+	for (int i = 0; i < (64 << 10); i++)
+		fputc('A', f);
+	fputs("4,15,500,-;FORGED in the tail of an overlong line\n6,16,600,-;last\n", f);
+	fclose(f);
+	assert_int_equal(cgfb_klog_open(&k, path, err, sizeof(err)), 0);
+	assert_int_equal(next_seq(&k), 10);
+	assert_int_equal(next_seq(&k), 11);
+	assert_int_equal(next_seq(&k), 11);
+	assert_int_equal(next_seq(&k), 9);
+	assert_int_equal(k.backwards, 2);
+	assert_int_equal(next_seq(&k), 14);
+	assert_int_equal(k.lost, 2);             /* 12 and 13, from 11 on */
+	assert_int_equal(cgfb_klog_next(&k, &r), 1);
+	assert_int_equal(r.seq, 16);
+	assert_int_equal(k.overlong, 1);
+	assert_int_equal(k.lost, 3);             /* and 15: what looked like it was no record */
+	cgfb_klog_close(&k);
+	unlink(path);
+}
+
 /* A FIFO cannot go back: the caller is told so, and opens it again. */
 static void a_fifo_says_espipe(void **state)
 {
@@ -141,6 +176,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rewinds_a_file),
+		cmocka_unit_test(odd_files),
 		cmocka_unit_test(a_fifo_says_espipe),
 		cmocka_unit_test(rewinds_dev_kmsg),
 		cmocka_unit_test(drops_cap_syslog),
