@@ -171,18 +171,22 @@ static void share_budget(struct plan *p, unsigned n, size_t budget)
 	}
 }
 
+/* Why the hierarchy's list is not whole, and how much is missing. A tree
+ * deeper than the walk goes says so first: below it nothing was counted,
+ * so its number is a floor (the cgroups right below the deepest level). */
 static json_object *cut_json(const struct cgfb_hier *h, size_t listed)
 {
 	const uint64_t by_walk = h->total - h->n, by_size = h->n - listed;
+	const uint64_t by_depth = h->depth_omitted;
+	const char *reason = by_depth ? "depth_cap" : by_size > by_walk ? "size_cap" : "node_cap";
 	json_object *o;
 
-	if (by_walk + by_size == 0)
+	if (by_walk + by_size + by_depth == 0)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "reason", json_object_new_string(by_size > by_walk ?
-								    "size_cap" : "node_cap"));
-	json_object_object_add(o, "nodes_omitted", json_object_new_int64((int64_t)(by_walk +
-										     by_size)));
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+	json_object_object_add(o, "nodes_omitted",
+			       json_object_new_int64((int64_t)(by_walk + by_size + by_depth)));
 	return o;
 }
 

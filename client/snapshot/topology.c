@@ -274,6 +274,7 @@ static int visit_children(struct walk *w, int dirfd, uint32_t self, uint32_t dep
 	todo = n;
 	if (n && depth + 1 > CGFB_TOPO_MAX_DEPTH) {
 		w->h->depth_capped = true;
+		w->h->depth_omitted += n;
 		*seen = (uint32_t)n;
 		todo = 0;
 	}

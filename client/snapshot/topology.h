@@ -38,6 +38,8 @@ struct cgfb_hier {
 	uint32_t max_depth;
 	bool count_capped;           /* stopped counting at CGFB_TOPO_COUNT_MAX */
 	bool depth_capped;           /* cgroups below CGFB_TOPO_MAX_DEPTH not counted */
+	uint64_t depth_omitted;      /* cgroups right below that depth, left out (their
+	                                own subtrees are not counted) */
 	int error;                   /* the mount point could not be opened */
 };
 

@@ -348,4 +348,25 @@ chmod 600 "$ST/secret"
 printf 'short' >"$T_TMP/badsecret" && mkdir -p "$T_TMP/st2" && cp "$T_TMP/badsecret" "$T_TMP/st2/secret" && chmod 600 "$T_TMP/st2/secret"
 "$CGFB" snapshot --state-dir "$T_TMP/st2" >/dev/null 2>"$T_TMP/e4"
 check "a secret of the wrong size is refused" sh -c '[ $1 -eq 2 ] && grep -q "not 32 bytes" "$2"' _ $? "$T_TMP/e4"
+# A hierarchy deeper than the walk goes (256 levels): the report says it
+# was cut, why, and how many cgroups right below the cap it left out,
+# instead of "cut": null as if whole.
+D=$T_TMP/deep
+mkdir -p "$D/root/sys/fs/cgroup/memory"
+python3 -c 'import os, sys
+p = sys.argv[1]
+for i in range(300):
+    p = os.path.join(p, "d")
+    os.mkdir(p)
+os.mkdir(os.path.join(os.path.dirname(p), "e"))' "$D/root/sys/fs/cgroup/memory"
+echo '30 25 0:26 / /sys/fs/cgroup/memory rw,nosuid,nodev,noexec,relatime shared:9 - cgroup cgroup rw,memory' \
+	> "$D/mountinfo"
+"$CGFB" snapshot --json --state-dir "$ST" --cgroup-root "$D/root" --mountinfo "$D/mountinfo" \
+	> "$T_TMP/deep.json" 2> "$T_TMP/deep.err"
+check "a 300-level hierarchy: its report says depth_cap, one cgroup below the cap left out" \
+	python3 -c 'import json, sys
+h = json.load(open(sys.argv[1]))["topology"]["hierarchies"][0]
+sys.exit(h["cut"] != {"reason": "depth_cap", "nodes_omitted": 1} or h["max_depth"] != 256)' "$T_TMP/deep.json"
+check "... and the report is valid" "$PWD/$BUILD/tests/tools/validate-report" "$T_TMP/deep.json"
+check "... and the log says only part of it was counted" grep -q "deeper than 256 levels; only part of it was counted" "$T_TMP/deep.err"
 finish

@@ -252,6 +252,7 @@ static void depth_cap(void **state)
 	assert_true(t.h[0].depth_capped);
 	assert_int_equal(t.h[0].max_depth, CGFB_TOPO_MAX_DEPTH);
 	assert_int_equal(t.h[0].total, CGFB_TOPO_MAX_DEPTH + 1);
+	assert_int_equal(t.h[0].depth_omitted, 1);      /* the "d" below the cap */
 	cgfb_topology_free(&t);
 	cgfb_mounts_free(&ms);
 }
