@@ -29,9 +29,29 @@ static void set(struct cgfb_warn *w, const char *name, const char *b, const char
 		cgfb_fields_set(&w->fields, name, b, (size_t)(e - b));
 }
 
+/* The record that is the cut line, "------------[ cut here ]------------"
+ * (dashes on both sides, blanks around), and nothing else: any local user
+ * can make the kernel log a record holding chosen text ("tmpfs: Unknown
+ * parameter '...'"), and one quoting the cut line must open no block. */
 bool cgfb_warn_is_start(const char *text, size_t len)
 {
-	return memmem(text, len, CGFB_WARN_CUT_HERE, sizeof(CGFB_WARN_CUT_HERE) - 1) != NULL;
+	const char *p = text, *end = text + len;
+	const size_t n = sizeof(CGFB_WARN_CUT_HERE) - 1;
+	const char *dashes;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		end--;
+	dashes = p;
+	while (p < end && *p == '-')
+		p++;
+	if (p == dashes || (size_t)(end - p) <= n || memcmp(p, CGFB_WARN_CUT_HERE, n) != 0)
+		return false;
+	for (p += n; p < end; p++)
+		if (*p != '-')
+			return false;
+	return true;
 }
 
 bool cgfb_warn_is_end(const char *text, size_t len)

@@ -219,7 +219,13 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 	report[strcspn(report, " ")] = '\0';
 	if (cgfb_state_set_count(&w->st, id, d->occurrence) < 0)
 		cgfb_log(LOG_WARNING, "state: too many distinct ids to remember %s", id);
-	save(w);
+	/* A report is remembered at once; a repeat (counted, nothing written)
+	 * with the end of its burst: a flood of repeats costs no fsync each,
+	 * and the state saved never claims a record not handled. */
+	if (d->occurrence == 1)
+		save(w);
+	else
+		w->dirty = true;
 	if (report[0] && !repeat && w->o->prompt && isatty(STDIN_FILENO))
 		cgfb_child_review(w->o, report);
 	if (d->occurrence == 1) {

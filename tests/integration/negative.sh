@@ -400,4 +400,11 @@ TODO="TODO detector bug: cgfb_kmsg_parse() keeps the trailing CR of a CRLF kmsg 
 crlf "kmsg records" "$J/crlf.kmsg" 2
 TODO=
 
+# A local user makes the kernel echo the cut line (unshare -rm mount -t
+# tmpfs -o '------------[ cut here ]------------' none /mnt): no WARN block
+# opens, so the genuine message after it is not pulled into one.
+printf '<3>[   10.000000] tmpfs: Unknown parameter '"'"'------------[ cut here ]------------'"'"'\n[   10.100000] %s\n' "$M3" > "$J/echo-cut"
+found "a user-made record quoting the cut line opens no WARN block" 0 "$J/echo-cut" -- \
+	'[d["id"] for d in dets] == ["M3"]' 'dets[0]["warn_block"] is False'
+
 finish

@@ -196,6 +196,30 @@ follow_until frag "$T_TMP/kmsg-frag" 1
 check "an unended continued line too: M8, whole" \
 	grep -q '"id":"M8".*"text":"Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org' "$T_TMP/frag.before"
 
+# A flood of repeats (a local user can make the kernel print some texts
+# again and again) costs no fsync each: the repeats are saved with the end
+# of their burst. Only the watcher's own calls are traced (no -f).
+if command -v strace > /dev/null; then
+	K3=$T_TMP/kmsg-flood
+	: > "$K3"
+	python3 -c 'import sys
+m = sys.argv[1]
+with open(sys.argv[2], "w") as f:
+    for i in range(2000):
+        f.write("4,%d,%d,-;%s\n" % (i, i * 1000 + 17, m))' "$M8" "$K3"
+	# The watcher's own binary (not a valgrind wrapper): its calls are counted.
+	strace -qq -e trace=fsync,fdatasync -o "$T_TMP/flood.strace" \
+		"$PWD/$BUILD/cgroup-feedback-watch" --once --json \
+		--kmsg "$K3" --state-dir "$T_TMP/state-flood" --boot-id-file "$T_TMP/boot-open" \
+		> "$T_TMP/flood.out" 2> /dev/null
+	n=$(grep -c 'sync(' "$T_TMP/flood.strace")
+	check "2,000 repeats of M8: $n fsyncs by the watcher, not 2 each" [ "$n" -ge 1 -a "$n" -le 10 ]
+	check "... reported once" [ "$(grep -c '"id"' "$T_TMP/flood.out")" -eq 1 ]
+	check "... counted 2,000 times" grep -q '"M8":2000' "$T_TMP/state-flood/watch.state"
+else
+	skip "a flood of repeats" "strace is not installed"
+fi
+
 # scan of the live log reads the same records.
 "$CGFB" scan --json --kmsg "$KMSG" > "$T_TMP/out"
 check "scan --kmsg exit 0" [ $? -eq 0 ]

@@ -103,6 +103,14 @@ static void markers(void **state)
 {
 	assert_true(cgfb_warn_is_start(S("------------[ cut here ]------------")));
 	assert_false(cgfb_warn_is_start(S("cut here")));
+	assert_true(cgfb_warn_is_start(S("  ------------[ cut here ]------------ \r")));
+	assert_true(cgfb_warn_is_start(S("-[ cut here ]-")));
+	/* What a local user makes the kernel echo (a mount option, a module
+	 * parameter) quotes the line: no block. */
+	assert_false(cgfb_warn_is_start(S("tmpfs: Unknown parameter '------------[ cut here ]------------'")));
+	assert_false(cgfb_warn_is_start(S("------------[ cut here ]------------ and more")));
+	assert_false(cgfb_warn_is_start(S("[ cut here ]------------")));
+	assert_false(cgfb_warn_is_start(S("------------[ cut here ]")));
 	assert_true(cgfb_warn_is_end(S("---[ end trace a6c54db610fd5bb5 ]---")));
 	assert_true(cgfb_warn_is_end(S("---[ end trace 0000000000000000 ]---")));
 	assert_false(cgfb_warn_is_end(S("end trace")));
