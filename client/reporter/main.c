@@ -26,6 +26,7 @@
 #include "cgfb/wire.h"
 #include "base/bootid.h"
 #include "consent/notify.h"
+#include "privacy/allowlist.h"
 #include "report/repeat.h"
 #include "detect/handoff.h"
 #include "report/snapshot.h"
@@ -45,6 +46,7 @@ struct opts {
 	const char *boot_id_path;
 	bool refresh_banner;
 	const char *journal_gap;     /* BOOT:FROM:TO */
+	bool check;                  /* --check: the configuration and what it names */
 	const char *journal_dir;
 };
 
@@ -52,7 +54,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_CONFIG = 256, OPT_CATALOG, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
 	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID, OPT_BOOT_ID, OPT_REFRESH_BANNER,
-	       OPT_JOURNAL_GAP, OPT_JOURNAL_DIR };
+	       OPT_JOURNAL_GAP, OPT_JOURNAL_DIR, OPT_CHECK };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
@@ -66,6 +68,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "refresh-banner", no_argument, NULL, OPT_REFRESH_BANNER },
 		{ "journal-gap", required_argument, NULL, OPT_JOURNAL_GAP },
 		{ "journal-dir", required_argument, NULL, OPT_JOURNAL_DIR },
+		{ "check", no_argument, NULL, OPT_CHECK },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -87,6 +90,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_REFRESH_BANNER: o->refresh_banner = true; break;
 		case OPT_JOURNAL_GAP: o->journal_gap = optarg; break;
 		case OPT_JOURNAL_DIR: o->journal_dir = optarg; break;
+		case OPT_CHECK: o->check = true; break;
 		case OPT_REPORT_ID:
 			if (!cgfb_report_id_valid(optarg)) {
 				cgfb_log(LOG_ERR, "--report-id: '%s' is not a report id", optarg);
@@ -100,7 +104,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			      "       [--report-id ID] [--boot-id-file F]\n"
 			      "       < detection (started by cgroup-feedback-watch)\n"
 			      "       cgroup-feedback-report [--config F] [--state-dir D] --refresh-banner\n"
-			      "       cgroup-feedback-report --journal-gap BOOT:FROM:TO [--journal-dir D]\n",
+			      "       cgroup-feedback-report --journal-gap BOOT:FROM:TO [--journal-dir D]\n"
+			      "       cgroup-feedback-report [--config F] [--catalog F] --check\n",
 			      stderr);
 			return -EINVAL;
 		}
@@ -247,8 +252,12 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 		return 0;
 	}
 	rc = cgfb_snapshot_new(&o->s, &snap);
-	if (rc < 0)
-		goto out;       /* reported by cgfb_snapshot_new */
+	if (rc < 0) {
+		/* Reported there: the secret, the allowlist file, the schema;
+		 * each can be fixed, so the detection is held, not lost. */
+		rc = -EAGAIN;
+		goto out;
+	}
 	rc = cgfb_snapshot_report(snap, d->entry, d, source, false, &b, id, err, sizeof(err));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, err);
@@ -276,6 +285,29 @@ out:
 	return rc;
 }
 
+/* --check, at the watcher's start: everything a report will need from
+ * the configuration (the allowlist file it names, the catalog) is read
+ * now, so that a mistake stops the watcher before it reads the log, with
+ * the file, line and key, instead of costing a boot's warnings. */
+static int check_config(const struct opts *o, const struct cgfb_config *conf)
+{
+	struct cgfb_catalog *cat = NULL;
+	struct cgfb_allowlist *al = NULL;
+	char err[512];
+	int rc;
+
+	rc = cgfb_allowlist_load(&al, conf->allowlist_file[0] ? conf->allowlist_file : NULL, err,
+				 sizeof(err));
+	cgfb_allowlist_free(al);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "allowlist-file = %s: %s", conf->allowlist_file, err);
+		return CGFB_EXIT_TROUBLE;
+	}
+	rc = cgfb_load_catalog(&o->g, &cat);
+	cgfb_catalog_free(cat);
+	return rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct cgfb_catalog *cat = NULL;
@@ -294,8 +326,13 @@ int main(int argc, char **argv)
 	if (o.journal_gap)
 		return cgfb_journal_gap(o.journal_gap, o.journal_dir) < 0 ? CGFB_EXIT_TROUBLE
 									  : CGFB_EXIT_OK;
+	/* A configuration that cannot be used now may be fixed: the watcher
+	 * holds the detection and tries again (EXIT_TEMPFAIL), it does not
+	 * count it as handled. */
 	if (cgfb_load_config(&o.g, &conf) < 0)
-		return CGFB_EXIT_TROUBLE;
+		return o.check ? CGFB_EXIT_TROUBLE : EXIT_TEMPFAIL;
+	if (o.check)
+		return check_config(&o, &conf);
 	rc = cgfb_statedir_open(&o.sd, o.state_dir, CGFB_SD_CREATE, err, sizeof(err));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "state directory %s: %s", o.state_dir, err);

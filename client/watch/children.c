@@ -207,6 +207,37 @@ out:
 	return rc;
 }
 
+/* The report writer's --check: 0 when the configuration and what it names
+ * can be used, else its exit status (it said why), or -errno. */
+int cgfb_child_check(const struct cgfb_watch_opts *o, const char *reporter)
+{
+	const char *argv[24];
+	int n, status = 0;
+	pid_t pid;
+
+	n = reporter_argv(o, reporter, NULL, argv);
+	argv[n++] = "--check";
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(reporter, (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -errno;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return -EIO;
+}
+
 /* /run was emptied by a reboot, or the banner is stale: the report writer
  * makes it say what the spool says now (cgroup-feedback-report
  * --refresh-banner, which knows whether the configuration wants a banner).

@@ -41,6 +41,11 @@ int cgfb_child_journal_gap(const struct cgfb_watch_opts *o, const char *reporter
 			   const char *boot, uint64_t from_usec, uint64_t to_usec,
 			   void (*fn)(const char *line, size_t len, void *arg), void *arg);
 
+/* The report writer's --check of the configuration and the files it
+ * names (it says what is wrong): 0 when usable, else its exit status or a
+ * negative errno. */
+int cgfb_child_check(const struct cgfb_watch_opts *o, const char *reporter);
+
 /* The login banner made to say what the spool says (the report writer's
  * --refresh-banner). Failures are logged there. */
 void cgfb_child_refresh_banner(const struct cgfb_watch_opts *o, const char *reporter);

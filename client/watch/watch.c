@@ -312,6 +312,14 @@ static int setup(struct watcher *w)
 		cgfb_log(LOG_WARNING, "%s not found: no reports will be written; detections "
 			 "are still logged", CGFB_REPORTER_NAME);
 	}
+	/* A mistake in the configuration (an allowlist file missing, a bad
+	 * line in it) stops the watcher before it reads a record: read, a
+	 * boot's warnings would be handled without their reports. */
+	if (w->reporter[0] && cgfb_child_check(w->o, w->reporter) != 0) {
+		cgfb_log(LOG_ERR, "the configuration cannot be used (above); nothing was read. Fix "
+			 "it and start again: the kernel log keeps the records");
+		return -EINVAL;
+	}
 	if (w->reporter[0])
 		cgfb_child_refresh_banner(w->o, w->reporter);
 	for (unsigned i = 0; i < w->st.n_ids; i++)

@@ -156,6 +156,29 @@ check "SIGTERM while hooks run: the watcher exits 0 (${alive:+still alive after 
 	[ -z "$alive" -a $rc -eq 0 ]
 pkill -f "cgfb-hook-$$"
 
+# A mistake in the configuration costs no warning: with allowlist-file
+# naming a file that is not there, watch stops before it reads a record,
+# naming the key and the file; once the file is there, the same boot's
+# warnings are all reported.
+C=$T_TMP/al.conf
+printf 'notify = log\nallowlist-file = %s\n' "$T_TMP/no-such-allowlist" > "$C"
+A=$T_TMP/alstate
+echo 44444444-2222-3333-4444-000000000000 > "$T_TMP/alboot"
+"$CGFB" --config "$C" watch --once --json --kmsg "$KMSG" --state-dir "$A" \
+	--boot-id-file "$T_TMP/alboot" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
+	> "$T_TMP/al.out" 2> "$T_TMP/al.err"
+check "allowlist-file missing: watch exits 2" [ $? -eq 2 ]
+check "... naming the key and the file" grep -q "allowlist-file = $T_TMP/no-such-allowlist" "$T_TMP/al.err"
+check "... having read nothing and reported nothing" \
+	[ ! -s "$T_TMP/al.out" -a ! -e "$A/watch.state" -a ! -d "$A/reports" ]
+printf 'acme-batch\n' > "$T_TMP/no-such-allowlist"
+"$CGFB" --config "$C" watch --once --json --kmsg "$KMSG" --state-dir "$A" \
+	--boot-id-file "$T_TMP/alboot" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
+	> "$T_TMP/al.out" 2> "$T_TMP/al.err"
+check "... fixed: exit 0" [ $? -eq 0 ]
+check "... and the boot's warnings are all reported" \
+	[ "$(ls "$A/reports" | grep -c '\.json$')" -eq "$(reports)" ]
+
 # An unreadable topology source: logged with context, no report, the
 # watcher goes on with the next detection.
 echo 22222222-2222-3333-4444-555555555555 >"$BOOT"
