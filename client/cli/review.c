@@ -22,6 +22,7 @@
 #include "consent/notify.h"
 #include "privacy/redact.h"
 #include "base/hint.h"
+#include "base/statedir.h"
 #include "cli/review.h"
 #include "deliver/deliver.h"
 #include "deliver/submit.h"
@@ -83,20 +84,29 @@ static char *read_text_line(const struct cgfb_review_ctx *rc)
 	return NULL;
 }
 
-/* First letter of the answer, lower-cased; def for an empty line or EOF. */
-static int ask_choice(const struct cgfb_review_ctx *rc, const char *prompt, int def)
+/* The answer, one of the letters of valid (lower-cased); def for an empty
+ * line or the end of input. Anything else is asked again: a typo is not
+ * the default, and never a decision. */
+static int ask_choice(const struct cgfb_review_ctx *rc, const char *prompt, const char *valid,
+		      int def)
 {
-	char *line;
-	int c;
+	for (;;) {
+		char *line;
+		int c;
 
-	fputs(prompt, rc->out);
-	fflush(rc->out);
-	line = read_line(rc->in);
-	if (!line)
-		return def;
-	c = line[0] ? line[0] | 0x20 : def;
-	free(line);
-	return c;
+		fputs(prompt, rc->out);
+		fflush(rc->out);
+		line = read_line(rc->in);
+		if (!line)
+			return def;
+		c = line[0] ? line[0] | 0x20 : def;
+		if (line[0] && (line[1] || !strchr(valid, c)))
+			c = 0;
+		free(line);
+		if (c)
+			return c;
+		fprintf(rc->out, "Please answer with one of the letters in brackets (%s).\n", valid);
+	}
 }
 
 static void show_analysis(FILE *out, json_object *report)
@@ -319,7 +329,7 @@ static char *check_secrets(const struct cgfb_review_ctx *rc, const struct cgfb_l
 		fprintf(rc->out, "  %s: %.*s\n", cgfb_secret_name(f[i].kind), (int)f[i].len,
 			text + f[i].start);
 	if (!*redact_all &&
-	    ask_choice(rc, "Replace these with [redacted ...]? [Y/n] ", 'y') != 'y') {
+	    ask_choice(rc, "Replace these with [redacted ...]? [Y/n] ", "yn", 'y') != 'y') {
 		for (size_t i = 0; i < n; i++)
 			cgfb_draft_keep(d, text + f[i].start, f[i].len);
 		return text;
@@ -474,7 +484,7 @@ static bool offer(const struct cgfb_review_ctx *rc, const struct cgfb_draft *a,
 		fputs("This report has no use case: the maintainers will see the "
 		      "snapshot only.\n", rc->out);
 	fputs(CGFB_REVIEW_PUBLIC "\n", rc->out);
-	return ask_choice(rc, question, 'n') == 'y';
+	return ask_choice(rc, question, "yn", 'n') == 'y';
 }
 
 /* Ask for the From: line when the configuration has none. */
@@ -548,11 +558,37 @@ static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry 
 	return r;
 }
 
+/* Decline (c 'd') or never (c 'v'), each after its own yes: neither is
+ * one key away from "no" ('n' answers nothing here). 1 when not
+ * confirmed (asked again), else an outcome. */
+static int refuse(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e, int c)
+{
+	char question[PATH_MAX + 300];
+
+	if (c == 'd')
+		snprintf(question, sizeof(question), "Decline report %s: it will never be sent. "
+			 "Sure? [y/N] ", e->id);
+	else
+		snprintf(question, sizeof(question), "Never ask about %s again: its reports are "
+			 "kept, but nobody is told of new ones (%s/%s lists the silenced). Sure? [y/N] ",
+			 e->catalog_id, rc->sd->path, CGFB_SILENCED_FILE);
+	if (ask_choice(rc, question, "yn", 'n') != 'y')
+		return 1;
+	e->state = CGFB_R_DECLINED;
+	if (cgfb_spool_save_state(rc->spool, e) < 0)
+		return -EIO;
+	if (c == 'v' && cgfb_silence_add(rc->sd, e->catalog_id) < 0)
+		return -EIO;
+	fprintf(rc->out, "Declined%s. Nothing was sent.\n",
+		c == 'v' ? "; you will not be asked about this message again" : "");
+	return c == 'v' ? CGFB_REVIEW_SILENCED : CGFB_REVIEW_DECLINED;
+}
+
 static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		  const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
 	char prompt[700], hint[600];
-	int c;
+	int c, r = 1;
 
 	if (rc->config->consent != CGFB_CONSENT_NEVER) {
 		c = offer_send(rc, e, report, a);
@@ -562,26 +598,20 @@ static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		fputs("Sending is off (consent = never in the configuration).\n", rc->out);
 	}
 	snprintf(prompt, sizeof(prompt), "Then: [e]xport as e-mail, [k]eep for later, [d]ecline, "
-		 "[n]ever ask about %s again? [k] ", e->catalog_id);
-	c = ask_choice(rc, prompt, 'k');
-	switch (c) {
-	case 'e':
-		return do_export(rc, e, report, a);
-	case 'd':
-	case 'n':
-		e->state = CGFB_R_DECLINED;
-		if (cgfb_spool_save_state(rc->spool, e) < 0)
-			return -EIO;
-		if (c == 'n' && cgfb_silence_add(rc->sd, e->catalog_id) < 0)
-			return -EIO;
-		fprintf(rc->out, "Declined%s. Nothing was sent.\n",
-			c == 'n' ? "; you will not be asked about this message again" : "");
-		return c == 'n' ? CGFB_REVIEW_SILENCED : CGFB_REVIEW_DECLINED;
-	default:
-		fprintf(rc->out, "Kept for later with what you typed; nothing was sent. %s starts "
-			"from it.\n", cgfb_hint(hint, sizeof(hint), rc->sd->path, "review %s", e->id));
-		return CGFB_REVIEW_KEPT;
+		 "ne[v]er ask about %s again? [k] ", e->catalog_id);
+	while (r == 1) {
+		c = ask_choice(rc, prompt, "ekdv", 'k');
+		if (c == 'e')
+			return do_export(rc, e, report, a);
+		if (c != 'd' && c != 'v')
+			break;
+		r = refuse(rc, e, c);
 	}
+	if (r != 1)
+		return r;
+	fprintf(rc->out, "Kept for later with what you typed; nothing was sent. %s starts "
+		"from it.\n", cgfb_hint(hint, sizeof(hint), rc->sd->path, "review %s", e->id));
+	return CGFB_REVIEW_KEPT;
 }
 
 int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)

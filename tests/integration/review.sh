@@ -130,7 +130,8 @@ Why must${TAB}
 Would the reorg${TAB}
 Describe your use case${TAB}
 Send this report to${TAB}n
-Then: \\[e\\]xport${TAB}n
+Then: \\[e\\]xport${TAB}v
+Never ask about M8 again${TAB}y
 EOS
 check "never: declined" [ "$(state_of "$id")" = declined ]
 check "never: M8 silenced for good" grep -qx M8 "$ST/silenced"

@@ -159,8 +159,9 @@ static void keep_then_resume_and_decline(void **state)
 	free(in);
 	free(out);
 
-	/* Enter at each question and at the use case keeps; no, then d. */
-	in = script(false, "\n\nd\n");
+	/* Enter at each question and at the use case keeps; no, then d, and
+	 * yes to its question. */
+	in = script(false, "\n\nd\ny\n");
 	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_DECLINED);
 	assert_non_null(strstr(out, "(your answer so far: answer-0)"));
 	assert_non_null(strstr(out, "  | our own batch scheduler\n  | second line\n"));
@@ -200,14 +201,17 @@ static void remove_and_replace(void **state)
 	free(out);
 }
 
-/* n at the send question, n again: declined and never asked again. */
+/* n at the send question and n again is no decision (asked again); never
+ * is v, and only after its own yes (Enter at it goes back). */
 static void never(void **state)
 {
 	struct cgfb_spool_entry e;
-	char *in = script(false, "\n\nn\n"), *out = NULL;
+	char *in = script(false, "\n\nn\nv\n\nv\ny\n"), *out = NULL;
 
 	new_report(&e);
 	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_SILENCED);
+	assert_non_null(strstr(out, "Please answer with one of the letters in brackets (ekdv)."));
+	assert_non_null(strstr(out, "Never ask about M8 again: its reports are kept"));
 	assert_non_null(strstr(out, "you will not be asked about this message again"));
 	assert_int_equal(state_now(e.id), CGFB_R_DECLINED);
 	assert_true(silenced_file_has("M8\n"));
