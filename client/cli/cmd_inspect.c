@@ -10,6 +10,7 @@
 #include "base/hint.h"
 #include "cli/commands.h"
 #include "cli/report_cmd.h"
+#include "consent/notify.h"
 #include "detect/output.h"
 
 static void fmt_time(long long t, char *buf, size_t sz)
@@ -93,10 +94,13 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 			json_object_object_add(o, "attempts", json_object_new_int(v[i].attempts));
 			json_object_object_add(o, "note", json_object_new_string(nb));
 			json_object_object_add(o, "seen", seen_json(&v[i].seen));
+			json_object_object_add(o, "silenced",
+					       json_object_new_boolean(cgfb_silenced(&c.sd, v[i].catalog_id)));
 			cgfb_print_json_line(stdout, o);
 		} else {
-			printf("%-36s  %-9s  %-5s  %-20s  %-8s  %s\n", v[i].id,
-			       cgfb_rstate_name(v[i].state), v[i].catalog_id, when, seen, nb);
+			printf("%-36s  %-9s  %-5s  %-20s  %-8s  %s%s\n", v[i].id,
+			       cgfb_rstate_name(v[i].state), v[i].catalog_id, when, seen, nb,
+			       cgfb_silenced(&c.sd, v[i].catalog_id) ? " (silenced)" : "");
 		}
 	}
 	free(v);
@@ -137,7 +141,7 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 	const long long now = (long long)time(NULL);
 	struct report_cmd c;
 	size_t n = 0;
-	char nb[400], hint[600], seen[200];
+	char nb[400], hint[600], seen[200], ids[1024];
 
 	SETUP("state-dir", usage);
 	if (!report_cmd_no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
@@ -165,6 +169,10 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 			printf("  %s %s: %s; seen again since (%s), no new report\n",
 			       v[i].catalog_id, v[i].id, cgfb_rstate_name(v[i].state), seen);
 	}
+	/* Review's "never": what nobody is told of any more, and the undo. */
+	if (cgfb_silenced_ids(&c.sd, ids, sizeof(ids)) == 0 && ids[0])
+		printf("never asked again (silenced): %s; to be asked again, remove the id from "
+		       "%s/%s\n", ids, c.state_dir, CGFB_SILENCED_FILE);
 	free(v);
 	return report_cmd_finish(&c, CGFB_EXIT_OK);
 }

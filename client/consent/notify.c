@@ -315,6 +315,20 @@ bool cgfb_silenced(const struct cgfb_statedir *sd, const char *catalog_id)
 	return false;
 }
 
+int cgfb_silenced_ids(const struct cgfb_statedir *sd, char *out, size_t sz)
+{
+	char buf[4096], *save = NULL;
+	size_t n = 0;
+	const int rc = read_silenced(sd, buf, sizeof(buf));
+
+	out[0] = '\0';
+	if (rc < 0)
+		return rc;
+	for (char *t = strtok_r(buf, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
+		n += (size_t)snprintf(out + n, n < sz ? sz - n : 0, "%s%s", n ? " " : "", t);
+	return n < sz ? 0 : -ENOSPC;
+}
+
 int cgfb_silence_add(const struct cgfb_statedir *sd, const char *catalog_id)
 {
 	char buf[4096];

@@ -135,6 +135,13 @@ Never ask about M8 again${TAB}y
 EOS
 check "never: declined" [ "$(state_of "$id")" = declined ]
 check "never: M8 silenced for good" grep -qx M8 "$ST/silenced"
+"$CGFB" --config "$CONF" status --state-dir "$ST" > "$T_TMP/status.out" 2>&1
+check "never: status lists M8 as silenced, with the undo" \
+	grep -q "never asked again (silenced): M8; to be asked again, remove the id from $ST/silenced" \
+	"$T_TMP/status.out"
+"$CGFB" --config "$CONF" list --json --state-dir "$ST" > "$T_TMP/list.out" 2>&1
+check "never: list --json marks its report silenced" \
+	grep -q "\"id\":\"$id\".*\"silenced\":true" "$T_TMP/list.out"
 check "nothing pending: the banner is gone" [ ! -f "$T_TMP/motd/cgroup-feedback.motd" ]
 
 # 5: the terminal goes away in the middle: nothing is sent, nothing breaks.
