@@ -65,17 +65,32 @@ static json_object *seen_json(const struct cgfb_seen *s)
 	return o;
 }
 
+/* word is one of the space-separated words of list. */
+static bool in_words(const char *list, const char *word)
+{
+	const size_t n = strlen(word);
+
+	if (n == 0)
+		return false;
+	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] = "Usage: cgroup-feedback list [--json] [--state-dir DIR]\n";
 	struct cgfb_spool_entry *v = NULL;
 	struct report_cmd c;
 	size_t n = 0;
-	char when[32], nb[400], seen[200];
+	char when[32], nb[400], seen[200], silenced[1024];
 
 	SETUP("state-dir json", usage);
 	if (!report_cmd_no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	/* Read once, not once a report. */
+	cgfb_silenced_ids(&c.sd, silenced, sizeof(silenced));
 	if (!c.json && n)
 		printf("%-36s  %-9s  %-5s  %-20s  %-8s  %s\n", "ID", "STATE", "ENTRY", "CREATED",
 		       "SEEN", "NOTE");
@@ -95,12 +110,12 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 			json_object_object_add(o, "note", json_object_new_string(nb));
 			json_object_object_add(o, "seen", seen_json(&v[i].seen));
 			json_object_object_add(o, "silenced",
-					       json_object_new_boolean(cgfb_silenced(&c.sd, v[i].catalog_id)));
+					       json_object_new_boolean(in_words(silenced, v[i].catalog_id)));
 			cgfb_print_json_line(stdout, o);
 		} else {
 			printf("%-36s  %-9s  %-5s  %-20s  %-8s  %s%s\n", v[i].id,
 			       cgfb_rstate_name(v[i].state), v[i].catalog_id, when, seen, nb,
-			       cgfb_silenced(&c.sd, v[i].catalog_id) ? " (silenced)" : "");
+			       in_words(silenced, v[i].catalog_id) ? " (silenced)" : "");
 		}
 	}
 	free(v);

@@ -207,16 +207,17 @@ out:
 	return rc;
 }
 
-/* The report writer's --check: 0 when the configuration and what it names
- * can be used, else its exit status (it said why), or -errno. */
-int cgfb_child_check(const struct cgfb_watch_opts *o, const char *reporter)
+/* The report writer in one of its modes of its own (--check,
+ * --refresh-banner), nothing on its standard input or output and without
+ * the watcher's capability: its exit status, or -errno. */
+static int run_reporter(const struct cgfb_watch_opts *o, const char *reporter, const char *mode)
 {
 	const char *argv[24];
 	int n, status = 0;
 	pid_t pid;
 
 	n = reporter_argv(o, reporter, NULL, argv);
-	argv[n++] = "--check";
+	argv[n++] = mode;
 	argv[n] = NULL;
 	fflush(NULL);
 	pid = fork();
@@ -233,9 +234,14 @@ int cgfb_child_check(const struct cgfb_watch_opts *o, const char *reporter)
 		return -errno;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return -EIO;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -EIO;
+}
+
+/* The report writer's --check: 0 when the configuration and what it names
+ * can be used, else its exit status (it said why), or -errno. */
+int cgfb_child_check(const struct cgfb_watch_opts *o, const char *reporter)
+{
+	return run_reporter(o, reporter, "--check");
 }
 
 /* /run was emptied by a reboot, or the banner is stale: the report writer
@@ -244,32 +250,12 @@ int cgfb_child_check(const struct cgfb_watch_opts *o, const char *reporter)
  * Failures are logged there and do not stop the watcher. */
 void cgfb_child_refresh_banner(const struct cgfb_watch_opts *o, const char *reporter)
 {
-	const char *argv[24];
-	int n, status;
-	pid_t pid;
+	const int rc = run_reporter(o, reporter, "--refresh-banner");
 
-	n = reporter_argv(o, reporter, NULL, argv);
-	argv[n++] = "--refresh-banner";
-	argv[n] = NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
-			_exit(127);
-		execv(reporter, (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0) {
-		cgfb_log(LOG_WARNING, "login banner not refreshed: fork: %s", strerror(errno));
-		return;
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	/* Only what the writer could not say itself: that it never ran. */
+	if (rc < 0 && rc != -EIO)
+		cgfb_log(LOG_WARNING, "login banner not refreshed: fork: %s", strerror(-rc));
 }
-
 
 /* The records come back on a pipe, a line each; the writer's end status
  * says whether the lookup worked. */

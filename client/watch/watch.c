@@ -268,6 +268,20 @@ static void idle_wait(struct watcher *w, int timeout_ms)
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 }
 
+/* "journal:BOOT" with the boot id as the journal writes it (no dashes):
+ * records from the journal are named as scan --journal names them. */
+static void gap_name(struct watcher *w)
+{
+	char b[33];
+	size_t k = 0;
+
+	for (const char *p = w->boot; *p && k < 32; p++)
+		if (*p != '-')
+			b[k++] = *p;
+	b[k] = '\0';
+	snprintf(w->gap_name, sizeof(w->gap_name), "journal:%s", b);
+}
+
 static int setup(struct watcher *w)
 {
 	const struct cgfb_watch_opts *o = w->o;
@@ -329,6 +343,7 @@ static int setup(struct watcher *w)
 	w->has_usec = w->st.has_usec;
 	w->usec = w->st.usec;
 	snprintf(w->boot, sizeof(w->boot), "%s", boot);
+	gap_name(w);
 	w->k.lost = w->st.lost;
 	if (w->has_pos)
 		cgfb_log(LOG_INFO, "reading %s after record %llu (state in %s)", w->k.path,
@@ -378,14 +393,6 @@ static void fill_gap(struct watcher *w, uint64_t first, uint64_t last, uint64_t 
 	int n = -1;
 
 	if (w->reporter[0]) {
-		char b[33];
-		size_t k = 0;
-
-		for (const char *p = w->boot; *p && k < 32; p++)
-			if (*p != '-')
-				b[k++] = *p;
-		b[k] = '\0';
-		snprintf(w->gap_name, sizeof(w->gap_name), "journal:%s", b);
 		w->in_gap = true;
 		n = cgfb_child_journal_gap(w->o, w->reporter, w->boot, from_usec, to_usec,
 					   gap_line, w);
@@ -393,9 +400,10 @@ static void fill_gap(struct watcher *w, uint64_t first, uint64_t last, uint64_t 
 	}
 	if (n >= 0)
 		cgfb_log(LOG_NOTICE, "kernel log records %llu to %llu were overwritten %s; %d "
-			 "kernel record%s of that time found in the journal and read", (unsigned long long)first,
-			 (unsigned long long)last, unwatched ? "while nobody watched" :
-			 "before they could be read", n, n == 1 ? "" : "s");
+			 "kernel record%s of that time found in the journal and read",
+			 (unsigned long long)first, (unsigned long long)last,
+			 unwatched ? "while nobody watched" : "before they could be read", n,
+			 n == 1 ? "" : "s");
 	else
 		cgfb_log(LOG_WARNING, "kernel log records %llu to %llu were overwritten %s and "
 			 "are not in a journal; scan the saved logs (/var/log/kern.log*) for them",
