@@ -88,7 +88,7 @@ static void read_cancel(struct offload_job *job)
 	struct read *r = (struct read *)((char *)job - offsetof(struct read, job));
 
 	api_error(&r->rp, 503, "shutting_down", "the collector is stopping; retry later");
-	r->rp.retry_after = 10;
+	r->rp.retry_after = HTTP_SHUTDOWN_RETRY_AFTER;
 	http_resume(r->rq);
 }
 

@@ -9,6 +9,10 @@ void api_error(struct http_reply *rp, unsigned status, const char *error, const 
 	json_object_object_add(o, "error", json_object_new_string(error));
 	json_object_object_add(o, "message", json_object_new_string(message));
 	api_json(rp, status, o);
+	/* Every 503 is temporary: a client is told when to try again (a
+	 * caller with a better idea sets its own afterwards). */
+	if (status == 503 && !rp->retry_after)
+		rp->retry_after = 1;
 }
 
 void api_json(struct http_reply *rp, unsigned status, json_object *o)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -120,6 +121,21 @@ unsigned conntrack_count(struct conntrack *ct)
 
 	pthread_mutex_lock(&ct->lock);
 	n = ct->count;
+	pthread_mutex_unlock(&ct->lock);
+	return n;
+}
+
+unsigned conntrack_unread_heads(struct conntrack *ct)
+{
+	unsigned n = 0;
+	int waiting;
+
+	/* Under the lock, as reap(): no descriptor is looked at after
+	 * conntrack_remove, when its number may be reused. */
+	pthread_mutex_lock(&ct->lock);
+	for (const struct conn *c = ct->head; c; c = c->next)
+		n += !c->head_done && !c->reaped && ioctl(c->fd, FIONREAD, &waiting) == 0 &&
+		     waiting > 0;
 	pthread_mutex_unlock(&ct->lock);
 	return n;
 }

@@ -37,5 +37,8 @@ void conntrack_head_done(struct conntrack *ct, struct conn *c);
 /* The answer is out: the next request head has its deadline from now. */
 void conntrack_wait_head(struct conntrack *ct, struct conn *c);
 unsigned conntrack_count(struct conntrack *ct);
+/* Connections whose request head has bytes waiting that libmicrohttpd
+ * has not read yet: requests already sent, about to be parsed. */
+unsigned conntrack_unread_heads(struct conntrack *ct);
 
 #endif

@@ -24,6 +24,7 @@
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
+#include "http/backlog.h"
 #include "http/conntrack.h"
 #include "http/framing.h"
 #include "http/http.h"
@@ -617,9 +618,18 @@ void http_stop(struct http_server *h, unsigned grace_ms)
 	if (h->d) {
 		atomic_store(&h->closing, true);
 		fd = MHD_quiesce_daemon(h->d);
-		if (fd != MHD_INVALID_SOCKET)
+		if (fd != MHD_INVALID_SOCKET) {
+			const unsigned n = backlog_refuse(fd, h->cert != NULL, HTTP_SHUTDOWN_RETRY_AFTER);
+
+			if (n)
+				cgfb_log(LOG_INFO, "answered %u queued connection%s 503", n,
+					 n == 1 ? "" : "s");
 			close(fd);
-		for (unsigned t = 0; t < grace_ms && atomic_load(&h->active) > 0; t += 10)
+		}
+		/* A request already sent on an accepted connection but not yet
+		 * parsed is in flight too: it is answered (503), not cut off. */
+		for (unsigned t = 0; t < grace_ms && (atomic_load(&h->active) > 0 ||
+						      conntrack_unread_heads(h->ct) > 0); t += 10)
 			usleep(10000);
 		if (atomic_load(&h->active) > 0)
 			cgfb_log(LOG_WARNING, "%d requests still running at shutdown",

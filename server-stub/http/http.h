@@ -23,6 +23,9 @@ struct http_request {
 	void *conn;                  /* for http_header/http_query */
 };
 
+/* Retry-After of the 503 that requests get while the collector stops. */
+#define HTTP_SHUTDOWN_RETRY_AFTER 10
+
 struct http_reply {
 	unsigned status;
 	const char *content_type;    /* NULL: application/json */

@@ -79,4 +79,10 @@ wait "$SPID"
 expect_eq "...and exits 0" "$?" 0
 check "the log says it stopped" grep -q "stopped; database closed" "$DIR/log"
 
+# --- SIGTERM with connections the server never accepted -----------------------------
+start_server queued --rate 0
+attack queued "$PORT" "$SPID" "$ADMIN" 64
+wait "$SPID"
+expect_eq "...and the server exits 0" "$?" 0
+
 finish
