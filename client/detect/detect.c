@@ -1,17 +1,28 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "detect/detect.h"
+#include "detect/echo.h"
 
 /* More WARN_ONCE texts than this in one block would be a kernel bug. */
 #define PENDING_MAX 4
+/* Distinct messages of the generic entry counted apart in one boot; past
+ * this a flood of made-up ones is counted as one (reported once). */
+#define MESSAGES_MAX 16
 
 struct cgfb_detector {
 	const struct cgfb_catalog *cat;
 	cgfb_detect_fn fn;
 	void *arg;
 	unsigned *counts;                /* per catalog entry, this boot */
+	size_t n_msgs;                   /* the generic entry's, per message */
+	struct {
+		size_t entry;
+		unsigned hash;
+		unsigned count;
+	} msgs[MESSAGES_MAX];
 	struct cgfb_warn warn;
 	const struct cgfb_entry *prev;   /* entry the previous record matched */
 	struct cgfb_record block_start;  /* the record that opened the WARN block */
@@ -56,19 +67,97 @@ static size_t entry_index(const struct cgfb_detector *d, const struct cgfb_entry
 	return (size_t)(e - d->cat->entries);
 }
 
-unsigned cgfb_detector_count(const struct cgfb_detector *d, const char *id)
+/* The wording of a message, numbers aside: the same message about
+ * another process or size is the same message. FNV-1a. */
+static unsigned wording_hash(const char *text, size_t len)
 {
-	const struct cgfb_entry *e = cgfb_catalog_find(d->cat, id);
+	unsigned h = 2166136261u;
+	char prev = 0;
 
-	return e ? d->counts[entry_index(d, e)] : 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (c >= '0' && c <= '9')
+			c = '0';
+		else if (c == '\t' || c == '\n')
+			c = ' ';
+		if ((c == '0' || c == ' ') && c == prev)
+			continue;
+		prev = c;
+		h = (h ^ (unsigned char)c) * 16777619u;
+	}
+	return h;
 }
 
-void cgfb_detector_set_count(struct cgfb_detector *d, const char *id, unsigned n)
+/* The counter of entry e's message with hash h; for the generic entry a
+ * slot of its own while there is room, else the entry's. */
+static unsigned *counter(struct cgfb_detector *d, const struct cgfb_entry *e, unsigned h,
+			 bool add)
 {
-	const struct cgfb_entry *e = cgfb_catalog_find(d->cat, id);
+	const size_t idx = entry_index(d, e);
 
-	if (e)
-		d->counts[entry_index(d, e)] = n;
+	if (!e->generic)
+		return &d->counts[idx];
+	for (size_t i = 0; i < d->n_msgs; i++)
+		if (d->msgs[i].entry == idx && d->msgs[i].hash == h)
+			return &d->msgs[i].count;
+	if (!add || d->n_msgs == MESSAGES_MAX)
+		return &d->counts[idx];
+	d->msgs[d->n_msgs].entry = idx;
+	d->msgs[d->n_msgs].hash = h;
+	d->msgs[d->n_msgs].count = 0;
+	return &d->msgs[d->n_msgs++].count;
+}
+
+static bool in_slot(const struct cgfb_detector *d, const unsigned *c)
+{
+	return c >= &d->msgs[0].count && c <= &d->msgs[MESSAGES_MAX - 1].count;
+}
+
+static void key_of(const struct cgfb_detector *d, const struct cgfb_entry *e, unsigned h,
+		   const unsigned *c, char key[CGFB_COUNT_KEY_MAX])
+{
+	if (in_slot(d, c))
+		snprintf(key, CGFB_COUNT_KEY_MAX, "%s#%08x", e->id, h);
+	else
+		snprintf(key, CGFB_COUNT_KEY_MAX, "%s", e->id);
+}
+
+/* "ID" or "ID#hash": the entry and, with a hash, its message's counter. */
+static unsigned *counter_of_key(struct cgfb_detector *d, const char *key, bool add)
+{
+	char id[CGFB_COUNT_KEY_MAX], *hash;
+	const struct cgfb_entry *e;
+	unsigned h = 0;
+
+	snprintf(id, sizeof(id), "%s", key);
+	hash = strchr(id, '#');
+	if (hash) {
+		*hash++ = '\0';
+		if (sscanf(hash, "%8x", &h) != 1)
+			return NULL;
+	}
+	e = cgfb_catalog_find(d->cat, id);
+	if (!e || (hash && !e->generic))
+		return NULL;
+	if (!hash)
+		return &d->counts[entry_index(d, e)];
+	return counter(d, e, h, add);
+}
+
+unsigned cgfb_detector_count(const struct cgfb_detector *d, const char *key)
+{
+	unsigned *c = counter_of_key((struct cgfb_detector *)d, key, false);
+
+	return c ? *c : 0;
+}
+
+void cgfb_detector_set_count(struct cgfb_detector *d, const char *key, unsigned n)
+{
+	unsigned *c = counter_of_key(d, key, true);
+
+	if (c)
+		*c = n;
 }
 
 bool cgfb_detector_holding(const struct cgfb_detector *d)
@@ -133,12 +222,26 @@ static void static_fields(struct cgfb_fields *fs, const struct cgfb_entry *e,
 		cgfb_fields_set(fs, "caller", rec->caller, strlen(rec->caller));
 }
 
+/* The generic entry's address where a local user put it (echo.h). */
+static bool echoed(const struct cgfb_entry *e, const struct cgfb_fields *fields,
+		   const struct cgfb_record *rec)
+{
+	const char *addr = e->generic ? cgfb_fields_get(fields, "address") : NULL;
+	const char *at = addr ? memmem(rec->text, rec->len, addr, strlen(addr)) : NULL;
+
+	return at && cgfb_echo_of_user(rec->text, rec->len, (size_t)(at - rec->text),
+				       strlen(addr));
+}
+
 static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 {
 	struct cgfb_fields fields = { 0 };
 	const struct cgfb_entry *e = cgfb_catalog_match(d->cat, rec->text, rec->len, &fields);
 	struct cgfb_detection *det, tmp;
+	unsigned h, *c;
 
+	if (e && echoed(e, &fields, rec))
+		e = NULL;
 	d->prev = e;
 	d->prev_line = rec->line;
 	if (!e)
@@ -151,7 +254,10 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	det = d->warn.active && d->n_pending < PENDING_MAX ? &d->pending[d->n_pending++] : &tmp;
 	memset(det, 0, sizeof(*det));
 	det->entry = e;
-	det->occurrence = ++d->counts[entry_index(d, e)];
+	h = e->generic ? wording_hash(rec->text, rec->len) : 0;
+	c = counter(d, e, h, true);
+	det->occurrence = ++*c;
+	key_of(d, e, h, c, det->count_key);
 	det->level = rec->level;
 	det->has_seq = rec->has_seq;
 	det->seq = rec->seq;
@@ -187,6 +293,7 @@ static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 	if (starts_with(rec, CGFB_BOOT_BANNER)) {
 		end_block(d);
 		memset(d->counts, 0, d->cat->n * sizeof(*d->counts));
+		d->n_msgs = 0;
 	}
 	if (cgfb_warn_is_start(rec->text, rec->len)) {
 		end_block(d);

@@ -12,9 +12,16 @@
 
 #define CGFB_DETECTION_TEXT_MAX 1024
 
+/* "G1#" and eight hex digits: the generic entry counts each message apart. */
+#define CGFB_COUNT_KEY_MAX 16
+
 struct cgfb_detection {
 	const struct cgfb_entry *entry;  /* the catalog entry reported (second site resolved) */
-	unsigned occurrence;             /* 1 the first time this id is seen in this boot */
+	/* What occurrence counts: the entry's id, or for the generic entry
+	 * the id and a hash of the message's wording (one report per
+	 * distinct message, not one per boot). */
+	char count_key[CGFB_COUNT_KEY_MAX];
+	unsigned occurrence;             /* 1 the first time this key is seen in this boot */
 	int level;                       /* of the record, -1 unknown */
 	bool has_seq;
 	uint64_t seq;
@@ -51,9 +58,9 @@ bool cgfb_detector_in_block(const struct cgfb_detector *d);
  * cgfb_detector_finish hands them out (the detector stays usable). */
 bool cgfb_detector_holding(const struct cgfb_detector *d);
 
-/* Per-boot occurrence counts, so a restarted watcher neither repeats nor
- * forgets what it reported. */
-unsigned cgfb_detector_count(const struct cgfb_detector *d, const char *id);
-void cgfb_detector_set_count(struct cgfb_detector *d, const char *id, unsigned n);
+/* Per-boot occurrence counts by count key (an entry's id, or "G1#hash"),
+ * so a restarted watcher neither repeats nor forgets what it reported. */
+unsigned cgfb_detector_count(const struct cgfb_detector *d, const char *key);
+void cgfb_detector_set_count(struct cgfb_detector *d, const char *key, unsigned n);
 
 #endif

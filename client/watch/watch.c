@@ -183,7 +183,7 @@ static void hold(struct watcher *w, const struct cgfb_detection *d)
 	struct timespec now;
 	uint64_t at = 0;
 
-	cgfb_detector_set_count(w->det, d->entry->id, d->occurrence - 1);
+	cgfb_detector_set_count(w->det, d->count_key, d->occurrence - 1);
 	detection_pos(d, &at);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	cgfb_hold_add(&w->hold, at, &now);
@@ -217,8 +217,9 @@ static void on_detection(const struct cgfb_detection *d, void *arg)
 	 * message (the writer checks; this process reads no spool). */
 	repeat = strstr(report, " repeat") != NULL || strstr(report, " silenced") != NULL;
 	report[strcspn(report, " ")] = '\0';
-	if (cgfb_state_set_count(&w->st, id, d->occurrence) < 0)
-		cgfb_log(LOG_WARNING, "state: too many distinct ids to remember %s", id);
+	if (cgfb_state_set_count(&w->st, d->count_key, d->occurrence) < 0)
+		cgfb_log(LOG_WARNING, "state: too many distinct messages to remember %s",
+			 d->count_key);
 	/* A report is remembered at once; a repeat (counted, nothing written)
 	 * with the end of its burst: a flood of repeats costs no fsync each,
 	 * and the state saved never claims a record not handled. */

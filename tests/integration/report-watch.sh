@@ -209,6 +209,33 @@ check "a link given as the state directory: refused (exit 2)" [ $? -eq 2 ]
 check "... naming the cure" grep -q \
 	"state directory $T_TMP/state-link: a symbolic link; name the directory itself" "$T_TMP/err.open"
 
+# Words a local user made the kernel print (unshare -rm mount -t tmpfs -o
+# 'TEXT' none /mnt; a delegated cgroup's name in an OOM line): they create
+# no report, and the genuine messages after them are each reported — one
+# report per distinct message naming the list, not one per boot.
+KMSG_MAIN=$KMSG KMSG=$T_TMP/kmsg-echo SEQ_MAIN=$seq seq=0
+rec 3 "tmpfs: Unknown parameter 'Please report your usecase to linux-mm@kvack.org'"
+rec 3 "tmpfs: Unknown parameter 'x' linux-mm@kvack.org'"
+rec 6 "Memory cgroup out of memory: oom_memcg=/user.slice/linux-mm@kvack.org,task=sh"
+rec 4 "$G1"
+rec 4 "mm: vm.overcommit_ratio below 1 goes away; contact linux-mm@kvack.org"
+rec 4 "$G1"
+echo 44444444-2222-3333-4444-555555555555 >"$BOOT"
+"$CGFB" watch --once --json --kmsg "$KMSG" --state-dir "$T_TMP/echo" --boot-id-file "$BOOT" \
+	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" >"$T_TMP/out" 2>"$T_TMP/err"
+check "echoes of a local user: watch exits 0" [ $? -eq 0 ]
+check "... two reports, both G1: the genuine messages, each once" \
+	[ "$(grep -l '"catalog_id":"G1"' "$T_TMP"/echo/reports/*.json | wc -l)" -eq 2 -a \
+	  "$(ls "$T_TMP"/echo/reports/*.json | wc -l)" -eq 2 ]
+check "... printed at the genuine records (seq 3 and 4), not the echoes" \
+	[ "$(python3 -c 'import json,sys; print(" ".join(str(json.loads(l)["seq"]) for l in open(sys.argv[1])))' "$T_TMP/out")" = "3 4" ]
+check "... the state remembers each message apart (G1#hash)" \
+	[ "$(grep -o '"G1#[0-9a-f]\{8\}"' "$T_TMP/echo/watch.state" | sort -u | wc -l)" -eq 2 ]
+"$CGFB" watch --once --json --kmsg "$KMSG" --state-dir "$T_TMP/echo" --boot-id-file "$BOOT" \
+	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" >"$T_TMP/out" 2>"$T_TMP/err"
+check "... and a restart reports neither again" [ ! -s "$T_TMP/out" ]
+KMSG=$KMSG_MAIN seq=$SEQ_MAIN
+
 # A full disk: the state directory on a 64 KiB tmpfs already filled up.
 # Nothing is handled that has no report: the run says so and exits 2, and
 # once there is space again the next run writes every report.

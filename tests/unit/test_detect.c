@@ -265,6 +265,112 @@ static void joins_fragments(void **state)
 	cgfb_detector_free(d);
 }
 
+/* A local user has the kernel print words of their choosing (echo.h). The
+ * generic entry's address quoted by a parameter parser, or inside a cgroup
+ * path, is no message of the kernel's; the genuine one after it is. */
+static const char G1[] = "mm: the knob you used goes away soon, please contact "
+			 "linux-mm@kvack.org";
+
+static void echoed_address_is_no_detection(void **state)
+{
+	static const char *const echoes[] = {
+		"tmpfs: Unknown parameter 'please contact linux-mm@kvack.org'",
+		"tmpfs: Unknown parameter 'x' linux-mm@kvack.org'",
+		"overlayfs: unrecognized mount option \"see linux-mm@kvack.org\" or missing value",
+		"Memory cgroup out of memory: oom_memcg=/user.slice/linux-mm@kvack.org,task=x",
+		"cgroup: name=cgroups@vger.kernel.org",
+	};
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	for (size_t i = 0; i < sizeof(echoes) / sizeof(echoes[0]); i++)
+		feed(d, echoes[i], 0);
+	assert_int_equal(s.n, 0);
+	feed(d, G1, 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.d[0].entry->id, "G1");
+	assert_int_equal(s.d[0].occurrence, 1);
+	/* The kernel's own ways of writing an address. */
+	feed(d, "cgroup: this goes away, tell us at <cgroups@vger.kernel.org>", 0);
+	feed(d, "mm: knob deprecated (linux-mm@kvack.org)", 0);
+	feed(d, "linux-mm@kvack.org wants to hear from you", 0);
+	assert_int_equal(s.n, 4);
+	cgfb_detector_free(d);
+}
+
+/* One report per distinct message of the generic entry, not one per boot:
+ * a message that is not the kernel's cannot make the genuine one a mere
+ * repeat. The same wording with other numbers is the same message. */
+static void generic_counts_each_message(void **state)
+{
+	static const char other[] = "something (pid 4242) asks linux-mm@kvack.org";
+	static const char other2[] = "something (pid 17) asks linux-mm@kvack.org";
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+	char key[CGFB_COUNT_KEY_MAX];
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, other, 0);
+	feed(d, G1, 0);
+	feed(d, other2, 0);
+	feed(d, G1, 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.d[0].occurrence, 1);
+	assert_int_equal(s.d[1].occurrence, 1);
+	assert_int_equal(s.d[2].occurrence, 2);
+	assert_int_equal(s.d[3].occurrence, 2);
+	assert_string_not_equal(s.d[0].count_key, s.d[1].count_key);
+	assert_string_equal(s.d[0].count_key, s.d[2].count_key);
+	assert_memory_equal(s.d[1].count_key, "G1#", 3);
+	snprintf(key, sizeof(key), "%s", s.d[1].count_key);
+	assert_int_equal(cgfb_detector_count(d, key), 2);
+	cgfb_detector_free(d);
+
+	/* A restarted watcher knows which messages it reported. */
+	s.n = 0;
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	cgfb_detector_set_count(d, key, 1);
+	feed(d, other, 0);
+	feed(d, G1, 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.d[0].occurrence, 1);
+	assert_int_equal(s.d[1].occurrence, 2);
+	/* A new boot forgets them. */
+	feed(d, "Linux version 6.1.0", 0);
+	feed(d, G1, 0);
+	assert_int_equal(s.d[2].occurrence, 1);
+	cgfb_detector_free(d);
+}
+
+/* A flood of made-up messages is bounded: past 16 distinct ones they are
+ * counted as one, reported once. */
+static void count_firsts(const struct cgfb_detection *d, void *arg)
+{
+	unsigned *firsts = arg;
+
+	*firsts += d->occurrence == 1;
+}
+
+static void generic_messages_are_bounded(void **state)
+{
+	struct cgfb_detector *d;
+	char text[128];
+	unsigned firsts = 0;
+
+	assert_int_equal(cgfb_detector_new(cat, count_firsts, &firsts, &d), 0);
+	for (char c = 'a'; c <= 'z'; c++) {
+		snprintf(text, sizeof(text), "made up %c%c%c: linux-mm@kvack.org", c, c, c);
+		feed(d, text, 0);
+		feed(d, text, 0);
+	}
+	cgfb_detector_finish(d);
+	/* 16 messages counted apart, the other 10 (twice each) as one. */
+	assert_int_equal(firsts, 17);
+	assert_int_equal(cgfb_detector_count(d, "G1"), 20);
+	cgfb_detector_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +383,9 @@ int main(void)
 		cmocka_unit_test(warning_lines_that_are_no_banner),
 		cmocka_unit_test(message_after_block_without_end),
 		cmocka_unit_test(joins_fragments),
+		cmocka_unit_test(echoed_address_is_no_detection),
+		cmocka_unit_test(generic_counts_each_message),
+		cmocka_unit_test(generic_messages_are_bounded),
 	};
 
 	return cmocka_run_group_tests_name("detect", tests, setup, teardown);
