@@ -252,21 +252,35 @@ wlog warn 4 '------------[ cut here ]------------' \
 	4 'WARNING: CPU: 0 PID: 4242 at mm/memcontrol.c:5007 mem_cgroup_css_alloc+0x3ac/0x510' \
 	4 "$S1" 4 'CPU: 0 PID: 4242 Comm: libvirtd Not tainted 6.1.0-13-amd64 #1' \
 	4 '---[ end trace 0000000000000000 ]---' 4 "$M7"
-# writer_killed LOG AT: watch LOG until it is handled (--once runs; a held
-# record ends a run with 2), the first report writer killed at its AT-th
-# disk step; prints the report ids, what was printed, the counts, and
-# whether S1's report has its WARN block's function.
+# writer_killed LOG AT [HOW]: watch LOG until it is handled (--once runs; a
+# held record ends a run with 2), the first report writer killed at its
+# AT-th disk step (HOW: "kill", SIGKILL; "oom", the kernel's OOM killer
+# under a 64 MiB memory cgroup, the unit's MemoryMax; or an errno that
+# step fails with: ENOSPC, ENOMEM); prints the report ids, what was
+# printed, the counts, and whether S1's report has its WARN block's function.
 writer_killed() {
-	d=$W/$1-$2
+	d=$W/$1-$2-${3:-kill}
 	rm -rf "$d"
 	mkdir -p "$d"
 	runs=0
+	fail=
+	oom=
+	case ${3:-kill} in
+	kill) ;;
+	oom) oom=1 ;;
+	*) fail=$3 ;;
+	esac
 	while [ $runs -lt 4 ]; do
 		runs=$((runs + 1))
-		KILLSHIM_AT=$2 KILLSHIM_PROG=cgroup-feedback-report KILLSHIM_ONCE=$d/killed \
-			LD_PRELOAD=$SHIM timeout 60 "$CGFB" watch --once --json --kmsg "$W/$1" \
-			--state-dir "$d/state" --boot-id-file "$W/boot" --cgroup-root "$T_TMP/fx/root" \
-			--mountinfo "$T_TMP/fx/mountinfo" >> "$d/out" 2>> "$d/err" && break
+		(
+			export KILLSHIM_AT=$2 KILLSHIM_PROG=cgroup-feedback-report \
+				KILLSHIM_ONCE=$d/killed KILLSHIM_FAIL=$fail LD_PRELOAD=$SHIM
+			[ -z "$oom" ] || export KILLSHIM_OOM=1
+			${oom:+in_memcg} timeout 60 "$CGFB" watch --once --json --kmsg "$W/$1" \
+				--state-dir "$d/state" --boot-id-file "$W/boot" \
+				--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" \
+				>> "$d/out" 2>> "$d/err"
+		) && break
 	done
 	$PY - "$d" <<'EOP'
 import glob, json, sys
@@ -281,6 +295,38 @@ print(" ".join(ids), "|", " ".join(printed), "|", json.dumps(st["reported"], sor
       "| killed" if __import__("os").path.exists(d + "/killed") else "| not killed")
 EOP
 }
+# in_memcg CMD...: CMD in a fresh memory cgroup of 64 MiB (and no swap),
+# the unit's MemoryMax; MEMCG_OOMS counts its OOM kills afterwards.
+MEMCG=
+memcg_setup() {
+	for root in /sys/fs/cgroup/memory /sys/fs/cgroup/unified /sys/fs/cgroup; do
+		[ -w "$root" ] || continue
+		[ -e "$root/memory.limit_in_bytes" ] || [ -e "$root/cgroup.subtree_control" ] || continue
+		MEMCG=$root/cgfb-test-$$
+		mkdir "$MEMCG" 2>/dev/null || { MEMCG=; continue; }
+		if [ -e "$MEMCG/memory.limit_in_bytes" ]; then
+			echo 64M > "$MEMCG/memory.limit_in_bytes" &&
+				{ [ ! -e "$MEMCG/memory.memsw.limit_in_bytes" ] ||
+				  echo 64M > "$MEMCG/memory.memsw.limit_in_bytes"; } && return 0
+		elif [ -e "$MEMCG/memory.max" ]; then
+			echo 64M > "$MEMCG/memory.max" &&
+				{ [ ! -e "$MEMCG/memory.swap.max" ] || echo 0 > "$MEMCG/memory.swap.max"; } &&
+				return 0
+		fi
+		rmdir "$MEMCG"
+		MEMCG=
+	done
+	return 1
+}
+in_memcg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$MEMCG" "$@"; }
+memcg_ooms() {
+	if [ -e "$MEMCG/memory.events" ]; then
+		sed -n 's/^oom_kill //p' "$MEMCG/memory.events"
+	else
+		sed -n 's/^oom_kill //p' "$MEMCG/memory.oom_control"
+	fi
+}
+
 for at in 1 3; do
 	got=$(writer_killed twice $at)
 	want='M4 M5 M7 | M4@kmsg:0 M7@kmsg:2 M5@kmsg:3 | {"M4": 1, "M5": 1, "M7": 1} | - | killed'
@@ -293,4 +339,40 @@ for at in 1 3; do
 		[ "$got" = "$want" ]
 	[ "$got" = "$want" ] || printf '#   got:  %s\n#   want: %s\n' "$got" "$want"
 done
+
+# The same hand-off failing the other ways a writer fails: its disk full
+# (ENOSPC at a write), no memory for it (ENOMEM), and the OOM killer under
+# the unit's memory limit. The failed detection is held and retried: the
+# same reports, counts and WARN context as with no failure at all.
+for how in ENOSPC ENOMEM; do
+	got=$(writer_killed twice 3 $how)
+	want='M4 M5 M7 | M4@kmsg:0 M7@kmsg:2 M5@kmsg:3 | {"M4": 1, "M5": 1, "M7": 1} | - | killed'
+	check "M4's writer failing with $how: M4 and M5 once each, in order, counts exact" \
+		[ "$got" = "$want" ]
+	[ "$got" = "$want" ] || printf '#   got:  %s\n#   want: %s\n' "$got" "$want"
+	got=$(writer_killed warn 3 $how)
+	want='M7 S1 | S1@kmsg:2 M7@kmsg:5 | {"M7": 1, "S1": 1} | True | killed'
+	check "S1's writer failing with $how: its WARN context kept, M7 after it" [ "$got" = "$want" ]
+	[ "$got" = "$want" ] || printf '#   got:  %s\n#   want: %s\n' "$got" "$want"
+	case $how in
+	ENOSPC) why="No space left on device" ;;
+	ENOMEM) why="Cannot allocate memory" ;;
+	esac
+	check "... the watcher's log names the writer's failure ($why), and the retry" \
+		sh -c 'grep -q "$1" "$2" && grep -q "tries again" "$2"' _ "$why" "$W/warn-3-$how/err"
+done
+if [ "$(id -u)" -eq 0 ] && memcg_setup; then
+	got=$(writer_killed warn 3 oom)
+	want='M7 S1 | S1@kmsg:2 M7@kmsg:5 | {"M7": 1, "S1": 1} | True | killed'
+	check "S1's writer OOM-killed under 64 MiB: its WARN context kept, M7 after it" \
+		[ "$got" = "$want" ]
+	[ "$got" = "$want" ] || printf '#   got:  %s\n#   want: %s\n' "$got" "$want"
+	check "... and that was the kernel's OOM killer ($(memcg_ooms) kill in the cgroup)" \
+		[ "$(memcg_ooms)" -ge 1 ]
+	check "... the watcher's log says its writer was killed, and the retry" \
+		sh -c 'grep -q "its writer was killed" "$1" && grep -q "tries again" "$1"' _ "$W/warn-3-oom/err"
+	rmdir "$MEMCG"
+else
+	skip "the OOM killer under a memory limit" "needs root and a writable memory cgroup"
+fi
 finish

@@ -12,6 +12,11 @@
  *   KILLSHIM_ONCE=FILE kill only the first process that gets there: it
  *                      creates FILE (O_EXCL) before the signal; the others
  *                      find it and live (one writer killed, then retried)
+ *   KILLSHIM_FAIL=ENOSPC|EDQUOT|EIO|EMFILE|ENOMEM
+ *                      instead of the kill, that call fails with this error
+ *   KILLSHIM_OOM=1     instead of the kill, take memory until the kernel's
+ *                      OOM killer ends the process (run it in a memory
+ *                      cgroup with a limit: this is how MemoryMax kills)
  *
  * Only calls through the dynamic symbol table are seen: glibc's own stdio
  * writes are not, which is fine, they are not how the spool is written. */
@@ -29,6 +34,41 @@
 
 static unsigned long counted;
 
+static int fail_errno(void)
+{
+	static const struct { const char *name; int no; } known[] = {
+		{ "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT }, { "EIO", EIO },
+		{ "EMFILE", EMFILE }, { "ENOMEM", ENOMEM },
+	};
+	const char *s = getenv("KILLSHIM_FAIL");
+
+	for (size_t i = 0; s && i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(s, known[i].name) == 0)
+			return known[i].no;
+	return 0;
+}
+
+/* Visible outside: what is stored here must be kept. */
+volatile char *volatile killshim_kept;
+
+/* Touch fresh pages until the OOM killer comes; with no limit in sight
+ * (8 GiB taken) the kill is ours, and the test sees no OOM kill counted. */
+static void take_memory(void)
+{
+	for (unsigned i = 0; i < 8192; i++) {
+		volatile char *p = malloc(1 << 20);
+
+		if (!p)
+			break;
+		/* Every page written through a volatile pointer and the block
+		 * kept: the compiler may not leave any of it out. */
+		for (size_t off = 0; off < (1 << 20); off += 4096)
+			p[off] = 0x5a;
+		killshim_kept = p;
+	}
+	raise(SIGKILL);
+}
+
 /* KILLSHIM_ONCE: true for the one process that creates the file. */
 static int first_to_die(void)
 {
@@ -44,7 +84,8 @@ static int first_to_die(void)
 	return 1;
 }
 
-static void step(const char *what)
+/* Nonzero: the call fails with this errno instead of being made. */
+static int step(const char *what)
 {
 	static long at = -1;
 	static int mine = -1;
@@ -58,7 +99,7 @@ static void step(const char *what)
 		mine = !prog || strcmp(prog, program_invocation_short_name) == 0;
 	}
 	if (!mine)
-		return;
+		return 0;
 	if (at < 0) {
 		const char *s = getenv("KILLSHIM_AT");
 
@@ -77,9 +118,24 @@ static void step(const char *what)
 			syscall(SYS_close, fd);
 		}
 	}
-	if (at > 0 && counted == (unsigned long)at && first_to_die())
-		raise(SIGKILL);
+	if (at <= 0 || counted != (unsigned long)at || !first_to_die())
+		return 0;
+	if (fail_errno())
+		return fail_errno();
+	if (getenv("KILLSHIM_OOM"))
+		take_memory();
+	raise(SIGKILL);
+	return 0;
 }
+
+#define STEP(what) \
+	do { \
+		const int e_ = step(what); \
+		if (e_) { \
+			errno = e_; \
+			return -1; \
+		} \
+	} while (0)
 
 #define REAL(name) \
 	static __typeof__(name) *real_##name; \
@@ -89,49 +145,49 @@ static void step(const char *what)
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	REAL(write);
-	step("write");
+	STEP("write");
 	return real_write(fd, buf, n);
 }
 
 int fsync(int fd)
 {
 	REAL(fsync);
-	step("fsync");
+	STEP("fsync");
 	return real_fsync(fd);
 }
 
 int fdatasync(int fd)
 {
 	REAL(fdatasync);
-	step("fdatasync");
+	STEP("fdatasync");
 	return real_fdatasync(fd);
 }
 
 int rename(const char *from, const char *to)
 {
 	REAL(rename);
-	step("rename");
+	STEP("rename");
 	return real_rename(from, to);
 }
 
 int renameat(int fd1, const char *from, int fd2, const char *to)
 {
 	REAL(renameat);
-	step("renameat");
+	STEP("renameat");
 	return real_renameat(fd1, from, fd2, to);
 }
 
 int unlink(const char *path)
 {
 	REAL(unlink);
-	step("unlink");
+	STEP("unlink");
 	return real_unlink(path);
 }
 
 int unlinkat(int dfd, const char *path, int flags)
 {
 	REAL(unlinkat);
-	step("unlinkat");
+	STEP("unlinkat");
 	return real_unlinkat(dfd, path, flags);
 }
 
@@ -151,7 +207,7 @@ int open(const char *path, int flags, ...)
 	mode = mode_arg(flags, ap);
 	va_end(ap);
 	if (flags & O_CREAT)
-		step("open");
+		STEP("open");
 	return real_open(path, flags, mode);
 }
 
@@ -165,7 +221,7 @@ int open64(const char *path, int flags, ...)
 	mode = mode_arg(flags, ap);
 	va_end(ap);
 	if (flags & O_CREAT)
-		step("open");
+		STEP("open");
 	return real_open64(path, flags, mode);
 }
 
@@ -179,7 +235,7 @@ int openat(int dfd, const char *path, int flags, ...)
 	mode = mode_arg(flags, ap);
 	va_end(ap);
 	if (flags & O_CREAT)
-		step("openat");
+		STEP("openat");
 	return real_openat(dfd, path, flags, mode);
 }
 
@@ -193,6 +249,6 @@ int openat64(int dfd, const char *path, int flags, ...)
 	mode = mode_arg(flags, ap);
 	va_end(ap);
 	if (flags & O_CREAT)
-		step("openat");
+		STEP("openat");
 	return real_openat64(dfd, path, flags, mode);
 }
