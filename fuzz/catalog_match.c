@@ -6,7 +6,9 @@
  * needles, and it never turns away a text that an entry matches; a
  * matching entry's needle is in the text; every captured field is a
  * piece of the text and one the entry declares; the entry's message
- * renders from the captures within its buffer. */
+ * renders from the captures within its buffer; after cgfb_catalog_shrink
+ * (the regexes that ran compiled afresh, as the watcher does at rest) the
+ * text matches the same entry with the same fields. */
 #include <errno.h>
 
 #include "cgfb/catalog.h"
@@ -40,6 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < e->n_needles; i++)
 		has |= memmem(text, size, e->needles[i], strlen(e->needles[i])) != NULL;
 	PROPERTY(has, "entry %s matched without its needle", e->id);
+
+	struct cgfb_fields again = { 0 };
+	const int shrunk = cgfb_catalog_shrink(cat);
+
+	PROPERTY(shrunk > 0, "%s matched, yet shrink compiled %d regexes again", e->id, shrunk);
+	PROPERTY(cgfb_catalog_match(cat, text, size, &again) == e &&
+		 memcmp(&again, &fields, sizeof(again)) == 0,
+		 "%s: another match after the regexes were compiled again", e->id);
 
 	const char *names[CGFB_FIELDS_MAX], *values[CGFB_FIELDS_MAX];
 	char out[1024];

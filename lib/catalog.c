@@ -82,6 +82,8 @@ static void entry_free(struct cgfb_entry *e)
 		regfree(&e->re);
 	if (e->has_continuation)
 		regfree(&e->continuation);
+	free(e->regex_src);
+	free(e->continuation_src);
 }
 
 static int load_strings(struct cgfb_entry *e, json_object *o)
@@ -255,6 +257,11 @@ static int compile(regex_t *re, const char *src, int flags, const char *id, cons
 	return 0;
 }
 
+/* The flags of an entry's regex and of its continuation: cgfb_catalog_shrink
+ * compiles them again exactly as loading did. */
+#define REGEX_FLAGS        REG_EXTENDED
+#define CONTINUATION_FLAGS (REG_EXTENDED | REG_NOSUB)
+
 static int load_regex(struct cgfb_entry *e, json_object *o, char *err, size_t errsz)
 {
 	json_object *v, *fields;
@@ -264,14 +271,20 @@ static int load_regex(struct cgfb_entry *e, json_object *o, char *err, size_t er
 		return 0;
 	if (e->n_needles == 0)
 		return fail(err, errsz, -EINVAL, "entry %s: a regex needs at least one needle", e->id);
-	rc = compile(&e->re, json_object_get_string(v), REG_EXTENDED, e->id, "regex", err, errsz);
+	e->regex_src = strdup(json_object_get_string(v));
+	if (!e->regex_src)
+		return -ENOMEM;
+	rc = compile(&e->re, e->regex_src, REGEX_FLAGS, e->id, "regex", err, errsz);
 	if (rc < 0)
 		return rc;
 	e->has_regex = true;
 	if (json_object_object_get_ex(o, "continuation", &v) &&
 	    !json_object_is_type(v, json_type_null)) {
-		rc = compile(&e->continuation, json_object_get_string(v), REG_EXTENDED | REG_NOSUB,
-			     e->id, "continuation", err, errsz);
+		e->continuation_src = strdup(json_object_get_string(v));
+		if (!e->continuation_src)
+			return -ENOMEM;
+		rc = compile(&e->continuation, e->continuation_src, CONTINUATION_FLAGS, e->id,
+			     "continuation", err, errsz);
 		if (rc < 0)
 			return rc;
 		e->has_continuation = true;
@@ -700,13 +713,15 @@ static bool has_needle(const struct cgfb_entry *e, const char *text, size_t len)
 	return false;
 }
 
-static bool try_entry(const struct cgfb_entry *e, const char *cstr, size_t len,
+static bool try_entry(struct cgfb_entry *e, const char *cstr, size_t len,
 		      struct cgfb_fields *fields)
 {
 	regmatch_t m[10];
 
 	if (!e->has_regex || !has_needle(e, cstr, len))
 		return false;
+	/* Matched or not, regexec may have added states to its cache. */
+	e->ran = true;
 	if (regexec(&e->re, cstr, 10, m, 0) != 0)
 		return false;
 	for (size_t i = 0; fields && i < e->n_caps; i++) {
@@ -747,12 +762,54 @@ const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, cons
 		return NULL;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < cat->n; i++) {
-			const struct cgfb_entry *e = &cat->entries[i];
+			/* Not const: try_entry marks what regexec ran on. */
+			struct cgfb_entry *e = &cat->entries[i];
 
 			if (e->generic == (pass == 1) && try_entry(e, buf, len, fields))
 				return e;
 		}
 	return NULL;
+}
+
+/* *re compiled afresh from src: the new one replaces it only once it is
+ * there, so a failure leaves a working regex. */
+static int recompile(regex_t *re, const char *src, int flags)
+{
+	regex_t fresh;
+
+	if (regcomp(&fresh, src, flags) != 0)
+		return -ENOMEM;         /* it compiled before: only memory can be short */
+	regfree(re);
+	*re = fresh;
+	return 0;
+}
+
+/* glibc's regexec builds the DFA of a regex lazily, state by state, in
+ * tables kept inside the regex_t (a 256-entry transition table per state)
+ * and frees none of it before regfree: after every catalog message had
+ * matched once, the watcher held 7 MB of such tables (issue 29), for
+ * messages the kernel prints once a boot. Compiling again costs some
+ * microseconds a regex; the cache grows back only if the message comes
+ * again. */
+int cgfb_catalog_shrink(struct cgfb_catalog *cat)
+{
+	int n = 0, rc = 0;
+
+	for (size_t i = 0; i < cat->n; i++) {
+		struct cgfb_entry *e = &cat->entries[i];
+
+		if (!e->ran)
+			continue;
+		if (recompile(&e->re, e->regex_src, REGEX_FLAGS) < 0 ||
+		    (e->has_continuation &&
+		     recompile(&e->continuation, e->continuation_src, CONTINUATION_FLAGS) < 0)) {
+			rc = -ENOMEM;
+			continue;
+		}
+		e->ran = false;
+		n++;
+	}
+	return rc < 0 ? rc : n;
 }
 
 static const char *value_of(const char *name, size_t len, const char *const *names,

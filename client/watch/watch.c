@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -487,6 +488,26 @@ static void close_idle(struct watcher *w)
 		cgfb_detector_finish(w->det);
 }
 
+/* The end of a burst: what matching grew is given back before the watcher
+ * sleeps, for it sleeps most of its life (under 4 MiB resident: issue 29).
+ * glibc's regexec keeps the DFA states it built inside each regex, some
+ * hundreds of KiB for one catalog message matched, 7 MB once every entry
+ * had matched; the regexes that ran are compiled afresh, and the heap
+ * freed by that (and by handling the detections: the report writer's
+ * pipe, the detection's JSON) is returned to the kernel, which free()
+ * does not do for chunks below the top of the heap. Nothing ran: nothing
+ * to do, so a burst of ordinary records costs no compiling. */
+static void give_back_memory(struct watcher *w)
+{
+	const int n = cgfb_catalog_shrink(w->o->cat);
+
+	if (n < 0)
+		cgfb_log(LOG_WARNING, "compiling the catalog's regexes afresh: %s; they are kept "
+			 "as they were", strerror(-n));
+	if (n != 0)
+		malloc_trim(0);
+}
+
 /* The end of the backlog: what was read and found, and what comes next. */
 static void say_backlog(struct watcher *w)
 {
@@ -597,6 +618,7 @@ static int loop(struct watcher *w)
 		/* The end of a burst: the state is saved now, not on a tick. */
 		if (w->dirty && !cgfb_detector_holding(w->det))
 			save(w);
+		give_back_memory(w);
 		if (!w->hold.on)
 			say_backlog(w);
 		if (w->o->once) {

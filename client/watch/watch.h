@@ -17,7 +17,9 @@ struct cgfb_watch_sources {
 };
 
 struct cgfb_watch_opts {
-	const struct cgfb_catalog *cat;
+	/* Not const: at rest the watcher gives back what matching grew in it
+	 * (cgfb_catalog_shrink). */
+	struct cgfb_catalog *cat;
 	const char *state_dir;
 	const char *kmsg_path;     /* NULL: /dev/kmsg */
 	const char *boot_id_path;  /* NULL: /proc/sys/kernel/random/boot_id */

@@ -58,6 +58,13 @@ struct cgfb_entry {
 	 * lines; this matches the second so that it is not a detection too. */
 	bool has_continuation;
 	regex_t continuation;
+	/* Their sources, to compile them afresh (cgfb_catalog_shrink). */
+	char *regex_src;
+	char *continuation_src;
+	/* regexec ran on re (and so maybe on continuation, tried only on the
+	 * record after a match of re) since it was compiled: glibc's DFA
+	 * cache inside it may have grown. */
+	bool ran;
 	size_t n_needles;
 	char *needles[CGFB_CATALOG_MAX_NEEDLES];
 	size_t n_caps;
@@ -123,8 +130,20 @@ bool cgfb_catalog_candidate(const struct cgfb_catalog *cat, const char *text, si
 /* True when text is the second line of e's message (see has_continuation). */
 bool cgfb_catalog_continues(const struct cgfb_entry *e, const char *text, size_t len);
 /* The entry whose regex matches text (specific entries first, then generic
- * ones), or NULL. Captured fields are stored into fields (may be NULL). */
+ * ones), or NULL. Captured fields are stored into fields (may be NULL).
+ * The result depends on nothing but cat and text; but glibc's regexec
+ * grows a cache of DFA states inside each regex it runs (a few hundred KiB
+ * for a long message matched once), and the entry is marked for
+ * cgfb_catalog_shrink. Not for two threads at once on one catalog. */
 const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, const char *text,
 					    size_t len, struct cgfb_fields *fields);
+/* Give back the memory matching grew: every regex that ran since it was
+ * compiled is compiled afresh from its source (the same regex: every later
+ * match is the same) and the old one freed. For a long-running process
+ * that matches rarely (the watcher); a scan that matches constantly would
+ * only pay for the compiling again. Returns how many entries were
+ * compiled again, or -ENOMEM (what could not be compiled again is kept as
+ * it was, and tried at the next call). */
+int cgfb_catalog_shrink(struct cgfb_catalog *cat);
 
 #endif

@@ -192,6 +192,50 @@ static void loads_file(void **state)
 	assert_non_null(strstr(err, "/nonexistent/catalog.json"));
 }
 
+/* cgfb_catalog_shrink compiles again only what ran, and every match after
+ * it is the match before it: entry, fields, and the continuation of P2. */
+static void shrinks_to_the_same(void **state)
+{
+	struct cgfb_catalog *cat = test_catalog();
+	static const char *const texts[] = {
+		"cgroup: docker-runc (4918) created nested cgroup for controller \"memory\" which "
+		"has incomplete hierarchy support. Nested cgroups may change behavior in the future.",
+		"some new knob is going away, mail cgroups@vger.kernel.org",
+		"Setting this file to 0 (flat hierarchy) is considered deprecated.",
+		"kmem.limit_in_bytes is deprecated",
+		"eth0: link up",
+	};
+	static const char cont[] = "If you believe you have a valid use case for that, we kindly "
+				   "ask you to contact linux-mm@kvack.org and let us know";
+	const struct cgfb_entry *before[5], *after[5];
+	struct cgfb_fields fb[5] = { 0 }, fa[5] = { 0 };
+	const struct cgfb_entry *p2 = cgfb_catalog_find(cat, "P2");
+
+	assert_int_equal(cgfb_catalog_shrink(cat), 0);          /* nothing ran yet */
+	for (size_t i = 0; i < 5; i++)
+		before[i] = cgfb_catalog_match(cat, texts[i], strlen(texts[i]), &fb[i]);
+	assert_true(cgfb_catalog_continues(p2, S(cont)));
+	assert_true(cgfb_catalog_find(cat, "V1")->ran);        /* " is deprecated": tried, no match */
+	assert_false(cgfb_catalog_find(cat, "V3")->ran);       /* its needle was in none */
+	assert_true(cgfb_catalog_shrink(cat) > 0);
+	for (size_t i = 0; i < cat->n; i++)
+		assert_false(cat->entries[i].ran);
+	assert_int_equal(cgfb_catalog_shrink(cat), 0);
+	for (size_t i = 0; i < 5; i++) {
+		after[i] = cgfb_catalog_match(cat, texts[i], strlen(texts[i]), &fa[i]);
+		assert_ptr_equal(after[i], before[i]);
+		assert_memory_equal(&fa[i], &fb[i], sizeof(fa[i]));
+	}
+	assert_string_equal(before[0]->id, "C1");
+	assert_string_equal(cgfb_fields_get(&fa[0], "comm"), "docker-runc");
+	assert_string_equal(before[1]->id, "G1");
+	assert_string_equal(before[2]->id, "P2");
+	assert_null(before[3]);
+	assert_null(before[4]);
+	assert_true(cgfb_catalog_continues(p2, S(cont)));
+	cgfb_catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +246,7 @@ int main(void)
 		cmocka_unit_test(renders),
 		cmocka_unit_test(questions),
 		cmocka_unit_test(loads_file),
+		cmocka_unit_test(shrinks_to_the_same),
 	};
 
 	return cmocka_run_group_tests_name("catalog", tests, NULL, NULL);
