@@ -264,6 +264,84 @@ int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
 
+/* Undo a never: the message's new reports are announced again. */
+static int unsilence(struct report_cmd *c, const char *catalog_id, bool *undone)
+{
+	const int rc = cgfb_silence_remove(&c->sd, catalog_id);
+
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "%s: removing %s from %s/%s: %s", catalog_id, catalog_id,
+			 c->state_dir, CGFB_SILENCED_FILE, strerror(-rc));
+	else if (rc > 0)
+		printf("You will be asked about %s again.\n", catalog_id);
+	*undone |= rc > 0;
+	return rc < 0 ? rc : 0;
+}
+
+/* Undo a decline: the report waits for review again, as it was before. */
+static int undecline(struct report_cmd *c, struct cgfb_spool_entry *e, bool *undone)
+{
+	char hint[600];
+	int rc;
+
+	if (e->state != CGFB_R_DECLINED)
+		return 0;
+	e->state = CGFB_R_PENDING;
+	rc = cgfb_spool_save_state(&c->spool, e);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report %s: recording it as pending in %s: %s", e->id,
+			 c->spool.dir, strerror(-rc));
+		return rc;
+	}
+	printf("Report %s is pending again: %s\n", e->id,
+	       cgfb_hint(hint, sizeof(hint), c->state_dir, "review %s", e->id));
+	*undone = true;
+	return 0;
+}
+
+/* reopen MESSAGE (a catalog id): only the never. */
+static int reopen_message(struct report_cmd *c, const char *catalog_id)
+{
+	bool undone = false;
+	const int rc = unsilence(c, catalog_id, &undone);
+
+	if (rc == 0 && !undone)
+		printf("%s was not silenced: nothing to undo.\n", catalog_id);
+	return rc;
+}
+
+int cgfb_cmd_reopen(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback reopen [--state-dir DIR] ID|MESSAGE\n"
+		"Undo review's decline (the report is pending again) and never (its message\n"
+		"is announced again); MESSAGE, a catalog id such as M8, undoes only a never.\n";
+	struct cgfb_spool_entry e;
+	struct report_cmd c;
+	bool undone = false;
+	const char *id;
+	int rc;
+
+	SETUP("state-dir", usage);
+	if (optind + 1 == argc && cgfb_catalog_find(c.cat, argv[optind])) {
+		rc = reopen_message(&c, argv[optind]);
+		goto out;
+	}
+	id = report_cmd_one_id(&c, argc, argv, usage);
+	if (!id || report_cmd_load_entry(&c, id, &e, NULL) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	rc = undecline(&c, &e, &undone);
+	if (rc == 0)
+		rc = unsilence(&c, e.catalog_id, &undone);
+	if (rc == 0 && !undone)
+		printf("Report %s is %s and %s is not silenced: nothing to undo.\n", e.id,
+		       cgfb_rstate_name(e.state), e.catalog_id);
+out:
+	if (rc == 0)
+		cgfb_notify_refresh_motd(&c.config, &c.sd);
+	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
+}
+
 /* review without a terminal (a script, a cron job, a pasted pipe): the
  * commands that do the same without questions, for the report named or the
  * first one waiting, so that they can be pasted as printed. */

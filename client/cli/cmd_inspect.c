@@ -156,7 +156,7 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 	const long long now = (long long)time(NULL);
 	struct report_cmd c;
 	size_t n = 0;
-	char nb[400], hint[600], seen[200], ids[1024];
+	char nb[400], hint[600], seen[200], ids[1024], undo[600], *save = NULL;
 
 	SETUP("state-dir", usage);
 	if (!report_cmd_no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
@@ -185,9 +185,10 @@ int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 			       v[i].catalog_id, v[i].id, cgfb_rstate_name(v[i].state), seen);
 	}
 	/* Review's "never": what nobody is told of any more, and the undo. */
-	if (cgfb_silenced_ids(&c.sd, ids, sizeof(ids)) == 0 && ids[0])
-		printf("never asked again (silenced): %s; to be asked again, remove the id from "
-		       "%s/%s\n", ids, c.state_dir, CGFB_SILENCED_FILE);
+	if (cgfb_silenced_ids(&c.sd, ids, sizeof(ids)) == 0)
+		for (char *t = strtok_r(ids, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			printf("never asked again (silenced): %s; to be asked again: %s\n", t,
+			       cgfb_hint(undo, sizeof(undo), c.state_dir, "reopen %s", t));
 	free(v);
 	return report_cmd_finish(&c, CGFB_EXIT_OK);
 }

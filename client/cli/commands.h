@@ -20,6 +20,7 @@ int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_reopen(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv);

@@ -36,6 +36,7 @@ static const struct cgfb_command commands[] = {
 	{ "submit", "ID --yes [--use-case-file F] [--answer K=V]...  consent and send",
 	  cgfb_cmd_submit },
 	{ "decline", "ID  never send this report", cgfb_cmd_decline },
+	{ "reopen", "ID|MESSAGE  undo a decline or a never: ask about it again", cgfb_cmd_reopen },
 	{ "withdraw", "ID  delete a sent report from the collector", cgfb_cmd_withdraw },
 	{ "flush", "  send the consented reports that are due", cgfb_cmd_flush },
 	{ "export", "ID [--output FILE]  the report as an e-mail for linux-mm", cgfb_cmd_export },

@@ -563,15 +563,15 @@ static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry 
  * confirmed (asked again), else an outcome. */
 static int refuse(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e, int c)
 {
-	char question[PATH_MAX + 300];
+	char question[PATH_MAX + 300], undo[600];
 
 	if (c == 'd')
 		snprintf(question, sizeof(question), "Decline report %s: it will never be sent. "
 			 "Sure? [y/N] ", e->id);
 	else
 		snprintf(question, sizeof(question), "Never ask about %s again: its reports are "
-			 "kept, but nobody is told of new ones (%s/%s lists the silenced). Sure? [y/N] ",
-			 e->catalog_id, rc->sd->path, CGFB_SILENCED_FILE);
+			 "kept, but nobody is told of new ones (status lists them, reopen undoes "
+			 "it). Sure? [y/N] ", e->catalog_id);
 	if (ask_choice(rc, question, "yn", 'n') != 'y')
 		return 1;
 	e->state = CGFB_R_DECLINED;
@@ -579,8 +579,9 @@ static int refuse(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e, 
 		return -EIO;
 	if (c == 'v' && cgfb_silence_add(rc->sd, e->catalog_id) < 0)
 		return -EIO;
-	fprintf(rc->out, "Declined%s. Nothing was sent.\n",
-		c == 'v' ? "; you will not be asked about this message again" : "");
+	fprintf(rc->out, "Declined%s. Nothing was sent. To undo: %s\n",
+		c == 'v' ? "; you will not be asked about this message again" : "",
+		cgfb_hint(undo, sizeof(undo), rc->sd->path, "reopen %s", e->id));
 	return c == 'v' ? CGFB_REVIEW_SILENCED : CGFB_REVIEW_DECLINED;
 }
 

@@ -345,3 +345,25 @@ int cgfb_silence_add(const struct cgfb_statedir *sd, const char *catalog_id)
 	cgfb_buf_free(&b);
 	return rc;
 }
+
+int cgfb_silence_remove(const struct cgfb_statedir *sd, const char *catalog_id)
+{
+	char buf[4096], *save = NULL;
+	struct cgfb_buf b = { 0 };
+	bool found = false;
+	int rc = read_silenced(sd, buf, sizeof(buf));
+
+	if (rc < 0)
+		return rc;
+	for (char *t = strtok_r(buf, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+		if (strcmp(t, catalog_id) == 0)
+			found = true;
+		else
+			cgfb_buf_printf(&b, "%s\n", t);
+	}
+	if (found)
+		rc = cgfb_atomic_write_at(sd->fd, CGFB_SILENCED_FILE, b.data ? b.data : "", b.len,
+					  0600);
+	cgfb_buf_free(&b);
+	return rc < 0 ? rc : found;
+}

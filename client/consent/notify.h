@@ -42,6 +42,9 @@ int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_stat
 
 /* Ids the administrator asked never to be asked about again. */
 int cgfb_silence_add(const struct cgfb_statedir *sd, const char *catalog_id);
+/* Ask about catalog_id again: 1 when it was silenced, 0 when it was not,
+ * or a negative errno. */
+int cgfb_silence_remove(const struct cgfb_statedir *sd, const char *catalog_id);
 bool cgfb_silenced(const struct cgfb_statedir *sd, const char *catalog_id);
 /* The silenced ids, space-separated, into out ("" for none). */
 int cgfb_silenced_ids(const struct cgfb_statedir *sd, char *out, size_t sz);

@@ -137,8 +137,9 @@ check "never: declined" [ "$(state_of "$id")" = declined ]
 check "never: M8 silenced for good" grep -qx M8 "$ST/silenced"
 "$CGFB" --config "$CONF" status --state-dir "$ST" > "$T_TMP/status.out" 2>&1
 check "never: status lists M8 as silenced, with the undo" \
-	grep -q "never asked again (silenced): M8; to be asked again, remove the id from $ST/silenced" \
+	grep -q "never asked again (silenced): M8; to be asked again: cgroup-feedback --state-dir $ST reopen M8" \
 	"$T_TMP/status.out"
+never_id=$id
 "$CGFB" --config "$CONF" list --json --state-dir "$ST" > "$T_TMP/list.out" 2>&1
 check "never: list --json marks its report silenced" \
 	grep -q "\"id\":\"$id\".*\"silenced\":true" "$T_TMP/list.out"
@@ -373,4 +374,25 @@ paste_hint 's/.*It will be tried again by \(cgroup-feedback .*\)\.$/\1/p' "$T_TM
 	"review's hint after a failure that is retried (503)"
 paste_hint 's/.*It will not be retried automatically; see \(cgroup-feedback .*\)\.$/\1/p' \
 	"$T_TMP/fail-conflict.log" "review's hint after a refusal (409)"
+
+# Never and decline are undone by the command review printed: the report
+# is pending again and its message announced again; reopen of a message
+# (status's undo) only un-silences; with nothing to undo it says so.
+paste_hint 's/.*To undo: \(cgroup-feedback .*\)$/\1/p' "$T_TMP/never.log" "review's undo after never"
+check "reopen after never: the report is pending again" [ "$(state_of "$never_id")" = pending ]
+check "... and M8 is no longer silenced" sh -c '! grep -qx M8 "$1"' _ "$ST/silenced"
+"$CGFB" --config "$CONF" status --state-dir "$ST" > "$T_TMP/status.out" 2>&1
+check "... status lists nothing silenced" sh -c '! grep -q "silenced" "$1"' _ "$T_TMP/status.out"
+"$CGFB" --config "$CONF" reopen --state-dir "$ST" "$never_id" > "$T_TMP/reopen.out" 2>&1
+check "reopen again: nothing to undo, said, exit 0" \
+	sh -c '[ $1 -eq 0 ] && grep -q "nothing to undo" "$2"' _ $? "$T_TMP/reopen.out"
+"$CGFB" --config "$CONF" decline --state-dir "$ST" "$never_id" > /dev/null 2>&1
+echo M8 >> "$ST/silenced"
+"$CGFB" --config "$CONF" reopen --state-dir "$ST" M8 > "$T_TMP/reopen.out" 2>&1
+check "reopen M8: only the never undone, the declined report stays declined" \
+	sh -c '[ "$1" = declined ] && ! grep -qx M8 "$2"' _ "$(state_of "$never_id")" "$ST/silenced"
+"$CGFB" --config "$CONF" reopen --state-dir "$ST" "$(echo "$never_id" | cut -c1-8)" > "$T_TMP/reopen.out" 2>&1
+check "reopen of an id prefix after decline: pending again, and it says how to review it" \
+	sh -c '[ "$1" = pending ] && grep -q "is pending again: cgroup-feedback --state-dir .* review $2" "$3"' \
+	_ "$(state_of "$never_id")" "$never_id" "$T_TMP/reopen.out"
 finish
