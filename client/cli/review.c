@@ -30,6 +30,31 @@
 #define USE_CASE_MAX 8192
 #define ANSWER_MAX   2048
 
+/* Ctrl-C: what the administrator must know when a review ends there. The
+ * handler may only write(2) and _exit(2), so each message is made ready
+ * before the step it speaks for, in a buffer of its own, and the step
+ * then switches to it. */
+enum { SAY_RESUME, SAY_SENDING, SAY_N };
+static char interrupt_say[SAY_N][800];
+static volatile sig_atomic_t interrupt_which = -1;
+
+static void on_interrupt(int sig)
+{
+	const sig_atomic_t w = interrupt_which;
+
+	if (w >= 0 && w < SAY_N) {
+		const ssize_t n = write(STDOUT_FILENO, interrupt_say[w], strlen(interrupt_say[w]));
+
+		(void)n;
+	}
+	_exit(128 + sig);
+}
+
+static void interrupt_says(int which)
+{
+	interrupt_which = which;
+}
+
 /* Saved the moment it is given: a review that ends early — "keep for
  * later", a closed terminal, a crash — loses nothing, and the next step
  * (review again, submit, export, flush) starts from it. */
@@ -411,15 +436,23 @@ static void print_readable(FILE *out, const struct cgfb_buf *bytes)
  * A pager quit before the end closes the pipe; that is no reason to die. */
 static bool page_bytes(const char *pager, const struct cgfb_buf *bytes)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-	FILE *p = popen(pager, "w");
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old, old_int;
+	FILE *p;
 	int st;
 
-	if (!p)
+	/* Ctrl-C in the pager is the pager's (less stops a search with it, a
+	 * plain cat ignores it): ignored here from before the pager starts,
+	 * which it inherits; the review goes on once the pager is quit. */
+	sigaction(SIGINT, &ign, &old_int);
+	p = popen(pager, "w");
+	if (!p) {
+		sigaction(SIGINT, &old_int, NULL);
 		return false;
+	}
 	sigaction(SIGPIPE, &ign, &old);
 	print_readable(p, bytes);
 	st = pclose(p);
+	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGPIPE, &old, NULL);
 	return st != -1 && !(WIFEXITED(st) && WEXITSTATUS(st) == 127);
 }
@@ -449,14 +482,21 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		   const struct cgfb_buf *bytes, const char *token)
 {
 	int r = cgfb_consent_record(rc->spool, e, bytes, rc->config->endpoint, token);
-	char hint[600];
+	char hint[600], status[600];
 
 	if (r < 0) {
 		fprintf(rc->out, "Saving your consent failed: %s. Nothing was sent.\n", strerror(-r));
 		return r;
 	}
+	snprintf(interrupt_say[SAY_SENDING], sizeof(interrupt_say[SAY_SENDING]),
+		 "\nInterrupted while sending. Your consent is recorded: %s sends the report, "
+		 "and %s says whether it was.\n",
+		 cgfb_hint(hint, sizeof(hint), rc->sd->path, "flush"),
+		 cgfb_hint(status, sizeof(status), rc->sd->path, "status"));
+	interrupt_says(SAY_SENDING);
 	fprintf(rc->out, "Sending to %s ...\n", rc->config->endpoint);
 	r = cgfb_deliver(rc->config, rc->spool, e);
+	interrupt_says(SAY_RESUME);
 	if (r == 0) {
 		fprintf(rc->out, "Sent. The collector stored it as %s (SHA-256 %s).\n"
 			"Withdraw it at any time: %s\n", e->receipt_id, e->receipt_sha256,
@@ -476,10 +516,31 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
  * consent record names the endpoint (and this install's pseudonym for it),
  * so the bytes for the collector and for the e-mail differ, and each is
  * previewed before its own question. Returns true for a yes. */
+/* The e-mail's header block (up to its blank line): who it goes to, from
+ * whom, and its subject, before the yes that writes it. */
+static void show_headers(const struct cgfb_review_ctx *rc, const struct cgfb_buf *mail)
+{
+	const char *end = mail->data ? strstr(mail->data, "\n\n") : NULL;
+	const char *p = mail->data;
+
+	if (!end)
+		return;
+	fputs("The e-mail around them starts:\n", rc->out);
+	while (p <= end) {
+		const char *nl = strchr(p, '\n');
+
+		fprintf(rc->out, "  %.*s\n", (int)(nl - p), p);
+		p = nl + 1;
+	}
+	fputc('\n', rc->out);
+}
+
 static bool offer(const struct cgfb_review_ctx *rc, const struct cgfb_draft *a,
-		  const struct cgfb_buf *bytes, const char *question)
+		  const struct cgfb_buf *bytes, const struct cgfb_buf *mail, const char *question)
 {
 	show_bytes(rc, bytes);
+	if (mail)
+		show_headers(rc, mail);
 	if (!a->text || !a->text[0])
 		fputs("This report has no use case: the maintainers will see the "
 		      "snapshot only.\n", rc->out);
@@ -502,6 +563,27 @@ static void ask_from(const struct cgfb_review_ctx *rc, struct cgfb_config *conf)
 	free(from);
 }
 
+/* What export did, exactly: a complete e-mail whose consent could not be
+ * recorded (a full disk, say) is still a complete e-mail, and the report
+ * stays pending here. */
+static int written(const struct cgfb_review_ctx *rc, int wrote, const char *path, const char *to,
+		   int recorded)
+{
+	if (wrote < 0) {
+		fprintf(rc->out, "Writing %s failed: %s. The report is still pending; nothing was "
+			"recorded.\n", path, strerror(-wrote));
+		return wrote;
+	}
+	if (recorded < 0) {
+		fprintf(rc->out, "Wrote %s, complete. But recording your consent in %s failed: %s; "
+			"the report still shows as pending here.\nThe e-mail can be sent as it is, "
+			"to %s.\n", path, rc->spool->dir, strerror(-recorded), to);
+		return recorded;
+	}
+	fprintf(rc->out, "Wrote %s. Send it to %s from any machine with mail.\n", path, to);
+	return 0;
+}
+
 static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		     const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
@@ -520,22 +602,21 @@ static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *
 	r = build(rc, e, report, a, endpoint, &bytes, token);
 	if (r < 0)
 		goto out;
+	r = cgfb_mailout_format(&conf, &bytes, &mail);
+	if (r < 0) {
+		fprintf(rc->out, "Making the e-mail failed: %s. Nothing was written.\n", strerror(-r));
+		goto out;
+	}
 	snprintf(question, sizeof(question), "Write this report as an e-mail for %s to %s? [y/N] ",
 		 to, path);
-	if (!offer(rc, a, &bytes, question)) {
+	if (!offer(rc, a, &bytes, &mail, question)) {
 		fputs("Kept for later. Nothing was written.\n", rc->out);
 		r = CGFB_REVIEW_KEPT;
 		goto out;
 	}
-	r = cgfb_mailout_format(&conf, &bytes, &mail);
-	if (r == 0)
-		r = cgfb_mailout_file(&mail, path, false);
-	if (r == 0)
-		r = cgfb_consent_record(rc->spool, e, &bytes, endpoint, token);
-	if (r < 0)
-		fprintf(rc->out, "Export failed: %s\n", strerror(-r));
-	else
-		fprintf(rc->out, "Wrote %s. Send it to %s from any machine with mail.\n", path, to);
+	r = cgfb_mailout_file(&mail, path, false);
+	r = written(rc, r, path, to, r < 0 ? 0 : cgfb_consent_record(rc->spool, e, &bytes,
+								     endpoint, token));
 out:
 	cgfb_buf_free(&bytes);
 	cgfb_buf_free(&mail);
@@ -553,7 +634,7 @@ static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry 
 	if (r < 0)
 		return r;
 	snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ", rc->config->endpoint);
-	r = offer(rc, a, &bytes, prompt) ? do_send(rc, e, &bytes, token) : 1;
+	r = offer(rc, a, &bytes, NULL, prompt) ? do_send(rc, e, &bytes, token) : 1;
 	cgfb_buf_free(&bytes);
 	return r;
 }
@@ -615,8 +696,51 @@ static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	return CGFB_REVIEW_KEPT;
 }
 
+/* What was typed, when it is in neither a report that left nor the draft
+ * (a full or read-only spool): printed, so that it is not lost with the
+ * review. */
+static void keep_typed(const struct cgfb_review_ctx *rc, const char *id,
+		       const struct cgfb_draft *d, int outcome)
+{
+	const bool typed = (d->text && d->text[0]) || d->message || d->n;
+	int r;
+
+	if (!typed || outcome == CGFB_REVIEW_SENT || outcome == CGFB_REVIEW_SEND_FAILED ||
+	    outcome == CGFB_REVIEW_EXPORTED)
+		return;
+	r = cgfb_draft_save(rc->spool, id, d);
+	if (r == 0)
+		return;
+	fprintf(rc->out, "\nWhat you typed could not be kept in %s (%s). Here it is, to copy "
+		"before this terminal goes:\n", rc->spool->dir, strerror(-r));
+	if (d->message)
+		fprintf(rc->out, "--- the message ---\n%s\n", d->message);
+	for (size_t i = 0; i < d->n; i++)
+		fprintf(rc->out, "--- %s ---\n%s\n", d->keys[i], d->values[i]);
+	if (d->text && d->text[0])
+		fprintf(rc->out, "--- your use case ---\n%s\n", d->text);
+	fputs("---\n", rc->out);
+}
+
+/* From here to the decision, Ctrl-C says what was kept and how to go on
+ * (everything answered is in the draft already: save_draft). */
+static int catch_interrupt(const struct cgfb_review_ctx *rc, const char *id,
+			   struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	char hint[600];
+
+	snprintf(interrupt_say[SAY_RESUME], sizeof(interrupt_say[SAY_RESUME]),
+		 "\nInterrupted: nothing was sent. What you answered so far is kept; %s "
+		 "goes on from there.\n", cgfb_hint(hint, sizeof(hint), rc->sd->path, "review %s", id));
+	interrupt_says(SAY_RESUME);
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGINT, &sa, old) < 0 ? -errno : 0;
+}
+
 int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 {
+	struct sigaction old_int;
 	struct cgfb_buf report = { 0 };
 	struct cgfb_draft a = { 0 };
 	const struct cgfb_entry *ce;
@@ -643,6 +767,9 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 		ret = -EINVAL;
 		goto out;
 	}
+	ret = catch_interrupt(rc, e->id, &old_int);
+	if (ret < 0)
+		goto out;
 	show_detection(rc, ce, r, e->id);
 	if (ce->generic)
 		ask_message(rc, r, &a, e->id);
@@ -651,7 +778,10 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 	save_draft(rc, e->id, &a);
 	redact_answers(rc, &a, e->id);
 	ret = decide(rc, e, &report, &a);
+	keep_typed(rc, e->id, &a, ret);
 	cgfb_notify_refresh_motd(rc->config, rc->sd);
+	interrupt_says(-1);
+	sigaction(SIGINT, &old_int, NULL);
 out:
 	json_object_put(r);
 	cgfb_draft_free(&a);

@@ -6,7 +6,8 @@ would: wait for each prompt, type an answer. Every wait is bounded.
 
 SCRIPT has one step per line, "EXPECT<TAB>ANSWER": wait until the output
 contains EXPECT (a regular expression), then type ANSWER and Enter (an empty
-ANSWER is just Enter; the word <EOF> closes the terminal's input). The whole
+ANSWER is just Enter; the word <EOF> closes the terminal's input, <INTR> types
+Ctrl-C, which the terminal turns into SIGINT). The whole
 transcript is written to TRANSCRIPT. Exit status: the command's, or 124 when a
 prompt did not come within 30 seconds.
 """
@@ -61,6 +62,8 @@ def main():
         pos = rx.search(out, pos).end()
         if answer == "<EOF>":
             os.write(fd, b"\x04")
+        elif answer == "<INTR>":
+            os.write(fd, b"\x03")
         else:
             os.write(fd, answer.encode() + b"\r")
     deadline = time.time() + 20

@@ -104,6 +104,8 @@ EOS
 check "full: review fails" [ $? -ne 0 ]
 check "full: review says why" grep -q 'No space left on device' "$T_TMP/review.log"
 check "full: review left the report pending" [ "$(state_of "$P1")" = pending ]
+check "full: review printed what was typed, as it could not be kept" \
+	sh -c 'tr -d "\r" < "$1" | grep -A3 "What you typed could not be kept" | grep -qx libvirt' _ "$T_TMP/review.log"
 cfb submit --state-dir "$ST" --yes --use-case-file "$T_TMP/uc" "$P2" > /dev/null 2> "$T_TMP/err"
 check "full: submit exits 2" [ $? -eq 2 ]
 check "full: submit says why" grep -q 'No space left on device' "$T_TMP/err"

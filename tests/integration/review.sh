@@ -107,6 +107,14 @@ Wrote${TAB}
 EOS
 check "export from review: the e-mail is written" grep -q '^X-Cgroup-Feedback-Report-Id: '"$id" "$T_TMP/export.eml"
 check "export from review: the From: typed at the prompt" grep -q '^From: Jane Admin <jane@example.org>' "$T_TMP/export.eml"
+check "export from review: the e-mail's headers (To, From, Subject) shown before its yes" $PY - "$T_TMP/export.log" <<'EOP'
+import sys
+log = open(sys.argv[1], encoding="utf-8", errors="replace").read().replace("\r\n", "\n")
+before = log[:log.find("Write this report as an e-mail")]
+head = before.split("The e-mail around them starts:\n")[1]
+assert "  To: linux-mm@kvack.org" in head and "  From: Jane Admin <jane@example.org>" in head \
+    and "  Subject: " in head, head[:800]
+EOP
 check "export from review: nothing sent over HTTP" [ "$(grep -c "$id" "$T_TMP/requests.log")" -eq 0 ]
 check "export from review: the size and SHA-256 shown before its yes are the e-mail's and the spool's" $PY - "$T_TMP/export.log" "$T_TMP/export.eml" "$ST/reports/$id.state" <<'EOP'
 import email, email.policy, hashlib, json, re, sys
@@ -339,6 +347,33 @@ EOP
 check "review without a terminal fails" [ $? -ne 0 ]
 check "...and names the commands that work without one, for a waiting report" \
 	grep -q "read the report with 'cgroup-feedback --state-dir $ST show [0-9a-f-]*', then send it as it is with 'cgroup-feedback --state-dir $ST submit [0-9a-f-]* --yes'" "$T_TMP/err"
+
+# Ctrl-C at a question and at [y/N] ends the review with exit 130, says
+# nothing was sent and how to go on, and keeps what was answered. (In the
+# pager it is the pager's: review ignores it while one runs.)
+id=$(new_report M8 intr)
+drive intr1 "$id" <<EOS
+Which software creates${TAB}our batch scheduler
+Why must these sibling${TAB}<INTR>
+EOS
+rc=$?
+check "Ctrl-C at a question: exit 130" [ $rc -eq 130 ]
+check "... says nothing was sent, and the command that goes on" \
+	grep -q "Interrupted: nothing was sent. What you answered so far is kept; cgroup-feedback --state-dir $ST review $id goes on from there." "$T_TMP/intr1.log"
+check "... the answer given before it is kept" grep -q "our batch scheduler" "$ST/reports/$id.draft"
+drive intr2 "$id" <<EOS
+Which software creates${TAB}
+Why must these sibling${TAB}
+Would the reorganisation${TAB}
+Describe your use case${TAB}
+Send this report to http${TAB}<INTR>
+EOS
+check "Ctrl-C at [y/N]: exit 130, nothing sent, the same words" \
+	sh -c '[ $1 -eq 130 ] && [ "$(grep -c "$2" "$3")" -eq 0 ] && grep -q "Interrupted: nothing was sent" "$4"' \
+	_ $? "$id" "$T_TMP/requests.log" "$T_TMP/intr2.log"
+check "... the report still pending" [ "$(state_of "$id")" = "" ]
+paste_hint 's/.*What you answered so far is kept; \(cgroup-feedback .*\) review \([0-9a-f-]*\) goes on.*/\1 show \2/p' \
+	"$T_TMP/intr2.log" "Ctrl-C's hint (show in review's place)"
 
 # The commands review printed work when pasted (with this build's binary
 # and this test's configuration): keep for later's way back (with show,
