@@ -27,6 +27,10 @@ static int send_now(struct report_cmd *c, struct cgfb_spool_entry *e)
 	if (rc == 0)
 		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, e->receipt_id,
 		       e->receipt_sha256);
+	else if (e->state == CGFB_R_CONSENTED && e->next_attempt < 0)
+		cgfb_log(LOG_ERR, "%s: sending failed: %s; after fixing the configuration, %s "
+			 "sends it", e->id, e->last_error,
+			 cgfb_hint(hint, sizeof(hint), c->state_dir, "submit %s --yes", e->id));
 	else if (e->state != CGFB_R_SENT)    /* sent but not recorded: said already */
 		cgfb_log(LOG_ERR, "%s: sending failed: %s%s%s", e->id, e->last_error,
 			 e->next_attempt > 0 ? "; it will be retried by " : "",

@@ -193,6 +193,30 @@ out:
 	return rc;
 }
 
+/* Failures that waiting does not cure, for only this machine's
+ * configuration can: the endpoint's scheme or form, the local ca-file and
+ * pin. A certificate the collector's side got wrong (expired, another
+ * name) may be renewed there: that is retried. A TLS handshake that broke
+ * (35) can be the network's doing; not when the other end answered in
+ * plain text ("wrong version number"). */
+static bool config_error(CURLcode cc, const char *text)
+{
+	switch (cc) {
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+		return true;
+	case CURLE_SSL_CONNECT_ERROR:
+		return strstr(text, "wrong version number") != NULL ||
+		       strstr(text, "packet length too long") != NULL;
+	default:
+		return false;
+	}
+}
+
 /* Run the transfer and sort the outcome into transient or not. */
 static int perform(CURL *h, struct body *b, struct cgfb_submit_result *res)
 {
@@ -209,8 +233,14 @@ static int perform(CURL *h, struct body *b, struct cgfb_submit_result *res)
 		snprintf(res->error, sizeof(res->error), "%s", b->overflow ?
 			 "the collector's answer is too large" :
 			 b->curl_error[0] ? b->curl_error : curl_easy_strerror(cc));
-		/* TLS and pinning failures will not fix themselves by waiting,
-		 * but a later try after an admin fixed the config should work. */
+		if (config_error(cc, res->error)) {
+			const size_t n = strlen(res->error);
+
+			snprintf(res->error + n, sizeof(res->error) - n, "; %s",
+				 CGFB_SUBMIT_CHECK_TLS);
+			res->transient = false;
+			return -EINVAL;
+		}
 		res->transient = true;
 		return -EIO;
 	}
@@ -277,6 +307,13 @@ int cgfb_submit_post(const struct cgfb_config *c, const char *url, const char *b
 	} else if (rc == 0) {
 		server_error(b, res);
 		rc = res->http_status == 409 ? -EEXIST : -EPROTO;
+		if (res->http_status == 404 || res->http_status == 405) {
+			const size_t n = strlen(res->error);
+
+			snprintf(res->error + n, sizeof(res->error) - n, "; %s",
+				 CGFB_SUBMIT_CHECK_PATH);
+			rc = -EINVAL;
+		}
 	}
 	free(b);
 	return rc;

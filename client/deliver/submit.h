@@ -9,6 +9,13 @@
 
 #include "config/config.h"
 
+/* What a failure that is the configuration's says to check; such a
+ * failure is not retried (transient false, -EINVAL). */
+#define CGFB_SUBMIT_CHECK_TLS "a configuration error, not retried: is the endpoint https:// " \
+	"with TLS there, its certificate trusted (ca-file) and pinned right?"
+#define CGFB_SUBMIT_CHECK_PATH "a configuration error, not retried: no collector takes " \
+	"reports at this URL (it ends in /api/v1/reports)"
+
 struct cgfb_submit_result {
 	long http_status;            /* 0 when no HTTP answer came */
 	bool transient;              /* worth retrying: network, 5xx, 429 */

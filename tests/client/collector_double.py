@@ -94,7 +94,10 @@ def main():
             except Exception:
                 pass
             receipt = {"id": rid, "sha256": sha, "received_at": "2026-12-03T00:00:00Z"}
-            if mode == "ok":
+            # As the collector: reports are taken at one path only.
+            if self.command == "POST" and self.path != "/api/v1/reports":
+                self._send(404, b'{"error":"not_found","message":"no such resource"}')
+            elif mode == "ok":
                 code = 201 if self.command == "POST" else 204
                 self._send(code, json.dumps(receipt).encode() if code == 201 else b"")
             elif mode == "fail500":

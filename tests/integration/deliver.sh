@@ -228,6 +228,26 @@ cfb flush --state-dir "$ST" > /dev/null 2>"$T_TMP/err"
 check "https with our CA and the right pin: sent" [ "$(state_of "$id")" = sent ]
 sed -i '/^ca-file\|^pinned/d' "$CONF"
 
+# Configuration errors are not retried, and say what to check: https:// to
+# a collector without TLS (the double, plain HTTP), a path where no
+# collector takes reports. Fixed, the same report is sent by its submit.
+double ok
+id=$(new_report M8 8b)
+cfb submit --state-dir "$ST" --endpoint "https://127.0.0.1:$PORT/api/v1/reports" --yes "$id" 2>"$T_TMP/err"
+check "https:// to a plain-HTTP collector: not retried" \
+	sh -c '[ "$1" = consented ] && [ "$2" -lt 0 ]' _ "$(state_of "$id")" "$(field "$id" next_attempt)"
+check "... says it is the configuration's, and what to check" \
+	grep -q "wrong version number; a configuration error, not retried: is the endpoint https:// with TLS there" "$T_TMP/err"
+cfb submit --state-dir "$ST" --endpoint "http://127.0.0.1:$PORT/api/v1/report" --yes "$id" 2>"$T_TMP/err"
+check "a wrong path (404): not retried" [ "$(field "$id" next_attempt)" -lt 0 ]
+check "... says no collector takes reports there, and the path it wants" \
+	grep -q "HTTP 404: not_found; a configuration error, not retried: no collector takes reports at this URL (it ends in /api/v1/reports)" "$T_TMP/err"
+cfb flush --state-dir "$ST" > /dev/null 2>&1
+check "... flush does not try it again" [ "$(requests)" -eq 1 ]
+paste_hint 's|.*after fixing the configuration, \(cgroup-feedback .*\) sends it.*|\1 --endpoint '"$URL"'|p' \
+	"$T_TMP/err" "a configuration error's hint (with the endpoint fixed)"
+check "... which sent it" [ "$(state_of "$id")" = sent ]
+
 # --- what the administrator wrote --------------------------------------------------
 double ok
 id=$(new_report M8 9)
