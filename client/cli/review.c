@@ -666,6 +666,24 @@ static int refuse(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e, 
 	return c == 'v' ? CGFB_REVIEW_SILENCED : CGFB_REVIEW_DECLINED;
 }
 
+/* Kept, but consented before (a send that failed): it is not waiting for
+ * anyone, flush sends it where the consent said. Say so, and how to stop
+ * it; and when that is no longer the configured endpoint, say that too. */
+static void kept_consented(const struct cgfb_review_ctx *rc, const struct cgfb_spool_entry *e)
+{
+	char hint[600], stop[600];
+
+	fprintf(rc->out, "Kept as it was: you consented to sending it to %s, and %s.\n",
+		e->endpoint, e->next_attempt < 0 ? "it is not retried automatically" :
+		"flush tries again (the hourly timer)");
+	if (strcmp(e->endpoint, rc->config->endpoint) != 0)
+		fprintf(rc->out, "That is not the endpoint configured now (%s): the consent named "
+			"%s, and only there will it go.\n", rc->config->endpoint, e->endpoint);
+	fprintf(rc->out, "Send it now to %s: %s. Stop it: %s.\n", rc->config->endpoint,
+		cgfb_hint(hint, sizeof(hint), rc->sd->path, "submit %s --yes", e->id),
+		cgfb_hint(stop, sizeof(stop), rc->sd->path, "withdraw %s", e->id));
+}
+
 static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		  const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
@@ -691,6 +709,10 @@ static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	}
 	if (r != 1)
 		return r;
+	if (e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) != 0) {
+		kept_consented(rc, e);
+		return CGFB_REVIEW_KEPT;
+	}
 	fprintf(rc->out, "Kept for later with what you typed; nothing was sent. %s starts "
 		"from it.\n", cgfb_hint(hint, sizeof(hint), rc->sd->path, "review %s", e->id));
 	return CGFB_REVIEW_KEPT;

@@ -410,6 +410,29 @@ paste_hint 's/.*It will be tried again by \(cgroup-feedback .*\)\.$/\1/p' "$T_TM
 paste_hint 's/.*It will not be retried automatically; see \(cgroup-feedback .*\)\.$/\1/p' \
 	"$T_TMP/fail-conflict.log" "review's hint after a refusal (409)"
 
+# Reviewed again and kept after a failed send: the report is consented and
+# flush will send it, to where the consent said, which is no longer the
+# configured endpoint here. Review says so, and how to send it now or stop it.
+fid=$(ls -t "$ST"/reports/*.state | while read -r f; do
+	grep -q '"state":"consented"' "$f" && grep -q '"next_attempt":[1-9]' "$f" && basename "$f" .state; done | head -n 1)
+sed "s|^endpoint = .*|endpoint = http://127.0.0.1:9/api/v1/reports|" "$CONF" > "$T_TMP/conf.moved"
+$PY tests/client/drive_review.py "$T_TMP/kept-consented.log" -- \
+	"$CGFB" --config "$T_TMP/conf.moved" review --state-dir "$ST" "$fid" <<EOS
+Which software creates${TAB}
+Why must these sibling${TAB}
+Would the reorganisation${TAB}
+Describe your use case${TAB}
+Send this report to http${TAB}n
+Then: \\[e\\]xport${TAB}k
+EOS
+check "kept after a failed send: it says the report is consented and flush tries again" \
+	grep -q "Kept as it was: you consented to sending it to $URL, and flush tries again" "$T_TMP/kept-consented.log"
+check "... that the configured endpoint is another now" \
+	grep -q "That is not the endpoint configured now (http://127.0.0.1:9/api/v1/reports)" "$T_TMP/kept-consented.log"
+paste_hint 's/.*Stop it: \(cgroup-feedback .*\)\.$/\1/p' "$T_TMP/kept-consented.log" \
+	"kept after a failed send: its stop"
+check "... which withdrew it" [ "$(state_of "$fid")" = withdrawn ]
+
 # Never and decline are undone by the command review printed: the report
 # is pending again and its message announced again; reopen of a message
 # (status's undo) only un-silences; with nothing to undo it says so.
