@@ -70,6 +70,7 @@ static void entry_free(struct cgfb_entry *e)
 	free(e->contact);
 	free(e->kernels);
 	free(e->trigger);
+	free(e->effect);
 	free(e->controller);
 	free(e->knob);
 	free(e->second_site);
@@ -97,6 +98,7 @@ static int load_strings(struct cgfb_entry *e, json_object *o)
 		{ "contact", offsetof(struct cgfb_entry, contact) },
 		{ "kernels", offsetof(struct cgfb_entry, kernels) },
 		{ "trigger", offsetof(struct cgfb_entry, trigger) },
+		{ "effect", offsetof(struct cgfb_entry, effect) },
 		{ "controller", offsetof(struct cgfb_entry, controller) },
 		{ "knob", offsetof(struct cgfb_entry, knob) },
 		{ "second_site", offsetof(struct cgfb_entry, second_site) },

@@ -21,6 +21,7 @@
 #include "deliver/mailout.h"
 #include "consent/notify.h"
 #include "privacy/redact.h"
+#include "snapshot/attrs.h"
 #include "base/hint.h"
 #include "base/statedir.h"
 #include "cli/review.h"
@@ -171,6 +172,17 @@ static void show_analysis(FILE *out, json_object *report)
 		}
 }
 
+/* The knob's way in cgroup v2, or that there is none: what the question
+ * about the replacement refers to (asked only when there is one). */
+static void show_v2_way(FILE *out, const struct cgfb_entry *e)
+{
+	const int a = e->knob ? cgfb_attr_for_knob(e->knob) : -1;
+	const char *r = a < 0 ? NULL : cgfb_attr((enum cgfb_attr)a)->replacement;
+
+	if (r)
+		fprintf(out, "In cgroup v2: %s.\n", r);
+}
+
 static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_entry *e,
 			   json_object *report, const char *id)
 {
@@ -186,6 +198,11 @@ static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_e
 		fprintf(out, "It is printed on: %s.\n", e->trigger);
 	if (e->kernels)
 		fprintf(out, "Kernels that print it: %s.\n", e->kernels);
+	/* The most useful fact, where there is one: the setting may already
+	 * not be what the administrator thinks it is. */
+	if (e->effect)
+		fprintf(out, "What the kernel did with the write: %s.\n", e->effect);
+	show_v2_way(out, e);
 	if (e->contact)
 		fprintf(out, "The kernel developers ask you to tell %s if you depend on this.\n",
 			e->contact);
@@ -279,14 +296,54 @@ static void read_use_case(const struct cgfb_review_ctx *rc, struct cgfb_draft *d
 	cgfb_buf_free(&b);
 }
 
+/* Whether the report shows a reorganisation (a flat subtree with one). */
+static bool reorganisation_shown(json_object *report)
+{
+	json_object *an, *flat, *reorg;
+
+	if (!json_object_object_get_ex(report, "analysis", &an) ||
+	    !json_object_object_get_ex(an, "flat_subtrees", &flat))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(flat); i++)
+		if (json_object_object_get_ex(json_object_array_get_idx(flat, i), "reorganisation",
+					      &reorg) && reorg)
+			return true;
+	return false;
+}
+
+/* The cgroup v2 replacement of the entry's knob, NULL when there is none
+ * to ask about: no knob, none known, or "none" (cgroup v2 has nothing). */
+static const char *replacement_of(const struct cgfb_entry *e)
+{
+	const int a = e->knob ? cgfb_attr_for_knob(e->knob) : -1;
+	const char *r = a < 0 ? NULL : cgfb_attr((enum cgfb_attr)a)->replacement;
+
+	return r && strncmp(r, "none", 4) != 0 ? r : NULL;
+}
+
+/* A question that would be about nothing shown is not asked: "the
+ * reorganisation shown" when none was, "the replacement named" when
+ * cgroup v2 has none. */
+static bool question_applies(const char *key, const struct cgfb_entry *e, json_object *report)
+{
+	if (strcmp(key, "reorganisation") == 0)
+		return reorganisation_shown(report);
+	if (strcmp(key, "v2_replacement") == 0)
+		return replacement_of(e) != NULL;
+	return true;
+}
+
 static void ask_questions(const struct cgfb_review_ctx *rc, const struct cgfb_entry *e,
-			  struct cgfb_draft *d, const char *id)
+			  json_object *report, struct cgfb_draft *d, const char *id)
 {
 	fputs("A few questions (press Enter to skip one or to keep an earlier answer;\n"
 	      "- alone removes it):\n", rc->out);
 	for (size_t i = 0; i < e->questions->n; i++) {
 		const char *key = e->questions->q[i].key, *cur = cgfb_draft_answer(d, key);
 		char *line;
+
+		if (!question_applies(key, e, report))
+			continue;
 
 		fprintf(rc->out, "%s\n", e->questions->q[i].text);
 		if (cur)
@@ -795,7 +852,7 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 	show_detection(rc, ce, r, e->id);
 	if (ce->generic)
 		ask_message(rc, r, &a, e->id);
-	ask_questions(rc, ce, &a, e->id);
+	ask_questions(rc, ce, r, &a, e->id);
 	read_use_case(rc, &a);
 	save_draft(rc, e->id, &a);
 	redact_answers(rc, &a, e->id);

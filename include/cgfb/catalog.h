@@ -45,6 +45,9 @@ struct cgfb_entry {
 	char *contact;                 /* NULL: the message names nobody */
 	char *kernels;
 	char *trigger;
+	/* What the kernel did with the write that printed it, where that is
+	 * not simply done (refused, without effect); NULL otherwise. */
+	char *effect;
 	char *controller;              /* NULL when not tied to one */
 	char *knob;
 	char *second_site;             /* id for a second identical record in one boot */
