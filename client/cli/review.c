@@ -617,6 +617,8 @@ static void ask_from(const struct cgfb_review_ctx *rc, struct cgfb_config *conf)
 	from = read_line(rc->in);
 	if (from && from[0])
 		snprintf(conf->mail_from, sizeof(conf->mail_from), "%s", from);
+	else
+		fputs(CGFB_MAILOUT_NO_FROM "\n", rc->out);
 	free(from);
 }
 

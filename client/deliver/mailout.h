@@ -16,6 +16,11 @@
 int cgfb_mailout_recipients(const struct cgfb_config *c, const struct cgfb_buf *report, char *out,
 			    size_t outsz);
 
+/* What is said when an e-mail is made without mail-from: its From: line
+ * is a placeholder nobody reads replies at. */
+#define CGFB_MAILOUT_NO_FROM "Its From: line is a placeholder (cgroup-feedback@localhost): " \
+	"put your address there before sending it, or set mail-from in the configuration."
+
 /* The message for the report's bytes: To the entry's contact (C entries also
  * cgroups@vger.kernel.org), unless mail-to is configured; From mail-from. */
 int cgfb_mailout_format(const struct cgfb_config *c, const struct cgfb_buf *report,

@@ -49,9 +49,11 @@ assert long == [b"X-Cgroup-Feedback-SHA256: " + hashlib.sha256(j).hexdigest().en
 EOP
 
 id=$(new_report C1 m2)
-cfb export --state-dir "$ST" -o "$T_TMP/c1.eml" "$id" > /dev/null
+cfb export --state-dir "$ST" -o "$T_TMP/c1.eml" "$id" > /dev/null 2> "$T_TMP/err"
 check "pure ASCII goes out 7bit" grep -q '^Content-Transfer-Encoding: 7bit$' "$T_TMP/c1.eml"
 check "a cgroup core message also goes to cgroups@" grep -q '^To: linux-mm@kvack.org, cgroups@vger.kernel.org$' "$T_TMP/c1.eml"
+check "without mail-from, export says the From: line is a placeholder to fill in" \
+	grep -q "Its From: line is a placeholder (cgroup-feedback@localhost): put your address there" "$T_TMP/err"
 
 id2=$(new_report M3 m3)
 cfb export --state-dir "$ST" --mbox "$T_TMP/out.mbox" "$id" > /dev/null
