@@ -452,6 +452,38 @@ int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgf
 	return rc;
 }
 
+/* A directory stream of reports/ with a description of its own: its
+ * reading position is not sp->fd's. */
+static DIR *open_listing(struct cgfb_spool *sp, int *err)
+{
+	const int fd = openat(sp->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	*err = d ? 0 : -errno;
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
+int cgfb_spool_each_id(struct cgfb_spool *sp, int (*fn)(const char *id, void *ctx), void *ctx)
+{
+	char id[CGFB_REPORT_ID_LEN + 1];
+	struct dirent *de;
+	DIR *d;
+	int rc;
+
+	if (sp->fd < 0)
+		return 0;
+	d = open_listing(sp, &rc);
+	if (!d)
+		return rc;
+	while (rc >= 0 && (de = readdir(d)) != NULL)
+		if (classify(de->d_name, id) == 1)
+			rc = fn(id, ctx);
+	closedir(d);
+	return rc < 0 ? rc : 0;
+}
+
 int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n)
 {
 	struct cgfb_spool_entry *v = NULL;
@@ -459,22 +491,15 @@ int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t
 	struct dirent *de;
 	char id[CGFB_REPORT_ID_LEN + 1];
 	DIR *d;
-	int fd;
+	int err;
 
 	*out = NULL;
 	*n = 0;
 	if (sp->fd < 0)
 		return 0;
-	/* A description of its own: its reading position is not sp->fd's. */
-	fd = openat(sp->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		const int rc = -errno;
-
-		if (fd >= 0)
-			close(fd);
-		return rc;
-	}
+	d = open_listing(sp, &err);
+	if (!d)
+		return err;
 	while ((de = readdir(d)) != NULL) {
 		const int kind = classify(de->d_name, id);
 		int rc;

@@ -76,6 +76,11 @@ void cgfb_spool_close(struct cgfb_spool *sp);
  * *out is malloc'ed. */
 int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n);
 
+/* Every report id in the spool, by its file name alone: nothing is read,
+ * moved or logged (what the repeat index needs to tell whether it is
+ * current: report/repindex.h). fn's negative return stops and is returned. */
+int cgfb_spool_each_id(struct cgfb_spool *sp, int (*fn)(const char *id, void *ctx), void *ctx);
+
 /* One report's state (a report without a .state file is pending) and, if
  * bytes is not NULL, its exact bytes. -ENOENT for an unknown id. */
 int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_entry *e,
