@@ -37,16 +37,64 @@ static int dir_and_name(const char *path, char *dir, size_t dsz, const char **na
 	return 0;
 }
 
-static void banner_text(struct cgfb_buf *b, const struct cgfb_spool_entry *v, size_t n,
-			size_t pending, const char *state_dir)
+/* What the banner says of a pending report: small, so that a spool of any
+ * size is listed without holding its reports. */
+struct pending {
+	long long created;
+	char id[CGFB_REPORT_ID_LEN + 1];
+	char catalog_id[16];
+};
+
+struct pendings {
+	struct pending *v;
+	size_t n, cap;
+};
+
+/* The banner names this many catalog ids at most, the oldest first: it is
+ * read at a login prompt, and the rest are a count. */
+#define BANNER_IDS_MAX 20
+
+static int add_pending(const struct cgfb_spool_entry *e, void *ctx)
+{
+	struct pendings *p = ctx;
+
+	if (e->state != CGFB_R_PENDING)
+		return 0;
+	if (p->n == p->cap) {
+		const size_t cap = p->cap ? p->cap * 2 : 16;
+		struct pending *bigger = realloc(p->v, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		p->v = bigger;
+		p->cap = cap;
+	}
+	p->v[p->n].created = e->created;
+	memcpy(p->v[p->n].id, e->id, sizeof(p->v[p->n].id));
+	memcpy(p->v[p->n].catalog_id, e->catalog_id, sizeof(p->v[p->n].catalog_id));
+	p->n++;
+	return 0;
+}
+
+static int by_age(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+static void banner_text(struct cgfb_buf *b, const struct pendings *p, const char *state_dir)
 {
 	char hint[600];
 
-	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", pending,
-			pending == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++)
-		if (v[i].state == CGFB_R_PENDING)
-			cgfb_buf_printf(b, " %s", v[i].catalog_id);
+	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", p->n,
+			p->n == 1 ? "" : "s");
+	for (size_t i = 0; i < p->n && i < BANNER_IDS_MAX; i++)
+		cgfb_buf_printf(b, " %s", p->v[i].catalog_id);
+	if (p->n > BANNER_IDS_MAX)
+		cgfb_buf_printf(b, " and %zu more", p->n - BANNER_IDS_MAX);
 	cgfb_buf_printf(b, "\n  Review what would be sent (nothing leaves without your yes):\n"
 			"    %s\n", cgfb_sudo_hint(hint, sizeof(hint), state_dir, "review"));
 }
@@ -54,28 +102,29 @@ static void banner_text(struct cgfb_buf *b, const struct cgfb_spool_entry *v, si
 int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd)
 {
 	struct cgfb_spool sp = { .fd = -1 };
-	struct cgfb_spool_entry *v = NULL;
+	struct pendings p = { NULL, 0, 0 };
 	struct cgfb_buf b = { 0 };
-	size_t n = 0, pending = 0;
 	char dir[4096];
 	const char *name;
 	int rc;
 
 	if (!c->motd_path[0] || dir_and_name(c->motd_path, dir, sizeof(dir), &name) < 0)
 		return 0;
+	/* One report in memory at a time: the spool may hold 100,000. */
 	rc = cgfb_spool_open_existing(&sp, sd);
 	if (rc == 0)
-		rc = cgfb_spool_list(&sp, &v, &n);
+		rc = cgfb_spool_each(&sp, add_pending, &p);
 	cgfb_spool_close(&sp);
-	if (rc < 0)
+	if (rc < 0) {
+		free(p.v);
 		return rc;
-	for (size_t i = 0; i < n; i++)
-		pending += v[i].state == CGFB_R_PENDING;
-	if (pending == 0) {
+	}
+	if (p.n == 0) {
 		rc = unlink(c->motd_path) < 0 && errno != ENOENT ? -errno : 0;
 		goto out;
 	}
-	banner_text(&b, v, n, pending, sd->path);
+	qsort(p.v, p.n, sizeof(*p.v), by_age);
+	banner_text(&b, &p, sd->path);
 	/* /run/motd.d is read by pam_motd at login; create it if needed.
 	 * 0644 (cgfb_atomic_write sets it whatever the umask): pam_motd
 	 * reads motd files with the privileges of the user logging in, and
@@ -87,7 +136,7 @@ int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_stat
 out:
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "login banner %s: %s", c->motd_path, strerror(-rc));
-	free(v);
+	free(p.v);
 	cgfb_buf_free(&b);
 	return rc;
 }

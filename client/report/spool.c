@@ -98,25 +98,105 @@ void cgfb_spool_close(struct cgfb_spool *sp)
 	sp->fd = -1;
 }
 
+/* quarantine/ open (made if needed), or -errno. */
+static int open_quarantine(struct cgfb_spool *sp)
+{
+	int fd = cgfb_mkdir_at(sp->fd, CGFB_QUARANTINE_DIR, 0700);
+
+	if (fd == 0)
+		fd = openat(sp->fd, CGFB_QUARANTINE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
+	return fd == -1 ? -errno : fd;
+}
+
+/* The files quarantine/ holds, counted up to the cap. */
+static size_t quarantine_held(int qfd)
+{
+	const int fd = openat(qfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return CGFB_QUARANTINE_MAX;     /* unreadable: full, nothing more in */
+	}
+	while (n < CGFB_QUARANTINE_MAX && (de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why)
 {
-	int qfd = cgfb_mkdir_at(sp->fd, CGFB_QUARANTINE_DIR, 0700);
+	const int qfd = open_quarantine(sp);
 
-	if (qfd == 0)
-		qfd = openat(sp->fd, CGFB_QUARANTINE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			     O_CLOEXEC);
 	if (qfd < 0) {
 		cgfb_log(LOG_ERR, "spool: cannot create %s/%s to move %s aside: %s (%s)", sp->dir,
-			 CGFB_QUARANTINE_DIR, name, strerror(qfd == -1 ? errno : -qfd), why);
+			 CGFB_QUARANTINE_DIR, name, strerror(-qfd), why);
 		return;
 	}
-	if (renameat(sp->fd, name, qfd, name) < 0)
+	if (quarantine_held(qfd) >= CGFB_QUARANTINE_MAX)
+		cgfb_log(LOG_ERR, "spool: %s/%s holds %d files, its most: %s left where it is, "
+			 "unread (%s)", sp->dir, CGFB_QUARANTINE_DIR, CGFB_QUARANTINE_MAX, name, why);
+	else if (renameat(sp->fd, name, qfd, name) < 0)
 		cgfb_log(LOG_ERR, "spool: moving %s/%s aside failed: %s (%s)", sp->dir, name,
 			 strerror(errno), why);
 	else
 		cgfb_log(LOG_WARNING, "spool: moved %s to %s/%s: %s", name, sp->dir,
 			 CGFB_QUARANTINE_DIR, why);
 	close(qfd);
+}
+
+/* The files of one listing that are not the spool's: moved to quarantine/
+ * while it holds fewer than CGFB_QUARANTINE_MAX, else left where they are,
+ * unread; told in one line at the end of the listing, not one a file. */
+struct aside {
+	int qfd;                /* quarantine/; -2 not opened yet, -1 cannot be */
+	int err;                /* why the last one could not be moved */
+	size_t held, foreign, moved;
+	char first[256];
+};
+
+static void put_aside(struct cgfb_spool *sp, struct aside *a, const char *name)
+{
+	if (a->foreign++ == 0)
+		snprintf(a->first, sizeof(a->first), "%s", name);
+	if (a->qfd == -2) {
+		a->qfd = open_quarantine(sp);
+		if (a->qfd < 0) {
+			a->err = -a->qfd;
+			a->qfd = -1;
+		} else {
+			a->held = quarantine_held(a->qfd);
+		}
+	}
+	if (a->qfd < 0 || a->held >= CGFB_QUARANTINE_MAX)
+		return;
+	if (renameat(sp->fd, name, a->qfd, name) < 0) {
+		a->err = errno;
+		return;
+	}
+	a->moved++;
+	a->held++;
+}
+
+static void aside_done(struct cgfb_spool *sp, struct aside *a)
+{
+	char why[160] = "";
+
+	if (a->qfd >= 0)
+		close(a->qfd);
+	if (!a->foreign)
+		return;
+	if (a->moved < a->foreign)
+		snprintf(why, sizeof(why), " (%s)", a->err ? strerror(a->err) : "quarantine/ is full");
+	cgfb_log(LOG_WARNING, "spool: %zu file%s in %s %s not reports of this spool (the first: "
+		 "%s): %zu moved to %s/, %zu left where they are, unread%s; %s/ keeps at most %d "
+		 "files", a->foreign, a->foreign == 1 ? "" : "s", sp->dir,
+		 a->foreign == 1 ? "is" : "are", a->first, a->moved, CGFB_QUARANTINE_DIR,
+		 a->foreign - a->moved, why, CGFB_QUARANTINE_DIR, CGFB_QUARANTINE_MAX);
 }
 
 /* A spool file: never through a link, never a FIFO or a device. A spool
@@ -484,59 +564,79 @@ int cgfb_spool_each_id(struct cgfb_spool *sp, int (*fn)(const char *id, void *ct
 	return rc < 0 ? rc : 0;
 }
 
-int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n)
+int cgfb_spool_each(struct cgfb_spool *sp, int (*fn)(const struct cgfb_spool_entry *e, void *ctx),
+		    void *ctx)
 {
-	struct cgfb_spool_entry *v = NULL;
-	size_t count = 0, cap = 0;
+	struct aside aside = { .qfd = -2 };
+	struct cgfb_spool_entry e;
 	struct dirent *de;
 	char id[CGFB_REPORT_ID_LEN + 1];
 	DIR *d;
-	int err;
+	int rc = 0;
 
-	*out = NULL;
-	*n = 0;
 	if (sp->fd < 0)
 		return 0;
-	d = open_listing(sp, &err);
+	d = open_listing(sp, &rc);
 	if (!d)
-		return err;
-	while ((de = readdir(d)) != NULL) {
+		return rc;
+	while (rc >= 0 && (de = readdir(d)) != NULL) {
 		const int kind = classify(de->d_name, id);
-		int rc;
 
 		if (kind < 0) {
-			cgfb_spool_quarantine(sp, de->d_name, "not a report of this spool");
+			put_aside(sp, &aside, de->d_name);
 			continue;
 		}
 		if (kind == 0) {
 			sweep_temporary(sp, de->d_name);
 			continue;
 		}
-		if (count == cap) {
-			struct cgfb_spool_entry *bigger;
-
-			cap = cap ? cap * 2 : 16;
-			bigger = realloc(v, cap * sizeof(*v));
-			if (!bigger) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = bigger;
-		}
-		rc = cgfb_spool_load(sp, id, &v[count], NULL);
-		if (rc == -EBADMSG || rc == -EFBIG || rc == -EINVAL) {
+		rc = cgfb_spool_load(sp, id, &e, NULL);
+		if (rc == -EBADMSG || rc == -EFBIG || rc == -EINVAL)
 			quarantine_report(sp, id, rc == -EFBIG ? "larger than any report can be"
 							       : "corrupt report or state file");
-			continue;
-		}
-		if (rc == 0)
-			count++;
+		rc = rc == 0 ? fn(&e, ctx) : 0;
 	}
 	closedir(d);
-	if (count)
-		qsort(v, count, sizeof(*v), by_created);
-	*out = v;
-	*n = count;
+	aside_done(sp, &aside);
+	return rc < 0 ? rc : 0;
+}
+
+struct listing {
+	struct cgfb_spool_entry *v;
+	size_t n, cap;
+};
+
+static int add_entry(const struct cgfb_spool_entry *e, void *ctx)
+{
+	struct listing *l = ctx;
+
+	if (l->n == l->cap) {
+		const size_t cap = l->cap ? l->cap * 2 : 16;
+		struct cgfb_spool_entry *bigger = realloc(l->v, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		l->v = bigger;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *e;
+	return 0;
+}
+
+int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n)
+{
+	struct listing l = { NULL, 0, 0 };
+	const int rc = cgfb_spool_each(sp, add_entry, &l);
+
+	*out = NULL;
+	*n = 0;
+	if (rc < 0) {
+		free(l.v);
+		return rc;
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), by_created);
+	*out = l.v;
+	*n = l.n;
 	return 0;
 }

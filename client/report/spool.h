@@ -7,7 +7,9 @@
  *      \-----------------------------^ (withdraw of an unsent report)
  *
  * Every change replaces a file atomically. A corrupt or foreign file is moved
- * to reports/quarantine/ with a logged reason and never blocks the others. */
+ * to reports/quarantine/ with a logged reason and never blocks the others;
+ * quarantine/ keeps at most CGFB_QUARANTINE_MAX files, and what comes after
+ * is left where it is, unread (docs/REPEATS.md, "What the spool keeps"). */
 #ifndef CGFB_SPOOL_H
 #define CGFB_SPOOL_H
 
@@ -17,6 +19,8 @@
 #include "base/statedir.h"
 #include "cgfb/canon.h"
 #include "cgfb/wire.h"
+
+#define CGFB_QUARANTINE_MAX 1000
 
 enum cgfb_rstate {
 	CGFB_R_PENDING,
@@ -72,8 +76,14 @@ int cgfb_spool_open(struct cgfb_spool *sp, const struct cgfb_statedir *sd);
 int cgfb_spool_open_existing(struct cgfb_spool *sp, const struct cgfb_statedir *sd);
 void cgfb_spool_close(struct cgfb_spool *sp);
 
+/* fn for every valid report, in no order, one in memory at a time; bad
+ * files are quarantined on the way. fn's negative return stops and is
+ * returned. */
+int cgfb_spool_each(struct cgfb_spool *sp, int (*fn)(const struct cgfb_spool_entry *e, void *ctx),
+		    void *ctx);
+
 /* Every valid report, oldest first; bad files are quarantined on the way.
- * *out is malloc'ed. */
+ * *out is malloc'ed: for the commands, which show them all. */
 int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n);
 
 /* Every report id in the spool, by its file name alone: nothing is read,
@@ -95,7 +105,8 @@ int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *dat
 
 int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgfb_seen *s);
 
-/* Move a file aside, saying why in the log. */
+/* Move a file aside, saying why in the log; left in place, said so, when
+ * quarantine/ is full. */
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why);
 
 #endif
