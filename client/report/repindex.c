@@ -70,9 +70,9 @@ static int open_index_dir(int sd_fd, const char *name)
 static int write_stamp_at(int fd, const struct cgfb_repindex *ix)
 {
 	char s[256];
-	const int n = snprintf(s, sizeof(s), STAMP_MAGIC " %llu %016llx %ju %ju %lld %lld %s\n",
+	const int n = snprintf(s, sizeof(s), STAMP_MAGIC " %llu %016llx %ju %ju %lld %lld %s %lld\n",
 			       ix->count, ix->sum, (uintmax_t)ix->dev, (uintmax_t)ix->ino,
-			       ix->sec, ix->nsec, ix->adding[0] ? ix->adding : "-");
+			       ix->sec, ix->nsec, ix->adding[0] ? ix->adding : "-", ix->expired);
 
 	return cgfb_atomic_write_at(fd, STAMP, s, (size_t)n, 0600);
 }
@@ -88,8 +88,9 @@ static int read_stamp(struct cgfb_repindex *ix)
 	if (rc < 0)
 		return rc;
 	if (strncmp(b.data, STAMP_MAGIC " ", sizeof(STAMP_MAGIC)) != 0 ||
-	    sscanf(b.data + sizeof(STAMP_MAGIC), "%llu %llx %ju %ju %lld %lld %63s", &ix->count,
-		   &ix->sum, &dev, &ino, &ix->sec, &ix->nsec, adding) != 7) {
+	    sscanf(b.data + sizeof(STAMP_MAGIC), "%llu %llx %ju %ju %lld %lld %63s %lld",
+		   &ix->count, &ix->sum, &dev, &ino, &ix->sec, &ix->nsec, adding,
+		   &ix->expired) != 8) {
 		rc = -EBADMSG;
 		goto out;
 	}

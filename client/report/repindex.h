@@ -7,7 +7,7 @@
  * 4096 bucket files named by the key's first three hex digits; and "stamp": how many reports the index
  * covers, a fingerprint of their ids (the sum of a hash of each), and the
  * identity and modification time of reports/ when the writer last left
- * it. Only the report writer writes it, one at a time under the watcher.
+ * it, and when the writer last expired the spool. Only the report writer writes it, one at a time under the watcher.
  *
  * It is a cache, never the truth: an id it names whose report is gone is
  * passed over and forgotten; every report it names is read and its key
@@ -39,6 +39,7 @@ struct cgfb_repindex {
 	dev_t dev;                       /* reports/ as the writer left it */
 	ino_t ino;
 	long long sec, nsec;
+	long long expired;               /* when the spool was last expired */
 	bool rebuilt;                    /* this open rebuilt it */
 };
 

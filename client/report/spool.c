@@ -640,3 +640,104 @@ int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t
 	*n = l.n;
 	return 0;
 }
+
+/* A report expiry may remove: answered, and nothing left to do with it. */
+struct expirable {
+	long long updated;
+	char id[CGFB_REPORT_ID_LEN + 1];
+};
+
+struct expiry {
+	struct cgfb_spool *sp;
+	struct expirable *v;
+	size_t n, cap;
+};
+
+/* Its .state only: the report itself is not read. */
+static int consider(const char *id, void *ctx)
+{
+	struct expiry *x = ctx;
+	char name[64];
+	struct cgfb_buf b = { 0 };
+	struct cgfb_spool_entry e;
+	json_object *o = NULL;
+	int rc;
+
+	snprintf(name, sizeof(name), "%s" CGFB_STATE_SUFFIX, id);
+	if (read_file(x->sp, name, STATE_MAX, &b) < 0)
+		return 0;               /* none: pending */
+	memset(&e, 0, sizeof(e));
+	o = json_tokener_parse(b.data);
+	rc = o ? state_from_json(o, &e) : -EBADMSG;
+	json_object_put(o);
+	cgfb_buf_free(&b);
+	if (rc < 0 || (e.state != CGFB_R_DECLINED && e.state != CGFB_R_WITHDRAWN))
+		return 0;
+	if (x->n == x->cap) {
+		const size_t cap = x->cap ? x->cap * 2 : 64;
+		struct expirable *bigger = realloc(x->v, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		x->v = bigger;
+		x->cap = cap;
+	}
+	x->v[x->n].updated = e.updated;
+	memcpy(x->v[x->n].id, id, CGFB_REPORT_ID_LEN + 1);
+	x->n++;
+	return 0;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct expirable *x = a, *y = b;
+
+	if (x->updated != y->updated)
+		return x->updated > y->updated ? -1 : 1;
+	return strcmp(y->id, x->id);
+}
+
+/* The report first, whole: killed after it, what is left are sidecars
+ * naming no report, which no listing reads (and the next expiry of the
+ * same id, were it ever made again, replaces). */
+static int remove_report(struct cgfb_spool *sp, const char *id)
+{
+	static const char *const sidecars[] = { CGFB_STATE_SUFFIX, CGFB_DRAFT_SUFFIX,
+							CGFB_SEEN_SUFFIX };
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s" CGFB_REPORT_SUFFIX, id);
+	if (unlinkat(sp->fd, name, 0) < 0)
+		return -errno;
+	for (size_t i = 0; i < sizeof(sidecars) / sizeof(sidecars[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", id, sidecars[i]);
+		unlinkat(sp->fd, name, 0);
+	}
+	return 0;
+}
+
+int cgfb_spool_expire(struct cgfb_spool *sp, long long now,
+		      void (*removed)(const char *id, void *ctx), void *ctx, size_t *n_removed)
+{
+	struct expiry x = { .sp = sp };
+	const long long before = now - (long long)CGFB_SPOOL_KEEP_DAYS * 86400;
+	int rc;
+
+	*n_removed = 0;
+	rc = cgfb_spool_each_id(sp, consider, &x);
+	if (rc < 0)
+		goto out;
+	qsort(x.v, x.n, sizeof(*x.v), newest_first);
+	for (size_t i = 0; i < x.n; i++) {
+		if (i < CGFB_SPOOL_KEEP_ANSWERED && x.v[i].updated >= before)
+			continue;
+		if (remove_report(sp, x.v[i].id) < 0)
+			continue;       /* gone meanwhile, or not ours: left */
+		(*n_removed)++;
+		if (removed)
+			removed(x.v[i].id, ctx);
+	}
+out:
+	free(x.v);
+	return rc;
+}

@@ -105,6 +105,20 @@ int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *dat
 
 int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgfb_seen *s);
 
+/* What the spool keeps of the reports that are done with: declined or
+ * withdrawn ones, for a year after their last change, and 10,000 of them at
+ * most (docs/REPEATS.md, "What the spool keeps"). Pending, consented and
+ * sent reports are never removed: the first two wait for something, and a
+ * sent one's deletion token is the only way to withdraw it. */
+#define CGFB_SPOOL_KEEP_DAYS     365
+#define CGFB_SPOOL_KEEP_ANSWERED 10000
+
+/* Remove the declined and withdrawn reports past those bounds (each with
+ * its sidecars; removed is called with its id), reading only .state files.
+ * 0 with the count in *n_removed, or -errno. */
+int cgfb_spool_expire(struct cgfb_spool *sp, long long now,
+		      void (*removed)(const char *id, void *ctx), void *ctx, size_t *n_removed);
+
 /* Move a file aside, saying why in the log; left in place, said so, when
  * quarantine/ is full. */
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why);

@@ -195,6 +195,33 @@ static void seal_index(const struct opts *o, struct spool_ctx *c)
 			 "report checks it against reports/", o->state_dir, strerror(-rc));
 }
 
+static void forget_removed(const char *id, void *ctx)
+{
+	cgfb_repindex_forget(ctx, id);
+}
+
+/* What the spool keeps of answered reports (report/spool.h): looked at
+ * once a day, when a new report is written (the spool grows only then),
+ * by the one writer that keeps the index. */
+static void expire_spool(const struct opts *o, struct spool_ctx *c)
+{
+	const long long now = (long long)time(NULL);
+	size_t n = 0;
+	int rc;
+
+	if (!c->indexed || (c->ix.expired <= now && now - c->ix.expired < 86400))
+		return;
+	c->ix.expired = now;
+	rc = cgfb_spool_expire(&c->sp, now, forget_removed, &c->ix, &n);
+	if (rc < 0)
+		cgfb_log(LOG_WARNING, "spool %s/reports: looking for reports past keeping: %s",
+			 o->state_dir, strerror(-rc));
+	else if (n)
+		cgfb_log(LOG_NOTICE, "spool %s/reports: removed %zu declined or withdrawn report%s "
+			 "answered more than %d days ago or beyond the %d kept", o->state_dir, n,
+			 n == 1 ? "" : "s", CGFB_SPOOL_KEEP_DAYS, CGFB_SPOOL_KEEP_ANSWERED);
+}
+
 /* The new report's <id>.seen: its first boot. Without it the report
  * counts as seen once, so a failure here only loses the boot id. */
 static void seen_first(const char *id, const char *boot, struct spool_ctx *c)
@@ -348,6 +375,7 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	}
 	if (c.sp.fd >= 0)
 		seen_first(id, boot, &c);
+	expire_spool(o, &c);
 	seal_index(o, &c);
 	cgfb_notify_new_report(conf, NULL, cat, &o->sd, id, d->entry->id);
 	print_new(o, id, d);

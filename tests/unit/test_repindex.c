@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report/repeat.h"
@@ -222,6 +223,33 @@ static void a_review_is_no_rebuild(void **state)
 	assert_false(rebuilt);
 }
 
+/* The writer's expiry removes a report and says so to the index: no
+ * rebuild, and the report is no owner any more. */
+static void an_expired_report(void **state)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_repindex ix;
+	size_t n;
+	bool rebuilt;
+
+	writer_new(A, "M9b", M9B, SEALED);
+	writer_new(B, "M8", M8, SEALED);
+	assert_int_equal(cgfb_spool_load(&sp, A, &e, NULL), 0);
+	e.state = CGFB_R_DECLINED;
+	assert_int_equal(cgfb_spool_save_state(&sp, &e), 0);
+	assert_int_equal(cgfb_repindex_open(&ix, &sd, &sp), 0);
+	assert_int_equal(cgfb_spool_expire(&sp, (long long)time(NULL) + 400LL * 86400,
+					   NULL, NULL, &n), 0);
+	assert_int_equal(n, 1);
+	cgfb_repindex_forget(&ix, A);
+	assert_int_equal(cgfb_repindex_seal(&ix), 0);
+	cgfb_repindex_close(&ix);
+	assert_string_equal(find("M9b", M9B, &rebuilt), "");
+	assert_false(rebuilt);
+	assert_string_equal(find("M8", M8, &rebuilt), B);
+	assert_false(rebuilt);
+}
+
 static void missing_or_damaged(void **state)
 {
 	bool rebuilt;
@@ -293,6 +321,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_report_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_report_it_lacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_review_is_no_rebuild, setup, teardown),
+		cmocka_unit_test_setup_teardown(an_expired_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_or_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(killed_between_steps, setup, teardown),
 	};

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgfb/sha256.h"
@@ -367,6 +368,57 @@ static void foreign_files(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+static void count_removed(const char *id, void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* Expiry removes declined and withdrawn reports a year after their last
+ * change, with their sidecars, and nothing else: pending, consented and
+ * sent reports stay however old. */
+static void expiry(void **state)
+{
+	static const enum cgfb_rstate states[] = { CGFB_R_PENDING, CGFB_R_DECLINED,
+						   CGFB_R_CONSENTED, CGFB_R_SENT,
+						   CGFB_R_WITHDRAWN };
+	char ids[5][CGFB_REPORT_ID_LEN + 1], path[PATH_MAX], cmd[PATH_MAX + 32];
+	struct cgfb_spool_entry e;
+	struct cgfb_spool sp;
+	const long long now = (long long)time(NULL), year = 366LL * 86400;
+	size_t n = 0;
+	int calls = 0;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/reports", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(cgfb_spool_open(&sp, &sd), 0);
+	for (int i = 0; i < 5; i++) {
+		make_report("M8", ids[i]);
+		assert_int_equal(cgfb_spool_load(&sp, ids[i], &e, NULL), 0);
+		e.state = states[i];
+		if (i)
+			assert_int_equal(cgfb_spool_save_state(&sp, &e), 0);
+		assert_int_equal(cgfb_spool_save_draft(&sp, ids[i], "{}", 2), 0);
+	}
+	/* Answered today: kept. */
+	assert_int_equal(cgfb_spool_expire(&sp, now, count_removed, &calls, &n), 0);
+	assert_int_equal(n, 0);
+	/* A year and a day later: the declined and the withdrawn one go. */
+	assert_int_equal(cgfb_spool_expire(&sp, now + year, count_removed, &calls, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(calls, 2);
+	for (int i = 0; i < 5; i++) {
+		const bool gone = states[i] == CGFB_R_DECLINED || states[i] == CGFB_R_WITHDRAWN;
+
+		assert_int_equal(cgfb_spool_load(&sp, ids[i], &e, NULL), gone ? -ENOENT : 0);
+		cgfb_path_join(path, sizeof(path), sp.dir, ids[i], ".draft");
+		assert_int_equal(access(path, F_OK) == 0, !gone);
+		cgfb_path_join(path, sizeof(path), sp.dir, ids[i], ".state");
+		assert_int_equal(access(path, F_OK) == 0, !gone && i != 0);
+	}
+	cgfb_spool_close(&sp);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +427,7 @@ int main(void)
 		cmocka_unit_test(drafts),
 		cmocka_unit_test(scans_logs),
 		cmocka_unit_test(foreign_files),
+		cmocka_unit_test(expiry),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
