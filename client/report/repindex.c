@@ -279,7 +279,8 @@ static int rebuild(struct cgfb_repindex *ix, const struct stat *st)
 	rc = cgfb_spool_each_id(ix->sp, collect_one, &c);
 	if (rc < 0)
 		goto out;
-	qsort(c.v, c.n, sizeof(*c.v), by_key);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), by_key);
 	fd = open_index_dir(ix->sd_fd, INDEX_NEW);
 	if (fd < 0) {
 		rc = fd;

@@ -727,7 +727,8 @@ int cgfb_spool_expire(struct cgfb_spool *sp, long long now,
 	rc = cgfb_spool_each_id(sp, consider, &x);
 	if (rc < 0)
 		goto out;
-	qsort(x.v, x.n, sizeof(*x.v), newest_first);
+	if (x.n)
+		qsort(x.v, x.n, sizeof(*x.v), newest_first);
 	for (size_t i = 0; i < x.n; i++) {
 		if (i < CGFB_SPOOL_KEEP_ANSWERED && x.v[i].updated >= before)
 			continue;
