@@ -37,94 +37,45 @@ static int dir_and_name(const char *path, char *dir, size_t dsz, const char **na
 	return 0;
 }
 
-/* What the banner says of a pending report: small, so that a spool of any
- * size is listed without holding its reports. */
-struct pending {
-	long long created;
-	char id[CGFB_REPORT_ID_LEN + 1];
-	char catalog_id[16];
-};
-
-struct pendings {
-	struct pending *v;
-	size_t n, cap;
-};
-
-/* The banner names this many catalog ids at most, the oldest first: it is
- * read at a login prompt, and the rest are a count. */
-#define BANNER_IDS_MAX 20
-
-static int add_pending(const struct cgfb_spool_entry *e, void *ctx)
-{
-	struct pendings *p = ctx;
-
-	if (e->state != CGFB_R_PENDING)
-		return 0;
-	if (p->n == p->cap) {
-		const size_t cap = p->cap ? p->cap * 2 : 16;
-		struct pending *bigger = realloc(p->v, cap * sizeof(*bigger));
-
-		if (!bigger)
-			return -ENOMEM;
-		p->v = bigger;
-		p->cap = cap;
-	}
-	p->v[p->n].created = e->created;
-	memcpy(p->v[p->n].id, e->id, sizeof(p->v[p->n].id));
-	memcpy(p->v[p->n].catalog_id, e->catalog_id, sizeof(p->v[p->n].catalog_id));
-	p->n++;
-	return 0;
-}
-
-static int by_age(const void *a, const void *b)
-{
-	const struct pending *x = a, *y = b;
-
-	if (x->created != y->created)
-		return x->created < y->created ? -1 : 1;
-	return strcmp(x->id, y->id);
-}
-
-static void banner_text(struct cgfb_buf *b, const struct pendings *p, const char *state_dir)
+static void banner_text(struct cgfb_buf *b, const struct cgfb_pending *p, const char *state_dir)
 {
 	char hint[600];
 
-	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", p->n,
-			p->n == 1 ? "" : "s");
-	for (size_t i = 0; i < p->n && i < BANNER_IDS_MAX; i++)
-		cgfb_buf_printf(b, " %s", p->v[i].catalog_id);
-	if (p->n > BANNER_IDS_MAX)
-		cgfb_buf_printf(b, " and %zu more", p->n - BANNER_IDS_MAX);
+	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", p->count,
+			p->count == 1 ? "" : "s");
+	for (size_t i = 0; i < p->named; i++)
+		cgfb_buf_printf(b, " %s", p->oldest[i].catalog_id);
+	if (p->count > p->named)
+		cgfb_buf_printf(b, " and %zu more", p->count - p->named);
 	cgfb_buf_printf(b, "\n  Review what would be sent (nothing leaves without your yes):\n"
 			"    %s\n", cgfb_sudo_hint(hint, sizeof(hint), state_dir, "review"));
 }
 
-int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd)
+int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd,
+		     struct cgfb_pending *p)
 {
 	struct cgfb_spool sp = { .fd = -1 };
-	struct pendings p = { NULL, 0, 0 };
 	struct cgfb_buf b = { 0 };
 	char dir[4096];
 	const char *name;
-	int rc;
+	int rc = 0;
 
 	if (!c->motd_path[0] || dir_and_name(c->motd_path, dir, sizeof(dir), &name) < 0)
 		return 0;
 	/* One report in memory at a time: the spool may hold 100,000. */
-	rc = cgfb_spool_open_existing(&sp, sd);
-	if (rc == 0)
-		rc = cgfb_spool_each(&sp, add_pending, &p);
-	cgfb_spool_close(&sp);
-	if (rc < 0) {
-		free(p.v);
-		return rc;
+	if (!p->known) {
+		rc = cgfb_spool_open_existing(&sp, sd);
+		if (rc == 0)
+			rc = cgfb_pending_list(&sp, p);
+		cgfb_spool_close(&sp);
+		if (rc < 0)
+			return rc;
 	}
-	if (p.n == 0) {
+	if (p->count == 0) {
 		rc = unlink(c->motd_path) < 0 && errno != ENOENT ? -errno : 0;
 		goto out;
 	}
-	qsort(p.v, p.n, sizeof(*p.v), by_age);
-	banner_text(&b, &p, sd->path);
+	banner_text(&b, p, sd->path);
 	/* /run/motd.d is read by pam_motd at login; create it if needed.
 	 * 0644 (cgfb_atomic_write sets it whatever the umask): pam_motd
 	 * reads motd files with the privileges of the user logging in, and
@@ -136,9 +87,15 @@ int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_stat
 out:
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "login banner %s: %s", c->motd_path, strerror(-rc));
-	free(p.v);
 	cgfb_buf_free(&b);
 	return rc;
+}
+
+int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd)
+{
+	struct cgfb_pending p = { .known = false };
+
+	return cgfb_notify_motd(c, sd, &p);
 }
 
 static bool in_group(const char *user, gid_t want)
@@ -310,6 +267,16 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 			    const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
 			    const char *report_id, const char *catalog_id)
 {
+	struct cgfb_pending pending = { .known = false };
+
+	cgfb_notify_new_report_with(c, p, cat, sd, report_id, catalog_id, &pending);
+}
+
+void cgfb_notify_new_report_with(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
+				 const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
+				 const char *report_id, const char *catalog_id,
+				 struct cgfb_pending *pending)
+{
 	const char *const state_dir = sd->path;
 	const struct cgfb_entry *e = cgfb_catalog_find(cat, catalog_id);
 	const char *title = e ? e->title : catalog_id;
@@ -324,7 +291,7 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 			 "ready for review: %s", catalog_id, title, report_id,
 			 cgfb_hint(hint, sizeof(hint), state_dir, "review %s", report_id));
 	if (c->notify & CGFB_NOTIFY_MOTD)
-		cgfb_notify_refresh_motd(c, sd);
+		cgfb_notify_motd(c, sd, pending);
 	if (c->notify & CGFB_NOTIFY_WALL) {
 		snprintf(msg, sizeof(msg),
 			 "\r\n\a*** cgroup-feedback: the kernel asked for your use case ***\r\n"

@@ -17,6 +17,8 @@
 #define INDEX_NEW    CGFB_REPEAT_INDEX_DIR ".new"
 #define INDEX_OLD    CGFB_REPEAT_INDEX_DIR ".old"
 #define STAMP        "stamp"
+#define PENDING      "pending"
+#define PENDING_MAGIC "cgfb-pending 1"
 #define STAMP_MAGIC  "cgfb-repeat-index 1"
 /* Keys are kept in 4096 buckets, by the first three hex digits of their
  * SHA-256, each a file of lines "KEY ID": a file per key would cost a
@@ -70,9 +72,10 @@ static int open_index_dir(int sd_fd, const char *name)
 static int write_stamp_at(int fd, const struct cgfb_repindex *ix)
 {
 	char s[256];
-	const int n = snprintf(s, sizeof(s), STAMP_MAGIC " %llu %016llx %ju %ju %lld %lld %s %lld\n",
+	const int n = snprintf(s, sizeof(s), STAMP_MAGIC " %llu %016llx %ju %ju %lld %lld %s %lld %d\n",
 			       ix->count, ix->sum, (uintmax_t)ix->dev, (uintmax_t)ix->ino,
-			       ix->sec, ix->nsec, ix->adding[0] ? ix->adding : "-", ix->expired);
+			       ix->sec, ix->nsec, ix->adding[0] ? ix->adding : "-", ix->expired,
+			       ix->pending_ok);
 
 	return cgfb_atomic_write_at(fd, STAMP, s, (size_t)n, 0600);
 }
@@ -88,9 +91,9 @@ static int read_stamp(struct cgfb_repindex *ix)
 	if (rc < 0)
 		return rc;
 	if (strncmp(b.data, STAMP_MAGIC " ", sizeof(STAMP_MAGIC)) != 0 ||
-	    sscanf(b.data + sizeof(STAMP_MAGIC), "%llu %llx %ju %ju %lld %lld %63s %lld",
+	    sscanf(b.data + sizeof(STAMP_MAGIC), "%llu %llx %ju %ju %lld %lld %63s %lld %d",
 		   &ix->count, &ix->sum, &dev, &ino, &ix->sec, &ix->nsec, adding,
-		   &ix->expired) != 8) {
+		   &ix->expired, &ix->pending_ok) != 9) {
 		rc = -EBADMSG;
 		goto out;
 	}
@@ -340,7 +343,12 @@ int cgfb_repindex_open(struct cgfb_repindex *ix, const struct cgfb_statedir *sd,
 		goto fail;
 	}
 	rc = read_stamp(ix);
-	if (rc == 0 && (same_dir(ix, &st) || still_covers(ix)))
+	if (rc == 0 && same_dir(ix, &st))
+		return 0;
+	/* Changed behind the writer: the pending reports it kept may have
+	 * been answered. */
+	ix->pending_ok = 0;
+	if (rc == 0 && still_covers(ix))
 		return 0;
 	rc = rebuild(ix, &st);
 	if (rc == 0)
@@ -540,4 +548,56 @@ void cgfb_repindex_forget(struct cgfb_repindex *ix, const char *id)
 {
 	ix->count--;
 	ix->sum -= id_hash(id);
+}
+
+int cgfb_repindex_pending(struct cgfb_repindex *ix, struct cgfb_pending *p)
+{
+	struct cgfb_buf b = { 0 };
+	const char *at;
+	int rc, used;
+
+	memset(p, 0, sizeof(*p));
+	if (!ix->pending_ok)
+		return -ESTALE;
+	rc = cgfb_read_file_at(ix->fd, PENDING, 4096, CGFB_RF_REGULAR | CGFB_RF_NOFOLLOW, &b);
+	if (rc < 0)
+		return rc;
+	rc = -EBADMSG;
+	if (sscanf(b.data, PENDING_MAGIC " %zu %zu\n%n", &p->count, &p->named, &used) != 2 ||
+	    p->named > CGFB_PENDING_NAMED || p->named > p->count)
+		goto out;
+	at = b.data + used;
+	for (size_t i = 0; i < p->named; i++) {
+		struct cgfb_pending_one *o = &p->oldest[i];
+
+		if (sscanf(at, "%lld %36s %15s\n%n", &o->created, o->id, o->catalog_id, &used) != 3 ||
+		    !cgfb_report_id_valid(o->id))
+			goto out;
+		at += used;
+	}
+	p->known = true;
+	rc = 0;
+out:
+	if (rc < 0)
+		memset(p, 0, sizeof(*p));
+	cgfb_buf_free(&b);
+	return rc;
+}
+
+int cgfb_repindex_save_pending(struct cgfb_repindex *ix, const struct cgfb_pending *p)
+{
+	struct cgfb_buf b = { 0 };
+	int rc;
+
+	rc = cgfb_buf_printf(&b, PENDING_MAGIC " %zu %zu\n", p->count, p->named);
+	for (size_t i = 0; rc == 0 && i < p->named; i++)
+		rc = cgfb_buf_printf(&b, "%lld %s %s\n", p->oldest[i].created, p->oldest[i].id,
+				     p->oldest[i].catalog_id[0] ? p->oldest[i].catalog_id : "?");
+	if (rc == 0)
+		rc = cgfb_atomic_write_at(ix->fd, PENDING, b.data, b.len, 0600);
+	/* Believed from the seal on: written before it, with reports/ as the
+	 * seal will find it. */
+	ix->pending_ok = rc == 0;
+	cgfb_buf_free(&b);
+	return rc;
 }

@@ -7,7 +7,8 @@
  * 4096 bucket files named by the key's first three hex digits; and "stamp": how many reports the index
  * covers, a fingerprint of their ids (the sum of a hash of each), and the
  * identity and modification time of reports/ when the writer last left
- * it, and when the writer last expired the spool. Only the report writer writes it, one at a time under the watcher.
+ * it, when the writer last expired the spool, and whether "pending" (the
+ * pending reports the login banner shows, report/spool.h) is current. Only the report writer writes it, one at a time under the watcher.
  *
  * It is a cache, never the truth: an id it names whose report is gone is
  * passed over and forgotten; every report it names is read and its key
@@ -40,6 +41,7 @@ struct cgfb_repindex {
 	ino_t ino;
 	long long sec, nsec;
 	long long expired;               /* when the spool was last expired */
+	int pending_ok;                  /* "pending" is the spool's, as sealed */
 	bool rebuilt;                    /* this open rebuilt it */
 };
 
@@ -64,6 +66,14 @@ int cgfb_repindex_seal(struct cgfb_repindex *ix);
 /* The index removed (closed if open): a cache gives way to a report on a
  * full disk. The next writer makes it anew, if there is room. */
 void cgfb_repindex_drop(struct cgfb_repindex *ix, const struct cgfb_statedir *sd);
+
+/* The pending reports (report/spool.h) as the writer last left them, when
+ * nothing changed reports/ since: 0 and p known, else -ESTALE or -errno
+ * (then they are listed from the spool). The writer keeps them with
+ * save_pending before it seals; only a new report changes them under it
+ * (expiry removes answered reports only). */
+int cgfb_repindex_pending(struct cgfb_repindex *ix, struct cgfb_pending *p);
+int cgfb_repindex_save_pending(struct cgfb_repindex *ix, const struct cgfb_pending *p);
 
 /* A report the writer removed (expiry): no longer counted. */
 void cgfb_repindex_forget(struct cgfb_repindex *ix, const char *id);

@@ -641,6 +641,48 @@ int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t
 	return 0;
 }
 
+static bool older(long long created, const char *id, const struct cgfb_pending_one *o)
+{
+	if (created != o->created)
+		return created < o->created;
+	return strcmp(id, o->id) < 0;
+}
+
+void cgfb_pending_add(struct cgfb_pending *p, long long created, const char *id,
+		      const char *catalog_id)
+{
+	size_t at;
+
+	p->count++;
+	if (p->named == CGFB_PENDING_NAMED && !older(created, id, &p->oldest[p->named - 1]))
+		return;
+	if (p->named < CGFB_PENDING_NAMED)
+		p->named++;
+	/* Insertion into the few kept, oldest first; the newest falls off. */
+	for (at = p->named - 1; at > 0 && older(created, id, &p->oldest[at - 1]); at--)
+		p->oldest[at] = p->oldest[at - 1];
+	p->oldest[at].created = created;
+	snprintf(p->oldest[at].id, sizeof(p->oldest[at].id), "%s", id);
+	snprintf(p->oldest[at].catalog_id, sizeof(p->oldest[at].catalog_id), "%s", catalog_id);
+}
+
+static int add_if_pending(const struct cgfb_spool_entry *e, void *ctx)
+{
+	if (e->state == CGFB_R_PENDING)
+		cgfb_pending_add(ctx, e->created, e->id, e->catalog_id);
+	return 0;
+}
+
+int cgfb_pending_list(struct cgfb_spool *sp, struct cgfb_pending *p)
+{
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = cgfb_spool_each(sp, add_if_pending, p);
+	p->known = rc == 0;
+	return rc;
+}
+
 /* A report expiry may remove: answered, and nothing left to do with it. */
 struct expirable {
 	long long updated;

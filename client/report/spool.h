@@ -82,6 +82,27 @@ void cgfb_spool_close(struct cgfb_spool *sp);
 int cgfb_spool_each(struct cgfb_spool *sp, int (*fn)(const struct cgfb_spool_entry *e, void *ctx),
 		    void *ctx);
 
+/* The pending reports as the login banner shows them: how many, and the
+ * CGFB_PENDING_NAMED oldest (by time, then id). Small whatever the spool
+ * holds; the report writer keeps it up to date in the repeat index
+ * (report/repindex.h), so a new report does not list the spool for it. */
+#define CGFB_PENDING_NAMED 20
+struct cgfb_pending {
+	bool known;                 /* false: to be listed from the spool */
+	size_t count, named;
+	struct cgfb_pending_one {
+		long long created;
+		char id[CGFB_REPORT_ID_LEN + 1];
+		char catalog_id[16];
+	} oldest[CGFB_PENDING_NAMED];
+};
+
+/* One more pending report counted (and named, if among the oldest). */
+void cgfb_pending_add(struct cgfb_pending *p, long long created, const char *id,
+		      const char *catalog_id);
+/* The summary from every report, one in memory at a time. */
+int cgfb_pending_list(struct cgfb_spool *sp, struct cgfb_pending *p);
+
 /* Every valid report, oldest first; bad files are quarantined on the way.
  * *out is malloc'ed: for the commands, which show them all. */
 int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n);

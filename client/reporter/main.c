@@ -181,6 +181,20 @@ static void spool_ctx_close(struct spool_ctx *c)
 	cgfb_report_key_free(&c->k);
 }
 
+/* The index is a cache: on a full disk it gives way to the reports and
+ * the watcher's state, and the next writer makes it anew if there is room
+ * (reading every report until then). */
+static bool index_gives_way(const struct opts *o, struct spool_ctx *c, int rc)
+{
+	if (rc != -ENOSPC && rc != -EDQUOT)
+		return false;
+	cgfb_log(LOG_NOTICE, "repeat index %s/" CGFB_REPEAT_INDEX_DIR ": %s; removed to leave the "
+		 "room to reports (the next report makes it anew)", o->state_dir, strerror(-rc));
+	cgfb_repindex_drop(&c->ix, &o->sd);
+	c->indexed = false;
+	return true;
+}
+
 /* The writer's last change to reports/ is made: the index says so, and
  * the next writer trusts it without reading reports/. */
 static void seal_index(const struct opts *o, struct spool_ctx *c)
@@ -190,7 +204,7 @@ static void seal_index(const struct opts *o, struct spool_ctx *c)
 	if (!c->indexed)
 		return;
 	rc = cgfb_repindex_seal(&c->ix);
-	if (rc < 0)
+	if (rc < 0 && !index_gives_way(o, c, rc))
 		cgfb_log(LOG_WARNING, "repeat index %s/" CGFB_REPEAT_INDEX_DIR ": %s; the next "
 			 "report checks it against reports/", o->state_dir, strerror(-rc));
 }
@@ -305,11 +319,29 @@ static void index_new(const struct opts *o, const char *id, struct spool_ctx *c)
 	if (!c->indexed)
 		return;
 	rc = cgfb_repindex_add(&c->ix, id, &c->k);
-	if (rc == 0)
+	if (rc == 0 || index_gives_way(o, c, rc))
 		return;
 	cgfb_log(LOG_WARNING, "repeat index %s/" CGFB_REPEAT_INDEX_DIR ": adding report %s: %s; "
 		 "the next report rebuilds it", o->state_dir, id, strerror(-rc));
 	c->indexed = false;
+}
+
+/* Tell of new report id. The login banner counts the pending reports:
+ * those the last writer kept in the index, and this one, when nothing
+ * changed the spool since; else they are listed from the spool, and kept
+ * for the next writer. Before the seal, so that what is kept is what the
+ * seal vouches for. */
+static void notify_new(const struct opts *o, const struct cgfb_config *conf,
+		       const struct cgfb_catalog *cat, const struct cgfb_detection *d,
+		       const char *id, struct spool_ctx *c)
+{
+	struct cgfb_pending pending = { .known = false };
+
+	if (c->indexed && cgfb_repindex_pending(&c->ix, &pending) == 0)
+		cgfb_pending_add(&pending, (long long)time(NULL), id, d->entry->id);
+	cgfb_notify_new_report_with(conf, NULL, cat, &o->sd, id, d->entry->id, &pending);
+	if (c->indexed && pending.known)
+		index_gives_way(o, c, cgfb_repindex_save_pending(&c->ix, &pending));
 }
 
 /* A new report's id for the watcher, and " silenced" when the
@@ -358,15 +390,8 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	}
 	index_new(o, id, &c);
 	rc = cgfb_snapshot_save(snap, id, &b);
-	if (rc == -ENOSPC || rc == -EDQUOT) {
-		/* The index is a cache: on a full disk it gives way to the report. */
-		cgfb_log(LOG_NOTICE, "%s/reports: %s; repeat index %s/" CGFB_REPEAT_INDEX_DIR
-			 " removed to make room for report %s (the next report makes it anew)",
-			 o->state_dir, strerror(-rc), o->state_dir, id);
-		cgfb_repindex_drop(&c.ix, &o->sd);
-		c.indexed = false;
+	if ((rc == -ENOSPC || rc == -EDQUOT) && index_gives_way(o, &c, rc))
 		rc = cgfb_snapshot_save(snap, id, &b);
-	}
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "report for %s not written to %s/reports/%s.json: %s",
 			 d->entry->id, o->state_dir, id, strerror(-rc));
@@ -376,8 +401,8 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	if (c.sp.fd >= 0)
 		seen_first(id, boot, &c);
 	expire_spool(o, &c);
+	notify_new(o, conf, cat, d, id, &c);
 	seal_index(o, &c);
-	cgfb_notify_new_report(conf, NULL, cat, &o->sd, id, d->entry->id);
 	print_new(o, id, d);
 out:
 	spool_ctx_close(&c);

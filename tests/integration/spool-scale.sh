@@ -77,10 +77,21 @@ check "... a new report" [ "$(reports)" -eq $((N + 2)) ]
 check "... the index was current: not rebuilt" sh -c '! grep -q rebuilt "$1"' _ "$T_TMP/new.err"
 check "... the banner counts every pending report, names 20" \
 	grep -q "use case $((N + 2)) times: \(C4 \)\{20\}and $((N + 2 - 20)) more" "$T_TMP/motd"
+# A third message: the banner from the pending reports the last writer
+# kept, not from a listing; the same count a listing gives.
+c4 acme-job2 11111111-2222-3333-4444-000000000005
+watch_once > "$T_TMP/out" 2> "$T_TMP/err"
+check "another new message: a new report" [ "$(reports)" -eq $((N + 3)) ]
+check "... the banner counts it, from what the writer kept" \
+	grep -q "use case $((N + 3)) times: \(C4 \)\{20\}and $((N + 3 - 20)) more" "$T_TMP/motd"
+mv "$T_TMP/motd" "$T_TMP/motd.kept"     # the watcher at its start writes it anew
+"$CGFB" --config "$T_TMP/conf" watch --once --kmsg /dev/null --state-dir "$STATE" \
+	--boot-id-file "$BOOT" > /dev/null 2>&1 || true
+check "... the same banner as a listing of the whole spool makes" cmp -s "$T_TMP/motd" "$T_TMP/motd.kept"
 # And again: a repeat of the new one, through the index the last writer left.
 c4 acme-job1 11111111-2222-3333-4444-000000000004
 watch_once > "$T_TMP/out" 2> "$T_TMP/err"
-check "its repeat in the next boot: no new report" [ "$(reports)" -eq $((N + 2)) ]
+check "its repeat in the next boot: no new report" [ "$(reports)" -eq $((N + 3)) ]
 check "... counted, the index not rebuilt" \
 	sh -c 'grep -q "C4 again" "$1" && ! grep -q rebuilt "$1"' _ "$T_TMP/err"
 

@@ -6,6 +6,7 @@
  * scratch state directory. */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,43 @@ static void an_expired_report(void **state)
 	assert_false(rebuilt);
 }
 
+/* The pending reports the writer keeps for the banner: believed while
+ * nothing changed reports/ behind it, not after. */
+static void pending_kept_for_the_banner(void **state)
+{
+	struct cgfb_pending p = { .known = false }, q;
+	struct cgfb_repindex ix;
+
+	writer_new(A, "M9b", M9B, SEALED);
+	assert_int_equal(cgfb_repindex_open(&ix, &sd, &sp), 0);
+	assert_int_equal(cgfb_repindex_pending(&ix, &q), -ESTALE);     /* never kept */
+	for (int i = 0; i < 25; i++)
+		cgfb_pending_add(&p, 1000 - i, i % 2 ? A : B, i % 2 ? "M9b" : "M8");
+	assert_int_equal(p.count, 25);
+	assert_int_equal(p.named, CGFB_PENDING_NAMED);
+	assert_int_equal(p.oldest[0].created, 1000 - 24);      /* oldest first */
+	assert_int_equal(p.oldest[19].created, 1000 - 5);
+	assert_int_equal(cgfb_repindex_save_pending(&ix, &p), 0);
+	assert_int_equal(cgfb_repindex_seal(&ix), 0);
+	cgfb_repindex_close(&ix);
+
+	assert_int_equal(cgfb_repindex_open(&ix, &sd, &sp), 0);
+	assert_int_equal(cgfb_repindex_pending(&ix, &q), 0);
+	assert_true(q.known);
+	assert_int_equal(q.count, 25);
+	assert_int_equal(q.named, 20);
+	assert_string_equal(q.oldest[0].catalog_id, "M8");
+	assert_int_equal(q.oldest[19].created, 1000 - 5);
+	assert_int_equal(cgfb_repindex_seal(&ix), 0);   /* a repeat: kept */
+	cgfb_repindex_close(&ix);
+
+	put(B, "M8", M8);       /* behind the writer's back */
+	assert_int_equal(cgfb_repindex_open(&ix, &sd, &sp), 0);
+	assert_int_equal(cgfb_repindex_pending(&ix, &q), -ESTALE);
+	assert_false(q.known);
+	cgfb_repindex_close(&ix);
+}
+
 static void missing_or_damaged(void **state)
 {
 	bool rebuilt;
@@ -333,6 +371,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_report_it_lacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_review_is_no_rebuild, setup, teardown),
 		cmocka_unit_test_setup_teardown(an_expired_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(pending_kept_for_the_banner, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_or_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(killed_between_steps, setup, teardown),
 	};
