@@ -201,3 +201,7 @@ BUILD=$BUILD sh bench/snapshot.sh || echo "NOTE: bench/snapshot.sh failed"
 # format's own decompressor piped into wc -l.
 echo "---"
 BUILD=$BUILD sh bench/compressed.sh || echo "NOTE: bench/compressed.sh failed"
+
+# The spool (issue 29): one detection with 10 and with 100,000 reports.
+echo "---"
+BUILD=$BUILD sh bench/spool.sh || echo "NOTE: bench/spool.sh failed"

@@ -27,6 +27,10 @@
 /* Reports the spool could not read, moved aside with their sidecars. */
 #define CGFB_QUARANTINE_DIR  "quarantine"
 
+/* Which reports have which repeat key (report/repindex.h): a cache the
+ * report writer keeps and rebuilds from reports/ when it is not current. */
+#define CGFB_REPEAT_INDEX_DIR "repeat-index"
+
 /* The service's account (packaging/: sysusers), owner of the installed
  * state directory: the one owner besides root whose directory a command
  * run as root trusts. */

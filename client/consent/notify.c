@@ -37,45 +37,45 @@ static int dir_and_name(const char *path, char *dir, size_t dsz, const char **na
 	return 0;
 }
 
-static void banner_text(struct cgfb_buf *b, const struct cgfb_spool_entry *v, size_t n,
-			size_t pending, const char *state_dir)
+static void banner_text(struct cgfb_buf *b, const struct cgfb_pending *p, const char *state_dir)
 {
 	char hint[600];
 
-	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", pending,
-			pending == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++)
-		if (v[i].state == CGFB_R_PENDING)
-			cgfb_buf_printf(b, " %s", v[i].catalog_id);
+	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", p->count,
+			p->count == 1 ? "" : "s");
+	for (size_t i = 0; i < p->named; i++)
+		cgfb_buf_printf(b, " %s", p->oldest[i].catalog_id);
+	if (p->count > p->named)
+		cgfb_buf_printf(b, " and %zu more", p->count - p->named);
 	cgfb_buf_printf(b, "\n  Review what would be sent (nothing leaves without your yes):\n"
 			"    %s\n", cgfb_sudo_hint(hint, sizeof(hint), state_dir, "review"));
 }
 
-int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd)
+int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd,
+		     struct cgfb_pending *p)
 {
 	struct cgfb_spool sp = { .fd = -1 };
-	struct cgfb_spool_entry *v = NULL;
 	struct cgfb_buf b = { 0 };
-	size_t n = 0, pending = 0;
 	char dir[4096];
 	const char *name;
-	int rc;
+	int rc = 0;
 
 	if (!c->motd_path[0] || dir_and_name(c->motd_path, dir, sizeof(dir), &name) < 0)
 		return 0;
-	rc = cgfb_spool_open_existing(&sp, sd);
-	if (rc == 0)
-		rc = cgfb_spool_list(&sp, &v, &n);
-	cgfb_spool_close(&sp);
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; i < n; i++)
-		pending += v[i].state == CGFB_R_PENDING;
-	if (pending == 0) {
+	/* One report in memory at a time: the spool may hold 100,000. */
+	if (!p->known) {
+		rc = cgfb_spool_open_existing(&sp, sd);
+		if (rc == 0)
+			rc = cgfb_pending_list(&sp, p);
+		cgfb_spool_close(&sp);
+		if (rc < 0)
+			return rc;
+	}
+	if (p->count == 0) {
 		rc = unlink(c->motd_path) < 0 && errno != ENOENT ? -errno : 0;
 		goto out;
 	}
-	banner_text(&b, v, n, pending, sd->path);
+	banner_text(&b, p, sd->path);
 	/* /run/motd.d is read by pam_motd at login; create it if needed.
 	 * 0644 (cgfb_atomic_write sets it whatever the umask): pam_motd
 	 * reads motd files with the privileges of the user logging in, and
@@ -87,9 +87,15 @@ int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_stat
 out:
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "login banner %s: %s", c->motd_path, strerror(-rc));
-	free(v);
 	cgfb_buf_free(&b);
 	return rc;
+}
+
+int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd)
+{
+	struct cgfb_pending p = { .known = false };
+
+	return cgfb_notify_motd(c, sd, &p);
 }
 
 static bool in_group(const char *user, gid_t want)
@@ -261,6 +267,16 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 			    const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
 			    const char *report_id, const char *catalog_id)
 {
+	struct cgfb_pending pending = { .known = false };
+
+	cgfb_notify_new_report_with(c, p, cat, sd, report_id, catalog_id, &pending);
+}
+
+void cgfb_notify_new_report_with(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
+				 const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
+				 const char *report_id, const char *catalog_id,
+				 struct cgfb_pending *pending)
+{
 	const char *const state_dir = sd->path;
 	const struct cgfb_entry *e = cgfb_catalog_find(cat, catalog_id);
 	const char *title = e ? e->title : catalog_id;
@@ -275,7 +291,7 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 			 "ready for review: %s", catalog_id, title, report_id,
 			 cgfb_hint(hint, sizeof(hint), state_dir, "review %s", report_id));
 	if (c->notify & CGFB_NOTIFY_MOTD)
-		cgfb_notify_refresh_motd(c, sd);
+		cgfb_notify_motd(c, sd, pending);
 	if (c->notify & CGFB_NOTIFY_WALL) {
 		snprintf(msg, sizeof(msg),
 			 "\r\n\a*** cgroup-feedback: the kernel asked for your use case ***\r\n"

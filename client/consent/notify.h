@@ -19,6 +19,15 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
 			    const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
 			    const char *report_id, const char *catalog_id);
 
+/* The same, with the pending reports already known (the report writer
+ * keeps them, report/spool.h): the banner is written from them, without
+ * listing the spool. When pending is not known, it is listed and pending
+ * filled, for the writer to keep. */
+void cgfb_notify_new_report_with(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
+				 const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
+				 const char *report_id, const char *catalog_id,
+				 struct cgfb_pending *pending);
+
 /* What a wall did: the terminals of logged-in administrators, and of
  * those the ones written to whole, the ones whose owner refused messages
  * (mesg n, or the terminal not writable by us), and the rest. */
@@ -39,6 +48,9 @@ int cgfb_wall_admins(const struct cgfb_config *c, const struct cgfb_notify_paths
  * at all once nothing is pending. The watcher calls it at its start, so a
  * reboot (an empty /run) brings the banner back while reports wait. */
 int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd);
+/* The banner from p, listed from the spool first when p is not known. */
+int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd,
+		     struct cgfb_pending *p);
 
 /* Ids the administrator asked never to be asked about again. */
 int cgfb_silence_add(const struct cgfb_statedir *sd, const char *catalog_id);

@@ -77,8 +77,7 @@ void cgfb_report_key_free(struct cgfb_report_key *k)
 static bool belongs(const struct cgfb_spool_entry *e, const struct cgfb_report_key *ek,
 		    const struct cgfb_report_key *k)
 {
-	if (strcmp(ek->catalog_id, k->catalog_id) != 0 || strcmp(ek->fields, k->fields) != 0 ||
-	    strcmp(ek->message, k->message) != 0)
+	if (!cgfb_report_key_same(ek, k))
 		return false;
 	/* Waiting for review: one question, whatever kernel asked it again. */
 	if (e->state == CGFB_R_PENDING)
@@ -87,45 +86,78 @@ static bool belongs(const struct cgfb_spool_entry *e, const struct cgfb_report_k
 	return strcmp(ek->series, k->series) == 0;
 }
 
+bool cgfb_report_key_same(const struct cgfb_report_key *a, const struct cgfb_report_key *b)
+{
+	return strcmp(a->catalog_id, b->catalog_id) == 0 && strcmp(a->fields, b->fields) == 0 &&
+	       strcmp(a->message, b->message) == 0;
+}
+
 /* Pending reports first (they are the ones still to be answered), then
  * the newest of the answered ones. */
-static int better(const struct cgfb_spool_entry *a, const struct cgfb_spool_entry *b)
+static bool better(const struct cgfb_spool_entry *e, const struct cgfb_repeat_best *b)
 {
-	if (!b)
-		return 1;
-	if ((a->state == CGFB_R_PENDING) != (b->state == CGFB_R_PENDING))
-		return a->state == CGFB_R_PENDING;
-	return a->created >= b->created;
+	const bool pending = e->state == CGFB_R_PENDING;
+
+	if (!b->id[0])
+		return true;
+	if (pending != b->pending)
+		return pending;
+	/* Ties as the listing (oldest first, then by id) had them: the last. */
+	if (e->created != b->created)
+		return e->created > b->created;
+	return strcmp(e->id, b->id) > 0;
+}
+
+int cgfb_repeat_weigh(struct cgfb_spool *sp, const char *id, const struct cgfb_report_key *k,
+		      struct cgfb_repeat_best *best)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_report_key ek;
+	struct cgfb_buf bytes = { 0 };
+	int rc;
+
+	rc = cgfb_spool_load(sp, id, &e, &bytes);
+	if (rc == 0 && cgfb_report_key(bytes.data, bytes.len, &ek) == 0) {
+		if (belongs(&e, &ek, k) && better(&e, best)) {
+			snprintf(best->id, sizeof(best->id), "%s", e.id);
+			best->pending = e.state == CGFB_R_PENDING;
+			best->created = e.created;
+		}
+		cgfb_report_key_free(&ek);
+	}
+	cgfb_buf_free(&bytes);
+	/* A report that is not ours to judge (damaged, foreign) is no owner;
+	 * one gone meanwhile is told, for the index to forget it. */
+	return rc == -ENOENT ? rc : 0;
+}
+
+struct scan {
+	struct cgfb_spool *sp;
+	const struct cgfb_report_key *k;
+	struct cgfb_repeat_best best;
+};
+
+static int scan_one(const char *id, void *ctx)
+{
+	struct scan *s = ctx;
+
+	cgfb_repeat_weigh(s->sp, id, s->k, &s->best);
+	return 0;
 }
 
 int cgfb_repeat_find(struct cgfb_spool *sp, const struct cgfb_report_key *k,
 		     char id[CGFB_REPORT_ID_LEN + 1])
 {
-	struct cgfb_spool_entry *v = NULL, *best = NULL, e;
-	struct cgfb_buf bytes = { 0 };
-	size_t n = 0;
+	struct scan s = { .sp = sp, .k = k };
 	int rc;
 
-	rc = cgfb_spool_list(sp, &v, &n);
+	/* One report in memory at a time, whatever the spool holds. */
+	rc = cgfb_spool_each_id(sp, scan_one, &s);
 	if (rc < 0)
 		return rc;
-	for (size_t i = 0; i < n; i++) {
-		struct cgfb_report_key ek;
-
-		if (strcmp(v[i].catalog_id, k->catalog_id) != 0)
-			continue;
-		if (cgfb_spool_load(sp, v[i].id, &e, &bytes) < 0 ||
-		    cgfb_report_key(bytes.data, bytes.len, &ek) < 0)
-			continue;        /* gone meanwhile, or not ours to judge */
-		if (belongs(&v[i], &ek, k) && better(&v[i], best))
-			best = &v[i];
-		cgfb_report_key_free(&ek);
-	}
-	if (best)
-		snprintf(id, CGFB_REPORT_ID_LEN + 1, "%s", best->id);
-	cgfb_buf_free(&bytes);
-	free(v);
-	return best ? 1 : 0;
+	if (s.best.id[0])
+		snprintf(id, CGFB_REPORT_ID_LEN + 1, "%s", s.best.id);
+	return s.best.id[0] ? 1 : 0;
 }
 
 static void add_kernel(struct cgfb_seen *s, const char *series)

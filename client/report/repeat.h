@@ -38,8 +38,27 @@ struct cgfb_report_key {
 int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k);
 void cgfb_report_key_free(struct cgfb_report_key *k);
 
+/* Same catalog id, fields and message: the repeat index's key (the
+ * series is not in it; belonging weighs it). */
+bool cgfb_report_key_same(const struct cgfb_report_key *a, const struct cgfb_report_key *b);
+
+/* The report an occurrence belongs to so far. */
+struct cgfb_repeat_best {
+	char id[CGFB_REPORT_ID_LEN + 1];    /* "" while none */
+	bool pending;
+	long long created;
+};
+
+/* Weigh report id for the occurrence with key k: best becomes it when the
+ * occurrence belongs to it and it is better (pending first, then the
+ * newest). 0, or -ENOENT when there is no such report. */
+int cgfb_repeat_weigh(struct cgfb_spool *sp, const char *id, const struct cgfb_report_key *k,
+		      struct cgfb_repeat_best *best);
+
 /* The report in sp that an occurrence with key k belongs to: 1 and its id
- * in id (pending reports first), 0 when none does, or -errno. */
+ * in id (pending reports first), 0 when none does, or -errno. This reads
+ * every report, one at a time (report/repindex.h reads only those of
+ * the key). */
 int cgfb_repeat_find(struct cgfb_spool *sp, const struct cgfb_report_key *k,
 		     char id[CGFB_REPORT_ID_LEN + 1]);
 

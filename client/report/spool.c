@@ -98,25 +98,105 @@ void cgfb_spool_close(struct cgfb_spool *sp)
 	sp->fd = -1;
 }
 
+/* quarantine/ open (made if needed), or -errno. */
+static int open_quarantine(struct cgfb_spool *sp)
+{
+	int fd = cgfb_mkdir_at(sp->fd, CGFB_QUARANTINE_DIR, 0700);
+
+	if (fd == 0)
+		fd = openat(sp->fd, CGFB_QUARANTINE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
+	return fd == -1 ? -errno : fd;
+}
+
+/* The files quarantine/ holds, counted up to the cap. */
+static size_t quarantine_held(int qfd)
+{
+	const int fd = openat(qfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return CGFB_QUARANTINE_MAX;     /* unreadable: full, nothing more in */
+	}
+	while (n < CGFB_QUARANTINE_MAX && (de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why)
 {
-	int qfd = cgfb_mkdir_at(sp->fd, CGFB_QUARANTINE_DIR, 0700);
+	const int qfd = open_quarantine(sp);
 
-	if (qfd == 0)
-		qfd = openat(sp->fd, CGFB_QUARANTINE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			     O_CLOEXEC);
 	if (qfd < 0) {
 		cgfb_log(LOG_ERR, "spool: cannot create %s/%s to move %s aside: %s (%s)", sp->dir,
-			 CGFB_QUARANTINE_DIR, name, strerror(qfd == -1 ? errno : -qfd), why);
+			 CGFB_QUARANTINE_DIR, name, strerror(-qfd), why);
 		return;
 	}
-	if (renameat(sp->fd, name, qfd, name) < 0)
+	if (quarantine_held(qfd) >= CGFB_QUARANTINE_MAX)
+		cgfb_log(LOG_ERR, "spool: %s/%s holds %d files, its most: %s left where it is, "
+			 "unread (%s)", sp->dir, CGFB_QUARANTINE_DIR, CGFB_QUARANTINE_MAX, name, why);
+	else if (renameat(sp->fd, name, qfd, name) < 0)
 		cgfb_log(LOG_ERR, "spool: moving %s/%s aside failed: %s (%s)", sp->dir, name,
 			 strerror(errno), why);
 	else
 		cgfb_log(LOG_WARNING, "spool: moved %s to %s/%s: %s", name, sp->dir,
 			 CGFB_QUARANTINE_DIR, why);
 	close(qfd);
+}
+
+/* The files of one listing that are not the spool's: moved to quarantine/
+ * while it holds fewer than CGFB_QUARANTINE_MAX, else left where they are,
+ * unread; told in one line at the end of the listing, not one a file. */
+struct aside {
+	int qfd;                /* quarantine/; -2 not opened yet, -1 cannot be */
+	int err;                /* why the last one could not be moved */
+	size_t held, foreign, moved;
+	char first[256];
+};
+
+static void put_aside(struct cgfb_spool *sp, struct aside *a, const char *name)
+{
+	if (a->foreign++ == 0)
+		snprintf(a->first, sizeof(a->first), "%s", name);
+	if (a->qfd == -2) {
+		a->qfd = open_quarantine(sp);
+		if (a->qfd < 0) {
+			a->err = -a->qfd;
+			a->qfd = -1;
+		} else {
+			a->held = quarantine_held(a->qfd);
+		}
+	}
+	if (a->qfd < 0 || a->held >= CGFB_QUARANTINE_MAX)
+		return;
+	if (renameat(sp->fd, name, a->qfd, name) < 0) {
+		a->err = errno;
+		return;
+	}
+	a->moved++;
+	a->held++;
+}
+
+static void aside_done(struct cgfb_spool *sp, struct aside *a)
+{
+	char why[160] = "";
+
+	if (a->qfd >= 0)
+		close(a->qfd);
+	if (!a->foreign)
+		return;
+	if (a->moved < a->foreign)
+		snprintf(why, sizeof(why), " (%s)", a->err ? strerror(a->err) : "quarantine/ is full");
+	cgfb_log(LOG_WARNING, "spool: %zu file%s in %s %s not reports of this spool (the first: "
+		 "%s): %zu moved to %s/, %zu left where they are, unread%s; %s/ keeps at most %d "
+		 "files", a->foreign, a->foreign == 1 ? "" : "s", sp->dir,
+		 a->foreign == 1 ? "is" : "are", a->first, a->moved, CGFB_QUARANTINE_DIR,
+		 a->foreign - a->moved, why, CGFB_QUARANTINE_DIR, CGFB_QUARANTINE_MAX);
 }
 
 /* A spool file: never through a link, never a FIFO or a device. A spool
@@ -452,66 +532,255 @@ int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgf
 	return rc;
 }
 
-int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n)
+/* A directory stream of reports/ with a description of its own: its
+ * reading position is not sp->fd's. */
+static DIR *open_listing(struct cgfb_spool *sp, int *err)
 {
-	struct cgfb_spool_entry *v = NULL;
-	size_t count = 0, cap = 0;
+	const int fd = openat(sp->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	*err = d ? 0 : -errno;
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
+int cgfb_spool_each_id(struct cgfb_spool *sp, int (*fn)(const char *id, void *ctx), void *ctx)
+{
+	char id[CGFB_REPORT_ID_LEN + 1];
+	struct dirent *de;
+	DIR *d;
+	int rc;
+
+	if (sp->fd < 0)
+		return 0;
+	d = open_listing(sp, &rc);
+	if (!d)
+		return rc;
+	while (rc >= 0 && (de = readdir(d)) != NULL)
+		if (classify(de->d_name, id) == 1)
+			rc = fn(id, ctx);
+	closedir(d);
+	return rc < 0 ? rc : 0;
+}
+
+int cgfb_spool_each(struct cgfb_spool *sp, int (*fn)(const struct cgfb_spool_entry *e, void *ctx),
+		    void *ctx)
+{
+	struct aside aside = { .qfd = -2 };
+	struct cgfb_spool_entry e;
 	struct dirent *de;
 	char id[CGFB_REPORT_ID_LEN + 1];
 	DIR *d;
-	int fd;
+	int rc = 0;
 
-	*out = NULL;
-	*n = 0;
 	if (sp->fd < 0)
 		return 0;
-	/* A description of its own: its reading position is not sp->fd's. */
-	fd = openat(sp->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		const int rc = -errno;
-
-		if (fd >= 0)
-			close(fd);
+	d = open_listing(sp, &rc);
+	if (!d)
 		return rc;
-	}
-	while ((de = readdir(d)) != NULL) {
+	while (rc >= 0 && (de = readdir(d)) != NULL) {
 		const int kind = classify(de->d_name, id);
-		int rc;
 
 		if (kind < 0) {
-			cgfb_spool_quarantine(sp, de->d_name, "not a report of this spool");
+			put_aside(sp, &aside, de->d_name);
 			continue;
 		}
 		if (kind == 0) {
 			sweep_temporary(sp, de->d_name);
 			continue;
 		}
-		if (count == cap) {
-			struct cgfb_spool_entry *bigger;
-
-			cap = cap ? cap * 2 : 16;
-			bigger = realloc(v, cap * sizeof(*v));
-			if (!bigger) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = bigger;
-		}
-		rc = cgfb_spool_load(sp, id, &v[count], NULL);
-		if (rc == -EBADMSG || rc == -EFBIG || rc == -EINVAL) {
+		rc = cgfb_spool_load(sp, id, &e, NULL);
+		if (rc == -EBADMSG || rc == -EFBIG || rc == -EINVAL)
 			quarantine_report(sp, id, rc == -EFBIG ? "larger than any report can be"
 							       : "corrupt report or state file");
-			continue;
-		}
-		if (rc == 0)
-			count++;
+		rc = rc == 0 ? fn(&e, ctx) : 0;
 	}
 	closedir(d);
-	if (count)
-		qsort(v, count, sizeof(*v), by_created);
-	*out = v;
-	*n = count;
+	aside_done(sp, &aside);
+	return rc < 0 ? rc : 0;
+}
+
+struct listing {
+	struct cgfb_spool_entry *v;
+	size_t n, cap;
+};
+
+static int add_entry(const struct cgfb_spool_entry *e, void *ctx)
+{
+	struct listing *l = ctx;
+
+	if (l->n == l->cap) {
+		const size_t cap = l->cap ? l->cap * 2 : 16;
+		struct cgfb_spool_entry *bigger = realloc(l->v, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		l->v = bigger;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *e;
 	return 0;
+}
+
+int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n)
+{
+	struct listing l = { NULL, 0, 0 };
+	const int rc = cgfb_spool_each(sp, add_entry, &l);
+
+	*out = NULL;
+	*n = 0;
+	if (rc < 0) {
+		free(l.v);
+		return rc;
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), by_created);
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+static bool older(long long created, const char *id, const struct cgfb_pending_one *o)
+{
+	if (created != o->created)
+		return created < o->created;
+	return strcmp(id, o->id) < 0;
+}
+
+void cgfb_pending_add(struct cgfb_pending *p, long long created, const char *id,
+		      const char *catalog_id)
+{
+	size_t at;
+
+	p->count++;
+	if (p->named == CGFB_PENDING_NAMED && !older(created, id, &p->oldest[p->named - 1]))
+		return;
+	if (p->named < CGFB_PENDING_NAMED)
+		p->named++;
+	/* Insertion into the few kept, oldest first; the newest falls off. */
+	for (at = p->named - 1; at > 0 && older(created, id, &p->oldest[at - 1]); at--)
+		p->oldest[at] = p->oldest[at - 1];
+	p->oldest[at].created = created;
+	snprintf(p->oldest[at].id, sizeof(p->oldest[at].id), "%s", id);
+	snprintf(p->oldest[at].catalog_id, sizeof(p->oldest[at].catalog_id), "%s", catalog_id);
+}
+
+static int add_if_pending(const struct cgfb_spool_entry *e, void *ctx)
+{
+	if (e->state == CGFB_R_PENDING)
+		cgfb_pending_add(ctx, e->created, e->id, e->catalog_id);
+	return 0;
+}
+
+int cgfb_pending_list(struct cgfb_spool *sp, struct cgfb_pending *p)
+{
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = cgfb_spool_each(sp, add_if_pending, p);
+	p->known = rc == 0;
+	return rc;
+}
+
+/* A report expiry may remove: answered, and nothing left to do with it. */
+struct expirable {
+	long long updated;
+	char id[CGFB_REPORT_ID_LEN + 1];
+};
+
+struct expiry {
+	struct cgfb_spool *sp;
+	struct expirable *v;
+	size_t n, cap;
+};
+
+/* Its .state only: the report itself is not read. */
+static int consider(const char *id, void *ctx)
+{
+	struct expiry *x = ctx;
+	char name[64];
+	struct cgfb_buf b = { 0 };
+	struct cgfb_spool_entry e;
+	json_object *o = NULL;
+	int rc;
+
+	snprintf(name, sizeof(name), "%s" CGFB_STATE_SUFFIX, id);
+	if (read_file(x->sp, name, STATE_MAX, &b) < 0)
+		return 0;               /* none: pending */
+	memset(&e, 0, sizeof(e));
+	o = json_tokener_parse(b.data);
+	rc = o ? state_from_json(o, &e) : -EBADMSG;
+	json_object_put(o);
+	cgfb_buf_free(&b);
+	if (rc < 0 || (e.state != CGFB_R_DECLINED && e.state != CGFB_R_WITHDRAWN))
+		return 0;
+	if (x->n == x->cap) {
+		const size_t cap = x->cap ? x->cap * 2 : 64;
+		struct expirable *bigger = realloc(x->v, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		x->v = bigger;
+		x->cap = cap;
+	}
+	x->v[x->n].updated = e.updated;
+	memcpy(x->v[x->n].id, id, CGFB_REPORT_ID_LEN + 1);
+	x->n++;
+	return 0;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct expirable *x = a, *y = b;
+
+	if (x->updated != y->updated)
+		return x->updated > y->updated ? -1 : 1;
+	return strcmp(y->id, x->id);
+}
+
+/* The report first, whole: killed after it, what is left are sidecars
+ * naming no report, which no listing reads (and the next expiry of the
+ * same id, were it ever made again, replaces). */
+static int remove_report(struct cgfb_spool *sp, const char *id)
+{
+	static const char *const sidecars[] = { CGFB_STATE_SUFFIX, CGFB_DRAFT_SUFFIX,
+							CGFB_SEEN_SUFFIX };
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s" CGFB_REPORT_SUFFIX, id);
+	if (unlinkat(sp->fd, name, 0) < 0)
+		return -errno;
+	for (size_t i = 0; i < sizeof(sidecars) / sizeof(sidecars[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", id, sidecars[i]);
+		unlinkat(sp->fd, name, 0);
+	}
+	return 0;
+}
+
+int cgfb_spool_expire(struct cgfb_spool *sp, long long now,
+		      void (*removed)(const char *id, void *ctx), void *ctx, size_t *n_removed)
+{
+	struct expiry x = { .sp = sp };
+	const long long before = now - (long long)CGFB_SPOOL_KEEP_DAYS * 86400;
+	int rc;
+
+	*n_removed = 0;
+	rc = cgfb_spool_each_id(sp, consider, &x);
+	if (rc < 0)
+		goto out;
+	if (x.n)
+		qsort(x.v, x.n, sizeof(*x.v), newest_first);
+	for (size_t i = 0; i < x.n; i++) {
+		if (i < CGFB_SPOOL_KEEP_ANSWERED && x.v[i].updated >= before)
+			continue;
+		if (remove_report(sp, x.v[i].id) < 0)
+			continue;       /* gone meanwhile, or not ours: left */
+		(*n_removed)++;
+		if (removed)
+			removed(x.v[i].id, ctx);
+	}
+out:
+	free(x.v);
+	return rc;
 }

@@ -7,7 +7,9 @@
  *      \-----------------------------^ (withdraw of an unsent report)
  *
  * Every change replaces a file atomically. A corrupt or foreign file is moved
- * to reports/quarantine/ with a logged reason and never blocks the others. */
+ * to reports/quarantine/ with a logged reason and never blocks the others;
+ * quarantine/ keeps at most CGFB_QUARANTINE_MAX files, and what comes after
+ * is left where it is, unread (docs/REPEATS.md, "What the spool keeps"). */
 #ifndef CGFB_SPOOL_H
 #define CGFB_SPOOL_H
 
@@ -17,6 +19,8 @@
 #include "base/statedir.h"
 #include "cgfb/canon.h"
 #include "cgfb/wire.h"
+
+#define CGFB_QUARANTINE_MAX 1000
 
 enum cgfb_rstate {
 	CGFB_R_PENDING,
@@ -72,9 +76,41 @@ int cgfb_spool_open(struct cgfb_spool *sp, const struct cgfb_statedir *sd);
 int cgfb_spool_open_existing(struct cgfb_spool *sp, const struct cgfb_statedir *sd);
 void cgfb_spool_close(struct cgfb_spool *sp);
 
+/* fn for every valid report, in no order, one in memory at a time; bad
+ * files are quarantined on the way. fn's negative return stops and is
+ * returned. */
+int cgfb_spool_each(struct cgfb_spool *sp, int (*fn)(const struct cgfb_spool_entry *e, void *ctx),
+		    void *ctx);
+
+/* The pending reports as the login banner shows them: how many, and the
+ * CGFB_PENDING_NAMED oldest (by time, then id). Small whatever the spool
+ * holds; the report writer keeps it up to date in the repeat index
+ * (report/repindex.h), so a new report does not list the spool for it. */
+#define CGFB_PENDING_NAMED 20
+struct cgfb_pending {
+	bool known;                 /* false: to be listed from the spool */
+	size_t count, named;
+	struct cgfb_pending_one {
+		long long created;
+		char id[CGFB_REPORT_ID_LEN + 1];
+		char catalog_id[16];
+	} oldest[CGFB_PENDING_NAMED];
+};
+
+/* One more pending report counted (and named, if among the oldest). */
+void cgfb_pending_add(struct cgfb_pending *p, long long created, const char *id,
+		      const char *catalog_id);
+/* The summary from every report, one in memory at a time. */
+int cgfb_pending_list(struct cgfb_spool *sp, struct cgfb_pending *p);
+
 /* Every valid report, oldest first; bad files are quarantined on the way.
- * *out is malloc'ed. */
+ * *out is malloc'ed: for the commands, which show them all. */
 int cgfb_spool_list(struct cgfb_spool *sp, struct cgfb_spool_entry **out, size_t *n);
+
+/* Every report id in the spool, by its file name alone: nothing is read,
+ * moved or logged (what the repeat index needs to tell whether it is
+ * current: report/repindex.h). fn's negative return stops and is returned. */
+int cgfb_spool_each_id(struct cgfb_spool *sp, int (*fn)(const char *id, void *ctx), void *ctx);
 
 /* One report's state (a report without a .state file is pending) and, if
  * bytes is not NULL, its exact bytes. -ENOENT for an unknown id. */
@@ -90,7 +126,22 @@ int cgfb_spool_save_draft(struct cgfb_spool *sp, const char *id, const char *dat
 
 int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgfb_seen *s);
 
-/* Move a file aside, saying why in the log. */
+/* What the spool keeps of the reports that are done with: declined or
+ * withdrawn ones, for a year after their last change, and 10,000 of them at
+ * most (docs/REPEATS.md, "What the spool keeps"). Pending, consented and
+ * sent reports are never removed: the first two wait for something, and a
+ * sent one's deletion token is the only way to withdraw it. */
+#define CGFB_SPOOL_KEEP_DAYS     365
+#define CGFB_SPOOL_KEEP_ANSWERED 10000
+
+/* Remove the declined and withdrawn reports past those bounds (each with
+ * its sidecars; removed is called with its id), reading only .state files.
+ * 0 with the count in *n_removed, or -errno. */
+int cgfb_spool_expire(struct cgfb_spool *sp, long long now,
+		      void (*removed)(const char *id, void *ctx), void *ctx, size_t *n_removed);
+
+/* Move a file aside, saying why in the log; left in place, said so, when
+ * quarantine/ is full. */
 void cgfb_spool_quarantine(struct cgfb_spool *sp, const char *name, const char *why);
 
 #endif

@@ -28,6 +28,7 @@
 #include "consent/notify.h"
 #include "privacy/allowlist.h"
 #include "report/repeat.h"
+#include "report/repindex.h"
 #include "detect/handoff.h"
 #include "report/snapshot.h"
 #include "reporter/gap.h"
@@ -164,24 +165,108 @@ static void boot_id(const struct opts *o, char out[40])
 	}
 }
 
-/* The new report's <id>.seen: its first boot. Without it the report
- * counts as seen once, so a failure here only loses the boot id. */
-static void seen_first(const struct opts *o, const char *id, const char *boot,
-		       const struct cgfb_buf *b)
-{
+/* The spool and its repeat index (report/repindex.h) for one detection:
+ * opened to look for a report this one repeats, kept for writing it. */
+struct spool_ctx {
+	struct cgfb_spool sp;
+	struct cgfb_repindex ix;
+	bool indexed;                /* ix is open and current */
 	struct cgfb_report_key k;
-	struct cgfb_spool sp = { .fd = -1 };
+};
+
+static void spool_ctx_close(struct spool_ctx *c)
+{
+	cgfb_repindex_close(&c->ix);
+	cgfb_spool_close(&c->sp);
+	cgfb_report_key_free(&c->k);
+}
+
+/* The index is a cache: on a full disk it gives way to the reports and
+ * the watcher's state, and the next writer makes it anew if there is room
+ * (reading every report until then). */
+static bool index_gives_way(const struct opts *o, struct spool_ctx *c, int rc)
+{
+	if (rc != -ENOSPC && rc != -EDQUOT)
+		return false;
+	cgfb_log(LOG_NOTICE, "repeat index %s/" CGFB_REPEAT_INDEX_DIR ": %s; removed to leave the "
+		 "room to reports (the next report makes it anew)", o->state_dir, strerror(-rc));
+	cgfb_repindex_drop(&c->ix, &o->sd);
+	c->indexed = false;
+	return true;
+}
+
+/* The writer's last change to reports/ is made: the index says so, and
+ * the next writer trusts it without reading reports/. */
+static void seal_index(const struct opts *o, struct spool_ctx *c)
+{
 	int rc;
 
-	rc = cgfb_report_key(b->data, b->len, &k);
-	if (rc == 0)
-		rc = cgfb_spool_open(&sp, &o->sd);
-	if (rc == 0)
-		rc = cgfb_repeat_first(&sp, id, boot, k.series, (long long)time(NULL));
+	if (!c->indexed)
+		return;
+	rc = cgfb_repindex_seal(&c->ix);
+	if (rc < 0 && !index_gives_way(o, c, rc))
+		cgfb_log(LOG_WARNING, "repeat index %s/" CGFB_REPEAT_INDEX_DIR ": %s; the next "
+			 "report checks it against reports/", o->state_dir, strerror(-rc));
+}
+
+static void forget_removed(const char *id, void *ctx)
+{
+	cgfb_repindex_forget(ctx, id);
+}
+
+/* What the spool keeps of answered reports (report/spool.h): looked at
+ * once a day, when a new report is written (the spool grows only then),
+ * by the one writer that keeps the index. */
+static void expire_spool(const struct opts *o, struct spool_ctx *c)
+{
+	const long long now = (long long)time(NULL);
+	size_t n = 0;
+	int rc;
+
+	if (!c->indexed || (c->ix.expired <= now && now - c->ix.expired < 86400))
+		return;
+	c->ix.expired = now;
+	rc = cgfb_spool_expire(&c->sp, now, forget_removed, &c->ix, &n);
+	if (rc < 0)
+		cgfb_log(LOG_WARNING, "spool %s/reports: looking for reports past keeping: %s",
+			 o->state_dir, strerror(-rc));
+	else if (n)
+		cgfb_log(LOG_NOTICE, "spool %s/reports: removed %zu declined or withdrawn report%s "
+			 "answered more than %d days ago or beyond the %d kept", o->state_dir, n,
+			 n == 1 ? "" : "s", CGFB_SPOOL_KEEP_DAYS, CGFB_SPOOL_KEEP_ANSWERED);
+}
+
+/* The new report's <id>.seen: its first boot. Without it the report
+ * counts as seen once, so a failure here only loses the boot id. */
+static void seen_first(const char *id, const char *boot, struct spool_ctx *c)
+{
+	const int rc = cgfb_repeat_first(&c->sp, id, boot, c->k.series, (long long)time(NULL));
+
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "report %s: writing %s.seen: %s", id, id, strerror(-rc));
-	cgfb_spool_close(&sp);
-	cgfb_report_key_free(&k);
+}
+
+/* The report in the spool an occurrence with c->k belongs to, through the
+ * index, or by reading every report when the index cannot be used. */
+static int look_up(const struct opts *o, struct spool_ctx *c, char found[CGFB_REPORT_ID_LEN + 1])
+{
+	int rc = cgfb_repindex_open(&c->ix, &o->sd, &c->sp);
+
+	if (rc < 0) {
+		cgfb_log(LOG_WARNING, "repeat index %s/" CGFB_REPEAT_INDEX_DIR ": %s; reading "
+			 "every report instead", o->state_dir, strerror(-rc));
+		return cgfb_repeat_find(&c->sp, &c->k, found);
+	}
+	if (c->ix.rebuilt)
+		cgfb_log(LOG_NOTICE, "repeat index %s/" CGFB_REPEAT_INDEX_DIR " rebuilt from %llu "
+			 "reports", o->state_dir, c->ix.count);
+	c->indexed = true;
+	rc = cgfb_repindex_find(&c->ix, &c->k, found);
+	if (rc >= 0)
+		return rc;
+	cgfb_log(LOG_WARNING, "repeat index %s/" CGFB_REPEAT_INDEX_DIR ": %s; reading every "
+		 "report instead", o->state_dir, strerror(-rc));
+	return cgfb_repeat_find(&c->sp, &c->k, found);
 }
 
 /* A new report's bytes b, or a repeat of a report already in the spool
@@ -191,40 +276,72 @@ static void seen_first(const struct opts *o, const char *id, const char *boot,
  * searched the report is new (logged); when a repeat's boot cannot be
  * counted, it is still a repeat, uncounted (logged). */
 static void find_repeat(const struct opts *o, const struct cgfb_buf *b, const char *boot,
-			char id[CGFB_UUID_LEN + 1], bool *repeat)
+			char id[CGFB_UUID_LEN + 1], bool *repeat, struct spool_ctx *c)
 {
-	struct cgfb_report_key k;
-	struct cgfb_spool sp = { .fd = -1 };
 	char found[CGFB_REPORT_ID_LEN + 1] = "";
 	bool counted = false;
 	int rc;
 
 	*repeat = false;
-	rc = cgfb_report_key(b->data, b->len, &k);
+	rc = cgfb_report_key(b->data, b->len, &c->k);
 	if (rc == 0)
-		rc = cgfb_spool_open(&sp, &o->sd);
+		rc = cgfb_spool_open(&c->sp, &o->sd);
 	if (rc == 0)
-		rc = cgfb_repeat_find(&sp, &k, found);
+		rc = look_up(o, c, found);
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "looking for an earlier report of %s in %s/reports: %s; "
-			 "this one is new", k.catalog_id[0] ? k.catalog_id : "this message",
+			 "this one is new", c->k.catalog_id[0] ? c->k.catalog_id : "this message",
 			 o->state_dir, strerror(-rc));
 	if (rc <= 0)
-		goto out;
+		return;
 	*repeat = true;
 	snprintf(id, CGFB_UUID_LEN + 1, "%s", found);
-	rc = cgfb_repeat_count(&sp, found, boot, k.series, (long long)time(NULL), &counted);
+	rc = cgfb_repeat_count(&c->sp, found, boot, c->k.series, (long long)time(NULL), &counted);
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "%s again: counting this boot on report %s (%s/reports/%s.seen): "
-			 "%s; no new report, nobody told again", k.catalog_id, found,
+			 "%s; no new report, nobody told again", c->k.catalog_id, found,
 			 o->state_dir, found, strerror(-rc));
 	else
 		cgfb_log(LOG_NOTICE, "%s again (kernel series %s): %s on report %s; no new "
-			 "report, nobody told again", k.catalog_id, k.series[0] ? k.series : "unknown",
+			 "report, nobody told again", c->k.catalog_id,
+			 c->k.series[0] ? c->k.series : "unknown",
 			 counted ? "counted" : "this boot was counted already", found);
-out:
-	cgfb_spool_close(&sp);
-	cgfb_report_key_free(&k);
+	seal_index(o, c);
+}
+
+/* Before a new report is written: its key's index file names it. An
+ * index that cannot say so is left unsealed: the next writer sees
+ * reports/ changed and the report it lacks, and rebuilds it. */
+static void index_new(const struct opts *o, const char *id, struct spool_ctx *c)
+{
+	int rc;
+
+	if (!c->indexed)
+		return;
+	rc = cgfb_repindex_add(&c->ix, id, &c->k);
+	if (rc == 0 || index_gives_way(o, c, rc))
+		return;
+	cgfb_log(LOG_WARNING, "repeat index %s/" CGFB_REPEAT_INDEX_DIR ": adding report %s: %s; "
+		 "the next report rebuilds it", o->state_dir, id, strerror(-rc));
+	c->indexed = false;
+}
+
+/* Tell of new report id. The login banner counts the pending reports:
+ * those the last writer kept in the index, and this one, when nothing
+ * changed the spool since; else they are listed from the spool, and kept
+ * for the next writer. Before the seal, so that what is kept is what the
+ * seal vouches for. */
+static void notify_new(const struct opts *o, const struct cgfb_config *conf,
+		       const struct cgfb_catalog *cat, const struct cgfb_detection *d,
+		       const char *id, struct spool_ctx *c)
+{
+	struct cgfb_pending pending = { .known = false };
+
+	if (c->indexed && cgfb_repindex_pending(&c->ix, &pending) == 0)
+		cgfb_pending_add(&pending, (long long)time(NULL), id, d->entry->id);
+	cgfb_notify_new_report_with(conf, NULL, cat, &o->sd, id, d->entry->id, &pending);
+	if (c->indexed && pending.known)
+		index_gives_way(o, c, cgfb_repindex_save_pending(&c->ix, &pending));
 }
 
 /* A new report's id for the watcher, and " silenced" when the
@@ -242,6 +359,7 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	struct cgfb_snapshot *snap = NULL;
 	char id[CGFB_UUID_LEN + 1], err[512], boot[40];
 	struct cgfb_buf b = { 0 };
+	struct spool_ctx c = { .sp = { .fd = -1 }, .ix = { .fd = -1 } };
 	bool repeat;
 	int rc;
 
@@ -264,22 +382,30 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 		goto out;
 	}
 	boot_id(o, boot);
-	find_repeat(o, &b, boot, id, &repeat);
+	find_repeat(o, &b, boot, id, &repeat, &c);
 	if (repeat) {
 		/* The watcher prompts for new reports only. */
 		printf("%s repeat\n", id);
 		goto out;
 	}
+	index_new(o, id, &c);
 	rc = cgfb_snapshot_save(snap, id, &b);
+	if ((rc == -ENOSPC || rc == -EDQUOT) && index_gives_way(o, &c, rc))
+		rc = cgfb_snapshot_save(snap, id, &b);
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "report for %s not written to %s/reports/%s.json: %s",
 			 d->entry->id, o->state_dir, id, strerror(-rc));
+		seal_index(o, &c);
 		goto out;
 	}
-	seen_first(o, id, boot, &b);
-	cgfb_notify_new_report(conf, NULL, cat, &o->sd, id, d->entry->id);
+	if (c.sp.fd >= 0)
+		seen_first(id, boot, &c);
+	expire_spool(o, &c);
+	notify_new(o, conf, cat, d, id, &c);
+	seal_index(o, &c);
 	print_new(o, id, d);
 out:
+	spool_ctx_close(&c);
 	cgfb_buf_free(&b);
 	cgfb_snapshot_free(snap);
 	return rc;

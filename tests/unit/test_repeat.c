@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "report/repeat.h"
+#include "report/repindex.h"
 #include "report/spool.h"
 
 static char dir[] = "/tmp/cgfb-repeat.XXXXXX";
@@ -73,10 +74,21 @@ static const char *owner(const char *cat_id, const char *series, const char *fie
 	report_bytes(buf, sizeof(buf), cat_id, series, fields);
 	assert_int_equal(cgfb_report_key(buf, strlen(buf), &k), 0);
 	rc = cgfb_repeat_find(&sp, &k, id);
-	cgfb_report_key_free(&k);
 	assert_true(rc == 0 || rc == 1);
 	if (rc == 0)
 		id[0] = '\0';
+	/* The report writer's way, through the repeat index, agrees. */
+	{
+		struct cgfb_repindex ix;
+		char via[CGFB_REPORT_ID_LEN + 1] = "";
+
+		assert_int_equal(cgfb_repindex_open(&ix, &sd, &sp), 0);
+		assert_int_equal(cgfb_repindex_find(&ix, &k, via), rc);
+		assert_string_equal(via, id);
+		cgfb_repindex_seal(&ix);
+		cgfb_repindex_close(&ix);
+	}
+	cgfb_report_key_free(&k);
 	return id;
 }
 

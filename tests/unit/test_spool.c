@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgfb/sha256.h"
@@ -281,6 +282,143 @@ static void scans_logs(void **state)
 	close(fd);
 }
 
+/* Lines the spool logged (on stderr) while fn ran. */
+static int logged_lines(void (*fn)(struct cgfb_spool *), struct cgfb_spool *sp, char *last,
+			size_t lastsz)
+{
+	char path[PATH_MAX], line[1024];
+	int saved = dup(STDERR_FILENO), fd, n = 0;
+	FILE *f;
+
+	cgfb_path_join(path, sizeof(path), dir, "stderr.txt", NULL);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	fn(sp);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		snprintf(last, lastsz, "%s", line);
+		n++;
+	}
+	fclose(f);
+	unlink(path);
+	return n;
+}
+
+static void list_once(struct cgfb_spool *sp)
+{
+	struct cgfb_spool_entry *v = NULL;
+	size_t n = 0;
+
+	assert_int_equal(cgfb_spool_list(sp, &v, &n), 0);
+	assert_int_equal(n, 0);
+	free(v);
+}
+
+static size_t files_in(const char *sub)
+{
+	char cmd[PATH_MAX + 64], out[32] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls -A %s/%s | wc -l", dir, sub);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, sizeof(out), p));
+	pclose(p);
+	return (size_t)strtoul(out, NULL, 10);
+}
+
+/* 1,500 files that are not reports: one log line for them all, not one a
+ * file; quarantine/ takes CGFB_QUARANTINE_MAX and no more, the rest stay
+ * where they are, and the next listing says so in one line again. */
+static void foreign_files(void **state)
+{
+	struct cgfb_spool sp;
+	char path[PATH_MAX], name[32], last[1024] = "";
+
+	char cmd[PATH_MAX + 32];
+
+	/* A spool of its own: what the tests before left is not foreign. */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/reports", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(cgfb_spool_open(&sp, &sd), 0);
+	for (int i = 0; i < 1500; i++) {
+		snprintf(name, sizeof(name), "junk-%04d.txt", i);
+		cgfb_path_join(path, sizeof(path), sp.dir, name, NULL);
+		close(open(path, O_WRONLY | O_CREAT, 0600));
+	}
+	assert_int_equal(logged_lines(list_once, &sp, last, sizeof(last)), 1);
+	assert_non_null(strstr(last, "1500 files in "));
+	assert_non_null(strstr(last, "are not reports of this spool"));
+	assert_non_null(strstr(last, "1000 moved to quarantine/, 500 left where they are"));
+	assert_int_equal(files_in("reports/quarantine"), CGFB_QUARANTINE_MAX);
+	assert_int_equal(files_in("reports"), 500 + 1);    /* and quarantine/ */
+	assert_int_equal(logged_lines(list_once, &sp, last, sizeof(last)), 1);
+	assert_non_null(strstr(last, "500 files in "));
+	assert_non_null(strstr(last, "0 moved to quarantine/, 500 left where they are, unread "
+				     "(quarantine/ is full)"));
+	assert_int_equal(files_in("reports/quarantine"), CGFB_QUARANTINE_MAX);
+	cgfb_spool_close(&sp);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void count_removed(const char *id, void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* Expiry removes declined and withdrawn reports a year after their last
+ * change, with their sidecars, and nothing else: pending, consented and
+ * sent reports stay however old. */
+static void expiry(void **state)
+{
+	static const enum cgfb_rstate states[] = { CGFB_R_PENDING, CGFB_R_DECLINED,
+						   CGFB_R_CONSENTED, CGFB_R_SENT,
+						   CGFB_R_WITHDRAWN };
+	char ids[5][CGFB_REPORT_ID_LEN + 1], path[PATH_MAX], cmd[PATH_MAX + 32];
+	struct cgfb_spool_entry e;
+	struct cgfb_spool sp;
+	const long long now = (long long)time(NULL), year = 366LL * 86400;
+	size_t n = 0;
+	int calls = 0;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/reports", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(cgfb_spool_open(&sp, &sd), 0);
+	for (int i = 0; i < 5; i++) {
+		make_report("M8", ids[i]);
+		assert_int_equal(cgfb_spool_load(&sp, ids[i], &e, NULL), 0);
+		e.state = states[i];
+		if (i)
+			assert_int_equal(cgfb_spool_save_state(&sp, &e), 0);
+		assert_int_equal(cgfb_spool_save_draft(&sp, ids[i], "{}", 2), 0);
+	}
+	/* Answered today: kept. */
+	assert_int_equal(cgfb_spool_expire(&sp, now, count_removed, &calls, &n), 0);
+	assert_int_equal(n, 0);
+	/* A year and a day later: the declined and the withdrawn one go. */
+	assert_int_equal(cgfb_spool_expire(&sp, now + year, count_removed, &calls, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(calls, 2);
+	for (int i = 0; i < 5; i++) {
+		const bool gone = states[i] == CGFB_R_DECLINED || states[i] == CGFB_R_WITHDRAWN;
+
+		assert_int_equal(cgfb_spool_load(&sp, ids[i], &e, NULL), gone ? -ENOENT : 0);
+		cgfb_path_join(path, sizeof(path), sp.dir, ids[i], ".draft");
+		assert_int_equal(access(path, F_OK) == 0, !gone);
+		cgfb_path_join(path, sizeof(path), sp.dir, ids[i], ".state");
+		assert_int_equal(access(path, F_OK) == 0, !gone && i != 0);
+	}
+	cgfb_spool_close(&sp);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +426,8 @@ int main(void)
 		cmocka_unit_test(consent_bytes),
 		cmocka_unit_test(drafts),
 		cmocka_unit_test(scans_logs),
+		cmocka_unit_test(foreign_files),
+		cmocka_unit_test(expiry),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
