@@ -9,6 +9,7 @@
 #include "cgfb/log.h"
 #include "base/cmdline.h"
 #include "base/hint.h"
+#include "base/suggest.h"
 
 const char *cgfb_state_dir(const struct cgfb_globals *g)
 {
@@ -57,20 +58,52 @@ static bool word_in(const char *words, const char *w)
 	return false;
 }
 
+/* An option getopt did not know (argv's word before optind), said once,
+ * with the nearest of the command's own. */
+static void unknown_option(int argc, char **argv, const char *allowed)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	char word[64], near[64];
+	const char *best;
+
+	if (strncmp(arg, "--", 2) != 0) {
+		cgfb_log(LOG_ERR, "%s: unknown option '%s'", argv[0], arg);
+		return;
+	}
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	best = cgfb_suggest_words(word, allowed, near, sizeof(near));
+	if (best)
+		cgfb_log(LOG_ERR, "%s: unknown option '--%s'; did you mean '--%s'?", argv[0], word,
+			 best);
+	else
+		cgfb_log(LOG_ERR, "%s: unknown option '--%s'", argv[0], word);
+}
+
 int cgfb_next_option(int argc, char **argv, const struct option *opts, const char *allowed,
 		     const char *usage)
 {
-	int idx = -1;
-	/* -o is --output, for the commands that write a file. */
-	const int opt = getopt_long(argc, argv, "ho:", opts, &idx);
-	const char *name = opt == 'o' ? "output" : idx >= 0 ? opts[idx].name : NULL;
+	int idx = -1, opt;
+	const char *name;
 
+	/* Said here, with a suggestion, instead of by getopt. A missing
+	 * argument is getopt's ':' then, said the same way. */
+	opterr = 0;
+	/* -o is --output, for the commands that write a file. */
+	opt = getopt_long(argc, argv, ":ho:", opts, &idx);
+	name = opt == 'o' ? "output" : idx >= 0 ? opts[idx].name : NULL;
 	if (opt == 'h') {
 		fputs(usage, stdout);
 		return CGFB_OPT_HELP;
 	}
+	if (opt == ':') {
+		cgfb_log(LOG_ERR, "%s: option '%s' needs a value", argv[0], argv[optind - 1]);
+		fputs(usage, stderr);
+		return CGFB_OPT_ERROR;
+	}
 	if (opt == '?' || (opt != -1 && name && !word_in(allowed, name))) {
-		if (opt != '?')
+		if (opt == '?')
+			unknown_option(argc, argv, allowed);
+		else
 			cgfb_log(LOG_ERR, "%s does not take --%s", argv[0], name);
 		fputs(usage, stderr);
 		return CGFB_OPT_ERROR;

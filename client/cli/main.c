@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/hint.h"
+#include "base/suggest.h"
 #include "cgfb/log.h"
 #include "cli/commands.h"
 #include "base/exec.h"
@@ -42,49 +43,16 @@ static const struct cgfb_command commands[] = {
 	{ "export", "ID [--output FILE]  the report as an e-mail for linux-mm", cgfb_cmd_export },
 };
 
-/* Edits (insert, delete, substitute) from a to b, for "did you mean";
- * the names are short, so a row of the table is enough. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t row[32], la = strlen(a), lb = strlen(b);
-
-	if (lb >= sizeof(row) / sizeof(row[0]) || la >= 32)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			const size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 static void unknown_command(const char *name)
 {
-	const char *best = NULL;
-	size_t best_d = 3;      /* more than two edits away is no suggestion */
+	const char *names[sizeof(commands) / sizeof(commands[0]) + 2], *best;
+	size_t n = 0;
 
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		const size_t d = distance(name, commands[i].name);
-
-		if (d < best_d || (strlen(name) >= 2 &&
-				   strncmp(commands[i].name, name, strlen(name)) == 0 && !best)) {
-			best_d = d < best_d ? d : best_d;
-			best = commands[i].name;
-		}
-	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		names[n++] = commands[i].name;
+	names[n++] = "help";
+	names[n++] = "version";
+	best = cgfb_suggest(name, names, n);
 	if (best)
 		cgfb_log(LOG_ERR, "unknown command '%s'; did you mean '%s'? (try --help)", name, best);
 	else
@@ -102,6 +70,8 @@ static void usage(FILE *out)
 	      "Commands:\n", out);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("  help     [COMMAND]  this help, or a command's (as COMMAND --help)\n"
+	      "  version  the version (as --version)\n", out);
 	fputs("\n"
 	      "Global options:\n"
 	      "  --catalog FILE   use this catalog instead of the installed one\n"
@@ -162,6 +132,19 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		usage(stderr);
 		return CGFB_EXIT_TROUBLE;
+	}
+	/* As git and systemctl take them: "help", "help COMMAND", "version". */
+	if (strcmp(argv[optind], "version") == 0) {
+		printf("cgroup-feedback %s\n", CGFB_VERSION);
+		return CGFB_EXIT_OK;
+	}
+	if (strcmp(argv[optind], "help") == 0) {
+		if (optind + 1 >= argc) {
+			usage(stdout);
+			return CGFB_EXIT_OK;
+		}
+		argv[optind] = argv[optind + 1];
+		argv[optind + 1] = (char *)"--help";
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[optind], commands[i].name) != 0)

@@ -9,6 +9,7 @@
 #include "base/cmdline.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
+#include "base/suggest.h"
 #include "config/config.h"
 
 #define LINE_MAX_LEN 1024
@@ -216,6 +217,20 @@ static const struct key {
 #undef FN
 };
 
+/* A key this version does not know, with the nearest one it does. */
+static void unknown_key(const char *key, char *err, size_t errsz)
+{
+	const char *names[sizeof(keys) / sizeof(keys[0])], *best;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		names[i] = keys[i].name;
+	best = cgfb_suggest(key, names, sizeof(keys) / sizeof(keys[0]));
+	if (best)
+		snprintf(err, errsz, "unknown setting '%s'; did you mean '%s'?", key, best);
+	else
+		snprintf(err, errsz, "unknown setting '%s'", key);
+}
+
 int cgfb_config_set(struct cgfb_config *c, const char *key, const char *value, char *err,
 		    size_t errsz)
 {
@@ -234,7 +249,7 @@ int cgfb_config_set(struct cgfb_config *c, const char *key, const char *value, c
 			return k->fn(c, key, value, err, errsz);
 		}
 	}
-	snprintf(err, errsz, "unknown setting '%s'", key);
+	unknown_key(key, err, errsz);
 	return -EINVAL;
 }
 

@@ -78,6 +78,19 @@ if [ "$st" != 0 ] && grep -q "is not a report id" "$T_TMP/out"; then
 st=$(out "$CGFB" lsit)
 if [ "$st" != 0 ] && grep -q "did you mean 'list'" "$T_TMP/out"; then
 	ok "an unknown command: did you mean"; else not_ok "lsit: $st $(cat "$T_TMP/out")"; fi
+st=$(out "$CGFB" --state-dir "$ST" list --jsno)
+if [ "$st" = 2 ] && grep -q "list: unknown option '--jsno'; did you mean '--json'?" "$T_TMP/out"; then
+	ok "an unknown option: did you mean, among the command's own"; else not_ok "--jsno: $st $(cat "$T_TMP/out")"; fi
+printf 'endpont = http://127.0.0.1:9/api/v1/reports\n' > "$T_TMP/typo.conf"
+st=$(out "$CGFB" --config "$T_TMP/typo.conf" --state-dir "$ST" list)
+if [ "$st" = 2 ] && grep -q "typo.conf:1: unknown setting 'endpont'; did you mean 'endpoint'?" "$T_TMP/out"; then
+	ok "an unknown configuration key: did you mean"; else not_ok "endpont: $st $(cat "$T_TMP/out")"; fi
+st=$(out "$CGFB" help list)
+if [ "$st" = 0 ] && grep -q "^Usage: cgroup-feedback list" "$T_TMP/out"; then
+	ok "help COMMAND is COMMAND --help"; else not_ok "help list: $st $(cat "$T_TMP/out")"; fi
+st=$(out "$CGFB" version)
+if [ "$st" = 0 ] && [ "$(cat "$T_TMP/out")" = "$("$CGFB" --version)" ]; then
+	ok "version is --version"; else not_ok "version: $st $(cat "$T_TMP/out")"; fi
 st=$(out "$CGFB" frobnicate)
 if [ "$st" != 0 ] && grep -q "unknown command 'frobnicate' (try --help)" "$T_TMP/out"; then
 	ok "an unknown command far from any: no suggestion"; else not_ok "frobnicate: $st $(cat "$T_TMP/out")"; fi
