@@ -34,10 +34,26 @@ static int refuse_controls(const char *text, size_t len, const char *what, const
 	return -EINVAL;
 }
 
+/* --use-case-file -: standard input, read to its end (a pipe, a here
+ * document), blocking as a pipe wants. */
+static int read_stdin(size_t max, struct cgfb_buf *b)
+{
+	char chunk[4096];
+	size_t n;
+	int rc = cgfb_buf_add(b, "", 0);
+
+	while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+		rc = b->len + n > max ? -EFBIG : cgfb_buf_add(b, chunk, n);
+	if (rc == 0 && ferror(stdin))
+		rc = -EIO;
+	return rc;
+}
+
 static char *slurp_use_case(const char *path)
 {
 	struct cgfb_buf b = { 0 };
-	const int rc = cgfb_read_file(path, USE_CASE_FILE_MAX, 0, &b);
+	const int rc = strcmp(path, "-") == 0 ? read_stdin(USE_CASE_FILE_MAX, &b) :
+		       cgfb_read_file(path, USE_CASE_FILE_MAX, 0, &b);
 
 	if (rc == -EFBIG)
 		cgfb_log(LOG_ERR, "use case file %s: longer than %d bytes", path, USE_CASE_FILE_MAX);

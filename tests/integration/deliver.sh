@@ -228,6 +228,14 @@ cfb flush --state-dir "$ST" > /dev/null 2>"$T_TMP/err"
 check "https with our CA and the right pin: sent" [ "$(state_of "$id")" = sent ]
 sed -i '/^ca-file\|^pinned/d' "$CONF"
 
+# --use-case-file - reads standard input.
+double ok
+id=$(new_report M8 stdin)
+echo "We pin one database per NUMA node." | cfb submit --state-dir "$ST" --endpoint "$URL" --yes \
+	--use-case-file - "$id" > /dev/null 2>"$T_TMP/err"
+check "--use-case-file -: the use case from standard input is sent" \
+	sh -c '[ "$1" = sent ] && grep -q "We pin one database per NUMA node." "$2"' _ "$(state_of "$id")" "$D/last-body"
+
 # Configuration errors are not retried, and say what to check: https:// to
 # a collector without TLS (the double, plain HTTP), a path where no
 # collector takes reports. Fixed, the same report is sent by its submit.
