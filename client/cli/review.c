@@ -454,9 +454,32 @@ static int build(const struct cgfb_review_ctx *rc, const struct cgfb_spool_entry
 /* The same JSON a person can read: indented, one top-level member per
  * section. It is still JSON, so parsing it and writing it canonically gives
  * back exactly the bytes whose size and hash the header names. */
+static void print_section(FILE *out, const char *key, json_object *val, bool first, bool last)
+{
+	json_object *k = json_object_new_string(key);
+	const char *v = json_object_to_json_string_ext(val, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_SPACED |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	fprintf(out, "%s  %s: ", first ? "" : "\n", json_object_to_json_string_ext(k,
+		JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(k);
+	/* Only layout puts newlines there: strings keep theirs escaped. */
+	for (const char *p = v; *p; p++) {
+		fputc(*p, out);
+		if (*p == '\n')
+			fputs("  ", out);
+	}
+	fputs(last ? "\n" : ",\n", out);
+}
+
+/* The administrator's own words first (the use case and the answers, then
+ * the message as it goes), the rest of the report after them in its
+ * canonical order: the same JSON, what a person checks first on top. */
 static void print_readable(FILE *out, const struct cgfb_buf *bytes)
 {
-	json_object *r = NULL;
+	static const char *const first[] = { "use_case", "detection" };
+	json_object *r = NULL, *v;
 	char err[128];
 	size_t i = 0, n;
 
@@ -468,21 +491,16 @@ static void print_readable(FILE *out, const struct cgfb_buf *bytes)
 	}
 	n = (size_t)json_object_object_length(r);
 	fputs("{\n", out);
-	json_object_object_foreach(r, key, val) {
-		json_object *k = json_object_new_string(key);
-		const char *v = json_object_to_json_string_ext(val, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-								JSON_C_TO_STRING_NOSLASHESCAPE);
-
-		fprintf(out, "%s  %s: ", i ? "\n" : "", json_object_to_json_string_ext(k,
-			JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(k);
-		/* Only layout puts newlines there: strings keep theirs escaped. */
-		for (const char *p = v; *p; p++) {
-			fputc(*p, out);
-			if (*p == '\n')
-				fputs("  ", out);
+	for (size_t f = 0; f < sizeof(first) / sizeof(first[0]); f++)
+		if (json_object_object_get_ex(r, first[f], &v)) {
+			print_section(out, first[f], v, i == 0, i + 1 == n);
+			i++;
 		}
-		fputs(++i < n ? ",\n" : "\n", out);
+	json_object_object_foreach(r, key, val) {
+		if (strcmp(key, first[0]) == 0 || strcmp(key, first[1]) == 0)
+			continue;
+		print_section(out, key, val, i == 0, i + 1 == n);
+		i++;
 	}
 	fputs("}\n", out);
 	json_object_put(r);

@@ -60,7 +60,9 @@ view = view[:view.index("\n}\n") + 3]
 lines = view.split("\n")
 # Sectioned and indented, not one 4 KB line.
 assert len(lines) > 40 and max(len(l) for l in lines) < 200, (len(lines), max(len(l) for l in lines))
-assert view.startswith('{\n  "analysis": ') and all(s in view for s in ('\n\n  "system": ', '\n\n  "use_case": ')), view[:400]
+# The administrator's own words first, then the message, then the rest.
+assert view.startswith('{\n  "use_case": ') and all(s in view for s in ('\n\n  "detection": ', '\n\n  "analysis": ', '\n\n  "system": ')), view[:400]
+assert view.index('"use_case"') < view.index('"detection"') < view.index('"analysis"'), view[:400]
 # The same JSON: written canonically it is exactly what the collector got.
 canon = json.dumps(json.loads(view), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 assert canon == body, "the preview is not the JSON that was sent"
