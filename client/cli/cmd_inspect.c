@@ -8,8 +8,10 @@
 #include <json-c/json.h>
 
 #include "base/hint.h"
+#include "cgfb/log.h"
 #include "cli/commands.h"
 #include "cli/report_cmd.h"
+#include "cli/reveal.h"
 #include "consent/notify.h"
 #include "detect/output.h"
 
@@ -124,16 +126,22 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 
 int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback show [--raw] [--state-dir DIR] ID\n"
-				    "Print the report's bytes as the spool holds them, and a newline\n"
-				    "(--raw: the bytes alone, to hash or to post them).\n";
+	static const char usage[] =
+		"Usage: cgroup-feedback show [--raw | --reveal] [--state-dir DIR] ID\n"
+		"Print the report's bytes as the spool holds them, and a newline\n"
+		"(--raw: the bytes alone, to hash or to post them; --reveal: then which of\n"
+		"this machine's cgroups and processes each token stands for, shown here only).\n";
 	struct cgfb_spool_entry e;
 	struct cgfb_buf bytes = { 0 };
 	const char *id;
 	struct report_cmd c;
 	int rc;
 
-	SETUP("state-dir raw", usage);
+	SETUP("state-dir raw reveal cgroup-root mountinfo", usage);
+	if (c.raw && c.reveal) {
+		cgfb_log(LOG_ERR, "show: --raw is the bytes alone; --reveal adds to them");
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	}
 	id = report_cmd_one_id(&c, argc, argv, usage);
 	if (!id || report_cmd_load_entry(&c, id, &e, &bytes) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
@@ -143,6 +151,12 @@ int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
 	 * unambiguous, and --raw leaves it out. */
 	if (!c.raw)
 		putchar('\n');
+	if (rc == 0 && c.reveal) {
+		const struct cgfb_reveal_opts ro = { c.cgroup_root, c.mountinfo,
+						     c.cgroup_root ? "" : NULL };
+
+		rc = cgfb_reveal(&c.sd, &bytes, &ro, stdout);
+	}
 	cgfb_buf_free(&bytes);
 	return report_cmd_finish(&c, rc || fflush(stdout) ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }

@@ -13,7 +13,8 @@
 
 enum {
 	OPT_STATE_DIR = 256, OPT_JSON, OPT_YES, OPT_USE_CASE, OPT_ANSWER, OPT_OUTPUT,
-	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND, OPT_RAW,
+	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND, OPT_RAW, OPT_REVEAL,
+	OPT_CGROUP_ROOT, OPT_MOUNTINFO,
 };
 
 static const struct option long_opts[] = {
@@ -29,6 +30,9 @@ static const struct option long_opts[] = {
 	{ "mbox", required_argument, NULL, OPT_MBOX },
 	{ "send", no_argument, NULL, OPT_SEND },
 	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "reveal", no_argument, NULL, OPT_REVEAL },
+	{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
+	{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -56,6 +60,9 @@ static int take_option(struct report_cmd *c, int opt)
 	case OPT_MBOX: c->mbox = optarg; break;
 	case OPT_SEND: c->send = true; break;
 	case OPT_RAW: c->raw = true; break;
+	case OPT_REVEAL: c->reveal = true; break;
+	case OPT_CGROUP_ROOT: c->cgroup_root = optarg; break;
+	case OPT_MOUNTINFO: c->mountinfo = optarg; break;
 	case OPT_ANSWER:
 		if (c->n_answers >= ANSWERS_MAX || !strchr(optarg, '=')) {
 			cgfb_log(LOG_ERR, "--answer takes KEY=VALUE (at most %d)", ANSWERS_MAX);

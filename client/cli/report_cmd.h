@@ -30,12 +30,15 @@ struct report_cmd {
 	const char *use_case_file;
 	const char *endpoint;
 	const char *mbox;
+	const char *cgroup_root;         /* show --reveal in a fixture tree */
+	const char *mountinfo;
 	char id[CGFB_REPORT_ID_LEN + 1];   /* the report named, prefix resolved */
 	bool send;
 	bool json;
 	bool yes;
 	bool redact;
 	bool raw;
+	bool reveal;
 	size_t n_answers;
 	const char *answers[ANSWERS_MAX];
 };

@@ -79,6 +79,26 @@ assert sorted(names[c] for c in f["children"]) == sorted([tok("B"), tok("C")])
 assert r["use_case"] is None and r["consent"] is None and r["deletion"] is None
 PYEOF
 check "M8 report: the detection, the flat subtree A over B, C and its verdict" [ $? -eq 0 ]
+# show --reveal: each token of the report and the local cgroup it stands
+# for, computed here with the secret; the report's bytes are unchanged.
+m8id=$(basename "$m8" .json)
+sum=$(sha256sum < "$m8")
+"$CGFB" show --reveal --state-dir "$STATE" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
+	"$m8id" > "$T_TMP/reveal" 2>&1
+check "show --reveal: A, B and C named by path beside their tokens" "$PY" - "$T_TMP/reveal" "$STATE/secret" "$FX/root" <<'PYEOF'
+import hashlib, hmac, sys
+out = open(sys.argv[1]).read()
+key = open(sys.argv[2], "rb").read()
+tok = lambda s: "h:" + hmac.new(key, s.encode(), hashlib.sha256).hexdigest()[:12]
+assert "Tokens in this report, as this machine names them" in out, out[-800:]
+base = sys.argv[3] + "/sys/fs/cgroup/cpuset,memory"
+for name, path in (("A", "/A"), ("B", "/A/B"), ("C", "/A/C")):
+    line = "  %s  cgroup %s%s\n" % (tok(name), base, path)
+    assert line in out, (line, out[-800:])
+PYEOF
+check "... and the report's bytes are as they were" [ "$(sha256sum < "$m8")" = "$sum" ]
+"$CGFB" show --reveal --raw --state-dir "$STATE" "$m8id" > /dev/null 2>"$T_TMP/err"
+check "show --reveal --raw: refused (--raw is the bytes alone)" [ $? -eq 2 ]
 s2=$(report_for S2)
 check "S2 report: the pid became N, the process name a token" \
 	grep -q '"message":"h:[0-9a-f]\{12\} (N): memory.force_empty is deprecated' "$s2"
