@@ -1,9 +1,14 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "cgfb/atomic.h"
 
 #include "cgfb/log.h"
 #include "base/exec.h"
@@ -89,4 +94,70 @@ int cgfb_exec_watcher(const char *config_path, const char *catalog_path,
 	cgfb_log(LOG_ERR, "watch: starting %s: %s", path, strerror(errno));
 	free(args);
 	return -errno;
+}
+
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0)
+			close(p[i]);
+}
+
+/* The child's output until it closes it (or out is full). */
+static int read_output(int fd, pid_t pid, char *out, size_t outsz, bool (*stop)(pid_t))
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got + 1 < outsz && (r = read(fd, out + got, outsz - 1 - got)) != 0) {
+		if (r < 0 && errno == EINTR && stop && stop(pid))
+			return -EINTR;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		got += (size_t)r;
+	}
+	out[got] = '\0';
+	return 0;
+}
+
+int cgfb_run_filter(const char *path, const char *const *argv, const char *in, size_t inlen,
+		    char *out, size_t outsz, int *status, bool (*stop)(pid_t pid))
+{
+	int ip[2] = { -1, -1 }, op[2] = { -1, -1 }, rc = 0;
+	pid_t pid;
+
+	if (pipe2(ip, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		if (dup2(ip[0], STDIN_FILENO) < 0 || dup2(op[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0) {
+		rc = -errno;
+		goto out;
+	}
+	close(ip[0]);
+	close(op[1]);
+	ip[0] = op[1] = -1;
+	/* A child that died early: its exit status says so below. */
+	cgfb_write_all(ip[1], in, inlen);
+	close(ip[1]);
+	ip[1] = -1;
+	rc = read_output(op[0], pid, out, outsz, stop);
+	while (rc == 0 && waitpid(pid, status, 0) < 0 && errno == EINTR)
+		if (stop && stop(pid))
+			rc = -EINTR;
+out:
+	close_pair(ip);
+	close_pair(op);
+	return rc;
 }

@@ -6,6 +6,10 @@
 #ifndef CGFB_EXEC_H
 #define CGFB_EXEC_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
 #include "base/hint.h"
 
 #define CGFB_WATCHER_NAME  "cgroup-feedback-watch"
@@ -18,6 +22,15 @@
  * it is installed (LIBEXECDIR for the watcher, BINDIR for the command).
  * 0 and the path in out, or -ENOENT. */
 int cgfb_sibling_path(const char *name, char *out, size_t outsz);
+
+/* Run path with argv, in on its standard input and its standard output
+ * (up to outsz - 1 bytes, NUL-terminated) into out; without ambient
+ * capabilities (the watcher's CAP_SYSLOG stays with the reader). stop,
+ * when not NULL, is asked whenever a wait is interrupted by a signal: true
+ * leaves the child to end on its own (asked to by stop) and returns
+ * -EINTR. 0 and the wait status in *status, or a negative errno. */
+int cgfb_run_filter(const char *path, const char *const *argv, const char *in, size_t inlen,
+		    char *out, size_t outsz, int *status, bool (*stop)(pid_t pid));
 
 /* `cgroup-feedback watch ...`: exec the watcher with the global options
  * (--config, --catalog, --state-dir; each may be NULL) and the command's

@@ -45,6 +45,7 @@ struct opts {
 	struct cgfb_statedir sd;     /* opened once, before anything is read */
 	struct cgfb_snapshot_opts s;
 	const char *boot_id_path;
+	const char *boot;            /* --boot-id: a past boot's (scan --report) */
 	bool refresh_banner;
 	const char *journal_gap;     /* BOOT:FROM:TO */
 	bool check;                  /* --check: the configuration and what it names */
@@ -55,7 +56,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_CONFIG = 256, OPT_CATALOG, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
 	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID, OPT_BOOT_ID, OPT_REFRESH_BANNER,
-	       OPT_JOURNAL_GAP, OPT_JOURNAL_DIR, OPT_CHECK };
+	       OPT_JOURNAL_GAP, OPT_JOURNAL_DIR, OPT_CHECK, OPT_BOOT };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
@@ -66,6 +67,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 		{ "report-id", required_argument, NULL, OPT_REPORT_ID },
 		{ "boot-id-file", required_argument, NULL, OPT_BOOT_ID },
+		{ "boot-id", required_argument, NULL, OPT_BOOT },
 		{ "refresh-banner", no_argument, NULL, OPT_REFRESH_BANNER },
 		{ "journal-gap", required_argument, NULL, OPT_JOURNAL_GAP },
 		{ "journal-dir", required_argument, NULL, OPT_JOURNAL_DIR },
@@ -88,6 +90,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_OS_RELEASE: o->s.os_release = optarg; break;
 		case OPT_CMDLINE: o->s.cmdline = optarg; break;
 		case OPT_BOOT_ID: o->boot_id_path = optarg; break;
+		case OPT_BOOT:
+			if (strlen(optarg) >= 40 || strspn(optarg, "0123456789abcdef-") != strlen(optarg)) {
+				cgfb_log(LOG_ERR, "--boot-id: '%s' is not a boot id", optarg);
+				return -EINVAL;
+			}
+			o->boot = optarg;
+			break;
 		case OPT_REFRESH_BANNER: o->refresh_banner = true; break;
 		case OPT_JOURNAL_GAP: o->journal_gap = optarg; break;
 		case OPT_JOURNAL_DIR: o->journal_dir = optarg; break;
@@ -157,7 +166,13 @@ static bool transient(int rc)
 static void boot_id(const struct opts *o, char out[40])
 {
 	const char *path = o->boot_id_path ? o->boot_id_path : CGFB_BOOT_ID_PATH;
-	const int rc = cgfb_read_boot_id(path, out, 40);
+	int rc;
+
+	if (o->boot) {
+		snprintf(out, 40, "%s", o->boot);
+		return;
+	}
+	rc = cgfb_read_boot_id(path, out, 40);
 
 	if (rc < 0) {
 		cgfb_log(LOG_WARNING, "reading the boot id from %s: %s", path, strerror(-rc));

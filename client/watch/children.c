@@ -144,64 +144,25 @@ int cgfb_child_report(const struct cgfb_watch_opts *o, const char *reporter,
 		      char id[64])
 {
 	const char *argv[24];
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, status = 0;
 	struct cgfb_buf msg = { 0 };
-	ssize_t got = 0, r;
-	int rc = -EAGAIN;
-	pid_t pid;
+	int rc, status = 0;
 
 	id[0] = '\0';
-	if (cgfb_handoff_encode(d, source, &msg) < 0 || pipe2(in, O_CLOEXEC) < 0 ||
-	    pipe2(out, O_CLOEXEC) < 0) {
-		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, strerror(errno));
-		goto out;
+	rc = cgfb_handoff_encode(d, source, &msg);
+	if (rc == 0) {
+		reporter_argv(o, reporter, report_id, argv);
+		rc = cgfb_run_filter(reporter, argv, msg.data, msg.len, id, 64, &status, stop_now);
 	}
-	reporter_argv(o, reporter, report_id, argv);
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		/* CAP_SYSLOG (ambient, from the unit) stays with the reader. */
-		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-		if (dup2(in[0], STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0)
-			_exit(127);
-		execv(reporter, (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0) {
-		cgfb_log(LOG_ERR, "report for %s not written: fork: %s", d->entry->id, strerror(errno));
-		goto out;
-	}
-	close(in[0]);
-	close(out[1]);
-	in[0] = out[1] = -1;
-	/* A writer that died early: its exit status says so below. */
-	cgfb_write_all(in[1], msg.data, msg.len);
-	close(in[1]);
-	in[1] = -1;
-	while ((r = read(out[0], id + got, 63 - (size_t)got)) != 0 && got < 63) {
-		if (r < 0 && errno == EINTR && stop_now(pid)) {
-			cgfb_log(LOG_NOTICE, "report for %s not written: stopping (the next start "
-				 "writes it)", d->entry->id);
-			goto out;
-		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			break;
-		got += r;
-	}
-	id[got] = '\0';
-	id[strcspn(id, "\n")] = '\0';
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		if (stop_now(pid))
-			goto out;
-	rc = writer_status(reporter, d, status, id);
-out:
-	for (int i = 0; i < 2; i++) {
-		if (in[i] >= 0)
-			close(in[i]);
-		if (out[i] >= 0)
-			close(out[i]);
+	if (rc == -EINTR) {
+		cgfb_log(LOG_NOTICE, "report for %s not written: stopping (the next start writes it)",
+			 d->entry->id);
+		rc = -EAGAIN;
+	} else if (rc < 0) {
+		cgfb_log(LOG_ERR, "report for %s not written: %s", d->entry->id, strerror(-rc));
+		rc = -EAGAIN;
+	} else {
+		id[strcspn(id, "\n")] = '\0';
+		rc = writer_status(reporter, d, status, id);
 	}
 	cgfb_buf_free(&msg);
 	return rc;
