@@ -4,19 +4,27 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cgfb/buf.h"
 #include "cgfb/log.h"
+#include "cgfb/sha256.h"
 #include "cli/commands.h"
+#include "cli/scan_report.h"
 #include "log/journal.h"
 #include "log/klog.h"
 #include "detect/output.h"
 #include "detect/scan.h"
 
-enum { OPT_CATALOG = 256, OPT_KMSG, OPT_JSON, OPT_JOURNAL, OPT_JOURNAL_DIR, OPT_JOURNAL_FILE };
+enum {
+	OPT_CATALOG = 256, OPT_KMSG, OPT_JSON, OPT_JOURNAL, OPT_JOURNAL_DIR, OPT_JOURNAL_FILE,
+	OPT_REPORT, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
+};
 
 #define JOURNAL_FILES_MAX 64
 
@@ -25,6 +33,8 @@ struct opts {
 	const char *kmsg_path;
 	bool json;
 	bool journal;                 /* --journal, --journal-dir or --journal-file */
+	bool report;                  /* --report: each message found a pending report */
+	const char *state_dir, *cgroup_root, *mountinfo;
 	struct cgfb_journal_src src;
 	const char *files[JOURNAL_FILES_MAX];
 };
@@ -40,6 +50,10 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		{ "journal", no_argument, NULL, OPT_JOURNAL },
 		{ "journal-dir", required_argument, NULL, OPT_JOURNAL_DIR },
 		{ "journal-file", required_argument, NULL, OPT_JOURNAL_FILE },
+		{ "report", no_argument, NULL, OPT_REPORT },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
+		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -54,6 +68,10 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		case OPT_CATALOG: o->g.catalog_path = optarg; break;
 		case OPT_KMSG: o->kmsg_path = optarg; break;
 		case OPT_JSON: o->json = true; break;
+		case OPT_REPORT: o->report = true; break;
+		case OPT_STATE_DIR: o->state_dir = optarg; break;
+		case OPT_CGROUP_ROOT: o->cgroup_root = optarg; break;
+		case OPT_MOUNTINFO: o->mountinfo = optarg; break;
 		case OPT_JOURNAL: o->journal = true; break;
 		case OPT_JOURNAL_DIR:
 			o->journal = true;
@@ -82,6 +100,9 @@ struct scan_out {
 	bool json;
 	bool write_failed;
 	unsigned long found;
+	struct scan_report *report;   /* NULL without --report */
+	const char *source;           /* of the reports: "file", "kmsg" */
+	char boot[40];                /* of the reports; "" this boot */
 };
 
 static void print_detection(const struct cgfb_detection *d, void *arg)
@@ -91,6 +112,23 @@ static void print_detection(const struct cgfb_detection *d, void *arg)
 	so->found++;
 	if (cgfb_detection_print(stdout, d, so->name, so->json) < 0)
 		so->write_failed = true;
+	if (so->report)
+		scan_report_one(so->report, d, so->source, so->boot);
+}
+
+/* A saved file's messages count as one boot of their own on a report
+ * (which boot printed them the file does not say): scanning it again
+ * counts nothing again. In the boot id's form, from the file's name. */
+static void file_boot(const char *path, char out[40])
+{
+	char real[PATH_MAX], hex[65];
+	const char *name = strcmp(path, "-") == 0 ? "-" : realpath(path, real) ? real : path;
+	struct cgfb_buf b = { 0 };
+
+	cgfb_buf_printf(&b, "scan\n%s", name);
+	cgfb_sha256_hex(b.data, b.len, hex);
+	cgfb_buf_free(&b);
+	snprintf(out, 40, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
 }
 
 static void report_oddities(const char *name, const struct cgfb_scan_stats *st)
@@ -145,6 +183,8 @@ static int scan_file(const struct cgfb_catalog *cat, const char *path, struct sc
 		return rc;
 	}
 	so->name = is_stdin ? "<stdin>" : path;
+	so->source = "file";
+	file_boot(path, so->boot);
 	rc = cgfb_scan_fd(fd, cat, print_detection, so, &st);
 	if (!is_stdin)
 		close(fd);
@@ -186,6 +226,8 @@ static int scan_live(const struct cgfb_catalog *cat, const struct opts *o, struc
 		return rc;
 	}
 	so->name = NULL;
+	so->source = "kmsg";
+	so->boot[0] = '\0';          /* this boot's: the writer reads it */
 	rc = cgfb_detector_new(cat, print_detection, so, &det);
 	if (rc == 0)
 		while ((rc = cgfb_klog_next(&k, &rec)) == 1) {
@@ -228,6 +270,22 @@ static void boot_time(uint64_t usec, char *buf, size_t sz)
 		snprintf(buf, sz, "unknown");
 }
 
+/* The journal's boot id (32 hex digits) in the form of
+ * /proc/sys/kernel/random/boot_id, so that this boot's messages count on
+ * the same boot as the watcher's. */
+static void report_journal(struct journal_scan *js, const struct cgfb_detection *d)
+{
+	const char *b = js->boot;
+	char boot[40] = "";
+
+	if (!js->so->report)
+		return;
+	if (strlen(b) == 32)
+		snprintf(boot, sizeof(boot), "%.8s-%.4s-%.4s-%.4s-%.12s", b, b + 8, b + 12, b + 16,
+			 b + 20);
+	scan_report_one(js->so->report, d, "journal", boot[0] ? boot : "0");
+}
+
 static void journal_detection(const struct cgfb_detection *d, void *arg)
 {
 	struct journal_scan *js = arg;
@@ -244,6 +302,7 @@ static void journal_detection(const struct cgfb_detection *d, void *arg)
 		json_object_object_add(o, "boot", b);
 		if (cgfb_print_json_line(stdout, o) < 0)
 			js->so->write_failed = true;
+		report_journal(js, d);
 		return;
 	}
 	if (!js->boot_said)
@@ -251,6 +310,7 @@ static void journal_detection(const struct cgfb_detection *d, void *arg)
 	js->boot_said = true;
 	if (cgfb_detection_print(stdout, d, js->name, false) < 0)
 		js->so->write_failed = true;
+	report_journal(js, d);
 }
 
 static int journal_boot(struct journal_scan *js, const struct cgfb_journal_entry *e)
@@ -318,19 +378,37 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 		"Usage: cgroup-feedback scan [--json] [--journal | --journal-dir DIR |\n"
 		"                             --journal-file FILE (repeatable)] [FILE...]\n"
 		"       cgroup-feedback scan [--json] [--kmsg PATH]\n"
+		"       ... --report [--state-dir DIR]: each message found becomes a pending\n"
+		"       report (once per message and boot), reviewed like the watcher's.\n"
 		"Look for catalog messages in the systemd journal of every boot (--journal),\n"
 		"another machine's journal, saved kernel logs, rotated and compressed (gzip,\n"
 		"xz, zstd, bzip2, lz4; - is stdin) or, with none of these, the live kernel\n"
 		"log. Exit 0 if found, 1 if not, 2 on trouble.\n";
 	struct cgfb_catalog *cat = NULL;
 	struct scan_out so = { 0 };
+	struct scan_report rep = { 0 };
 	bool trouble = false;
 	struct opts o;
 	int rc;
 
-	rc = parse(argc, argv, g, "catalog kmsg json journal journal-dir journal-file", usage, &o);
+	rc = parse(argc, argv, g, "catalog kmsg json journal journal-dir journal-file report "
+		   "state-dir cgroup-root mountinfo", usage, &o);
 	if (rc != 0)
 		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
+	if (!o.report && (o.state_dir || o.cgroup_root || o.mountinfo)) {
+		cgfb_log(LOG_ERR, "scan: --state-dir, --cgroup-root and --mountinfo go with --report");
+		return CGFB_EXIT_TROUBLE;
+	}
+	if (o.report) {
+		rep = (struct scan_report){
+			.config_path = o.g.config_path, .catalog_path = o.g.catalog_path,
+			.state_dir = o.state_dir ? o.state_dir : cgfb_state_dir(&o.g),
+			.cgroup_root = o.cgroup_root, .mountinfo = o.mountinfo,
+		};
+		if (scan_report_init(&rep) < 0)
+			return CGFB_EXIT_TROUBLE;
+		so.report = &rep;
+	}
 	if (cgfb_load_catalog(&o.g, &cat) < 0)
 		return CGFB_EXIT_TROUBLE;
 	so.json = o.json;
@@ -346,7 +424,11 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 		trouble = true;
 	}
 	cgfb_catalog_free(cat);
-	if (trouble)
+	if (o.report)
+		cgfb_log(LOG_INFO, "--report: %u new report%s, %u counted on earlier ones%s", rep.written,
+			 rep.written == 1 ? "" : "s", rep.repeats,
+			 rep.failed ? "; some could not be written (above)" : "");
+	if (trouble || rep.failed)
 		return CGFB_EXIT_TROUBLE;
 	return so.found ? CGFB_EXIT_OK : CGFB_EXIT_NONE;
 }

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,35 @@ static void add_kernel(struct cgfb_seen *s, const char *series)
 	snprintf(s->kernels[s->n_kernels++], sizeof(s->kernels[0]), "%s", series);
 }
 
+/* FNV-1a of a boot id: the recent boots are kept small. */
+static uint32_t boot_hash(const char *boot_id)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *p = boot_id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
+/* Whether boot_id was counted already (the last boot, or one of the
+ * recent), and if not, remembered as the newest of the recent. */
+static bool counted_before(struct cgfb_seen *s, const char *boot_id)
+{
+	const uint32_t h = boot_hash(boot_id);
+
+	if (strcmp(s->last_boot, boot_id) == 0)
+		return true;
+	for (unsigned i = 0; i < s->n_recent; i++)
+		if (s->recent[i] == h)
+			return true;
+	if (s->n_recent == CGFB_SEEN_BOOTS) {
+		memmove(s->recent, s->recent + 1, sizeof(s->recent[0]) * (CGFB_SEEN_BOOTS - 1));
+		s->n_recent--;
+	}
+	s->recent[s->n_recent++] = h;
+	return false;
+}
+
 int cgfb_repeat_count(struct cgfb_spool *sp, const char *id, const char *boot_id,
 		      const char *series, long long now, bool *counted)
 {
@@ -187,7 +217,7 @@ int cgfb_repeat_count(struct cgfb_spool *sp, const char *id, const char *boot_id
 	rc = cgfb_spool_load(sp, id, &e, NULL);
 	if (rc < 0)
 		return rc;
-	if (boot_id[0] && strcmp(s->last_boot, boot_id) == 0)
+	if (boot_id[0] && counted_before(s, boot_id))
 		return 0;
 	s->boots++;
 	if (now > s->last)
@@ -207,6 +237,8 @@ int cgfb_repeat_first(struct cgfb_spool *sp, const char *id, const char *boot_id
 	memset(&s, 0, sizeof(s));
 	s.boots = 1;
 	s.first = s.last = now;
+	if (boot_id[0])
+		counted_before(&s, boot_id);
 	snprintf(s.last_boot, sizeof(s.last_boot), "%s", boot_id);
 	add_kernel(&s, series);
 	return cgfb_spool_save_seen(sp, id, &s);

@@ -460,6 +460,23 @@ static void quarantine_report(struct cgfb_spool *sp, const char *id, const char 
 	}
 }
 
+/* "recent_boots": eight hex digits each; a file before them has none. */
+static void recent_from_json(json_object *o, struct cgfb_seen *s)
+{
+	json_object *r;
+
+	if (!json_object_object_get_ex(o, "recent_boots", &r) || !json_object_is_type(r, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(r) && s->n_recent < CGFB_SEEN_BOOTS; i++) {
+		const char *v = json_object_get_string(json_object_array_get_idx(r, i));
+		char *end;
+		unsigned long h = v ? strtoul(v, &end, 16) : 0;
+
+		if (v && *v && !*end && strlen(v) == 8)
+			s->recent[s->n_recent++] = (uint32_t)h;
+	}
+}
+
 static int seen_from_json(json_object *o, struct cgfb_seen *s)
 {
 	json_object *k;
@@ -472,6 +489,7 @@ static int seen_from_json(json_object *o, struct cgfb_seen *s)
 	get_string(o, "last_boot", s->last_boot, sizeof(s->last_boot));
 	if (s->boots == 0)
 		return -EBADMSG;
+	recent_from_json(o, s);
 	if (!json_object_object_get_ex(o, "kernels", &k) || !json_object_is_type(k, json_type_array))
 		return 0;
 	for (size_t i = 0; i < json_object_array_length(k) && s->n_kernels < CGFB_SEEN_KERNELS; i++) {
@@ -508,6 +526,7 @@ static int cgfb_spool_load_seen(struct cgfb_spool *sp, const char *id, struct cg
 int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgfb_seen *s)
 {
 	json_object *o = json_object_new_object(), *k = json_object_new_array();
+	json_object *rb = json_object_new_array();
 	char name[64];
 	const char *text;
 	int rc;
@@ -515,12 +534,20 @@ int cgfb_spool_save_seen(struct cgfb_spool *sp, const char *id, const struct cgf
 	if (!cgfb_report_id_valid(id)) {
 		json_object_put(o);
 		json_object_put(k);
+		json_object_put(rb);
 		return -EINVAL;
 	}
 	json_object_object_add(o, "boots", json_object_new_int64(s->boots));
 	json_object_object_add(o, "first_seen", json_object_new_int64(s->first));
 	json_object_object_add(o, "last_seen", json_object_new_int64(s->last));
 	json_object_object_add(o, "last_boot", json_object_new_string(s->last_boot));
+	for (unsigned i = 0; i < s->n_recent && i < CGFB_SEEN_BOOTS; i++) {
+		char hex[9];
+
+		snprintf(hex, sizeof(hex), "%08x", (unsigned)s->recent[i]);
+		json_object_array_add(rb, json_object_new_string(hex));
+	}
+	json_object_object_add(o, "recent_boots", rb);
 	for (unsigned i = 0; i < s->n_kernels && i < CGFB_SEEN_KERNELS; i++)
 		json_object_array_add(k, json_object_new_string(s->kernels[i]));
 	json_object_object_add(o, "kernels", k);

@@ -14,6 +14,7 @@
 #define CGFB_SPOOL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "base/statedir.h"
@@ -36,10 +37,16 @@ enum cgfb_rstate {
  * change; and it is local bookkeeping, never part of the bytes sent
  * (docs/REPEATS.md). A report without one was seen at one boot. */
 #define CGFB_SEEN_KERNELS 8
+#define CGFB_SEEN_BOOTS 16
+
 struct cgfb_seen {
 	unsigned boots;             /* boots whose kernel printed the message */
 	long long first, last;      /* epoch seconds of the first and last boot */
 	char last_boot[40];         /* boot id last counted: a boot counts once */
+	/* The last boots counted, as hashes of their ids: a scan of past
+	 * boots (scan --report) meets them in any order, twice if run twice. */
+	unsigned n_recent;
+	uint32_t recent[CGFB_SEEN_BOOTS];
 	unsigned n_kernels;
 	char kernels[CGFB_SEEN_KERNELS][16];   /* kernel series, "6.1" */
 };

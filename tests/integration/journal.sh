@@ -143,4 +143,40 @@ check "no journal to fill from: exit 0, the ring's own M8 still found" [ $? -eq 
 check "... and the loss said, pointing at the saved logs" \
 	grep -q "records 0 to 99 were overwritten while nobody watched and are not in a journal" "$T_TMP/werr2"
 
+# scan --report: what past boots printed becomes pending reports, as the
+# watcher would have made them: M8 of boots 1 and 3 one report seen at two
+# boots, M7 one; the journal named as the source; a second scan adds
+# nothing; the review command it prints works (show in review's place).
+RS=$T_TMP/rstate
+printf 'motd-path = %s/motd\nnotify = log\n' "$T_TMP" > "$T_TMP/rconf"
+"$CGFB" --config "$T_TMP/rconf" scan --report --state-dir "$RS" --journal-dir "$T_TMP/j" \
+	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" > "$T_TMP/rout" 2> "$T_TMP/rerr"
+check "scan --report of three boots: exit 0" [ $? -eq 0 ]
+check "... two reports (M8, M7), each from the journal, valid" python3 - "$RS" "$PWD/$BUILD/tests/tools/validate-report" <<'EOP'
+import glob, json, subprocess, sys
+reps = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/reports/*.json"))]
+assert sorted(r["detection"]["catalog_id"] for r in reps) == ["M7", "M8"], reps
+assert all(r["detection"]["source"] == "journal" for r in reps)
+for f in glob.glob(sys.argv[1] + "/reports/*.json"):
+    subprocess.run([sys.argv[2], f], check=True, stdout=subprocess.DEVNULL)
+EOP
+check "... M8's report seen at two boots" python3 - "$RS" <<'EOP'
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/reports/*.json"):
+    if json.load(open(f))["detection"]["catalog_id"] == "M8":
+        seen = json.load(open(f[:-5] + ".seen"))
+        assert seen["boots"] == 2, seen
+EOP
+check "... each said, the second M8 as reported before" sh -c \
+	'grep -q "^M8: report .* written, waiting for review" "$1" && grep -q "^M8: reported before: report" "$1" && grep -q "^M7: report .* written" "$1"' _ "$T_TMP/rout"
+paste_hint 's/^M7: report .* written, waiting for review: \(cgroup-feedback .*\) review \([0-9a-f-]*\)$/\1 show \2/p' \
+	"$T_TMP/rout" "scan --report's review command (show in review's place)"
+"$CGFB" --config "$T_TMP/rconf" scan --report --state-dir "$RS" --journal-dir "$T_TMP/j" \
+	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" > "$T_TMP/rout" 2> "$T_TMP/rerr"
+check "... scanned again: no new report, no boot counted twice" sh -c \
+	'[ "$(ls "$1"/reports/*.json | wc -l)" -eq 2 ] && grep -q "0 new reports, 3 counted on earlier ones" "$2" && grep -q "\"boots\":2" "$1"/reports/*.seen' \
+	_ "$RS" "$T_TMP/rerr"
+"$CGFB" scan --state-dir "$RS" --journal-dir "$T_TMP/j" > /dev/null 2> "$T_TMP/rerr"
+check "--state-dir without --report: refused" sh -c '[ $1 -eq 2 ] && grep -q "go with --report" "$2"' _ $? "$T_TMP/rerr"
+
 finish

@@ -169,6 +169,16 @@ static void boots_are_counted_once_each(void **state)
 	assert_string_equal(e.seen.kernels[1], "6.12");
 	/* Counting never touches the report or its state. */
 	assert_int_equal(e.state, CGFB_R_PENDING);
+
+	/* Past boots met again in any order (scan --report, run twice): each
+	 * counts once, as long as it is among the last 16 counted. */
+	assert_int_equal(cgfb_repeat_count(&sp, PENDING_M9B, "boot-a", "6.1", 3001, &counted), 0);
+	assert_false(counted);
+	assert_int_equal(cgfb_repeat_count(&sp, PENDING_M9B, "boot-b", "6.1", 3002, &counted), 0);
+	assert_false(counted);
+	assert_int_equal(cgfb_spool_load(&sp, PENDING_M9B, &e, NULL), 0);
+	assert_int_equal(e.seen.boots, 3);
+	assert_int_equal(e.seen.n_recent, 3);
 }
 
 static void a_damaged_seen_file_counts_as_one_boot(void **state)
