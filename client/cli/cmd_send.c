@@ -257,7 +257,7 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 			printf("%s: %s %s (the report: %zu bytes, SHA-256 %s); send it to %s\n", id,
 			       c.mbox ? "appended to" : "wrote", path, bytes.len, sha, to);
 		if (rc == 0 && !c.config.mail_from[0])
-			fprintf(stderr, "%s: " CGFB_MAILOUT_NO_FROM "\n", id);
+			cgfb_log(LOG_WARNING, "%s: " CGFB_MAILOUT_NO_FROM, id);
 		else if (rc < 0)
 			cgfb_log(LOG_ERR, "writing %s: %s", path, strerror(-rc));
 	}
