@@ -20,6 +20,27 @@ ST=$T_TMP/state
 SV="$T_TMP/server dir"
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
+# A port already taken: make run says so and starts nothing (no watcher).
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+open(sys.argv[1], "w").write(str(s.getsockname()[1])); time.sleep(60)' "$T_TMP/taken" &
+holder=$!
+for _ in $(seq 50); do [ -s "$T_TMP/taken" ] && break; sleep 0.1; done
+CGFB_STATE_DIR=$T_TMP/st-taken CGFB_SERVER_DIR=$T_TMP/sv-taken \
+	CGFB_LISTEN=127.0.0.1:$(cat "$T_TMP/taken") BUILD=$BIN timeout 30 sh tools/run-local.sh \
+	> "$T_TMP/taken.out" 2>&1
+rc=$?
+kill $holder 2>/dev/null
+check "a port already taken: make run exits 1, saying so and how to choose another" \
+	sh -c '[ $1 -eq 1 ] && grep -q "the collector could not listen on 127.0.0.1:" "$2" && grep -q "CGFB_LISTEN=127.0.0.1:PORT make run" "$2"' \
+	_ $rc "$T_TMP/taken.out"
+check "... and started no watcher" [ ! -e "$T_TMP/st-taken" ]
+
+# A pending report waits in the trial's state directory: the login banner
+# the watcher writes at its start names it, and goes when the trial stops.
+python3 tests/client/pending_report.py "$ST" M8 mr > /dev/null
+chmod 700 "$ST"
+
 # In a session of its own, as from a terminal, with SIGINT at its default: a
 # background job of a script starts with SIGINT ignored, which a shell
 # cannot trap.
@@ -45,8 +66,11 @@ check "the collector answers on CGFB_LISTEN and the watcher made its state direc
 check "it says where the reports are" grep -q "state and reports in $ST" "$T_TMP/out"
 check "it says where the database and the admin token are" \
 	grep -q "database $SV/collector.db" "$T_TMP/out"
-check "it says where the login banner goes" grep -q "login banner in /run/motd.d/cgroup-feedback.motd" \
-	"$T_TMP/out"
+check "it says where the login banner goes: beside the moved state, not the system's" \
+	grep -q "login banner in $ST/login-banner.motd" "$T_TMP/out"
+i=0
+while [ ! -s "$ST/login-banner.motd" ] && [ $i -lt "$(scaled 50)" ]; do sleep 0.2; i=$((i + 1)); done
+check "... where the watcher wrote it, naming the pending report" grep -q M8 "$ST/login-banner.motd"
 check "the database is where it says" [ -f "$SV/collector.db" ]
 check "the client's endpoint is this collector" \
 	grep -qx "endpoint = http://127.0.0.1:$PORT/api/v1/reports" "$SV/client.conf"
@@ -78,5 +102,6 @@ for _ in $(seq "$(scaled 50)"); do
 	sleep 0.2
 done
 check "Ctrl-C stops the collector and the watcher" [ "$gone" = yes ]
+check "... and the banner the trial wrote is gone" [ ! -e "$ST/login-banner.motd" ]
 wait "$pid" 2>/dev/null
 finish
