@@ -58,9 +58,11 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, struct opt
 
 	memset(o, 0, sizeof(*o));
 	o->state_dir = cgfb_state_dir(g);
-	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+	while ((opt = cgfb_next_option(argc, argv, long_opts, "json state-dir cgroup-root mountinfo "
+				       "for os-release cmdline allowlist max-nodes", usage)) != -1) {
 		switch (opt) {
-		case 'h': fputs(usage, stdout); return 1;
+		case CGFB_OPT_HELP: return 1;
+		case CGFB_OPT_ERROR: return -EINVAL;
 		case OPT_JSON: o->json = true; break;
 		case OPT_STATE_DIR: o->state_dir = optarg; break;
 		case OPT_CGROUP_ROOT: o->s.cgroup_root = optarg; break;

@@ -81,6 +81,12 @@ if [ "$st" != 0 ] && grep -q "did you mean 'list'" "$T_TMP/out"; then
 st=$(out "$CGFB" --state-dir "$ST" list --jsno)
 if [ "$st" = 2 ] && grep -q "list: unknown option '--jsno'; did you mean '--json'?" "$T_TMP/out"; then
 	ok "an unknown option: did you mean, among the command's own"; else not_ok "--jsno: $st $(cat "$T_TMP/out")"; fi
+st=$(out "$CGFB" --stat-dir "$ST" list)
+if [ "$st" = 2 ] && grep -qx "cgroup-feedback: unknown option '--stat-dir'; did you mean '--state-dir'?" "$T_TMP/out"; then
+	ok "an unknown global option: the program's one name and did you mean"; else not_ok "--stat-dir: $st $(cat "$T_TMP/out")"; fi
+st=$(out "$CGFB" snapshot --jsn)
+if [ "$st" = 2 ] && grep -q "snapshot: unknown option '--jsn'; did you mean '--json'?" "$T_TMP/out"; then
+	ok "snapshot's options: did you mean too"; else not_ok "snapshot --jsn: $st $(cat "$T_TMP/out")"; fi
 printf 'endpont = http://127.0.0.1:9/api/v1/reports\n' > "$T_TMP/typo.conf"
 st=$(out "$CGFB" --config "$T_TMP/typo.conf" --state-dir "$ST" list)
 if [ "$st" = 2 ] && grep -q "typo.conf:1: unknown setting 'endpont'; did you mean 'endpoint'?" "$T_TMP/out"; then
