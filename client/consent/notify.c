@@ -20,6 +20,7 @@
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
 #include "consent/notify.h"
+#include "report/repindex.h"
 
 extern char **environ;
 
@@ -51,10 +52,29 @@ static void banner_text(struct cgfb_buf *b, const struct cgfb_pending *p, const 
 			"    %s\n", cgfb_sudo_hint(hint, sizeof(hint), state_dir, "review"));
 }
 
+/* The pending reports, listed; and kept for the next report writer,
+ * which then need not list them (report/repindex.h, the pending cache):
+ * reports/ is marked before the listing, so that a change during it or
+ * after makes the cache stale. A cache that cannot be kept costs only
+ * time. */
+static int list_pending(const struct cgfb_statedir *sd, struct cgfb_pending *p)
+{
+	struct cgfb_spool sp = { .fd = -1 };
+	struct stat mark;
+	int rc = cgfb_spool_open_existing(&sp, sd);
+	const bool marked = rc == 0 && sp.fd >= 0 && cgfb_pending_cache_mark(&sp, &mark) == 0;
+
+	if (rc == 0)
+		rc = cgfb_pending_list(&sp, p);
+	if (rc == 0 && marked)
+		cgfb_pending_cache_save(sd, &mark, p);
+	cgfb_spool_close(&sp);
+	return rc;
+}
+
 int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd,
 		     struct cgfb_pending *p)
 {
-	struct cgfb_spool sp = { .fd = -1 };
 	struct cgfb_buf b = { 0 };
 	char dir[4096];
 	const char *name;
@@ -64,10 +84,7 @@ int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd
 		return 0;
 	/* One report in memory at a time: the spool may hold 100,000. */
 	if (!p->known) {
-		rc = cgfb_spool_open_existing(&sp, sd);
-		if (rc == 0)
-			rc = cgfb_pending_list(&sp, p);
-		cgfb_spool_close(&sp);
+		rc = list_pending(sd, p);
 		if (rc < 0)
 			return rc;
 	}

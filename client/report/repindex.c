@@ -19,6 +19,7 @@
 #define STAMP        "stamp"
 #define PENDING      "pending"
 #define PENDING_MAGIC "cgfb-pending 1"
+#define PENDING_CACHE_MAGIC "cgfb-pending-cache 1"
 #define STAMP_MAGIC  "cgfb-repeat-index 1"
 /* Keys are kept in 4096 buckets, by the first three hex digits of their
  * SHA-256, each a file of lines "KEY ID": a file per key would cost a
@@ -322,6 +323,30 @@ out:
 	return rc;
 }
 
+/* The pending reports a command listed, believed when reports/ is still
+ * as that command marked it: then the writer's own are those. */
+static void adopt_cached_pending(struct cgfb_repindex *ix, const struct stat *st)
+{
+	struct cgfb_buf b = { 0 };
+	uintmax_t dev, ino;
+	long long sec, nsec;
+	int used = 0;
+
+	if (cgfb_read_file_at(ix->sd_fd, CGFB_PENDING_CACHE, 4096, CGFB_RF_REGULAR | CGFB_RF_NOFOLLOW,
+			      &b) < 0)
+		return;
+	if (strncmp(b.data, PENDING_CACHE_MAGIC " ", sizeof(PENDING_CACHE_MAGIC)) == 0 &&
+	    sscanf(b.data + sizeof(PENDING_CACHE_MAGIC), "%ju %ju %lld %lld\n%n", &dev, &ino, &sec,
+		   &nsec, &used) == 4 && used > 0 && (dev_t)dev == st->st_dev &&
+	    (ino_t)ino == st->st_ino && sec == (long long)st->st_mtim.tv_sec &&
+	    nsec == (long long)st->st_mtim.tv_nsec) {
+		const char *body = b.data + sizeof(PENDING_CACHE_MAGIC) + used;
+
+		ix->pending_ok = cgfb_atomic_write_at(ix->fd, PENDING, body, strlen(body), 0600) == 0;
+	}
+	cgfb_buf_free(&b);
+}
+
 int cgfb_repindex_open(struct cgfb_repindex *ix, const struct cgfb_statedir *sd,
 		       struct cgfb_spool *sp)
 {
@@ -346,10 +371,12 @@ int cgfb_repindex_open(struct cgfb_repindex *ix, const struct cgfb_statedir *sd,
 	if (rc == 0 && same_dir(ix, &st))
 		return 0;
 	/* Changed behind the writer: the pending reports it kept may have
-	 * been answered. */
+	 * been answered, unless the command that changed it listed them. */
 	ix->pending_ok = 0;
-	if (rc == 0 && still_covers(ix))
+	if (rc == 0 && still_covers(ix)) {
+		adopt_cached_pending(ix, &st);
 		return 0;
+	}
 	rc = rebuild(ix, &st);
 	if (rc == 0)
 		return 0;
@@ -584,15 +611,22 @@ out:
 	return rc;
 }
 
+static int pending_text(struct cgfb_buf *b, const struct cgfb_pending *p)
+{
+	int rc = cgfb_buf_printf(b, PENDING_MAGIC " %zu %zu\n", p->count, p->named);
+
+	for (size_t i = 0; rc == 0 && i < p->named; i++)
+		rc = cgfb_buf_printf(b, "%lld %s %s\n", p->oldest[i].created, p->oldest[i].id,
+				     p->oldest[i].catalog_id[0] ? p->oldest[i].catalog_id : "?");
+	return rc;
+}
+
 int cgfb_repindex_save_pending(struct cgfb_repindex *ix, const struct cgfb_pending *p)
 {
 	struct cgfb_buf b = { 0 };
 	int rc;
 
-	rc = cgfb_buf_printf(&b, PENDING_MAGIC " %zu %zu\n", p->count, p->named);
-	for (size_t i = 0; rc == 0 && i < p->named; i++)
-		rc = cgfb_buf_printf(&b, "%lld %s %s\n", p->oldest[i].created, p->oldest[i].id,
-				     p->oldest[i].catalog_id[0] ? p->oldest[i].catalog_id : "?");
+	rc = pending_text(&b, p);
 	if (rc == 0)
 		rc = cgfb_atomic_write_at(ix->fd, PENDING, b.data, b.len, 0600);
 	/* Believed from the seal on: written before it, with reports/ as the
@@ -601,3 +635,38 @@ int cgfb_repindex_save_pending(struct cgfb_repindex *ix, const struct cgfb_pendi
 	cgfb_buf_free(&b);
 	return rc;
 }
+
+int cgfb_pending_cache_mark(struct cgfb_spool *sp, struct stat *mark)
+{
+	struct timespec t[2];
+
+	/* As the seal does: a second ago, so that any change after the
+	 * listing that follows stamps a time this can never be. */
+	clock_gettime(CLOCK_REALTIME, &t[1]);
+	t[1].tv_sec--;
+	t[0].tv_nsec = UTIME_OMIT;
+	t[0].tv_sec = 0;
+	if (futimens(sp->fd, t) < 0 || fstat(sp->fd, mark) < 0)
+		return -errno;
+	return 0;
+}
+
+int cgfb_pending_cache_save(const struct cgfb_statedir *sd, const struct stat *mark,
+			    const struct cgfb_pending *p)
+{
+	struct cgfb_buf b = { 0 };
+	int rc;
+
+	rc = cgfb_buf_printf(&b, PENDING_CACHE_MAGIC " %ju %ju %lld %lld\n",
+			     (uintmax_t)mark->st_dev, (uintmax_t)mark->st_ino,
+			     (long long)mark->st_mtim.tv_sec, (long long)mark->st_mtim.tv_nsec);
+	if (rc == 0)
+		rc = pending_text(&b, p);
+	/* 0644, as the banner it says the same as: whichever user the
+	 * report writer runs as reads it. */
+	if (rc == 0)
+		rc = cgfb_atomic_write_at(sd->fd, CGFB_PENDING_CACHE, b.data, b.len, 0644);
+	cgfb_buf_free(&b);
+	return rc;
+}
+

@@ -299,6 +299,42 @@ static void pending_kept_for_the_banner(void **state)
 	cgfb_repindex_close(&ix);
 }
 
+/* A command that changed the spool (a review's decline) lists the pending
+ * reports for the banner and keeps the list: the next writer believes it
+ * while reports/ is as the command marked it, instead of listing again;
+ * a change after the mark makes it stale. */
+static void pending_listed_by_a_command(void **state)
+{
+	struct cgfb_pending p = { .known = false }, q;
+	struct cgfb_spool_entry e;
+	struct cgfb_repindex ix;
+	struct stat mark;
+
+	writer_new(A, "M9b", M9B, SEALED);
+	writer_new(B, "M8", M8, SEALED);
+	assert_int_equal(cgfb_spool_load(&sp, A, &e, NULL), 0);
+	e.state = CGFB_R_DECLINED;
+	assert_int_equal(cgfb_spool_save_state(&sp, &e), 0);
+	assert_int_equal(cgfb_pending_cache_mark(&sp, &mark), 0);
+	assert_int_equal(cgfb_pending_list(&sp, &p), 0);
+	assert_int_equal(p.count, 1);
+	assert_int_equal(cgfb_pending_cache_save(&sd, &mark, &p), 0);
+
+	assert_int_equal(cgfb_repindex_open(&ix, &sd, &sp), 0);
+	assert_int_equal(cgfb_repindex_pending(&ix, &q), 0);
+	assert_int_equal(q.count, 1);
+	assert_string_equal(q.oldest[0].id, B);
+	cgfb_repindex_close(&ix);
+
+	/* Answered after the command's listing: not believed. */
+	assert_int_equal(cgfb_spool_load(&sp, B, &e, NULL), 0);
+	e.state = CGFB_R_DECLINED;
+	assert_int_equal(cgfb_spool_save_state(&sp, &e), 0);
+	assert_int_equal(cgfb_repindex_open(&ix, &sd, &sp), 0);
+	assert_int_equal(cgfb_repindex_pending(&ix, &q), -ESTALE);
+	cgfb_repindex_close(&ix);
+}
+
 static void missing_or_damaged(void **state)
 {
 	bool rebuilt;
@@ -372,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_review_is_no_rebuild, setup, teardown),
 		cmocka_unit_test_setup_teardown(an_expired_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(pending_kept_for_the_banner, setup, teardown),
+		cmocka_unit_test_setup_teardown(pending_listed_by_a_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_or_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(killed_between_steps, setup, teardown),
 	};
