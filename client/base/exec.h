@@ -6,6 +6,8 @@
 #ifndef CGFB_EXEC_H
 #define CGFB_EXEC_H
 
+#include <stdbool.h>
+
 #include "base/hint.h"
 
 #define CGFB_WATCHER_NAME  "cgroup-feedback-watch"
@@ -18,6 +20,13 @@
  * it is installed (LIBEXECDIR for the watcher, BINDIR for the command).
  * 0 and the path in out, or -ENOENT. */
 int cgfb_sibling_path(const char *name, char *out, size_t outsz);
+
+/* Make the hints (base/hint.h) name the command line program as it runs:
+ * "cgroup-feedback" when it is the installed one in BINDIR, else its
+ * absolute path (a build tree), so that a pasted hint runs the same
+ * program. self: this process is that program; else (the watcher, the
+ * report writer) it is the one beside this process (cgfb_sibling_path). */
+void cgfb_hint_name_cli(bool self);
 
 /* `cgroup-feedback watch ...`: exec the watcher with the global options
  * (--config, --catalog, --state-dir; each may be NULL) and the command's

@@ -241,7 +241,7 @@ out:
 
 int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback decline [--state-dir DIR] ID\n";
+	static const char usage[] = "Usage: cgroup-feedback decline [--state-dir DIR] [--config FILE] ID\n";
 	struct cgfb_spool_entry e;
 	const char *id;
 	struct report_cmd c;
@@ -299,7 +299,7 @@ static int no_terminal(struct report_cmd *c, int argc, char **argv, const char *
 int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
-		"Usage: cgroup-feedback review [--state-dir DIR] [--output FILE] [ID]\n"
+		"Usage: cgroup-feedback review [--state-dir DIR] [--config FILE] [--output FILE] [ID]\n"
 		"Look at a report (each pending one without ID), answer its questions, see the\n"
 		"exact bytes, and decide: send, export as e-mail, keep for later, decline.\n";
 	struct cgfb_spool_entry *v = NULL;

@@ -80,7 +80,7 @@ static bool in_words(const char *list, const char *word)
 
 int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback list [--json] [--state-dir DIR]\n";
+	static const char usage[] = "Usage: cgroup-feedback list [--json] [--state-dir DIR] [--config FILE]\n";
 	struct cgfb_spool_entry *v = NULL;
 	struct report_cmd c;
 	size_t n = 0;
@@ -124,7 +124,7 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 
 int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback show [--raw] [--state-dir DIR] ID\n"
+	static const char usage[] = "Usage: cgroup-feedback show [--raw] [--state-dir DIR] [--config FILE] ID\n"
 				    "Print the report's bytes as the spool holds them, and a newline\n"
 				    "(--raw: the bytes alone, to hash or to post them).\n";
 	struct cgfb_spool_entry e;
@@ -149,7 +149,7 @@ int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
 
 int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback status [--state-dir DIR]\n";
+	static const char usage[] = "Usage: cgroup-feedback status [--state-dir DIR] [--config FILE]\n";
 	static const char *const modes[] = { "ask", "never", "auto" };
 	struct cgfb_spool_entry *v = NULL;
 	unsigned count[5] = { 0 }, due = 0;

@@ -13,7 +13,7 @@
 
 enum {
 	OPT_STATE_DIR = 256, OPT_JSON, OPT_YES, OPT_USE_CASE, OPT_ANSWER, OPT_OUTPUT,
-	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND, OPT_RAW,
+	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND, OPT_RAW, OPT_CONFIG,
 };
 
 static const struct option long_opts[] = {
@@ -29,6 +29,7 @@ static const struct option long_opts[] = {
 	{ "mbox", required_argument, NULL, OPT_MBOX },
 	{ "send", no_argument, NULL, OPT_SEND },
 	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -56,6 +57,7 @@ static int take_option(struct report_cmd *c, int opt)
 	case OPT_MBOX: c->mbox = optarg; break;
 	case OPT_SEND: c->send = true; break;
 	case OPT_RAW: c->raw = true; break;
+	case OPT_CONFIG: c->g.config_path = optarg; break;
 	case OPT_ANSWER:
 		if (c->n_answers >= ANSWERS_MAX || !strchr(optarg, '=')) {
 			cgfb_log(LOG_ERR, "--answer takes KEY=VALUE (at most %d)", ANSWERS_MAX);
@@ -72,19 +74,22 @@ static int take_option(struct report_cmd *c, int opt)
 int report_cmd_setup(struct report_cmd *c, const struct cgfb_globals *g, int argc, char **argv,
 		     const char *allowed, const char *usage)
 {
-	char err[256];
+	char err[256], words[256];
 	int opt, rc;
 
 	memset(c, 0, sizeof(*c));
 	c->sd.fd = c->spool.fd = -1;
 	c->g = *g;
 	c->state_dir = cgfb_state_dir(g);
-	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
+	/* Every command here takes --config after it, as --state-dir. */
+	snprintf(words, sizeof(words), "config %s", allowed);
+	while ((opt = cgfb_next_option(argc, argv, long_opts, words, usage)) != -1) {
 		if (opt == CGFB_OPT_HELP)
 			return 1;
 		if (opt == CGFB_OPT_ERROR || take_option(c, opt) < 0)
 			return -EINVAL;
 	}
+	cgfb_hint_use_config(c->g.config_path);
 	if (cgfb_load_config(&c->g, &c->config) < 0 || cgfb_load_catalog(&c->g, &c->cat) < 0)
 		return -EINVAL;
 	if (c->endpoint && cgfb_config_set(&c->config, "endpoint", c->endpoint, err,

@@ -38,7 +38,7 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
 		"Usage: cgroup-feedback submit ID --yes [--use-case-file FILE] [--answer KEY=VALUE]...\n"
-		"                              [--redact] [--endpoint URL] [--state-dir DIR]\n"
+		"                              [--redact] [--endpoint URL] [--state-dir DIR] [--config FILE]\n"
 		"Consent to sending report ID as it is plus the use case, and send it now.\n"
 		"Each --answer KEY is one of the report's catalog entry's questions\n"
 		"(cgroup-feedback catalog lists them: software, why_flat, reorganisation for\n"
@@ -79,7 +79,7 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 
 int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback withdraw [--state-dir DIR] ID\n"
+	static const char usage[] = "Usage: cgroup-feedback withdraw [--state-dir DIR] [--config FILE] ID\n"
 				    "Delete a sent report from the collector (or stop an unsent one).\n";
 	struct cgfb_submit_result res;
 	struct cgfb_spool_entry e;
@@ -143,7 +143,7 @@ static bool due(const struct cgfb_spool_entry *e, long long now)
 
 int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback flush [--state-dir DIR]\n"
+	static const char usage[] = "Usage: cgroup-feedback flush [--state-dir DIR] [--config FILE]\n"
 				    "Send the consented reports whose time has come.\n";
 	struct cgfb_spool_entry *v = NULL;
 	const long long now = (long long)time(NULL);
@@ -211,7 +211,7 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	static const char usage[] =
 		"Usage: cgroup-feedback export ID [--email] [-o FILE | --mbox FILE] [--send]\n"
 		"                              [--use-case-file FILE] [--answer KEY=VALUE]...\n"
-		"                              [--redact] [--state-dir DIR]\n"
+		"                              [--redact] [--state-dir DIR] [--config FILE]\n"
 		"Write the report as an e-mail ready for linux-mm (for machines without network):\n"
 		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml), appended to an\n"
 		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";

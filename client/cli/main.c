@@ -104,7 +104,8 @@ static void usage(FILE *out)
 	fputs("\n"
 	      "Global options:\n"
 	      "  --catalog FILE   use this catalog instead of the installed one\n"
-	      "  --config FILE    configuration (default " "/etc/cgroup-feedback/cgroup-feedback.conf" ")\n"
+	      "  --config FILE    configuration (default " CGFB_DEFAULT_CONFIG ";\n"
+	      "                   also $" CGFB_CONFIG_ENV "); after the command it wins\n"
 	      "  --state-dir DIR  the reports and the watcher's state (default " CGFB_DEFAULT_STATE_DIR ";\n"
 	      "                   also $" CGFB_STATE_DIR_ENV "); a command's own --state-dir wins\n"
 	      "  --dump-config-keys  list the keys the configuration file may set\n"
@@ -162,6 +163,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CGFB_EXIT_TROUBLE;
 	}
+	cgfb_hint_name_cli(true);
+	cgfb_hint_use_config(g.config_path);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[optind], commands[i].name) != 0)
 			continue;

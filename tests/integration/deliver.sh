@@ -352,6 +352,6 @@ cfb flush --state-dir "$S2" > /dev/null 2>"$T_TMP/err"
 check "another schema: flush sends nothing and asks for a new review" \
 	sh -c 'grep -q "\"state\":\"pending\"" "$1" && grep -q "consented to under another report schema" "$2"' \
 	_ "$S2/reports/$id.state" "$T_TMP/err"
-paste_hint "s/.*review it again: \(cgroup-feedback .*\) review \($id\)\$/\1 show \2/p" "$T_TMP/err" \
+paste_hint "s/.*review it again: \([^ ]*cgroup-feedback .*\) review \($id\)\$/\1 show \2/p" "$T_TMP/err" \
 	"another schema: the hint"
 finish

@@ -337,18 +337,18 @@ EOP
 "$CGFB" --config "$CONF" review --state-dir "$ST" < /dev/null 2>"$T_TMP/err"
 check "review without a terminal fails" [ $? -ne 0 ]
 check "...and names the commands that work without one, for a waiting report" \
-	grep -q "read the report with 'cgroup-feedback --state-dir $ST show [0-9a-f-]*', then send it as it is with 'cgroup-feedback --state-dir $ST submit [0-9a-f-]* --yes'" "$T_TMP/err"
+	grep -q "read the report with '$HINT_CLI_RE --config $CONF --state-dir $ST show [0-9a-f-]*', then send it as it is with '$HINT_CLI_RE --config $CONF --state-dir $ST submit [0-9a-f-]* --yes'" "$T_TMP/err"
 
-# The commands review printed work when pasted (with this build's binary
-# and this test's configuration): keep for later's way back (with show,
+# The commands review printed work when pasted as printed (they name this
+# build's binary and this test's configuration): keep for later's way back (with show,
 # as review wants a terminal), then the post-send withdraw, last, as it
 # takes the first report back (paste_hint: tests/lib.sh).
-paste_hint 's/.*Kept for later with what you typed; nothing was sent\. \(cgroup-feedback .*\) review \([0-9a-f-]*\) starts.*/\1 show \2/p' \
+paste_hint 's/.*Kept for later with what you typed; nothing was sent\. \([^ ]*cgroup-feedback .*\) review \([0-9a-f-]*\) starts.*/\1 show \2/p' \
 	"$T_TMP/draft1.log" "keep for later's hint (show in review's place)"
 paste_hint "s/.*read the report with '\\([^']*\\)'.*/\\1/p" "$T_TMP/err" "review without a terminal: its show"
 paste_hint "s/.*send it as it is with '\\([^']*\\)'.*/\\1/p" "$T_TMP/err" "review without a terminal: its submit"
 sent_id=$(tr -d '\r' < "$T_TMP/send.log" | sed -n 's/.*Withdraw it at any time: .* withdraw \([0-9a-f-]*\)$/\1/p')
-paste_hint 's/.*Withdraw it at any time: \(cgroup-feedback .*\)$/\1/p' "$T_TMP/send.log" \
+paste_hint 's/.*Withdraw it at any time: \([^ ]*cgroup-feedback .*\)$/\1/p' "$T_TMP/send.log" \
 	"the post-send hint"
 check "...which withdrew that report at the collector" \
 	grep -q "^DELETE /api/v1/reports/${sent_id:-none} " "$T_TMP/requests.log"
@@ -369,8 +369,8 @@ Send this report to http${TAB}y
 EOS
 done
 rm -f "$T_TMP/mode"
-paste_hint 's/.*It will be tried again by \(cgroup-feedback .*\)\.$/\1/p' "$T_TMP/fail-fail503.log" \
+paste_hint 's/.*It will be tried again by \([^ ]*cgroup-feedback .*\)\.$/\1/p' "$T_TMP/fail-fail503.log" \
 	"review's hint after a failure that is retried (503)"
-paste_hint 's/.*It will not be retried automatically; see \(cgroup-feedback .*\)\.$/\1/p' \
+paste_hint 's/.*It will not be retried automatically; see \([^ ]*cgroup-feedback .*\)\.$/\1/p' \
 	"$T_TMP/fail-conflict.log" "review's hint after a refusal (409)"
 finish
