@@ -8,6 +8,7 @@
 
 #define CGFB_EXIT_OK      0
 #define CGFB_EXIT_NONE    1   /* scan: nothing found */
+#define CGFB_EXIT_FAILING 1   /* status: a consented report's last send failed */
 #define CGFB_EXIT_TROUBLE 2
 
 struct cgfb_globals {

@@ -371,6 +371,7 @@ done
 rm -f "$T_TMP/mode"
 paste_hint 's/.*It will be tried again by \([^ ]*cgroup-feedback .*\)\.$/\1/p' "$T_TMP/fail-fail503.log" \
 	"review's hint after a failure that is retried (503)"
+# status exits 1 as it shows the refused report: it fails to send.
 paste_hint 's/.*It will not be retried automatically; see \([^ ]*cgroup-feedback .*\)\.$/\1/p' \
-	"$T_TMP/fail-conflict.log" "review's hint after a refusal (409)"
+	"$T_TMP/fail-conflict.log" "review's hint after a refusal (409)" 1
 finish
