@@ -136,7 +136,7 @@ config_matters() {
 	check "$1: the pasted command used the configuration ($EP)" grep -q "^endpoint: $EP\$" "$T_TMP/hint.out"
 	bare=$(echo "$cmd" | sed 's/ --config [^ ]*//')
 	check "$1: ...which it names: without its --config the command does something else" \
-		sh -c '[ "$1" != "$2" ] && (cd / && eval "$1") > "$3" 2>&1; ! grep -q "^endpoint: $4\$" "$3"' \
+		sh -c '[ "$1" != "$2" ] || exit 1; (cd / && eval "$1") > "$3" 2>&1; ! grep -q "^endpoint: $4\$" "$3"' \
 		_ "$bare" "$cmd" "$T_TMP/bare.out" "$EP"
 }
 # status_hint NAME: status's review hint in $T_TMP/out, with status for
