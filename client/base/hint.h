@@ -12,6 +12,9 @@
 #define CGFB_CLI_NAME          "cgroup-feedback"
 #define CGFB_DEFAULT_STATE_DIR "/var/lib/cgroup-feedback"
 #define CGFB_DEFAULT_CONFIG    "/etc/cgroup-feedback/cgroup-feedback.conf"
+/* Room for a hint: the program's path, the configuration's and the state
+ * directory's, quoted; a truncated hint would not work when pasted. */
+#define CGFB_HINT_MAX 2048
 
 /* The command line program calls this once: run as root through sudo, its
  * hints start with "sudo " so that the person who typed sudo can paste them

@@ -271,7 +271,7 @@ static int no_terminal(struct report_cmd *c, int argc, char **argv, const char *
 {
 	struct cgfb_spool_entry *v = NULL;
 	const char *id = NULL;
-	char show[600], submit[600];
+	char show[CGFB_HINT_MAX], submit[CGFB_HINT_MAX];
 	size_t n = 0;
 
 	if (optind < argc) {

@@ -191,7 +191,7 @@ static const char *const consent_modes[] = { "ask", "never", "auto" };
 static void status_text(const struct report_cmd *c, const struct cgfb_spool_entry *v, size_t n,
 			const struct status_sum *s, const char *silenced)
 {
-	char nb[400], hint[1200], seen[200];
+	char nb[400], hint[CGFB_HINT_MAX], seen[200];
 
 	printf("endpoint: %s\nconsent: %s\nreports: %zu (pending %u, consented %u, sent %u, "
 	       "declined %u, withdrawn %u)\ndue for sending now: %u\nfailing to send: %u\n",
@@ -244,7 +244,7 @@ static json_object *report_json(const struct report_cmd *c, const struct cgfb_sp
 				const char *silenced)
 {
 	json_object *o = json_object_new_object();
-	char hint[1200];
+	char hint[CGFB_HINT_MAX];
 
 	json_object_object_add(o, "id", json_object_new_string(e->id));
 	json_object_object_add(o, "catalog_id", json_object_new_string(e->catalog_id));

@@ -142,7 +142,7 @@ static const char *resolve_prefix(struct report_cmd *c, const char *prefix)
 {
 	struct cgfb_spool_entry *v = NULL;
 	size_t n = 0, found = 0;
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	if (cgfb_spool_list(&c->spool, &v, &n) < 0)
 		return NULL;
@@ -165,7 +165,7 @@ static const char *resolve_prefix(struct report_cmd *c, const char *prefix)
 
 const char *report_cmd_one_id(struct report_cmd *c, int argc, char **argv, const char *usage)
 {
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	if (optind >= argc) {
 		cgfb_log(LOG_ERR, "%s: which report? give its id (see %s)", argv[0],

@@ -22,7 +22,7 @@
 static int send_now(struct report_cmd *c, struct cgfb_spool_entry *e)
 {
 	const int rc = cgfb_deliver(&c->config, &c->spool, e);
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	if (rc == 0)
 		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, e->receipt_id,
@@ -44,7 +44,7 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 		"(cgroup-feedback catalog lists them: software, why_flat, reorganisation for\n"
 		"the flat-hierarchy entries; purpose, software, v2_replacement for the knobs).\n";
 	struct cgfb_spool_entry e;
-	char err[256], hint[600];
+	char err[256], hint[CGFB_HINT_MAX];
 	const char *id;
 	struct report_cmd c;
 	int rc;
@@ -117,7 +117,7 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 static bool schema_changed(struct report_cmd *c, struct cgfb_spool_entry *e)
 {
 	struct cgfb_buf bytes = { 0 };
-	char sha[65], hint[600];
+	char sha[65], hint[CGFB_HINT_MAX];
 	bool changed;
 
 	if (cgfb_spool_load(&c->spool, e->id, e, &bytes) < 0)

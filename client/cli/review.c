@@ -449,7 +449,7 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		   const struct cgfb_buf *bytes, const char *token)
 {
 	int r = cgfb_consent_record(rc->spool, e, bytes, rc->config->endpoint, token);
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	if (r < 0) {
 		fprintf(rc->out, "Saving your consent failed: %s. Nothing was sent.\n", strerror(-r));
@@ -587,7 +587,7 @@ static int refuse(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e, 
 static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		  const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
-	char prompt[700], hint[600];
+	char prompt[700], hint[CGFB_HINT_MAX];
 	int c, r = 1;
 
 	if (rc->config->consent != CGFB_CONSENT_NEVER) {
