@@ -72,18 +72,23 @@ check() {
 skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
 finish() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
 
-# paste_hint SED FILE NAME: the command that the sed script SED picks out
-# of FILE (its first line; a terminal's CR dropped) is run as a person
-# pastes it, with this build's binary for "cgroup-feedback" (and this
-# test's $CONF when it has one); one test, passing when it exits 0.
+# paste_hint SED FILE NAME [STATUS]: the command that the sed script SED
+# picks out of FILE (its first line; a terminal's CR dropped) is run as a
+# person pastes it: as printed, from another directory (/), with nothing of
+# the test's own (no $CGFB_STATE_DIR, no $CGFB_CONFIG); one test, passing
+# when it exits STATUS (0; status exits 1 while a report fails to send).
+# The hints of a build-tree run name that program by its path (HINT_CLI_RE
+# matches it), and every option it needs.
+HINT_CLI_RE='[^ ]*/cgroup-feedback'
 paste_hint() {
 	cmd=$(tr -d '\r' < "$2" | sed -n "$1" | head -n 1)
 	[ -n "$cmd" ] || { not_ok "$3: no command in $2: $(head -c 300 "$2")"; return; }
-	if eval "$(echo "$cmd" | sed "s|^cgroup-feedback|\"\$CGFB\"${CONF:+ --config \"\$CONF\"}|")" \
-		> "$T_TMP/hint.out" 2>&1 < /dev/null; then
+	(cd / && unset CGFB_STATE_DIR CGFB_CONFIG && eval "$cmd") > "$T_TMP/hint.out" 2>&1 < /dev/null
+	_st=$?
+	if [ "$_st" -eq "${4:-0}" ]; then
 		ok "$3: '$cmd' works"
 	else
-		not_ok "$3: '$cmd' failed: $(head -c 300 "$T_TMP/hint.out")"
+		not_ok "$3: '$cmd' failed (exit $_st): $(head -c 300 "$T_TMP/hint.out")"
 	fi
 }
 

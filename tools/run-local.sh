@@ -5,6 +5,9 @@
 # terminal; nothing is sent without a yes there. Ctrl-C stops both.
 set -eu
 BUILD=${BUILD:-build}
+# Absolute: the command printed below is pasted in another terminal,
+# wherever that one is (and `make run` gives "build").
+BUILD=$(cd "$BUILD" && pwd)
 STATE=${CGFB_STATE_DIR:-/var/lib/cgroup-feedback}
 SERVER_DIR=${CGFB_SERVER_DIR:-/var/lib/cgroup-feedback-server}
 LISTEN=${CGFB_LISTEN:-127.0.0.1:8080}
@@ -64,7 +67,7 @@ fi
 LISTEN=${LISTEN%:*}:$(cat "$PORTFILE")
 # The client's configuration for this run: its endpoint is this collector,
 # and its banner where the trial's goes.
-CONF=$SERVER_DIR/client.conf
+CONF=$(cd "$SERVER_DIR" && pwd)/client.conf
 printf '# written by make run (tools/run-local.sh)\nendpoint = http://%s/api/v1/reports\nmotd-path = %s\n' \
 	"$LISTEN" "$MOTD" > "$CONF"
 cat <<EOT

@@ -18,10 +18,12 @@ const char *cgfb_state_dir(const struct cgfb_globals *g)
 
 void cgfb_globals_from_env(struct cgfb_globals *g)
 {
-	const char *d = getenv(CGFB_STATE_DIR_ENV);
+	const char *d = getenv(CGFB_STATE_DIR_ENV), *c = getenv(CGFB_CONFIG_ENV);
 
 	if (d && *d)
 		g->state_dir = d;
+	if (c && *c)
+		g->config_path = c;
 }
 
 int cgfb_load_catalog(const struct cgfb_globals *g, struct cgfb_catalog **cat)

@@ -8,11 +8,13 @@
 
 #define CGFB_EXIT_OK      0
 #define CGFB_EXIT_NONE    1   /* scan: nothing found */
+#define CGFB_EXIT_FAILING 1   /* status: a consented report's last send failed */
 #define CGFB_EXIT_TROUBLE 2
 
 struct cgfb_globals {
 	const char *catalog_path;  /* --catalog, or NULL */
-	const char *config_path;   /* --config, or NULL for the default (may be missing) */
+	/* --config or $CGFB_CONFIG, or NULL for the default (may be missing) */
+	const char *config_path;
 	const char *state_dir;     /* --state-dir before the command, or $CGFB_STATE_DIR */
 };
 
@@ -20,10 +22,12 @@ struct cgfb_globals {
  * --state-dir does (which wins over it; a command's own --state-dir wins
  * over both). */
 #define CGFB_STATE_DIR_ENV "CGFB_STATE_DIR"
+/* The same for the configuration file and --config. */
+#define CGFB_CONFIG_ENV "CGFB_CONFIG"
 
 /* g's state directory: --state-dir, $CGFB_STATE_DIR, or the default. */
 const char *cgfb_state_dir(const struct cgfb_globals *g);
-/* Take $CGFB_STATE_DIR into g when it is set and not empty. */
+/* Take $CGFB_STATE_DIR and $CGFB_CONFIG into g when set and not empty. */
 void cgfb_globals_from_env(struct cgfb_globals *g);
 
 /* The installed catalog, the compiled-in one as a fallback, or --catalog.

@@ -48,6 +48,26 @@ int cgfb_sibling_path(const char *name, char *out, size_t outsz)
 	return try_path(installed, strlen(installed), name, out, outsz);
 }
 
+void cgfb_hint_name_cli(bool self)
+{
+	char path[PATH_MAX], real[PATH_MAX], installed[PATH_MAX];
+	ssize_t n;
+
+	if (self) {
+		n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+		if (n <= 0)
+			return;
+		path[n] = '\0';
+	} else if (cgfb_sibling_path(CGFB_CLI_NAME, path, sizeof(path)) < 0) {
+		return;
+	}
+	/* Compared resolved: /bin may be a link to /usr/bin. */
+	if (realpath(path, real) && realpath(CGFB_BINDIR "/" CGFB_CLI_NAME, installed) &&
+	    strcmp(real, installed) == 0)
+		return;
+	cgfb_hint_use_program(path);
+}
+
 int cgfb_exec_watcher(const char *config_path, const char *catalog_path,
 		      const char *state_dir, int argc, char **argv)
 {

@@ -31,6 +31,12 @@ int cgfb_sibling_path(const char *name, char *out, size_t outsz);
  * -EINTR. 0 and the wait status in *status, or a negative errno. */
 int cgfb_run_filter(const char *path, const char *const *argv, const char *in, size_t inlen,
 		    char *out, size_t outsz, int *status, bool (*stop)(pid_t pid));
+/* Make the hints (base/hint.h) name the command line program as it runs:
+ * "cgroup-feedback" when it is the installed one in BINDIR, else its
+ * absolute path (a build tree), so that a pasted hint runs the same
+ * program. self: this process is that program; else (the watcher, the
+ * report writer) it is the one beside this process (cgfb_sibling_path). */
+void cgfb_hint_name_cli(bool self);
 
 /* `cgroup-feedback watch ...`: exec the watcher with the global options
  * (--config, --catalog, --state-dir; each may be NULL) and the command's

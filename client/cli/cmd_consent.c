@@ -257,7 +257,7 @@ out:
 
 int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback decline [--state-dir DIR] ID\n";
+	static const char usage[] = "Usage: cgroup-feedback decline [--state-dir DIR] [--config FILE] ID\n";
 	struct cgfb_spool_entry e;
 	const char *id;
 	struct report_cmd c;
@@ -297,7 +297,7 @@ static int unsilence(struct report_cmd *c, const char *catalog_id, bool *undone)
 /* Undo a decline: the report waits for review again, as it was before. */
 static int undecline(struct report_cmd *c, struct cgfb_spool_entry *e, bool *undone)
 {
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 	int rc;
 
 	if (e->state != CGFB_R_DECLINED)
@@ -365,7 +365,7 @@ static int no_terminal(struct report_cmd *c, int argc, char **argv, const char *
 {
 	struct cgfb_spool_entry *v = NULL;
 	const char *id = NULL;
-	char show[600], submit[600];
+	char show[CGFB_HINT_MAX], submit[CGFB_HINT_MAX];
 	size_t n = 0;
 
 	if (optind < argc) {
@@ -393,7 +393,7 @@ static int no_terminal(struct report_cmd *c, int argc, char **argv, const char *
 int cgfb_cmd_review(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
-		"Usage: cgroup-feedback review [--state-dir DIR] [--output FILE] [ID]\n"
+		"Usage: cgroup-feedback review [--state-dir DIR] [--config FILE] [--output FILE] [ID]\n"
 		"Look at a report (each pending one without ID), answer its questions, see the\n"
 		"exact bytes, and decide: send, export as e-mail, keep for later, decline.\n";
 	struct cgfb_spool_entry *v = NULL;

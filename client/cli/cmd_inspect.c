@@ -82,7 +82,7 @@ static bool in_words(const char *list, const char *word)
 
 int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback list [--json] [--state-dir DIR]\n";
+	static const char usage[] = "Usage: cgroup-feedback list [--json] [--state-dir DIR] [--config FILE]\n";
 	struct cgfb_spool_entry *v = NULL;
 	struct report_cmd c;
 	size_t n = 0;
@@ -127,7 +127,7 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
-		"Usage: cgroup-feedback show [--raw | --reveal] [--state-dir DIR] ID\n"
+		"Usage: cgroup-feedback show [--raw | --reveal] [--state-dir DIR] [--config FILE] ID\n"
 		"Print the report's bytes as the spool holds them, and a newline\n"
 		"(--raw: the bytes alone, to hash or to post them; --reveal: then which of\n"
 		"this machine's cgroups and processes each token stands for, shown here only).\n";
@@ -161,48 +161,206 @@ int cgfb_cmd_show(const struct cgfb_globals *g, int argc, char **argv)
 	return report_cmd_finish(&c, rc || fflush(stdout) ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
 
-int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
-{
-	static const char usage[] = "Usage: cgroup-feedback status [--state-dir DIR]\n";
-	static const char *const modes[] = { "ask", "never", "auto" };
-	struct cgfb_spool_entry *v = NULL;
-	unsigned count[5] = { 0 }, due = 0;
-	const long long now = (long long)time(NULL);
-	struct report_cmd c;
-	size_t n = 0;
-	char nb[400], hint[600], seen[200], ids[1024], undo[600], *save = NULL;
+/* What status counts, once over the spool, for both of its forms. */
+struct status_sum {
+	unsigned count[5];
+	unsigned due;
+	unsigned failing;
+	long long now;
+};
 
-	SETUP("state-dir", usage);
-	if (!report_cmd_no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
-		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+static bool exported(const struct cgfb_spool_entry *e)
+{
+	return strncmp(e->endpoint, "mailto:", 7) == 0;
+}
+
+static bool is_due(const struct cgfb_spool_entry *e, long long now)
+{
+	return e->state == CGFB_R_CONSENTED && e->next_attempt >= 0 && e->next_attempt <= now &&
+	       !exported(e);
+}
+
+/* A consented report whose last attempt to send it failed, whether it is
+ * retried or waits for an administrator: what status's exit status
+ * counts (docs/STATUS.md). An export is not sent, so it cannot fail. */
+static bool is_failing(const struct cgfb_spool_entry *e)
+{
+	return e->state == CGFB_R_CONSENTED && !exported(e) && e->attempts > 0 &&
+	       e->last_error[0];
+}
+
+static void status_sum(const struct cgfb_spool_entry *v, size_t n, struct status_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->now = (long long)time(NULL);
 	for (size_t i = 0; i < n; i++) {
-		count[v[i].state]++;
-		due += v[i].state == CGFB_R_CONSENTED && v[i].next_attempt >= 0 &&
-		       v[i].next_attempt <= now && strncmp(v[i].endpoint, "mailto:", 7) != 0;
+		s->count[v[i].state]++;
+		s->due += is_due(&v[i], s->now);
+		s->failing += is_failing(&v[i]);
 	}
+}
+
+static const char *const consent_modes[] = { "ask", "never", "auto" };
+
+/* A consented report still to be sent, to an endpoint that is no longer
+ * the configured one: the consent names where it goes, and only there. */
+static bool moved_away(const struct report_cmd *c, const struct cgfb_spool_entry *e)
+{
+	return e->state == CGFB_R_CONSENTED && !exported(e) &&
+	       strcmp(e->endpoint, c->config.endpoint) != 0;
+}
+
+static void status_text(const struct report_cmd *c, const struct cgfb_spool_entry *v, size_t n,
+			const struct status_sum *s, const char *silenced)
+{
+	char nb[400], hint[CGFB_HINT_MAX], seen[200], ids[1024], *save = NULL;
+
 	printf("endpoint: %s\nconsent: %s\nreports: %zu (pending %u, consented %u, sent %u, "
-	       "declined %u, withdrawn %u)\ndue for sending now: %u\n", c.config.endpoint,
-	       modes[c.config.consent], n, count[CGFB_R_PENDING], count[CGFB_R_CONSENTED],
-	       count[CGFB_R_SENT], count[CGFB_R_DECLINED], count[CGFB_R_WITHDRAWN], due);
+	       "declined %u, withdrawn %u)\ndue for sending now: %u\nfailing to send: %u\n",
+	       c->config.endpoint, consent_modes[c->config.consent], n, s->count[CGFB_R_PENDING],
+	       s->count[CGFB_R_CONSENTED], s->count[CGFB_R_SENT], s->count[CGFB_R_DECLINED],
+	       s->count[CGFB_R_WITHDRAWN], s->due, s->failing);
 	for (size_t i = 0; i < n; i++) {
 		note(&v[i], nb, sizeof(nb));
 		seen_text(&v[i].seen, seen, sizeof(seen));
 		if (v[i].state == CGFB_R_PENDING)
 			printf("  %s %s (seen at %s): waiting for review: %s\n", v[i].catalog_id,
 			       v[i].id, seen,
-			       cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", v[i].id));
+			       cgfb_hint(hint, sizeof(hint), c->state_dir, "review %s", v[i].id));
 		else if (v[i].state == CGFB_R_CONSENTED && nb[0])
 			printf("  %s %s: %s (seen at %s)\n", v[i].catalog_id, v[i].id, nb, seen);
 		/* An answered report whose message came back: counted, not asked. */
 		else if (v[i].seen.boots > 1)
 			printf("  %s %s: %s; seen again since (%s), no new report\n",
 			       v[i].catalog_id, v[i].id, cgfb_rstate_name(v[i].state), seen);
+		if (moved_away(c, &v[i]))
+			printf("    consented for %s, which is not the endpoint configured now; "
+			       "to send it there instead: %s\n", v[i].endpoint,
+			       cgfb_hint(hint, sizeof(hint), c->state_dir, "submit %s --yes", v[i].id));
 	}
 	/* Review's "never": what nobody is told of any more, and the undo. */
-	if (cgfb_silenced_ids(&c.sd, ids, sizeof(ids)) == 0)
-		for (char *t = strtok_r(ids, " ", &save); t; t = strtok_r(NULL, " ", &save))
-			printf("never asked again (silenced): %s; to be asked again: %s\n", t,
-			       cgfb_hint(undo, sizeof(undo), c.state_dir, "reopen %s", t));
+	snprintf(ids, sizeof(ids), "%s", silenced);
+	for (char *t = strtok_r(ids, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		printf("never asked again (silenced): %s; to be asked again: %s\n", t,
+		       cgfb_hint(hint, sizeof(hint), c->state_dir, "reopen %s", t));
+}
+
+/* A consented report in status --json: where it goes and how sending it
+ * went. next_attempt is null when it is not retried automatically. */
+static json_object *consented_json(const struct cgfb_spool_entry *e, long long now)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_string(e->id));
+	json_object_object_add(o, "catalog_id", json_object_new_string(e->catalog_id));
+	json_object_object_add(o, "created", json_object_new_int64(e->created));
+	json_object_object_add(o, "endpoint", json_object_new_string(e->endpoint));
+	json_object_object_add(o, "exported", json_object_new_boolean(exported(e)));
+	json_object_object_add(o, "attempts", json_object_new_int(e->attempts));
+	json_object_object_add(o, "last_error", cgfb_json_str_or_null(e->last_error[0] ?
+									e->last_error : NULL));
+	json_object_object_add(o, "next_attempt", e->next_attempt < 0 || exported(e) ? NULL :
+				json_object_new_int64(e->next_attempt));
+	json_object_object_add(o, "due", json_object_new_boolean(is_due(e, now)));
+	json_object_object_add(o, "failing", json_object_new_boolean(is_failing(e)));
+	json_object_object_add(o, "seen", seen_json(&e->seen));
+	return o;
+}
+
+static json_object *report_json(const struct report_cmd *c, const struct cgfb_spool_entry *e,
+				const char *silenced)
+{
+	json_object *o = json_object_new_object();
+	char hint[CGFB_HINT_MAX];
+
+	json_object_object_add(o, "id", json_object_new_string(e->id));
+	json_object_object_add(o, "catalog_id", json_object_new_string(e->catalog_id));
+	json_object_object_add(o, "state", json_object_new_string(cgfb_rstate_name(e->state)));
+	json_object_object_add(o, "created", json_object_new_int64(e->created));
+	json_object_object_add(o, "seen", seen_json(&e->seen));
+	json_object_object_add(o, "silenced",
+			       json_object_new_boolean(in_words(silenced, e->catalog_id)));
+	if (e->state == CGFB_R_PENDING)
+		json_object_object_add(o, "review", json_object_new_string(
+			cgfb_hint(hint, sizeof(hint), c->state_dir, "review %s", e->id)));
+	return o;
+}
+
+static json_object *counts_json(const struct status_sum *s, size_t n)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "total", json_object_new_int64((int64_t)n));
+	for (int st = CGFB_R_PENDING; st <= CGFB_R_WITHDRAWN; st++)
+		json_object_object_add(o, cgfb_rstate_name((enum cgfb_rstate)st),
+				       json_object_new_int64(s->count[st]));
+	json_object_object_add(o, "due", json_object_new_int64(s->due));
+	json_object_object_add(o, "failing", json_object_new_int64(s->failing));
+	return o;
+}
+
+/* status --json: one document (docs/STATUS.md, docs/status.schema.json). */
+static int status_json(const struct report_cmd *c, const struct cgfb_spool_entry *v, size_t n,
+		       const struct status_sum *s, const char *silenced)
+{
+	json_object *o = json_object_new_object(), *pending = json_object_new_array(),
+		    *consented = json_object_new_array(), *again = json_object_new_array(),
+		    *ids = json_object_new_array();
+	char buf[1024], *save = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].state == CGFB_R_PENDING)
+			json_object_array_add(pending, report_json(c, &v[i], silenced));
+		else if (v[i].state == CGFB_R_CONSENTED)
+			json_object_array_add(consented, consented_json(&v[i], s->now));
+		else if (v[i].seen.boots > 1)
+			json_object_array_add(again, report_json(c, &v[i], silenced));
+	}
+	snprintf(buf, sizeof(buf), "%s", silenced);
+	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		json_object_array_add(ids, json_object_new_string(t));
+	json_object_object_add(o, "schema", json_object_new_string("cgroup-feedback/status"));
+	json_object_object_add(o, "schema_version", json_object_new_int(1));
+	json_object_object_add(o, "state_dir", json_object_new_string(c->state_dir));
+	json_object_object_add(o, "endpoint", json_object_new_string(c->config.endpoint));
+	json_object_object_add(o, "consent",
+			       json_object_new_string(consent_modes[c->config.consent]));
+	json_object_object_add(o, "now", json_object_new_int64(s->now));
+	json_object_object_add(o, "counts", counts_json(s, n));
+	json_object_object_add(o, "pending", pending);
+	json_object_object_add(o, "consented", consented);
+	json_object_object_add(o, "seen_again", again);
+	json_object_object_add(o, "silenced", ids);
+	return cgfb_print_json_line(stdout, o);
+}
+
+int cgfb_cmd_status(const struct cgfb_globals *g, int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: cgroup-feedback status [--json] [--state-dir DIR] [--config FILE]\n"
+		"What is pending, due or failing (--json: one JSON document). Exits 0,\n"
+		"1 while a consented report's last attempt to send it failed, 2 on trouble.\n";
+	struct cgfb_spool_entry *v = NULL;
+	struct status_sum s;
+	struct report_cmd c;
+	size_t n = 0;
+	char silenced[1024];
+	int rc = 0;
+
+	SETUP("state-dir json", usage);
+	if (!report_cmd_no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	status_sum(v, n, &s);
+	if (cgfb_silenced_ids(&c.sd, silenced, sizeof(silenced)) < 0)
+		silenced[0] = '\0';
+	if (c.json)
+		rc = status_json(&c, v, n, &s, silenced);
+	else
+		status_text(&c, v, n, &s, silenced);
+	if (fflush(stdout) || ferror(stdout))
+		rc = -EIO;
 	free(v);
-	return report_cmd_finish(&c, CGFB_EXIT_OK);
+	if (rc < 0)
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	return report_cmd_finish(&c, s.failing ? CGFB_EXIT_FAILING : CGFB_EXIT_OK);
 }

@@ -14,7 +14,7 @@
 enum {
 	OPT_STATE_DIR = 256, OPT_JSON, OPT_YES, OPT_USE_CASE, OPT_ANSWER, OPT_OUTPUT,
 	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND, OPT_RAW, OPT_REVEAL,
-	OPT_CGROUP_ROOT, OPT_MOUNTINFO,
+	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_CONFIG,
 };
 
 static const struct option long_opts[] = {
@@ -33,6 +33,7 @@ static const struct option long_opts[] = {
 	{ "reveal", no_argument, NULL, OPT_REVEAL },
 	{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
 	{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -63,6 +64,7 @@ static int take_option(struct report_cmd *c, int opt)
 	case OPT_REVEAL: c->reveal = true; break;
 	case OPT_CGROUP_ROOT: c->cgroup_root = optarg; break;
 	case OPT_MOUNTINFO: c->mountinfo = optarg; break;
+	case OPT_CONFIG: c->g.config_path = optarg; break;
 	case OPT_ANSWER:
 		if (c->n_answers >= ANSWERS_MAX || !strchr(optarg, '=')) {
 			cgfb_log(LOG_ERR, "--answer takes KEY=VALUE (at most %d)", ANSWERS_MAX);
@@ -79,19 +81,22 @@ static int take_option(struct report_cmd *c, int opt)
 int report_cmd_setup(struct report_cmd *c, const struct cgfb_globals *g, int argc, char **argv,
 		     const char *allowed, const char *usage)
 {
-	char err[256];
+	char err[256], words[256];
 	int opt, rc;
 
 	memset(c, 0, sizeof(*c));
 	c->sd.fd = c->spool.fd = -1;
 	c->g = *g;
 	c->state_dir = cgfb_state_dir(g);
-	while ((opt = cgfb_next_option(argc, argv, long_opts, allowed, usage)) != -1) {
+	/* Every command here takes --config after it, as --state-dir. */
+	snprintf(words, sizeof(words), "config %s", allowed);
+	while ((opt = cgfb_next_option(argc, argv, long_opts, words, usage)) != -1) {
 		if (opt == CGFB_OPT_HELP)
 			return 1;
 		if (opt == CGFB_OPT_ERROR || take_option(c, opt) < 0)
 			return -EINVAL;
 	}
+	cgfb_hint_use_config(c->g.config_path);
 	if (cgfb_load_config(&c->g, &c->config) < 0 || cgfb_load_catalog(&c->g, &c->cat) < 0)
 		return -EINVAL;
 	if (c->endpoint && cgfb_config_set(&c->config, "endpoint", c->endpoint, err,
@@ -144,7 +149,7 @@ static const char *resolve_prefix(struct report_cmd *c, const char *prefix)
 {
 	struct cgfb_spool_entry *v = NULL;
 	size_t n = 0, found = 0;
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	if (cgfb_spool_list(&c->spool, &v, &n) < 0)
 		return NULL;
@@ -167,7 +172,7 @@ static const char *resolve_prefix(struct report_cmd *c, const char *prefix)
 
 const char *report_cmd_one_id(struct report_cmd *c, int argc, char **argv, const char *usage)
 {
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	if (optind >= argc) {
 		cgfb_log(LOG_ERR, "%s: which report? give its id (see %s)", argv[0],

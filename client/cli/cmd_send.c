@@ -22,7 +22,7 @@
 static int send_now(struct report_cmd *c, struct cgfb_spool_entry *e)
 {
 	const int rc = cgfb_deliver(&c->config, &c->spool, e);
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	if (rc == 0)
 		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, e->receipt_id,
@@ -42,13 +42,13 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
 		"Usage: cgroup-feedback submit ID --yes [--use-case-file FILE] [--answer KEY=VALUE]...\n"
-		"                              [--redact] [--endpoint URL] [--state-dir DIR]\n"
+		"                              [--redact] [--endpoint URL] [--state-dir DIR] [--config FILE]\n"
 		"Consent to sending report ID as it is plus the use case, and send it now.\n"
 		"Each --answer KEY is one of the report's catalog entry's questions\n"
 		"(cgroup-feedback catalog lists them: software, why_flat, reorganisation for\n"
 		"the flat-hierarchy entries; purpose, software, v2_replacement for the knobs).\n";
 	struct cgfb_spool_entry e;
-	char err[256], hint[600];
+	char err[256], hint[CGFB_HINT_MAX];
 	const char *id;
 	struct report_cmd c;
 	int rc;
@@ -83,7 +83,7 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 
 int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback withdraw [--state-dir DIR] ID\n"
+	static const char usage[] = "Usage: cgroup-feedback withdraw [--state-dir DIR] [--config FILE] ID\n"
 				    "Delete a sent report from the collector (or stop an unsent one).\n";
 	struct cgfb_submit_result res;
 	struct cgfb_spool_entry e;
@@ -121,7 +121,7 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 static bool schema_changed(struct report_cmd *c, struct cgfb_spool_entry *e)
 {
 	struct cgfb_buf bytes = { 0 };
-	char sha[65], hint[600];
+	char sha[65], hint[CGFB_HINT_MAX];
 	bool changed;
 
 	if (cgfb_spool_load(&c->spool, e->id, e, &bytes) < 0)
@@ -147,7 +147,7 @@ static bool due(const struct cgfb_spool_entry *e, long long now)
 
 int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback flush [--state-dir DIR]\n"
+	static const char usage[] = "Usage: cgroup-feedback flush [--state-dir DIR] [--config FILE]\n"
 				    "Send the consented reports whose time has come.\n";
 	struct cgfb_spool_entry *v = NULL;
 	const long long now = (long long)time(NULL);
@@ -215,7 +215,7 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	static const char usage[] =
 		"Usage: cgroup-feedback export ID [--email] [-o FILE | --mbox FILE] [--send]\n"
 		"                              [--use-case-file FILE] [--answer KEY=VALUE]...\n"
-		"                              [--redact] [--state-dir DIR]\n"
+		"                              [--redact] [--state-dir DIR] [--config FILE]\n"
 		"Write the report as an e-mail ready for linux-mm (for machines without network):\n"
 		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml), appended to an\n"
 		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";

@@ -15,11 +15,11 @@
 
 enum {
 	OPT_JSON = 256, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_FOR, OPT_OS_RELEASE,
-	OPT_CMDLINE, OPT_ALLOWLIST, OPT_MAX_NODES,
+	OPT_CMDLINE, OPT_ALLOWLIST, OPT_MAX_NODES, OPT_CONFIG,
 };
 
 static const char usage[] =
-	"Usage: cgroup-feedback snapshot [--json] [--for ID] [--state-dir DIR]\n"
+	"Usage: cgroup-feedback snapshot [--json] [--for ID] [--state-dir DIR] [--config FILE]\n"
 	"                                [--cgroup-root DIR --mountinfo FILE]\n"
 	"                                [--os-release FILE] [--cmdline FILE]\n"
 	"                                [--allowlist FILE] [--max-nodes N]\n"
@@ -32,6 +32,7 @@ static const char usage[] =
 	"are looked up under DIR.\n";
 
 struct opts {
+	struct cgfb_globals g;     /* with the command's own --config */
 	const char *state_dir;
 	struct cgfb_snapshot_opts s;
 	const char *for_id;
@@ -50,6 +51,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, struct opt
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 		{ "allowlist", required_argument, NULL, OPT_ALLOWLIST },
 		{ "max-nodes", required_argument, NULL, OPT_MAX_NODES },
+		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -57,6 +59,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, struct opt
 	int opt;
 
 	memset(o, 0, sizeof(*o));
+	o->g = *g;
 	o->state_dir = cgfb_state_dir(g);
 	while ((opt = cgfb_next_option(argc, argv, long_opts, "json state-dir cgroup-root mountinfo "
 				       "for os-release cmdline allowlist max-nodes", usage)) != -1) {
@@ -71,6 +74,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, struct opt
 		case OPT_OS_RELEASE: o->s.os_release = optarg; break;
 		case OPT_CMDLINE: o->s.cmdline = optarg; break;
 		case OPT_ALLOWLIST: o->s.allowlist = optarg; break;
+		case OPT_CONFIG: o->g.config_path = optarg; break;
 		case OPT_MAX_NODES:
 			o->s.max_nodes = (unsigned)strtoul(optarg, &end, 10);
 			if (*end || !*optarg || o->s.max_nodes == 0) {
@@ -122,7 +126,7 @@ int cgfb_cmd_snapshot(const struct cgfb_globals *g, int argc, char **argv)
 	rc = parse(argc, argv, g, &o);
 	if (rc != 0)
 		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
-	if (cgfb_load_config(g, &conf) < 0 || cgfb_load_catalog(g, &cat) < 0)
+	if (cgfb_load_config(&o.g, &conf) < 0 || cgfb_load_catalog(&o.g, &cat) < 0)
 		return CGFB_EXIT_TROUBLE;
 	if (!o.s.allowlist && conf.allowlist_file[0])
 		o.s.allowlist = conf.allowlist_file;

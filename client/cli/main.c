@@ -33,7 +33,8 @@ static const struct cgfb_command commands[] = {
 	  cgfb_cmd_review },
 	{ "list", "[--json]  the reports and their states", cgfb_cmd_list },
 	{ "show", "ID  exactly the bytes that would be sent", cgfb_cmd_show },
-	{ "status", "  what is pending, due or failing", cgfb_cmd_status },
+	{ "status", "[--json]  what is pending, due or failing (exit 1 while sending fails)",
+	  cgfb_cmd_status },
 	{ "submit", "ID --yes [--use-case-file F] [--answer K=V]...  consent and send",
 	  cgfb_cmd_submit },
 	{ "decline", "ID  never send this report", cgfb_cmd_decline },
@@ -99,7 +100,8 @@ static void usage(FILE *out)
 	fputs("\n"
 	      "Global options:\n"
 	      "  --catalog FILE   use this catalog instead of the installed one\n"
-	      "  --config FILE    configuration (default " "/etc/cgroup-feedback/cgroup-feedback.conf" ")\n"
+	      "  --config FILE    configuration (default " CGFB_DEFAULT_CONFIG ";\n"
+	      "                   also $" CGFB_CONFIG_ENV "); after the command it wins\n"
 	      "  --state-dir DIR  the reports and the watcher's state (default " CGFB_DEFAULT_STATE_DIR ";\n"
 	      "                   also $" CGFB_STATE_DIR_ENV "); a command's own --state-dir wins\n"
 	      "  --dump-config-keys  list the keys the configuration file may set\n"
@@ -174,6 +176,8 @@ int main(int argc, char **argv)
 		argv[optind] = argv[optind + 1];
 		argv[optind + 1] = (char *)"--help";
 	}
+	cgfb_hint_name_cli(true);
+	cgfb_hint_use_config(g.config_path);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[optind], commands[i].name) != 0)
 			continue;

@@ -557,7 +557,7 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		   const struct cgfb_buf *bytes, const char *token)
 {
 	int r = cgfb_consent_record(rc->spool, e, bytes, rc->config->endpoint, token);
-	char hint[600], status[600];
+	char hint[CGFB_HINT_MAX], status[CGFB_HINT_MAX];
 
 	if (r < 0) {
 		fprintf(rc->out, "Saving your consent failed: %s. Nothing was sent.\n", strerror(-r));
@@ -721,7 +721,7 @@ static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry 
  * confirmed (asked again), else an outcome. */
 static int refuse(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e, int c)
 {
-	char question[PATH_MAX + 300], undo[600];
+	char question[PATH_MAX + 300], undo[CGFB_HINT_MAX];
 
 	if (c == 'd')
 		snprintf(question, sizeof(question), "Decline report %s: it will never be sent. "
@@ -748,7 +748,7 @@ static int refuse(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e, 
  * it; and when that is no longer the configured endpoint, say that too. */
 static void kept_consented(const struct cgfb_review_ctx *rc, const struct cgfb_spool_entry *e)
 {
-	char hint[600], stop[600];
+	char hint[CGFB_HINT_MAX], stop[CGFB_HINT_MAX];
 
 	fprintf(rc->out, "Kept as it was: you consented to sending it to %s, and %s.\n",
 		e->endpoint, e->next_attempt < 0 ? "it is not retried automatically" :
@@ -764,7 +764,7 @@ static void kept_consented(const struct cgfb_review_ctx *rc, const struct cgfb_s
 static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		  const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
-	char prompt[700], hint[600];
+	char prompt[700], hint[CGFB_HINT_MAX];
 	int c, r = 1;
 
 	if (rc->config->consent != CGFB_CONSENT_NEVER) {
@@ -827,7 +827,7 @@ static int catch_interrupt(const struct cgfb_review_ctx *rc, const char *id,
 			   struct sigaction *old)
 {
 	struct sigaction sa = { .sa_handler = on_interrupt };
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	snprintf(interrupt_say[SAY_RESUME], sizeof(interrupt_say[SAY_RESUME]),
 		 "\nInterrupted: nothing was sent. What you answered so far is kept; %s "

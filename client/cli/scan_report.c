@@ -48,7 +48,7 @@ static int writer_argv(const struct scan_report *r, const char *boot, const char
 /* "<id>", "<id> repeat" or "<id> silenced": what the writer printed. */
 static void say(struct scan_report *r, const struct cgfb_detection *d, char *out)
 {
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	out[strcspn(out, "\n")] = '\0';
 	if (strstr(out, " repeat")) {

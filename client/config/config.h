@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CGFB_DEFAULT_CONFIG "/etc/cgroup-feedback/cgroup-feedback.conf"
+#include "base/hint.h"     /* CGFB_DEFAULT_CONFIG: the hints leave it out */
 #define CGFB_CONFIG_STR_MAX 512
 #define CGFB_CONFIG_ERRORS_MAX 20
 

@@ -40,7 +40,7 @@ static int dir_and_name(const char *path, char *dir, size_t dsz, const char **na
 
 static void banner_text(struct cgfb_buf *b, const struct cgfb_pending *p, const char *state_dir)
 {
-	char hint[600];
+	char hint[CGFB_HINT_MAX];
 
 	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", p->count,
 			p->count == 1 ? "" : "s");
@@ -298,7 +298,7 @@ void cgfb_notify_new_report_with(const struct cgfb_config *c, const struct cgfb_
 	const struct cgfb_entry *e = cgfb_catalog_find(cat, catalog_id);
 	const char *title = e ? e->title : catalog_id;
 	struct cgfb_wall_count wc;
-	char msg[1024], hint[600];
+	char msg[CGFB_HINT_MAX + 512], hint[CGFB_HINT_MAX];
 	int rc;
 
 	if (cgfb_silenced(sd, catalog_id))

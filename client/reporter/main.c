@@ -33,6 +33,7 @@
 #include "report/snapshot.h"
 #include "reporter/gap.h"
 #include "base/cmdline.h"
+#include "base/exec.h"
 #include "base/hint.h"
 #include "config/config.h"
 
@@ -462,6 +463,10 @@ int main(int argc, char **argv)
 	cgfb_log_init("cgroup-feedback");
 	if (parse(argc, argv, &o) < 0)
 		return CGFB_EXIT_TROUBLE;
+	/* The log line, the banner and the wall name the command line program
+	 * beside this one, and the configuration it was given. */
+	cgfb_hint_name_cli(false);
+	cgfb_hint_use_config(o.g.config_path);
 	/* For the watcher: records the ring lost, from the journal. No state
 	 * directory, no configuration: it only reads. */
 	if (o.journal_gap)

@@ -120,28 +120,89 @@ check "list's columns have distinct names" sh -c 'head -n 1 "$1" | tr -s " " "\n
 # last command printed.
 run_hint() { paste_hint "$1" "$T_TMP/out" "$2"; }
 out "$CGFB" --state-dir "$ST" show ffff > /dev/null
-run_hint 's/.*(see \(cgroup-feedback [^)]*\)).*/\1/p' "the unknown-prefix hint"
+run_hint 's/.*(see \([^ ]*cgroup-feedback [^)]*\)).*/\1/p' "the unknown-prefix hint"
 check "...and it names the state directory" grep -q -- "--state-dir $ST list" "$T_TMP/out"
 out "$CGFB" --state-dir "$ST" status > /dev/null
 check "status's hint names the state directory" grep -q -- "cgroup-feedback --state-dir $ST review $id" "$T_TMP/out"
 # review needs a terminal: run the hint with show in its place, same words.
-run_hint "s/.*waiting for review: \(cgroup-feedback .*\) review \($id\)\$/\1 show \2/p" \
+run_hint "s/.*waiting for review: \([^ ]*cgroup-feedback .*\) review \($id\)\$/\1 show \2/p" \
 	"status's review hint (its directory and id, with show)"
 # A directory that needs quoting is quoted.
 SP="$T_TMP/with space"
 mkdir -p "$SP"
 id2=$($PY tests/client/pending_report.py "$SP" M8 naming2)
 out "$CGFB" --state-dir "$SP" status > /dev/null
-run_hint "s/.*waiting for review: \(cgroup-feedback .*\) review \($id2\)\$/\1 show \2/p" \
+run_hint "s/.*waiting for review: \([^ ]*cgroup-feedback .*\) review \($id2\)\$/\1 show \2/p" \
 	"a state directory with a space, quoted in the hint"
 out "$CGFB" --state-dir "$SP" submit "$id2" > /dev/null
 check "submit without --yes hints review with the directory" grep -q -- "--state-dir '$SP' review $id2" "$T_TMP/out"
-run_hint "s/.*(or review it: \(cgroup-feedback .*\) review \($id2\))\$/\1 show \2/p" \
+run_hint "s/.*(or review it: \([^ ]*cgroup-feedback .*\) review \($id2\))\$/\1 show \2/p" \
 	"submit without --yes: its review hint (with show)"
 out "$CGFB" --state-dir "$ST" show > /dev/null
-run_hint 's/.*which report? give its id (see \(cgroup-feedback [^)]*\)).*/\1/p' "show without an id: its list hint"
+run_hint 's/.*which report? give its id (see \([^ ]*cgroup-feedback [^)]*\)).*/\1/p' "show without an id: its list hint"
 out "$CGFB" --state-dir "$ST" show not-an-id > /dev/null
-run_hint 's/.*is not a report id (see \(cgroup-feedback [^)]*\)).*/\1/p' "a word that is not an id: its list hint"
+run_hint 's/.*is not a report id (see \([^ ]*cgroup-feedback [^)]*\)).*/\1/p' "a word that is not an id: its list hint"
+
+# --- hints name the configuration and the program as it ran ------------------------
+# A configuration matters to the pasted command: its endpoint is one that
+# status prints. config_matters NAME: the last pasted hint (paste_hint's
+# $cmd, with status in review's place) printed this configuration's
+# endpoint, and the same words without their --config print another, so a
+# hint that dropped --config would be caught.
+EP=http://127.0.0.1:9/cli-naming-config
+printf 'endpoint = %s\n' "$EP" > "$T_TMP/epconf"
+config_matters() {
+	check "$1: the pasted command used the configuration ($EP)" grep -q "^endpoint: $EP\$" "$T_TMP/hint.out"
+	bare=$(echo "$cmd" | sed 's/ --config [^ ]*//')
+	check "$1: ...which it names: without its --config the command does something else" \
+		sh -c '[ "$1" != "$2" ] || exit 1; (cd / && eval "$1") > "$3" 2>&1; ! grep -q "^endpoint: $4\$" "$3"' \
+		_ "$bare" "$cmd" "$T_TMP/bare.out" "$EP"
+}
+# status_hint NAME: status's review hint in $T_TMP/out, with status for
+# review, pasted; then config_matters.
+status_hint() {
+	run_hint "s/.*waiting for review: \([^ ]*cgroup-feedback .*\) review \($id\)\$/\1 status/p" "$1"
+	config_matters "$1"
+}
+out "$CGFB" --config "$T_TMP/epconf" --state-dir "$ST" status > /dev/null
+check "--config F: status's hint names F" grep -q -- "--config $T_TMP/epconf --state-dir $ST review $id" "$T_TMP/out"
+status_hint "--config F: status's hint"
+out env CGFB_CONFIG="$T_TMP/epconf" "$CGFB" --state-dir "$ST" status > /dev/null
+check "\$CGFB_CONFIG selects the configuration" grep -q "^endpoint: $EP\$" "$T_TMP/out"
+status_hint "CGFB_CONFIG=F: status's hint"
+out env CGFB_CONFIG="$T_TMP/nowhere.conf" "$CGFB" --config "$T_TMP/epconf" --state-dir "$ST" status > /dev/null
+check "--config wins over \$CGFB_CONFIG" grep -q "^endpoint: $EP\$" "$T_TMP/out"
+out "$CGFB" --state-dir "$ST" status --config "$T_TMP/epconf" > /dev/null
+check "--config after the command" grep -q "^endpoint: $EP\$" "$T_TMP/out"
+status_hint "--config after the command: status's hint"
+out "$CGFB" --config "$T_TMP/nowhere.conf" --state-dir "$ST" status --config "$T_TMP/epconf" > /dev/null
+check "--config after the command wins over the global one" grep -q "^endpoint: $EP\$" "$T_TMP/out"
+# A relative path is printed absolute: the hint is pasted elsewhere (/).
+st=$(cd "$T_TMP" && out "$CGFB" --config epconf --state-dir "$ST" status)
+check "a relative --config is named by its absolute path" \
+	grep -q -- " --config $T_TMP/epconf --state-dir $ST review $id" "$T_TMP/out"
+status_hint "a relative --config: status's hint"
+out "$CGFB" --config "$T_TMP/epconf" --state-dir "$ST" show > /dev/null
+run_hint 's/.*which report? give its id (see \([^ ]*cgroup-feedback [^)]*\)).*/\1/p' \
+	"--config F: show without an id: its list hint"
+check "...which names F" grep -q -- "--config $T_TMP/epconf --state-dir $ST list" "$T_TMP/out"
+# The build tree's program, not an installed one: the hint names it by its
+# absolute path, however it was run (here by a relative one).
+if under_valgrind; then
+	want=$(dirname "$(dirname "$CGFB")")/cgroup-feedback/cgroup-feedback
+else
+	want=$(readlink -f "$CGFB")
+fi
+out "$CGFB" --state-dir "$ST" status > /dev/null
+check "a build tree's hint names its program by path ($want)" \
+	grep -q -- "waiting for review: $want --state-dir $ST review $id" "$T_TMP/out"
+if ! under_valgrind && [ "${CGFB#"$PWD/"}" != "$CGFB" ]; then
+	out "./${CGFB#"$PWD/"}" --state-dir "$ST" status > /dev/null
+	check "...run by a relative path, still its absolute one" \
+		grep -q -- "waiting for review: $want --state-dir $ST review $id" "$T_TMP/out"
+	run_hint "s/.*waiting for review: \([^ ]*cgroup-feedback .*\) review \($id\)\$/\1 show \2/p" \
+		"a build tree's status hint, pasted in /"
+fi
 
 # --- a configuration file is checked whole -----------------------------------------
 # Three mistakes, three lines naming file and line, one run; nothing done.
@@ -177,32 +238,38 @@ fixture flat-affected "$T_TMP/fx" || not_ok "fixture flat-affected builds"
 M8='Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
 printf '4,1,1017,-;%s\n' "$M8" > "$T_TMP/kmsg"
 echo 11111111-2222-3333-4444-555555555555 > "$T_TMP/boot"
-printf 'notify = log, motd\nmotd-path = %s/motd/cgroup-feedback.motd\n' "$T_TMP" > "$T_TMP/wconf"
+printf 'notify = log, motd\nmotd-path = %s/motd/cgroup-feedback.motd\nendpoint = %s\n' "$T_TMP" "$EP" \
+	> "$T_TMP/wconf"
 "$CGFB" --config "$T_TMP/wconf" --state-dir "$WS" watch --once --kmsg "$T_TMP/kmsg" \
 	--boot-id-file "$T_TMP/boot" --cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" \
 	> /dev/null 2> "$T_TMP/out"
-check "the watcher logged a review command naming its state directory" \
-	grep -q "ready for review: cgroup-feedback --state-dir '$WS' review " "$T_TMP/out"
+check "the watcher logged a review command naming its configuration and state directory" \
+	grep -q "ready for review: $HINT_CLI_RE --config $T_TMP/wconf --state-dir '$WS' review " "$T_TMP/out"
 # review needs a terminal: the same words with show, which a test can run.
-run_hint "s/.*ready for review: \(cgroup-feedback .*\) review \([0-9a-f-]*\)\$/\1 show \2/p" \
+run_hint "s/.*ready for review: \([^ ]*cgroup-feedback .*\) review \([0-9a-f-]*\)\$/\1 show \2/p" \
 	"the watcher's log line (with show for review)"
+run_hint "s/.*ready for review: \([^ ]*cgroup-feedback .*\) review \([0-9a-f-]*\)\$/\1 status/p" \
+	"the watcher's log line (with status for review)"
+config_matters "the watcher's log line"
 cp "$T_TMP/motd/cgroup-feedback.motd" "$T_TMP/out"
-check "the login banner names the state directory" grep -q "sudo cgroup-feedback --state-dir '$WS' review" "$T_TMP/out"
-run_hint "s/^ *sudo \(cgroup-feedback .*\) review\$/\1 status/p" "the login banner (with status for review)"
+check "the login banner names the configuration and the state directory" \
+	grep -q "sudo $HINT_CLI_RE --config $T_TMP/wconf --state-dir '$WS' review" "$T_TMP/out"
+run_hint "s/^ *sudo \([^ ]*cgroup-feedback .*\) review\$/\1 status/p" "the login banner (with status for review)"
+config_matters "the login banner"
 
 # --- run through sudo -------------------------------------------------------------------
 # The person who typed sudo pastes the hints as they are: they start with
 # sudo (as that person the spool is refused); the banner says it once.
 SUDO_USER=admin "$CGFB" --state-dir "$ST" status > "$T_TMP/out" 2>&1
 check "through sudo, status's hint starts with sudo" \
-	grep -q -- "sudo cgroup-feedback --state-dir $ST review $id" "$T_TMP/out"
+	grep -q -- "sudo $HINT_CLI_RE --state-dir $ST review $id" "$T_TMP/out"
 "$CGFB" --state-dir "$ST" status > "$T_TMP/out" 2>&1
 check "...and without sudo it does not" sh -c "grep -q -- 'cgroup-feedback --state-dir $ST review $id' \"\$1\" &&
-	! grep -q 'sudo cgroup-feedback' \"\$1\"" _ "$T_TMP/out"
+	! grep -q 'sudo ' \"\$1\"" _ "$T_TMP/out"
 # A command run through sudo that rewrites the banner (flush does, with
 # nothing due): the banner's command has sudo once.
 SUDO_USER=admin "$CGFB" --config "$T_TMP/wconf" --state-dir "$WS" flush > "$T_TMP/out" 2>&1
-check "a banner written through sudo says sudo once" sh -c "grep -qx \"    sudo cgroup-feedback --state-dir '\$2' review\" \"\$1\" &&
+check "a banner written through sudo says sudo once" sh -c "grep -qx \"    sudo $HINT_CLI_RE --config $T_TMP/wconf --state-dir '\$2' review\" \"\$1\" &&
 	! grep -q 'sudo sudo' \"\$1\"" _ "$T_TMP/motd/cgroup-feedback.motd" "$WS"
 
 # --- words ------------------------------------------------------------------------------

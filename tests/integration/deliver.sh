@@ -252,7 +252,7 @@ check "... says no collector takes reports there, and the path it wants" \
 	grep -q "HTTP 404: not_found; a configuration error, not retried: no collector takes reports at this URL (it ends in /api/v1/reports)" "$T_TMP/err"
 cfb flush --state-dir "$ST" > /dev/null 2>&1
 check "... flush does not try it again" [ "$(requests)" -eq 1 ]
-paste_hint 's|.*after fixing the configuration, \(cgroup-feedback .*\) sends it.*|\1 --endpoint '"$URL"'|p' \
+paste_hint 's|.*after fixing the configuration, \([^ ]*cgroup-feedback .*\) sends it.*|\1 --endpoint '"$URL"'|p' \
 	"$T_TMP/err" "a configuration error's hint (with the endpoint fixed)"
 check "... which sent it" [ "$(state_of "$id")" = sent ]
 
@@ -380,6 +380,6 @@ cfb flush --state-dir "$S2" > /dev/null 2>"$T_TMP/err"
 check "another schema: flush sends nothing and asks for a new review" \
 	sh -c 'grep -q "\"state\":\"pending\"" "$1" && grep -q "consented to under another report schema" "$2"' \
 	_ "$S2/reports/$id.state" "$T_TMP/err"
-paste_hint "s/.*review it again: \(cgroup-feedback .*\) review \($id\)\$/\1 show \2/p" "$T_TMP/err" \
+paste_hint "s/.*review it again: \([^ ]*cgroup-feedback .*\) review \($id\)\$/\1 show \2/p" "$T_TMP/err" \
 	"another schema: the hint"
 finish

@@ -78,12 +78,12 @@ fault() {
 	check "$fname: the report is kept, consented, not sent" [ "$(field "$id" state)" = consented ]
 	check "$fname: no receipt recorded" [ -z "$(field "$id" receipt)" ]
 	# The command the message names for the retry, as printed.
-	HINT=$(sed -n 's/.*it will be retried by \(cgroup-feedback .*\)$/\1/p' "$T_TMP/err" | head -n 1)
+	HINT=$(sed -n 's/.*it will be retried by \([^ ]*cgroup-feedback .*\)$/\1/p' "$T_TMP/err" | head -n 1)
 	case $retry in
 	backoff)
 		check "$fname: the message names the command that retries it ($HINT)" \
-			sh -c 'case $1 in "cgroup-feedback --state-dir $2 flush") exit 0 ;; *) exit 1 ;; esac' \
-			_ "$HINT" "$ST"
+			sh -c 'case $1 in */cgroup-feedback" --config $3 --state-dir $2 flush") exit 0 ;; *) exit 1 ;; esac' \
+			_ "$HINT" "$ST" "$CONF"
 		check "$fname: a retry is scheduled" $PY -c "
 import json, time
 s = json.load(open('$ST/reports/$id.state'))

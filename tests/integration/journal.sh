@@ -169,7 +169,7 @@ for f in glob.glob(sys.argv[1] + "/reports/*.json"):
 EOP
 check "... each said, the second M8 as reported before" sh -c \
 	'grep -q "^M8: report .* written, waiting for review" "$1" && grep -q "^M8: reported before: report" "$1" && grep -q "^M7: report .* written" "$1"' _ "$T_TMP/rout"
-paste_hint 's/^M7: report .* written, waiting for review: \(cgroup-feedback .*\) review \([0-9a-f-]*\)$/\1 show \2/p' \
+paste_hint 's/^M7: report .* written, waiting for review: \([^ ]*cgroup-feedback .*\) review \([0-9a-f-]*\)$/\1 show \2/p' \
 	"$T_TMP/rout" "scan --report's review command (show in review's place)"
 "$CGFB" --config "$T_TMP/rconf" scan --report --state-dir "$RS" --journal-dir "$T_TMP/j" \
 	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" > "$T_TMP/rout" 2> "$T_TMP/rerr"

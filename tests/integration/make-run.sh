@@ -13,7 +13,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	finish
 	exit
 fi
-BIN=$PWD/$BUILD
+# As `make run` gives it: relative to the checkout.
+BIN=$BUILD
 # Under valgrind, its programs are the wrapped copies.
 under_valgrind && BIN=$(dirname "$CGFB")
 ST=$T_TMP/state
@@ -86,12 +87,16 @@ no_syslog() {
 		awk '{ b = substr($2, length($2) - 8, 1); if (index("4567cdefCDEF", b)) bad = 1 } END { exit bad }'
 }
 check "the watcher on /dev/kmsg gave up CAP_SYSLOG once it read the log" no_syslog
+# Pasted in another terminal: another directory, without this one's
+# environment.
 hint=$(sed -n 's/^ *sudo \(.*\) review$/\1 status/p' "$T_TMP/out")
-if [ -n "$hint" ] && eval "$hint" > "$T_TMP/hint" 2>&1; then
-	ok "the printed review command works when pasted ('$hint')"
+if [ -n "$hint" ] && (cd / && unset CGFB_STATE_DIR CGFB_CONFIG && eval "$hint") > "$T_TMP/hint" 2>&1; then
+	ok "the printed review command works when pasted in / ('$hint')"
 else
-	not_ok "the printed review command works when pasted ('$hint'): $(head -c 300 "$T_TMP/hint")"
+	not_ok "the printed review command works when pasted in / ('$hint'): $(head -c 300 "$T_TMP/hint")"
 fi
+check "...and it used make run's configuration (its collector's endpoint)" \
+	grep -qx "endpoint: http://127.0.0.1:$PORT/api/v1/reports" "$T_TMP/hint"
 stop
 gone=no
 for _ in $(seq "$(scaled 50)"); do

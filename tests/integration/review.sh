@@ -147,7 +147,7 @@ check "never: declined" [ "$(state_of "$id")" = declined ]
 check "never: M8 silenced for good" grep -qx M8 "$ST/silenced"
 "$CGFB" --config "$CONF" status --state-dir "$ST" > "$T_TMP/status.out" 2>&1
 check "never: status lists M8 as silenced, with the undo" \
-	grep -q "never asked again (silenced): M8; to be asked again: cgroup-feedback --state-dir $ST reopen M8" \
+	grep -q "never asked again (silenced): M8; to be asked again: $HINT_CLI_RE --config $CONF --state-dir $ST reopen M8" \
 	"$T_TMP/status.out"
 never_id=$id
 "$CGFB" --config "$CONF" list --json --state-dir "$ST" > "$T_TMP/list.out" 2>&1
@@ -348,7 +348,7 @@ EOP
 "$CGFB" --config "$CONF" review --state-dir "$ST" < /dev/null 2>"$T_TMP/err"
 check "review without a terminal fails" [ $? -ne 0 ]
 check "...and names the commands that work without one, for a waiting report" \
-	grep -q "read the report with 'cgroup-feedback --state-dir $ST show [0-9a-f-]*', then send it as it is with 'cgroup-feedback --state-dir $ST submit [0-9a-f-]* --yes'" "$T_TMP/err"
+	grep -q "read the report with '$HINT_CLI_RE --config $CONF --state-dir $ST show [0-9a-f-]*', then send it as it is with '$HINT_CLI_RE --config $CONF --state-dir $ST submit [0-9a-f-]* --yes'" "$T_TMP/err"
 
 # Ctrl-C at a question and at [y/N] ends the review with exit 130, says
 # nothing was sent and how to go on, and keeps what was answered. (In the
@@ -361,7 +361,7 @@ EOS
 rc=$?
 check "Ctrl-C at a question: exit 130" [ $rc -eq 130 ]
 check "... says nothing was sent, and the command that goes on" \
-	grep -q "Interrupted: nothing was sent. What you answered so far is kept; cgroup-feedback --state-dir $ST review $id goes on from there." "$T_TMP/intr1.log"
+	grep -q "Interrupted: nothing was sent. What you answered so far is kept; $HINT_CLI_RE --config $CONF --state-dir $ST review $id goes on from there." "$T_TMP/intr1.log"
 check "... the answer given before it is kept" grep -q "our batch scheduler" "$ST/reports/$id.draft"
 drive intr2 "$id" <<EOS
 Which software creates${TAB}
@@ -374,19 +374,19 @@ check "Ctrl-C at [y/N]: exit 130, nothing sent, the same words" \
 	sh -c '[ $1 -eq 130 ] && [ "$(grep -c "$2" "$3")" -eq 0 ] && grep -q "Interrupted: nothing was sent" "$4"' \
 	_ $? "$id" "$T_TMP/requests.log" "$T_TMP/intr2.log"
 check "... the report still pending" [ "$(state_of "$id")" = "" ]
-paste_hint 's/.*What you answered so far is kept; \(cgroup-feedback .*\) review \([0-9a-f-]*\) goes on.*/\1 show \2/p' \
+paste_hint 's/.*What you answered so far is kept; \([^ ]*cgroup-feedback .*\) review \([0-9a-f-]*\) goes on.*/\1 show \2/p' \
 	"$T_TMP/intr2.log" "Ctrl-C's hint (show in review's place)"
 
-# The commands review printed work when pasted (with this build's binary
-# and this test's configuration): keep for later's way back (with show,
+# The commands review printed work when pasted as printed (they name this
+# build's binary and this test's configuration): keep for later's way back (with show,
 # as review wants a terminal), then the post-send withdraw, last, as it
 # takes the first report back (paste_hint: tests/lib.sh).
-paste_hint 's/.*Kept for later with what you typed; nothing was sent\. \(cgroup-feedback .*\) review \([0-9a-f-]*\) starts.*/\1 show \2/p' \
+paste_hint 's/.*Kept for later with what you typed; nothing was sent\. \([^ ]*cgroup-feedback .*\) review \([0-9a-f-]*\) starts.*/\1 show \2/p' \
 	"$T_TMP/draft1.log" "keep for later's hint (show in review's place)"
 paste_hint "s/.*read the report with '\\([^']*\\)'.*/\\1/p" "$T_TMP/err" "review without a terminal: its show"
 paste_hint "s/.*send it as it is with '\\([^']*\\)'.*/\\1/p" "$T_TMP/err" "review without a terminal: its submit"
 sent_id=$(tr -d '\r' < "$T_TMP/send.log" | sed -n 's/.*Withdraw it at any time: .* withdraw \([0-9a-f-]*\)$/\1/p')
-paste_hint 's/.*Withdraw it at any time: \(cgroup-feedback .*\)$/\1/p' "$T_TMP/send.log" \
+paste_hint 's/.*Withdraw it at any time: \([^ ]*cgroup-feedback .*\)$/\1/p' "$T_TMP/send.log" \
 	"the post-send hint"
 check "...which withdrew that report at the collector" \
 	grep -q "^DELETE /api/v1/reports/${sent_id:-none} " "$T_TMP/requests.log"
@@ -407,10 +407,11 @@ Send this report to http${TAB}y
 EOS
 done
 rm -f "$T_TMP/mode"
-paste_hint 's/.*It will be tried again by \(cgroup-feedback .*\)\.$/\1/p' "$T_TMP/fail-fail503.log" \
+paste_hint 's/.*It will be tried again by \([^ ]*cgroup-feedback .*\)\.$/\1/p' "$T_TMP/fail-fail503.log" \
 	"review's hint after a failure that is retried (503)"
-paste_hint 's/.*It will not be retried automatically; see \(cgroup-feedback .*\)\.$/\1/p' \
-	"$T_TMP/fail-conflict.log" "review's hint after a refusal (409)"
+# status exits 1 as it shows the refused report: it fails to send.
+paste_hint 's/.*It will not be retried automatically; see \([^ ]*cgroup-feedback .*\)\.$/\1/p' \
+	"$T_TMP/fail-conflict.log" "review's hint after a refusal (409)" 1
 
 # Reviewed again and kept after a failed send: the report is consented and
 # flush will send it, to where the consent said, which is no longer the
@@ -431,14 +432,17 @@ check "kept after a failed send: it says the report is consented and flush tries
 	grep -q "Kept as it was: you consented to sending it to $URL, and flush tries again" "$T_TMP/kept-consented.log"
 check "... that the configured endpoint is another now" \
 	grep -q "That is not the endpoint configured now (http://127.0.0.1:9/api/v1/reports)" "$T_TMP/kept-consented.log"
-paste_hint 's/.*Stop it: \(cgroup-feedback .*\)\.$/\1/p' "$T_TMP/kept-consented.log" \
+"$CGFB" --config "$T_TMP/conf.moved" status --state-dir "$ST" > "$T_TMP/status.moved" 2>&1
+check "... status says so too, with the command that sends it to the configured one" \
+	grep -q "consented for $URL, which is not the endpoint configured now; to send it there instead: $HINT_CLI_RE --config $T_TMP/conf.moved --state-dir $ST submit $fid --yes" "$T_TMP/status.moved"
+paste_hint 's/.*Stop it: \([^ ]*cgroup-feedback .*\)\.$/\1/p' "$T_TMP/kept-consented.log" \
 	"kept after a failed send: its stop"
 check "... which withdrew it" [ "$(state_of "$fid")" = withdrawn ]
 
 # Never and decline are undone by the command review printed: the report
 # is pending again and its message announced again; reopen of a message
 # (status's undo) only un-silences; with nothing to undo it says so.
-paste_hint 's/.*To undo: \(cgroup-feedback .*\)$/\1/p' "$T_TMP/never.log" "review's undo after never"
+paste_hint 's/.*To undo: \([^ ]*cgroup-feedback .*\)$/\1/p' "$T_TMP/never.log" "review's undo after never"
 check "reopen after never: the report is pending again" [ "$(state_of "$never_id")" = pending ]
 check "... and M8 is no longer silenced" sh -c '! grep -qx M8 "$1"' _ "$ST/silenced"
 "$CGFB" --config "$CONF" status --state-dir "$ST" > "$T_TMP/status.out" 2>&1
@@ -453,6 +457,6 @@ check "reopen M8: only the never undone, the declined report stays declined" \
 	sh -c '[ "$1" = declined ] && ! grep -qx M8 "$2"' _ "$(state_of "$never_id")" "$ST/silenced"
 "$CGFB" --config "$CONF" reopen --state-dir "$ST" "$(echo "$never_id" | cut -c1-8)" > "$T_TMP/reopen.out" 2>&1
 check "reopen of an id prefix after decline: pending again, and it says how to review it" \
-	sh -c '[ "$1" = pending ] && grep -q "is pending again: cgroup-feedback --state-dir .* review $2" "$3"' \
+	sh -c '[ "$1" = pending ] && grep -q "is pending again: .*cgroup-feedback .*--state-dir .* review $2" "$3"' \
 	_ "$(state_of "$never_id")" "$never_id" "$T_TMP/reopen.out"
 finish

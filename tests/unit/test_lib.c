@@ -184,6 +184,33 @@ static void hints(void **state)
 	assert_string_equal(cgfb_hint(buf, 8, NULL, "status"), "cgroup-");
 }
 
+/* The program as it runs (a build tree's, by path) and the configuration
+ * it runs with (absolute), each one shell word, before the state
+ * directory; the default configuration is left out as the default state
+ * directory is. */
+static void hints_program_and_config(void **state)
+{
+	char buf[512], cwd[256], want[512];
+
+	cgfb_hint_use_program("/src/my tree/build/cgroup-feedback");
+	cgfb_hint_use_config("/etc/cgfb/test.conf");
+	assert_string_equal(cgfb_hint(buf, sizeof(buf), "/srv/st", "list"),
+			    "'/src/my tree/build/cgroup-feedback' --config /etc/cgfb/test.conf "
+			    "--state-dir /srv/st list");
+	assert_string_equal(cgfb_sudo_hint(buf, sizeof(buf), NULL, "review"),
+			    "sudo '/src/my tree/build/cgroup-feedback' --config /etc/cgfb/test.conf "
+			    "review");
+	cgfb_hint_use_program(NULL);
+	cgfb_hint_use_config(CGFB_DEFAULT_CONFIG);
+	assert_string_equal(cgfb_hint(buf, sizeof(buf), NULL, "status"), "cgroup-feedback status");
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	cgfb_hint_use_config("it's.conf");
+	snprintf(want, sizeof(want), "cgroup-feedback --config '%s/it'\\''s.conf' status", cwd);
+	assert_string_equal(cgfb_hint(buf, sizeof(buf), NULL, "status"), want);
+	cgfb_hint_use_config(NULL);
+	assert_string_equal(cgfb_hint(buf, sizeof(buf), NULL, "status"), "cgroup-feedback status");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +220,7 @@ int main(void)
 		cmocka_unit_test(report_ids),
 		cmocka_unit_test(sha256),
 		cmocka_unit_test(hints),
+		cmocka_unit_test(hints_program_and_config),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <utmpx.h>
 
+#include "base/hint.h"
 #include "consent/notify.h"
 
 static char dir[64];
@@ -127,6 +128,37 @@ static void walls_admin_terminals(void **state)
 	close(as);
 	close(om);
 	close(os);
+}
+
+/* The wall's command works as pasted: it names the program that wrote it
+ * (a build tree's, by path) and the configuration it ran with, as every
+ * hint does (base/hint.h). */
+static void wall_names_program_and_config(void **state)
+{
+	struct cgfb_config c;
+	struct cgfb_notify_paths p = { 0 };
+	char utmp[96], name[64], buf[2048], want[256];
+	int m, s;
+
+	assert_int_equal(openpty(&m, &s, name, NULL, NULL), 0);
+	assert_int_equal(chmod(name, 0620), 0);
+	snprintf(utmp, sizeof(utmp), "%s/utmp2", dir);
+	close(open(utmp, O_CREAT | O_WRONLY, 0644));
+	add_login(utmp, "root", name + 5);
+	config(&c, CGFB_NOTIFY_WALL);
+	p.utmp = utmp;
+	cgfb_hint_use_program("/src/build/cgroup-feedback");
+	cgfb_hint_use_config("/srv/cgfb test.conf");
+	cgfb_notify_new_report(&c, &p, cat, &sd, "4f0c9a55-0000-4000-8000-000000000005", "M8");
+	cgfb_hint_use_program(NULL);
+	cgfb_hint_use_config(NULL);
+	drain(m, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "sudo /src/build/cgroup-feedback --config '/srv/cgfb test.conf' "
+		 "--state-dir %s review 4f0c9a55-0000-4000-8000-000000000005", dir);
+	if (!strstr(buf, want))
+		fail_msg("wall without '%s':\n%s", want, buf);
+	close(m);
+	close(s);
 }
 
 /* The counts a wall gives come from the terminals themselves: an
@@ -300,6 +332,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(walls_admin_terminals),
+		cmocka_unit_test(wall_names_program_and_config),
 		cmocka_unit_test(wall_counts_what_each_terminal_did),
 		cmocka_unit_test(motd_follows_the_spool),
 		cmocka_unit_test(runs_the_command),
