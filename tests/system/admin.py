@@ -28,8 +28,10 @@ import time
 
 WALL_MARK = b"@@MARK wall-M8@@"
 HINT = re.compile(rb"\nM8: [^\r\n]*\r*\nReview it \(nothing is sent without your yes\): ([^\r\n]*)\r*\n")
-# less's prompt, alone on the last line, drawn in standout or not.
-LESS_PROMPT = re.compile(rb"[\r\n](\x1b\[[0-9;?]*[A-Za-z]|\r)*(:|\(END\))(\x1b\[[0-9;?]*[A-Za-z])*[ ]*$")
+# less's prompt, alone on the last line, drawn in standout or not; after a
+# line that filled the terminal's width less draws it after " \b" instead
+# of a line feed.
+LESS_PROMPT = re.compile(rb"[\r\n\x08](\x1b\[[0-9;?]*[A-Za-z]|\r)*(:|\(END\))(\x1b\[[0-9;?]*[A-Za-z])*[ ]*$")
 # The administrator's shell's prompt (bash: user@host:dir$ ).
 SHELL_PROMPT = re.compile(rb"admin@[^\s:]+:[^\s]*\$ ")
 STEP_SECONDS = 180
@@ -41,11 +43,14 @@ KEEP_FOR_LATER = [
     (rb"Send this report to http[^\n]*\[y/N\] ", b""),
     (rb"Then: \[e\]xport[^\n]*\[k\] ", b"k"),
 ]
-# The first review: answers and a use case.
+# The first review: answers and a use case. The guest's kernel (6.1)
+# refuses the write of 0 to memory.use_hierarchy that prints M8, so no
+# group is flat, no reorganisation is shown, and review does not ask about
+# one (it says the kernel refused the write instead).
 REVIEW = [
+    (rb"What the kernel did with the write: the kernel refused the write", None),
     (rb"Which software creates[^\n]*\n> ", b"our own batch scheduler"),
     (rb"Why must these sibling[^\n]*\n> ", b""),
-    (rb"Would the reorganisation[^\n]*\n> ", b"no"),
     (rb"Describe your use case", b"Each batch job gets its own memory limit."),
     (rb"memory limit\.\r*\n", b""),
 ] + KEEP_FOR_LATER
@@ -53,7 +58,6 @@ REVIEW = [
 REVIEW_AGAIN = [
     (rb"Which software creates[^\n]*\n  \(your answer so far: our own batch scheduler\)\r*\n> ", b""),
     (rb"Why must these sibling[^\n]*\n> ", b""),
-    (rb"Would the reorganisation[^\n]*\n  \(your answer so far: no\)\r*\n> ", b""),
     (rb"\| Each batch job gets its own memory limit\.\r*\n[^\n]*remove it\.\r*\n", b""),
 ] + KEEP_FOR_LATER
 KEPT = re.compile(rb"Kept for later with what you typed; nothing was sent\. ([^\r\n]*) starts from it\.")
@@ -136,6 +140,8 @@ def run(term, result, n, command, steps, password):
         if not m:
             return None, "no prompt matching %r" % rx
         pos = m.end()
+        if answer is None:          # only to be seen, nothing to type
+            continue
         if answer == "<PAGER>":
             if pager(term, pos) is None:
                 return None, "no pager end or send prompt after %r" % rx
