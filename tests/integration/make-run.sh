@@ -56,14 +56,16 @@ trap 'stop; t_cleanup' EXIT
 
 up=no
 for _ in $(seq "$(scaled 100)"); do
+	# The state directory exists before (the pending report planted
+	# above): up is the watcher's first state saved.
 	if curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/api/v1/summary" &&
-	   [ -d "$ST" ]; then
+	   [ -s "$ST/watch.state" ]; then
 		up=yes
 		break
 	fi
 	sleep 0.2
 done
-check "the collector answers on CGFB_LISTEN and the watcher made its state directory" [ "$up" = yes ]
+check "the collector answers on CGFB_LISTEN and the watcher saved its state" [ "$up" = yes ]
 check "it says where the reports are" grep -q "state and reports in $ST" "$T_TMP/out"
 check "it says where the database and the admin token are" \
 	grep -q "database $SV/collector.db" "$T_TMP/out"
