@@ -13,8 +13,10 @@ CONF=$T_TMP/conf
 mkdir -p "$ST"
 trap 'stop_double; t_cleanup' EXIT
 start_double "$T_TMP/double" ok
-printf 'endpoint = %s\nnotify = log\ntimeout = %s\nconnect-timeout = %s\n' \
-	"$URL" "$(scaled 3)" "$(scaled 2)" > "$CONF"
+# The banner this test's commands refresh stays in its directory, never
+# the host's /run/motd.d.
+printf 'endpoint = %s\nnotify = log\nmotd-path = %s/motd\ntimeout = %s\nconnect-timeout = %s\n' \
+	"$URL" "$T_TMP" "$(scaled 3)" "$(scaled 2)" > "$CONF"
 cfb() { "$CGFB" --config "$CONF" --state-dir "$ST" "$@"; }
 a=$($PY tests/client/pending_report.py "$ST" M8 status-a)
 b=$($PY tests/client/pending_report.py "$ST" M3 status-b)
