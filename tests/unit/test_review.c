@@ -59,9 +59,14 @@ static int teardown(void **state)
 
 static int each(void **state)
 {
-	char err[256];
+	char err[256], motd[128];
 
 	cgfb_config_defaults(&conf);
+	/* The banner review refreshes stays in the scratch directory, never
+	 * the host's /run/motd.d. */
+	snprintf(motd, sizeof(motd), "%s/motd", dir);
+	if (cgfb_config_set(&conf, "motd-path", motd, err, sizeof(err)) != 0)
+		return -1;
 	return cgfb_config_set(&conf, "endpoint", "https://collector.invalid/api/v1/reports", err,
 			       sizeof(err)) == 0 ? 0 : -1;
 }
