@@ -627,10 +627,17 @@ void http_stop(struct http_server *h, unsigned grace_ms)
 			close(fd);
 		}
 		/* A request already sent on an accepted connection but not yet
-		 * parsed is in flight too: it is answered (503), not cut off. */
-		for (unsigned t = 0; t < grace_ms && (atomic_load(&h->active) > 0 ||
-						      conntrack_unread_heads(h->ct) > 0); t += 10)
+		 * parsed is in flight too: it is answered (503), not cut off.
+		 * Quiet for 50 ms, not for one look: a connection accepted just
+		 * before the quiesce is counted only once libmicrohttpd has told
+		 * conntrack of it. */
+		for (unsigned t = 0, quiet = 0; t < grace_ms && quiet < 5; t += 10) {
+			const bool busy = atomic_load(&h->active) > 0 ||
+					  conntrack_unread_heads(h->ct) > 0;
+
+			quiet = busy ? 0 : quiet + 1;
 			usleep(10000);
+		}
 		if (atomic_load(&h->active) > 0)
 			cgfb_log(LOG_WARNING, "%d requests still running at shutdown",
 				 atomic_load(&h->active));
