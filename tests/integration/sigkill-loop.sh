@@ -285,7 +285,7 @@ writer_killed() {
 			export KILLSHIM_AT=$2 KILLSHIM_PROG=cgroup-feedback-report \
 				KILLSHIM_ONCE=$d/killed KILLSHIM_FAIL=$fail LD_PRELOAD=$SHIM
 			[ -z "$oom" ] || export KILLSHIM_OOM=1
-			${oom:+in_memcg} timeout 60 "$CGFB" watch --once --json --kmsg "$W/$1" \
+			${oom:+in_memcg} timeout 60 "$CGFB" --config "$CONF" watch --once --json --kmsg "$W/$1" \
 				--state-dir "$d/state" --boot-id-file "$W/boot" \
 				--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" \
 				>> "$d/out" 2>> "$d/err"
