@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cgfb/fnv.h"
 #include "cgfb/log.h"
 #include "cgfb/utf8.h"
 
@@ -53,11 +54,7 @@ static int64_t now_ns(void)
 
 static uint64_t fnv1a(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
-	return h | 1;  /* never 0, the free slot's key */
+	return cgfb_fnv64(s, len) | 1;  /* never 0, the free slot's key */
 }
 
 /* One write per line: threads (the collector's connections) never

@@ -13,4 +13,8 @@
  * space removed. 0, -EBADMSG for an empty file, or the read's -errno. */
 int cgfb_read_boot_id(const char *path, char *buf, size_t bufsz);
 
+/* 32 hex digits (the journal's _BOOT_ID, or any 128 bits in hex) in the
+ * form of CGFB_BOOT_ID_PATH: 8-4-4-4-12. */
+void cgfb_boot_id_dashed(const char *hex32, char out[CGFB_BOOT_ID_MAX]);
+
 #endif

@@ -60,25 +60,27 @@ static bool word_in(const char *words, const char *w)
 	return false;
 }
 
-/* An option getopt did not know (argv's word before optind), said once,
- * with the nearest of the command's own. */
-static void unknown_option(int argc, char **argv, const char *allowed)
+void cgfb_bad_option(const char *cmd, const char *arg, bool needs_value, const char *words)
 {
-	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	const char *pre = cmd ? cmd : "", *sep = cmd ? ": " : "";
 	char word[64], near[64];
-	const char *best;
+	const char *best = NULL;
 
+	if (needs_value) {
+		cgfb_log(LOG_ERR, "%s%soption '%s' needs a value", pre, sep, arg);
+		return;
+	}
 	if (strncmp(arg, "--", 2) != 0) {
-		cgfb_log(LOG_ERR, "%s: unknown option '%s'", argv[0], arg);
+		cgfb_log(LOG_ERR, "%s%sunknown option '%s'", pre, sep, arg);
 		return;
 	}
 	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
-	best = cgfb_suggest_words(word, allowed, near, sizeof(near));
+	best = cgfb_suggest_words(word, words, near, sizeof(near));
 	if (best)
-		cgfb_log(LOG_ERR, "%s: unknown option '--%s'; did you mean '--%s'?", argv[0], word,
+		cgfb_log(LOG_ERR, "%s%sunknown option '--%s'; did you mean '--%s'?", pre, sep, word,
 			 best);
 	else
-		cgfb_log(LOG_ERR, "%s: unknown option '--%s'", argv[0], word);
+		cgfb_log(LOG_ERR, "%s%sunknown option '--%s'", pre, sep, word);
 }
 
 int cgfb_next_option(int argc, char **argv, const struct option *opts, const char *allowed,
@@ -97,14 +99,10 @@ int cgfb_next_option(int argc, char **argv, const struct option *opts, const cha
 		fputs(usage, stdout);
 		return CGFB_OPT_HELP;
 	}
-	if (opt == ':') {
-		cgfb_log(LOG_ERR, "%s: option '%s' needs a value", argv[0], argv[optind - 1]);
-		fputs(usage, stderr);
-		return CGFB_OPT_ERROR;
-	}
-	if (opt == '?' || (opt != -1 && name && !word_in(allowed, name))) {
-		if (opt == '?')
-			unknown_option(argc, argv, allowed);
+	if (opt == '?' || opt == ':' || (opt != -1 && name && !word_in(allowed, name))) {
+		if (opt == '?' || opt == ':')
+			cgfb_bad_option(argv[0], optind > 0 && optind <= argc ? argv[optind - 1] : "?",
+					opt == ':', allowed);
 		else
 			cgfb_log(LOG_ERR, "%s does not take --%s", argv[0], name);
 		fputs(usage, stderr);

@@ -4,12 +4,16 @@
 #ifndef CGFB_CMDLINE_H
 #define CGFB_CMDLINE_H
 
+#include <stdbool.h>
+
 #include "cgfb/catalog.h"
 
 #define CGFB_EXIT_OK      0
 #define CGFB_EXIT_NONE    1   /* scan: nothing found */
 #define CGFB_EXIT_FAILING 1   /* status: a consented report's last send failed */
 #define CGFB_EXIT_TROUBLE 2
+/* cgroup-feedback-report: no report written for now, try again (EX_TEMPFAIL). */
+#define CGFB_EXIT_TEMPFAIL 75
 
 struct cgfb_globals {
 	const char *catalog_path;  /* --catalog, or NULL */
@@ -38,6 +42,11 @@ struct option;
 
 #define CGFB_OPT_HELP  (-2)   /* --help: usage was printed to stdout */
 #define CGFB_OPT_ERROR (-3)   /* a bad or unknown option: reported, usage on stderr */
+
+/* An option getopt refused (arg, as typed), said once: unknown, with the
+ * nearest of words (space-separated long names) when one is near, or
+ * without its value. cmd prefixes the message when not NULL. */
+void cgfb_bad_option(const char *cmd, const char *arg, bool needs_value, const char *words);
 
 /* getopt_long over a table several commands share, accepting only the long
  * options named in allowed (space-separated words). Returns the option,

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/bootid.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "cgfb/sha256.h"
@@ -102,7 +103,7 @@ struct scan_out {
 	unsigned long found;
 	struct scan_report *report;   /* NULL without --report */
 	const char *source;           /* of the reports: "file", "kmsg" */
-	char boot[40];                /* of the reports; "" this boot */
+	char boot[CGFB_BOOT_ID_MAX];  /* of the reports; "" this boot */
 };
 
 static void print_detection(const struct cgfb_detection *d, void *arg)
@@ -119,7 +120,7 @@ static void print_detection(const struct cgfb_detection *d, void *arg)
 /* A saved file's messages count as one boot of their own on a report
  * (which boot printed them the file does not say): scanning it again
  * counts nothing again. In the boot id's form, from the file's name. */
-static void file_boot(const char *path, char out[40])
+static void file_boot(const char *path, char out[CGFB_BOOT_ID_MAX])
 {
 	char real[PATH_MAX], hex[65];
 	const char *name = strcmp(path, "-") == 0 ? "-" : realpath(path, real) ? real : path;
@@ -128,7 +129,7 @@ static void file_boot(const char *path, char out[40])
 	cgfb_buf_printf(&b, "scan\n%s", name);
 	cgfb_sha256_hex(b.data, b.len, hex);
 	cgfb_buf_free(&b);
-	snprintf(out, 40, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
+	cgfb_boot_id_dashed(hex, out);
 }
 
 static void report_oddities(const char *name, const struct cgfb_scan_stats *st)
@@ -276,13 +277,12 @@ static void boot_time(uint64_t usec, char *buf, size_t sz)
 static void report_journal(struct journal_scan *js, const struct cgfb_detection *d)
 {
 	const char *b = js->boot;
-	char boot[40] = "";
+	char boot[CGFB_BOOT_ID_MAX] = "";
 
 	if (!js->so->report)
 		return;
 	if (strlen(b) == 32)
-		snprintf(boot, sizeof(boot), "%.8s-%.4s-%.4s-%.4s-%.12s", b, b + 8, b + 12, b + 16,
-			 b + 20);
+		cgfb_boot_id_dashed(b, boot);
 	scan_report_one(js->so->report, d, "journal", boot[0] ? boot : "0");
 }
 

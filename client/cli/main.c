@@ -60,30 +60,6 @@ static void unknown_command(const char *name)
 		cgfb_log(LOG_ERR, "unknown command '%s' (try --help)", name);
 }
 
-/* A global option getopt did not take: unknown (with the nearest known)
- * or without its value. */
-static void bad_global_option(int argc, char **argv, int opt)
-{
-	static const char *const names[] = { "catalog", "config", "state-dir", "dump-config-keys",
-					     "help", "version" };
-	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-	char word[64];
-	const char *best;
-
-	if (opt == ':') {
-		cgfb_log(LOG_ERR, "option '%s' needs a value", arg);
-		return;
-	}
-	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + strspn(arg, "-"), "="),
-		 arg + strspn(arg, "-"));
-	best = strncmp(arg, "--", 2) == 0 ?
-	       cgfb_suggest(word, names, sizeof(names) / sizeof(names[0])) : NULL;
-	if (best)
-		cgfb_log(LOG_ERR, "unknown option '%s'; did you mean '--%s'?", arg, best);
-	else
-		cgfb_log(LOG_ERR, "unknown option '%s'", arg);
-}
-
 static void usage(FILE *out)
 {
 	fputs("Usage: cgroup-feedback [--state-dir DIR] [--catalog FILE] [--config FILE] COMMAND\n"
@@ -154,7 +130,8 @@ int main(int argc, char **argv)
 				printf("%s\n", cgfb_config_key(i));
 			return CGFB_EXIT_OK;
 		default:
-			bad_global_option(argc, argv, opt);
+			cgfb_bad_option(NULL, optind > 0 && optind <= argc ? argv[optind - 1] : "?",
+					opt == ':', "catalog config state-dir dump-config-keys help version");
 			usage(stderr);
 			return CGFB_EXIT_TROUBLE;
 		}

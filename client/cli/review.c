@@ -174,10 +174,16 @@ static void show_analysis(FILE *out, json_object *report)
 
 /* The knob's way in cgroup v2, or that there is none: what the question
  * about the replacement refers to (asked only when there is one). */
-static void show_v2_way(FILE *out, const struct cgfb_entry *e)
+static const char *v2_way(const struct cgfb_entry *e)
 {
 	const int a = e->knob ? cgfb_attr_for_knob(e->knob) : -1;
-	const char *r = a < 0 ? NULL : cgfb_attr((enum cgfb_attr)a)->replacement;
+
+	return a < 0 ? NULL : cgfb_attr((enum cgfb_attr)a)->replacement;
+}
+
+static void show_v2_way(FILE *out, const struct cgfb_entry *e)
+{
+	const char *r = v2_way(e);
 
 	if (r)
 		fprintf(out, "In cgroup v2: %s.\n", r);
@@ -315,8 +321,7 @@ static bool reorganisation_shown(json_object *report)
  * to ask about: no knob, none known, or "none" (cgroup v2 has nothing). */
 static const char *replacement_of(const struct cgfb_entry *e)
 {
-	const int a = e->knob ? cgfb_attr_for_knob(e->knob) : -1;
-	const char *r = a < 0 ? NULL : cgfb_attr((enum cgfb_attr)a)->replacement;
+	const char *r = v2_way(e);
 
 	return r && strncmp(r, "none", 4) != 0 ? r : NULL;
 }

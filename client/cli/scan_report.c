@@ -4,14 +4,13 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "base/cmdline.h"
 #include "base/exec.h"
 #include "base/hint.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "cli/scan_report.h"
 #include "detect/handoff.h"
-
-#define EXIT_TEMPFAIL 75
 
 static char writer_path[PATH_MAX];
 
@@ -89,6 +88,6 @@ void scan_report_one(struct scan_report *r, const struct cgfb_detection *d, cons
 		cgfb_log(LOG_ERR, "%s: report not written: %s", d->entry->id, strerror(-rc));
 	else
 		cgfb_log(LOG_ERR, "%s: report not written%s (see above); scan again to try again",
-			 d->entry->id, WIFEXITED(status) && WEXITSTATUS(status) == EXIT_TEMPFAIL ?
+			 d->entry->id, WIFEXITED(status) && WEXITSTATUS(status) == CGFB_EXIT_TEMPFAIL ?
 			 " for now" : "");
 }

@@ -62,7 +62,7 @@ static int list_pending(const struct cgfb_statedir *sd, struct cgfb_pending *p)
 	struct cgfb_spool sp = { .fd = -1 };
 	struct stat mark;
 	int rc = cgfb_spool_open_existing(&sp, sd);
-	const bool marked = rc == 0 && sp.fd >= 0 && cgfb_pending_cache_mark(&sp, &mark) == 0;
+	const bool marked = rc == 0 && sp.fd >= 0 && cgfb_reports_mark(&sp, &mark) == 0;
 
 	if (rc == 0)
 		rc = cgfb_pending_list(&sp, p);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgfb/fnv.h"
 #include "detect/detect.h"
 #include "detect/echo.h"
 
@@ -71,7 +72,7 @@ static size_t entry_index(const struct cgfb_detector *d, const struct cgfb_entry
  * another process or size is the same message. FNV-1a. */
 static unsigned wording_hash(const char *text, size_t len)
 {
-	unsigned h = 2166136261u;
+	uint32_t h = CGFB_FNV32_INIT;
 	char prev = 0;
 
 	for (size_t i = 0; i < len; i++) {
@@ -84,7 +85,7 @@ static unsigned wording_hash(const char *text, size_t len)
 		if ((c == '0' || c == ' ') && c == prev)
 			continue;
 		prev = c;
-		h = (h ^ (unsigned char)c) * 16777619u;
+		h = cgfb_fnv32_add(h, (unsigned char)c);
 	}
 	return h;
 }

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "cgfb/canon.h"
+#include "cgfb/fnv.h"
 #include "cgfb/wire.h"
 #include "report/repeat.h"
 
@@ -176,21 +177,11 @@ static void add_kernel(struct cgfb_seen *s, const char *series)
 	snprintf(s->kernels[s->n_kernels++], sizeof(s->kernels[0]), "%s", series);
 }
 
-/* FNV-1a of a boot id: the recent boots are kept small. */
-static uint32_t boot_hash(const char *boot_id)
-{
-	uint32_t h = 2166136261u;
-
-	for (const char *p = boot_id; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h;
-}
-
 /* Whether boot_id was counted already (the last boot, or one of the
  * recent), and if not, remembered as the newest of the recent. */
 static bool counted_before(struct cgfb_seen *s, const char *boot_id)
 {
-	const uint32_t h = boot_hash(boot_id);
+	const uint32_t h = cgfb_fnv32_str(boot_id);   /* the recent boots kept small */
 
 	if (strcmp(s->last_boot, boot_id) == 0)
 		return true;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cgfb/atomic.h"
+#include "cgfb/fnv.h"
 #include "cgfb/readfile.h"
 #include "cgfb/sha256.h"
 #include "report/repindex.h"
@@ -36,11 +37,7 @@
  * the ids it covers, which does not depend on the order of a listing. */
 static unsigned long long id_hash(const char *id)
 {
-	unsigned long long h = 0xcbf29ce484222325ULL;
-
-	for (; *id; id++)
-		h = (h ^ (unsigned char)*id) * 0x100000001b3ULL;
-	return h;
+	return cgfb_fnv64(id, strlen(id));
 }
 
 static void key_name(const struct cgfb_report_key *k, char name[KEY_CHARS + 1])
@@ -538,7 +535,6 @@ int cgfb_repindex_seal(struct cgfb_repindex *ix)
 {
 	char name[64];
 	struct stat st;
-	struct timespec t[2];
 
 	if (ix->adding[0]) {
 		snprintf(name, sizeof(name), "%s" CGFB_REPORT_SUFFIX, ix->adding);
@@ -548,15 +544,7 @@ int cgfb_repindex_seal(struct cgfb_repindex *ix)
 			ix->adding[0] = '\0';
 		}
 	}
-	/* reports/'s modification time set to a second ago: whatever changes
-	 * it after this (a review, a report copied in) stamps the present,
-	 * which can never be this, however fast it comes (the clock's tick
-	 * would let a change in the same millisecond pass unseen). */
-	clock_gettime(CLOCK_REALTIME, &t[1]);
-	t[1].tv_sec--;
-	t[0].tv_nsec = UTIME_OMIT;
-	t[0].tv_sec = 0;
-	if (futimens(ix->sp->fd, t) == 0 && fstat(ix->sp->fd, &st) == 0)
+	if (cgfb_reports_mark(ix->sp, &st) == 0)
 		take_dir(ix, &st);
 	else
 		ix->sec = -1;       /* unmarked: checked by name next time */
@@ -636,12 +624,15 @@ int cgfb_repindex_save_pending(struct cgfb_repindex *ix, const struct cgfb_pendi
 	return rc;
 }
 
-int cgfb_pending_cache_mark(struct cgfb_spool *sp, struct stat *mark)
+/* reports/'s modification time set to a second ago: whatever changes it
+ * after this (a review, a report copied in) stamps the present, which can
+ * never be this, however fast it comes (the clock's tick would let a
+ * change in the same millisecond pass unseen). The seal's mark, and the
+ * pending cache's. */
+int cgfb_reports_mark(struct cgfb_spool *sp, struct stat *mark)
 {
 	struct timespec t[2];
 
-	/* As the seal does: a second ago, so that any change after the
-	 * listing that follows stamps a time this can never be. */
 	clock_gettime(CLOCK_REALTIME, &t[1]);
 	t[1].tv_sec--;
 	t[0].tv_nsec = UTIME_OMIT;

@@ -79,11 +79,12 @@ int cgfb_repindex_save_pending(struct cgfb_repindex *ix, const struct cgfb_pendi
 /* The pending reports a command (review, decline, ...) listed for the
  * banner after changing the spool, kept in <state-dir>/pending-cache for
  * the next report writer, which would otherwise list them again (3.5 s
- * with 100,000 reports). mark sets reports/'s modification time a second
- * back and returns it, before the listing: the writer believes the cache
- * only while reports/ is still exactly so. */
+ * with 100,000 reports). cgfb_reports_mark (the seal's mark too) sets
+ * reports/'s modification time a second back and returns it, before the
+ * listing: the writer believes the cache only while reports/ is still
+ * exactly so. */
 #define CGFB_PENDING_CACHE "pending-cache"
-int cgfb_pending_cache_mark(struct cgfb_spool *sp, struct stat *mark);
+int cgfb_reports_mark(struct cgfb_spool *sp, struct stat *mark);
 int cgfb_pending_cache_save(const struct cgfb_statedir *sd, const struct stat *mark,
 			    const struct cgfb_pending *p);
 

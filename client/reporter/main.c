@@ -38,7 +38,6 @@
 #include "config/config.h"
 
 #define HANDOFF_MAX (16u << 10)
-#define EXIT_TEMPFAIL 75
 
 struct opts {
 	struct cgfb_globals g;
@@ -473,16 +472,16 @@ int main(int argc, char **argv)
 		return cgfb_journal_gap(o.journal_gap, o.journal_dir) < 0 ? CGFB_EXIT_TROUBLE
 									  : CGFB_EXIT_OK;
 	/* A configuration that cannot be used now may be fixed: the watcher
-	 * holds the detection and tries again (EXIT_TEMPFAIL), it does not
+	 * holds the detection and tries again (CGFB_EXIT_TEMPFAIL), it does not
 	 * count it as handled. */
 	if (cgfb_load_config(&o.g, &conf) < 0)
-		return o.check ? CGFB_EXIT_TROUBLE : EXIT_TEMPFAIL;
+		return o.check ? CGFB_EXIT_TROUBLE : CGFB_EXIT_TEMPFAIL;
 	if (o.check)
 		return check_config(&o, &conf);
 	rc = cgfb_statedir_open(&o.sd, o.state_dir, CGFB_SD_CREATE, err, sizeof(err));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "state directory %s: %s", o.state_dir, err);
-		return transient(rc) ? EXIT_TEMPFAIL : CGFB_EXIT_TROUBLE;
+		return transient(rc) ? CGFB_EXIT_TEMPFAIL : CGFB_EXIT_TROUBLE;
 	}
 	/* At the watcher's start: the banner says what the spool says now
 	 * (/run was emptied by a reboot, or it is stale). */
@@ -512,6 +511,6 @@ out:
 	cgfb_catalog_free(cat);
 	cgfb_statedir_close(&o.sd);
 	if (rc < 0)
-		return transient(rc) ? EXIT_TEMPFAIL : CGFB_EXIT_TROUBLE;
-	return fflush(stdout) == 0 ? CGFB_EXIT_OK : EXIT_TEMPFAIL;
+		return transient(rc) ? CGFB_EXIT_TEMPFAIL : CGFB_EXIT_TROUBLE;
+	return fflush(stdout) == 0 ? CGFB_EXIT_OK : CGFB_EXIT_TEMPFAIL;
 }

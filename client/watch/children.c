@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/cmdline.h"
 #include "base/exec.h"
 #include "base/hint.h"
 #include "cgfb/atomic.h"

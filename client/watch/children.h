@@ -17,9 +17,6 @@
  * within a second whatever a child does. */
 void cgfb_children_stop_on(volatile sig_atomic_t *flag);
 
-/* The exit status of cgroup-feedback-report for "not written for now". */
-#define CGFB_EXIT_TEMPFAIL 75
-
 /* A new detection's report, by the report writer at path reporter, in a
  * child process that holds no capability: it links the snapshot, the
  * crypto and the schema that the watcher never maps. The detection goes

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cgfb/fnv.h"
 #include "http/ratelimit.h"
 
 #define SLOTS 4096
@@ -34,11 +35,7 @@ static double now_s(void)
 
 static unsigned hash(const char *s)
 {
-	unsigned h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
+	return cgfb_fnv32_str(s);
 }
 
 int ratelimit_new(struct ratelimit **out, double rate, unsigned burst)

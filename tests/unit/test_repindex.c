@@ -315,7 +315,7 @@ static void pending_listed_by_a_command(void **state)
 	assert_int_equal(cgfb_spool_load(&sp, A, &e, NULL), 0);
 	e.state = CGFB_R_DECLINED;
 	assert_int_equal(cgfb_spool_save_state(&sp, &e), 0);
-	assert_int_equal(cgfb_pending_cache_mark(&sp, &mark), 0);
+	assert_int_equal(cgfb_reports_mark(&sp, &mark), 0);
 	assert_int_equal(cgfb_pending_list(&sp, &p), 0);
 	assert_int_equal(p.count, 1);
 	assert_int_equal(cgfb_pending_cache_save(&sd, &mark, &p), 0);
