@@ -64,7 +64,7 @@ LIB_SRC    := $(wildcard lib/*.c)
 MAINS      := client/cli/main.c client/watch/main.c client/reporter/main.c
 CLIENT_SRC := $(filter-out $(MAINS),$(wildcard client/*/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o $(BUILD)/schema_blob.o
-CLIENT_BLOBS := $(BUILD)/allowlist_blob.o
+CLIENT_BLOBS := $(BUILD)/allowlist_blob.o $(BUILD)/readiness_blob.o
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -121,6 +121,10 @@ $(BUILD)/catalog_blob.c: data/catalog.json tools/embed.sh
 $(BUILD)/schema_blob.c: docs/report.schema.json tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh cgfb_report_schema_json $< > $@
+
+$(BUILD)/readiness_blob.c: data/readiness.json tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh cgfb_readiness_json $< > $@
 
 $(BUILD)/allowlist_blob.c: data/allowlist.json tools/embed.sh
 	@mkdir -p $(dir $@)

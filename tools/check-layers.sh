@@ -28,12 +28,12 @@
 # $(BUILD)/inc/), so a forbidden include fails to compile as well.
 set -eu
 
-STAGES="base config log detect privacy snapshot report consent deliver"
+STAGES="base config log detect privacy snapshot readiness report consent deliver"
 SERVER_LAYERS="conf store ingest http api"
 # Each program's room and the stages it may use (lib/ always).
 ROOMS="watch:base,config,log,detect
 reporter:base,config,log,detect,privacy,snapshot,report,consent
-cli:base,config,log,detect,privacy,snapshot,report,consent,deliver"
+cli:base,config,log,detect,privacy,snapshot,readiness,report,consent,deliver"
 
 # A folder and those before it in an order.
 upto() {

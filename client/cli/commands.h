@@ -26,6 +26,7 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_check(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_snapshot(const struct cgfb_globals *g, int argc, char **argv);
 
 #endif

@@ -29,6 +29,8 @@ static const struct cgfb_command commands[] = {
 	{ "catalog", "[--json]  list the messages this version recognises", cgfb_cmd_catalog },
 	{ "snapshot", "[--json] [--for ID]  the anonymised cgroup picture a report carries",
 	  cgfb_cmd_snapshot },
+	{ "check", "[--json] [--target SPEC] [--root DIR]  what here depends on cgroup v1, "
+	  "and where it breaks", cgfb_cmd_check },
 	{ "review", "[ID]  look at a report, answer its questions, decide what happens",
 	  cgfb_cmd_review },
 	{ "list", "[--json]  the reports and their states", cgfb_cmd_list },

@@ -1,0 +1,121 @@
+/* check: what on this machine still depends on cgroup v1, before an upgrade
+ * removes it. Read-only and offline; exits like a linter. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cgfb/log.h"
+#include "cli/commands.h"
+#include "readiness/check.h"
+#include "readiness/output.h"
+#include "readiness/rules.h"
+#include "readiness/version.h"
+
+enum { OPT_JSON = 256, OPT_TARGET, OPT_ROOT, OPT_MOUNTINFO, OPT_RULES };
+
+/* Exit codes, as linters have them. */
+enum { CHECK_READY = 0, CHECK_BREAKS = 1, CHECK_COULD_NOT = 2 };
+
+static const char usage[] =
+	"Usage: cgroup-feedback check [--json] [--target SPEC] [--root DIR] [--mountinfo FILE]\n"
+	"                             [--rules FILE]\n"
+	"Say what on this machine depends on cgroup v1, where each use breaks (kernel,\n"
+	"systemd, kubelet, distribution) and what to do instead. Reads files only;\n"
+	"nothing is stored or sent. As a user it checks what it can read and says\n"
+	"what it could not.\n"
+	"  --json            one JSON document (docs/check.schema.json)\n"
+	"  --target SPEC     count only what breaks there: kernel=6.12,systemd=258,kubelet=1.35\n"
+	"                    (any of them); without it everything is listed\n"
+	"  --root DIR        check a copy of a system's files under DIR instead of /\n"
+	"  --mountinfo FILE  the mount table to read instead of DIR/proc/self/mountinfo\n"
+	"  --rules FILE      readiness rules instead of the built-in data/readiness.json\n"
+	"Exit status: 0 nothing breaks on the target, 1 something does, 2 could not check.\n";
+
+struct opts {
+	bool json;
+	struct cgfb_target target;
+	struct cgfb_check_opts c;
+	const char *rules;
+};
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option long_opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "target", required_argument, NULL, OPT_TARGET },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+		{ "rules", required_argument, NULL, OPT_RULES },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[256];
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	while ((opt = cgfb_next_option(argc, argv, long_opts, "json target root mountinfo rules",
+				       usage)) != -1) {
+		switch (opt) {
+		case CGFB_OPT_HELP: return 1;
+		case CGFB_OPT_ERROR: return -EINVAL;
+		case OPT_JSON: o->json = true; break;
+		case OPT_ROOT: o->c.root = optarg; break;
+		case OPT_MOUNTINFO: o->c.mountinfo = optarg; break;
+		case OPT_RULES: o->rules = optarg; break;
+		case OPT_TARGET:
+			if (cgfb_target_parse(optarg, &o->target, err, sizeof(err))) {
+				cgfb_log(LOG_ERR, "%s", err);
+				return -EINVAL;
+			}
+			break;
+		default: fputs(usage, stderr); return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		cgfb_log(LOG_ERR, "check takes no arguments ('%s'); --root DIR checks another tree",
+			 argv[optind]);
+		return -EINVAL;
+	}
+	/* A root of "/" is this machine: the paths are the same without it. */
+	if (o->c.root && strcmp(o->c.root, "/") == 0)
+		o->c.root = NULL;
+	return 0;
+}
+
+int cgfb_cmd_check(const struct cgfb_globals *g, int argc, char **argv)
+{
+	struct cgfb_rules rs = { 0 };
+	struct cgfb_check c = { 0 };
+	struct opts o;
+	char err[512];
+	int rc = parse(argc, argv, &o);
+
+	(void)g;
+	if (rc)
+		return rc > 0 ? 0 : CHECK_COULD_NOT;
+	rc = o.rules ? cgfb_rules_load_file(&rs, o.rules, err, sizeof(err))
+		     : cgfb_rules_load_builtin(&rs, err, sizeof(err));
+	if (rc) {
+		cgfb_log(LOG_ERR, "readiness rules: %s", rc == -ENOMEM ? strerror(ENOMEM) : err);
+		return CHECK_COULD_NOT;
+	}
+	if ((rc = cgfb_check_run(&rs, &o.c, &c))) {
+		cgfb_log(LOG_ERR, "check: %s", strerror(-rc));
+		rc = CHECK_COULD_NOT;
+		goto out;
+	}
+	rc = o.json ? cgfb_check_print_json(stdout, &c, &o.target, o.c.root)
+		    : cgfb_check_print(stdout, &c, &o.target, o.c.root);
+	if (rc || fflush(stdout)) {
+		cgfb_log(LOG_ERR, "check: writing the result: %s", strerror(rc ? -rc : errno));
+		rc = CHECK_COULD_NOT;
+	} else if (!c.sources)
+		rc = CHECK_COULD_NOT;
+	else
+		rc = cgfb_check_breaking(&c, &o.target) ? CHECK_BREAKS : CHECK_READY;
+out:
+	cgfb_check_free(&c);
+	cgfb_rules_free(&rs);
+	return rc;
+}

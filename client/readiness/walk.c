@@ -1,0 +1,270 @@
+/* The tree probes (knob and procs rules): every v1 hierarchy walked from its
+ * mount point through directory descriptors, each knob a rule names read
+ * where its controller is, and the processes of non-root cgroups counted.
+ * A cgroup removed while it is walked is counted, not an error: on a busy
+ * host that is the normal case. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgfb/readfile.h"
+#include "readiness/check.h"
+
+#define KNOB_MAX    4096          /* a knob file read whole; devices.list can be long */
+#define ROOT_VAL    64
+
+struct walk {
+	const struct cgfb_rules *rs;
+	const struct cgfb_mount *m;
+	struct cgfb_check *c;
+	char (*root_val)[CGFB_RULE_FILES_MAX][ROOT_VAL];  /* per rule and file */
+	unsigned long procs, busy;        /* processes and cgroups holding some */
+	char first_busy[4096];
+	char path[4096];
+	size_t len;
+};
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+}
+
+static bool line_differs(const char *s, const char *key, const char *value)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, key, kl) == 0 && l[kl] == ' ') {
+			size_t vl = strcspn(l + kl + 1, "\n");
+
+			return vl != strlen(value) || strncmp(l + kl + 1, value, vl) != 0;
+		}
+	}
+	return false;
+}
+
+static bool any_line_nonzero(const char *s)
+{
+	for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t len = strcspn(l, "\n");
+		const char *last = l;
+
+		for (size_t i = 0; i < len; i++)
+			if (l[i] == ' ' && i + 1 < len)
+				last = l + i + 1;
+		if (len && !(l + len - last == 1 && *last == '0'))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a knob's value is set away from its default. v is trimmed. */
+static bool knob_set(const struct cgfb_rule *r, const char *v, const char *root)
+{
+	unsigned long long n;
+	char *end;
+
+	switch (r->test) {
+	case CGFB_TEST_NE: return strcmp(v, r->value) != 0;
+	case CGFB_TEST_LIMIT:
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		/* "Unlimited" reads PAGE_COUNTER_MAX pages: 2^63 - page size. */
+		return *v && !*end && !errno && n < (1ULL << 62);
+	case CGFB_TEST_LINE: return line_differs(v, r->key, r->value);
+	case CGFB_TEST_NE_ROOT: return root && *root && strcmp(v, root) != 0;
+	case CGFB_TEST_LINES_NONZERO: return any_line_nonzero(v);
+	case CGFB_TEST_NONEMPTY: return *v != '\0';
+	default: return false;
+	}
+}
+
+/* A rule's file name in this mount: a cpuset mounted with noprefix has
+ * "cpus", not "cpuset.cpus". */
+static const char *file_name(const struct cgfb_mount *m, const char *file)
+{
+	if (m->noprefix && strncmp(file, "cpuset.", 7) == 0)
+		return file + 7;
+	return file;
+}
+
+static int knob(struct walk *w, int dfd, size_t ri, unsigned fi, uint32_t depth)
+{
+	const struct cgfb_rule *r = &w->rs->r[ri];
+	const char *name = file_name(w->m, r->files[fi]);
+	char v[KNOB_MAX], first[80];
+	ssize_t n = cgfb_read_at(dfd, name, v, sizeof(v));
+
+	if (n == -ENOENT)
+		return 0;             /* not in this kernel, or the cgroup just went */
+	if (n < 0) {
+		snprintf(w->path + w->len, sizeof(w->path) - w->len, "/%s", name);
+		n = cgfb_check_unreadable(w->c, w->path, (int)n);
+		w->path[w->len] = '\0';
+		return (int)n;
+	}
+	trim(v);
+	if (depth == 0)
+		snprintf(w->root_val[ri][fi], ROOT_VAL, "%s", v);
+	if ((r->nonroot && depth == 0) || !knob_set(r, v, w->root_val[ri][fi]))
+		return 0;
+	snprintf(first, sizeof(first), "%.*s%s", (int)strcspn(v, "\n"), v,
+		 strchr(v, '\n') ? " ..." : "");
+	return cgfb_check_found(w->c, r, "%s%s: %s = %s", w->path, depth ? "" : " (root)", name, first);
+}
+
+/* Lines of cgroup.procs, read in pieces: a busy cgroup lists thousands. */
+static long count_procs(int dfd)
+{
+	char buf[8192];
+	long lines = 0;
+	ssize_t n;
+	int fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	if (n < 0)
+		lines = -errno;
+	close(fd);
+	return lines;
+}
+
+static int procs(struct walk *w, int dfd)
+{
+	long n = count_procs(dfd);
+
+	if (n == -ENOENT || n == -ENODEV)
+		return 0;
+	if (n < 0) {
+		int rc;
+
+		snprintf(w->path + w->len, sizeof(w->path) - w->len, "/cgroup.procs");
+		rc = cgfb_check_unreadable(w->c, w->path, (int)n);
+		w->path[w->len] = '\0';
+		return rc;
+	}
+	if (n && !w->busy++)
+		snprintf(w->first_busy, sizeof(w->first_busy), "%s", w->path);
+	w->procs += (unsigned long)n;
+	return 0;
+}
+
+static int visit(struct walk *w, int dfd, uint32_t depth)
+{
+	int rc = 0;
+
+	w->c->cgroups++;
+	for (size_t i = 0; i < w->rs->n && !rc; i++) {
+		const struct cgfb_rule *r = &w->rs->r[i];
+
+		if (r->probe != CGFB_PROBE_KNOB || !cgfb_mount_has(w->m, r->controller))
+			continue;
+		for (unsigned f = 0; f < r->n_files && !rc; f++)
+			rc = knob(w, dfd, i, f, depth);
+	}
+	if (!rc && depth)
+		rc = procs(w, dfd);
+	return rc;
+}
+
+static int walk(struct walk *w, int dfd, uint32_t depth);
+
+static int descend(struct walk *w, int dfd, const char *name, uint32_t depth)
+{
+	size_t len = w->len;
+	int fd, rc, n;
+
+	n = snprintf(w->path + len, sizeof(w->path) - len, "/%s", name);
+	if (n < 0 || (size_t)n >= sizeof(w->path) - len) {
+		w->path[len] = '\0';
+		return cgfb_check_unreadable(w->c, w->path, ENAMETOOLONG);
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			w->c->vanished++;
+		rc = errno == ENOENT || errno == ENOTDIR ? 0 : cgfb_check_unreadable(w->c, w->path, errno);
+	} else {
+		w->len += (size_t)n;
+		rc = walk(w, fd, depth + 1);
+		w->len = len;
+	}
+	w->path[len] = '\0';
+	return rc;
+}
+
+/* dfd is owned: closed here (through its DIR). */
+static int walk(struct walk *w, int dfd, uint32_t depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int rc = visit(w, dfd, depth);
+
+	if (rc || depth + 1 >= CGFB_CHECK_DEPTH || !(d = fdopendir(dfd))) {
+		close(dfd);
+		return rc;
+	}
+	while (!rc && (de = readdir(d))) {
+		/* Some file systems (a fixture copied anywhere) say DT_UNKNOWN. */
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || de->d_name[0] == '.')
+			continue;
+		rc = descend(w, dirfd(d), de->d_name, depth);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int report_procs(struct walk *w)
+{
+	int rc = 0;
+
+	if (!w->busy)
+		return 0;
+	for (size_t i = 0; i < w->rs->n && !rc; i++) {
+		const struct cgfb_rule *r = &w->rs->r[i];
+
+		if (r->probe == CGFB_PROBE_PROCS && cgfb_mount_has(w->m, r->controller))
+			rc = cgfb_check_found(w->c, r, "%s: %lu process%s in %lu cgroup%s (first: %s)",
+					      w->m->path, w->procs, w->procs == 1 ? "" : "es", w->busy,
+					      w->busy == 1 ? "" : "s", w->first_busy);
+	}
+	return rc;
+}
+
+static int walk_mount(const struct cgfb_rules *rs, const struct cgfb_mount *m, struct cgfb_check *c)
+{
+	struct walk w = { .rs = rs, .m = m, .c = c };
+	int fd, rc;
+
+	w.root_val = calloc(rs->n, sizeof(*w.root_val));
+	if (!w.root_val)
+		return -ENOMEM;
+	w.len = (size_t)snprintf(w.path, sizeof(w.path), "%s", m->path);
+	fd = open(m->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		rc = cgfb_check_unreadable(c, m->path, errno);
+	else if (!(rc = walk(&w, fd, 0)))
+		rc = report_procs(&w);
+	free(w.root_val);
+	return rc;
+}
+
+int cgfb_probe_tree(const struct cgfb_rules *rs, const struct cgfb_mounts *ms, struct cgfb_check *c)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; i < ms->n && !rc; i++)
+		if (ms->m[i].version == 1)
+			rc = walk_mount(rs, &ms->m[i], c);
+	return rc;
+}
