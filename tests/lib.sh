@@ -70,7 +70,18 @@ check() {
 	fi
 }
 skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
-finish() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
+# The host's login banner is never a test's to write: a program run without
+# the test's configuration falls back to /run/motd.d, and the banner then
+# names this script's scratch directory. (Another script can overwrite the
+# evidence first; it never makes a clean script fail.)
+HOST_MOTD=/run/motd.d/cgroup-feedback.motd
+host_banner_untouched() {
+	if [ -f "$HOST_MOTD" ] && grep -qF "$T_TMP" "$HOST_MOTD" 2>/dev/null; then
+		not_ok "the host's $HOST_MOTD was written by this script: $(head -c 300 "$HOST_MOTD")"
+		rm -f "$HOST_MOTD"
+	fi
+}
+finish() { host_banner_untouched; echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
 
 # paste_hint SED FILE NAME [STATUS]: the command that the sed script SED
 # picks out of FILE (its first line; a terminal's CR dropped) is run as a

@@ -82,6 +82,11 @@ int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd
 
 	if (!c->motd_path[0] || dir_and_name(c->motd_path, dir, sizeof(dir), &name) < 0)
 		return 0;
+	/* The default banner is the system's and tells of the system's spool:
+	 * a program run on another state directory (a copy, an experiment, a
+	 * test) leaves it alone unless the configuration names a banner. */
+	if (!c->motd_path_set && strcmp(sd->path, CGFB_DEFAULT_STATE_DIR) != 0)
+		return 0;
 	/* One report in memory at a time: the spool may hold 100,000. */
 	if (!p->known) {
 		rc = list_pending(sd, p);

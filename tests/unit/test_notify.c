@@ -44,6 +44,7 @@ static void config(struct cgfb_config *c, unsigned channels)
 	cgfb_config_defaults(c);
 	c->notify = channels;
 	snprintf(c->motd_path, sizeof(c->motd_path), "%s/motd.d/cgroup-feedback.motd", dir);
+	c->motd_path_set = true;     /* as a configuration file naming it */
 	snprintf(c->admin_group, sizeof(c->admin_group), "root");
 }
 
@@ -281,6 +282,24 @@ static void motd_follows_the_spool(void **state)
 	assert_int_equal(access(c.motd_path, F_OK), -1);
 }
 
+/* The default banner is the system's: a spool elsewhere (this test's, a
+ * copy, an experiment) does not write it unless the configuration names a
+ * banner, as make run's and the suite's do. */
+static void default_banner_only_for_the_system_spool(void **state)
+{
+	struct cgfb_config c;
+
+	config(&c, CGFB_NOTIFY_MOTD);
+	c.motd_path_set = false;
+	write_report("4f0c9a55-0000-4000-8000-000000000003", "M8");
+	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000003", "M8");
+	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
+	assert_int_equal(access(c.motd_path, F_OK), -1);
+	c.motd_path_set = true;
+	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
+	assert_int_equal(access(c.motd_path, F_OK), 0);
+}
+
 static void runs_the_command(void **state)
 {
 	struct cgfb_config c;
@@ -335,6 +354,7 @@ int main(void)
 		cmocka_unit_test(wall_names_program_and_config),
 		cmocka_unit_test(wall_counts_what_each_terminal_did),
 		cmocka_unit_test(motd_follows_the_spool),
+		cmocka_unit_test(default_banner_only_for_the_system_spool),
 		cmocka_unit_test(runs_the_command),
 		cmocka_unit_test(silenced_ids_stay_quiet),
 	};
