@@ -86,15 +86,19 @@ int cgfb_check_found(struct cgfb_check *c, const struct cgfb_rule *r, const char
 	return rc;
 }
 
-int cgfb_check_unreadable(struct cgfb_check *c, const char *what, int err)
+int cgfb_check_unreadable_why(struct cgfb_check *c, const char *what, const char *why)
 {
 	unsigned i = c->unreadable < CGFB_UNREADABLE_MAX ? (unsigned)c->unreadable : CGFB_UNREADABLE_MAX;
 
 	c->unreadable++;
 	if (i == CGFB_UNREADABLE_MAX)
 		return 0;
-	return asprintf(&c->unreadable_what[i], "%s: %s", what, strerror(err > 0 ? err : -err)) < 0
-		? -ENOMEM : 0;
+	return asprintf(&c->unreadable_what[i], "%s: %s", what, why) < 0 ? -ENOMEM : 0;
+}
+
+int cgfb_check_unreadable(struct cgfb_check *c, const char *what, int err)
+{
+	return cgfb_check_unreadable_why(c, what, strerror(err > 0 ? err : -err));
 }
 
 int cgfb_check_found_kernel(struct cgfb_check *c, const struct cgfb_rule *r, const char *kernel,

@@ -50,6 +50,7 @@ int cgfb_check_found(struct cgfb_check *c, const struct cgfb_rule *r, const char
 int cgfb_check_found_kernel(struct cgfb_check *c, const struct cgfb_rule *r, const char *kernel,
 			    const char *where);
 int cgfb_check_unreadable(struct cgfb_check *c, const char *what, int err);
+int cgfb_check_unreadable_why(struct cgfb_check *c, const char *what, const char *why);
 /* ROOT/path (path absolute) into buf; -ENAMETOOLONG when it does not fit. */
 int cgfb_check_path(const struct cgfb_check_opts *o, const char *path, char *buf, size_t sz);
 

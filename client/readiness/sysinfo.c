@@ -157,7 +157,7 @@ static int judge_config(const struct cgfb_rules *rs, const struct cgfb_mounts *m
 		goto out;
 	}
 	if (!is_kconfig(b.data ? b.data : "")) {
-		rc = cgfb_check_unreadable(c, path, EBADMSG);    /* not a configuration */
+		rc = cgfb_check_unreadable_why(c, path, "not a kernel configuration (no CONFIG_ line)");
 		goto out;
 	}
 	c->sources++;

@@ -89,14 +89,15 @@ int cgfb_target_parse(const char *spec, struct cgfb_target *t, char *err, size_t
 		snprintf(err, errsz, "--target wants kernel=, systemd= or kubelet= (e.g. kernel=6.12,systemd=258)");
 		return -EINVAL;
 	}
-	for (const char *p = spec; *p; ) {
+	for (const char *p = spec;; p++) {
 		size_t len = strcspn(p, ",");
-		int rc = set_part(t, p, len, err, errsz);
+		int rc = set_part(t, p, len, err, errsz);   /* an empty part is refused too */
 
 		if (rc)
 			return rc;
 		p += len;
-		p += *p == ',';
+		if (!*p)
+			break;
 	}
 	t->any = true;
 	return 0;

@@ -35,7 +35,8 @@ non-UTF-8 byte). KEYs:
   subtree=a,b        cgroup.subtree_control (v2); children get those files
   controllers=a,b    cgroup.controllers of a v2 root
   cpuset.NAME=V      a cpuset file;  freezer=STATE  freezer.state
-  file:NAME=V        any file;  chmod:NAME=OCTAL  chmod a file ("." the directory)
+  file:NAME=V        any file (in V, \\n is a newline, %20 a space)
+  chmod:NAME=OCTAL   chmod a file ("." the directory)
 """
 import os
 import random
@@ -305,7 +306,7 @@ class Fixture:
             elif k == "freezer":
                 self.write(path, self.pre(m, "freezer.state"), v + "\n")
             elif k.startswith("file:"):
-                self.write(path, k[5:], v.replace("\\n", "\n"))
+                self.write(path, k[5:], v.replace("\\n", "\n").replace("%20", " "))
             elif k.startswith("chmod:"):
                 f = self.root + path if k[6:] == "." else os.path.join(self.root + path, k[6:].encode())
                 os.chmod(f, int(v, 8))

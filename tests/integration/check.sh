@@ -1,0 +1,266 @@
+#!/bin/sh
+# check: what depends on cgroup v1, on fixture roots (tests/data/readiness/,
+# built by the snapshot tests' mkfixture.py) where every rule of
+# data/readiness.json is planted, a unified root where nothing is, and this
+# machine. Exit codes, --target, --json against its schema, what cannot be
+# read.
+. tests/lib.sh
+
+PY=python3
+RULES=data/readiness.json
+
+# root NAME DESC: a fixture root in $T_TMP/NAME/root with its mountinfo.
+root() {
+	python3 tests/data/cgroupfs/mkfixture.py "tests/data/readiness/$2.desc" "$T_TMP/$1" > /dev/null &&
+		mkdir -p "$T_TMP/$1/root/proc/sys/kernel" "$T_TMP/$1/root/boot" "$T_TMP/$1/root/var/lib/dpkg"
+}
+# run NAME [ARGS...]: check of NAME's root, output in $T_TMP/NAME.out, status in $st.
+run() {
+	n=$1
+	shift
+	"$CGFB" check --root "$T_TMP/$n/root" --mountinfo "$T_TMP/$n/mountinfo" "$@" \
+		> "$T_TMP/$n.out" 2> "$T_TMP/$n.err"
+	st=$?
+}
+# valid FILE: the JSON document against docs/check.schema.json.
+valid() {
+	$PY - "$1" docs/check.schema.json <<'EOP'
+import json, sys
+import jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+EOP
+}
+# rules_found FILE: the rule ids of a JSON document's findings, sorted, one a line.
+rules_found() {
+	$PY -c 'import json, sys; print("\n".join(sorted({f["rule"] for f in json.load(open(sys.argv[1]))["findings"]})))' "$1"
+}
+dpkg_status() {
+	printf 'Package: systemd\nStatus: install ok installed\nVersion: %s\n\n' "$2" > "$T_TMP/$1/root/var/lib/dpkg/status"
+}
+DEB13_CONFIG='CONFIG_MEMCG=y\n# CONFIG_MEMCG_V1 is not set\n# CONFIG_CPUSETS_V1 is not set\n'
+
+# --- legacy: every rule planted ---------------------------------------------
+root legacy legacy || exit 2
+L=$T_TMP/legacy/root
+echo "BOOT_IMAGE=/vmlinuz-5.4.0 ro quiet systemd.unified_cgroup_hierarchy=0 systemd.legacy_systemd_cgroup_controller=1 SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1 swapaccount=0 cgroup_no_v1=net_prio" > "$L/proc/cmdline"
+echo 5.4.0-150-generic > "$L/proc/sys/kernel/osrelease"
+printf "$DEB13_CONFIG" > "$L/boot/config-6.12.48+deb13-amd64"
+printf 'CONFIG_MEMCG=y\n' > "$L/boot/config-5.4.0-150-generic"       # before either option
+printf 'CONFIG_MEMCG=y\nCONFIG_MEMCG_V1=y\nCONFIG_CPUSETS_V1=y\n' > "$L/boot/config-6.12.9-custom"
+dpkg_status legacy 256.7-1
+
+run legacy --json
+check "legacy: exit 1 (findings that break)" [ "$st" -eq 1 ]
+check "legacy: the document is valid by docs/check.schema.json" valid "$T_TMP/legacy.out"
+# Every rule but the hybrid mode's, which excludes legacy, is found.
+$PY -c 'import json; print("\n".join(sorted(r["id"] for r in json.load(open("'"$RULES"'"))["rules"] if r["id"] != "cgroup-mode-hybrid")))' > "$T_TMP/want"
+rules_found "$T_TMP/legacy.out" > "$T_TMP/got"
+check "legacy: every planted rule is found, and nothing else" diff "$T_TMP/want" "$T_TMP/got"
+
+# finding RULE COUNT TEXT: the finding of RULE counts COUNT places and
+# names TEXT in them; breaks_in, replacement and source come with it.
+finding() {
+	$PY - "$T_TMP/legacy.out" "$@" <<'EOP'
+import json, sys
+doc, rule, count, text = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+f = [f for f in doc["findings"] if f["rule"] == rule]
+assert len(f) == 1, f
+f = f[0]
+assert f["count"] == count, f
+assert any(text in w for w in f["where"]), f["where"]
+assert f["replacement"] and f["source"] and f["effect"], f
+if f["severity"] == "breaks":
+    b = f["breaks_in"]
+    assert b["kernel"] or b["kernel_config"] or b["systemd"] or b["kubelet"] or b["distro"], b
+EOP
+}
+while read -r rule count text; do
+	check "legacy: $rule, $count, at '$text'" finding "$rule" "$count" "$text"
+done <<'EOF'
+cgroup-mode-legacy 1 cgroup mode legacy (8 v1 hierarchies mounted)
+v1-memory-mounted 1 /sys/fs/cgroup/memory (memory)
+v1-cpuset-mounted 1 /sys/fs/cgroup/cpuset (cpuset)
+v1-other-mounted 6 /sys/fs/cgroup/systemd (name=systemd)
+v1-processes 2 /sys/fs/cgroup/memory: 7 processes in 2 cgroups
+knob-use-hierarchy 2 /memory/batch: memory.use_hierarchy = 0
+knob-soft-limit 1 /memory/batch/job1: memory.soft_limit_in_bytes = 1073741824
+knob-kmem-limit 1 /memory/batch/job1: memory.kmem.limit_in_bytes = 67108864
+knob-kmem-tcp-limit 1 /memory/batch/job1: memory.kmem.tcp.limit_in_bytes = 16777216
+knob-memsw-limit 1 /memory/batch/job1: memory.memsw.limit_in_bytes = 2147483648
+knob-oom-kill-disable 1 /memory/batch/job1: memory.oom_control = oom_kill_disable 1
+knob-move-charge 1 /memory/batch/job1: memory.move_charge_at_immigrate = 1
+knob-swappiness 1 /memory/batch/job1: memory.swappiness = 10
+knob-rt-runtime 1 /cpu,cpuacct/rt: cpu.rt_runtime_us = 950000
+knob-net-cls 1 /tagged: net_cls.classid = 1048577
+knob-net-prio 1 /tagged: net_prio.ifpriomap = lo 0 ...
+knob-devices 1 /devices/locked: devices.list = c 1:3 rwm ...
+knob-freezer 1 /freezer/paused: freezer.state = FROZEN
+knob-blkio-throttle 1 /blkio/slow: blkio.throttle.read_bps_device = 8:0 1048576
+knob-blkio-weight 1 /blkio/slow: blkio.weight = 800
+knob-cpuset-v1-only 1 /cpuset/pinned: cpuset.mem_exclusive = 1
+knob-cpuset-load-balance 1 /cpuset/pinned: cpuset.sched_load_balance = 0
+knob-cpuset-memory-pressure 1 /cpuset (root): cpuset.memory_pressure_enabled = 1
+cmdline-legacy 1 /proc/cmdline: systemd.unified_cgroup_hierarchy=0
+cmdline-legacy-controller 1 /proc/cmdline: systemd.legacy_systemd_cgroup_controller=1
+cmdline-legacy-force 1 /proc/cmdline: SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1
+cmdline-swapaccount-0 1 /proc/cmdline: swapaccount=0
+cmdline-cgroup-no-v1 1 /proc/cmdline: cgroup_no_v1=net_prio
+kernel-no-memcg-v1 1 /boot/config-6.12.48+deb13-amd64: CONFIG_MEMCG_V1 is not set
+kernel-no-cpusets-v1 1 /boot/config-6.12.48+deb13-amd64: CONFIG_CPUSETS_V1 is not set
+systemd-refuses-v1 1 systemd 256.7
+EOF
+
+# For people: grouped by severity, where, what breaks from which version,
+# what instead, and a last line with the verdict.
+run legacy
+check "legacy, for people: exit 1" [ "$st" -eq 1 ]
+for s in "Breaks:" "Deprecated:" "Information:" \
+	"breaks:  kernel 6.12.48+deb13-amd64 without CONFIG_MEMCG_V1" \
+	"instead: cgroup.freeze of cgroup v2" "asks:    the kernel's message M8 asks for your use case"; do
+	check "legacy, for people: says '$s'" grep -qF "$s" "$T_TMP/legacy.out"
+done
+check "legacy, for people: the last line is the verdict" \
+	sh -c 'tail -n 1 "$1" | grep -qx "NOT READY for the removal of cgroup v1: 18 findings break when it goes\."' _ "$T_TMP/legacy.out"
+
+# --- --target ----------------------------------------------------------------
+# An installed kernel of the 6.12 series counts on the target 6.12, not 6.11.
+run legacy --json --target kernel=6.11
+check "target kernel=6.11: exit 1 (memcg v1 goes in 6.11)" [ "$st" -eq 1 ]
+$PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+on = {f["rule"] for f in d["findings"] if f["breaks_on_target"]}
+assert "v1-memory-mounted" in on and "kernel-no-memcg-v1" not in on and "v1-other-mounted" not in on, on
+assert d["target"] == {"kernel": "6.11", "systemd": None, "kubelet": None}, d["target"]' "$T_TMP/legacy.out" 
+check "target kernel=6.11: memcg v1 breaks there, the installed 6.12 kernel and systemd 258 do not" [ $? -eq 0 ]
+run legacy --json --target kernel=6.12
+check "target kernel=6.12: the installed 6.12.48 kernel without memcg v1 breaks there" \
+	$PY -c 'import json, sys; assert any(f["rule"] == "kernel-no-memcg-v1" and f["breaks_on_target"] for f in json.load(open(sys.argv[1]))["findings"])' "$T_TMP/legacy.out"
+run legacy --target systemd=255,kubelet=1.34,kernel=5.10
+check "target systemd=255,kubelet=1.34,kernel=5.10: exit 0, ready there" [ "$st" -eq 0 ]
+check "... the last line says so" sh -c 'tail -n 1 "$1" | grep -qx "READY for kernel=5.10,systemd=255,kubelet=1.34: nothing found that breaks."' _ "$T_TMP/legacy.out"
+check "... and how many findings it did not show" grep -q "findings that do not break on the target not shown" "$T_TMP/legacy.out"
+run legacy --target systemd=256
+check "target systemd=256: exit 1 (legacy mode refused)" [ "$st" -eq 1 ]
+for bad in "kernel=6.x" "os=13" "kernel=6.1,kernel=6.2" ""; do
+	run legacy --target "$bad"
+	check "--target '$bad': exit 2 with a message naming --target" \
+		sh -c '[ "$1" -eq 2 ] && grep -q -- "--target" "$2" && [ ! -s "$3" ]' _ "$st" "$T_TMP/legacy.err" "$T_TMP/legacy.out"
+done
+
+# --- the running kernel's /proc/config.gz, when /boot has none for it --------
+rm -f "$L"/boot/config-*
+echo 6.13.0-rc1 > "$L/proc/sys/kernel/osrelease"
+printf "$DEB13_CONFIG" | gzip -9 > "$L/proc/config.gz"
+run legacy --json
+check "/proc/config.gz of the running 6.13 kernel without memcg v1 is read" \
+	$PY -c 'import json, sys; f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "kernel-no-memcg-v1"]; assert len(f) == 1 and f[0]["breaks_in"]["kernel"] == "6.13.0-rc1" and f[0]["where"][0].endswith("/proc/config.gz: CONFIG_MEMCG_V1 is not set (kernel 6.13.0-rc1)"), f' "$T_TMP/legacy.out"
+# Garbage in a configuration: said, the rest still checked.
+head -c 3000 /dev/urandom > "$L/boot/config-6.14.0"
+printf 'not a config\n' > "$L/boot/config-6.15.0"
+run legacy --json
+check "garbage kernel configurations: each named as not a configuration, the rest checked (exit 1)" \
+	$PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["unreadable"]["count"] == 2, d["unreadable"]
+assert all("not a kernel configuration" in u for u in d["unreadable"]["first"]), d["unreadable"]
+assert any(f["rule"] == "knob-devices" for f in d["findings"])' "$T_TMP/legacy.out"
+check "... exit 1" [ "$st" -eq 1 ]
+
+# --- the systemd version from its library, without dpkg ----------------------
+rm -f "$L/var/lib/dpkg/status"
+mkdir -p "$L/usr/lib64/systemd"
+: > "$L/usr/lib64/systemd/libsystemd-shared-257.2-1.fc42.so"
+run legacy --json
+check "no dpkg: systemd's version from libsystemd-shared-257.2-1.fc42.so" \
+	$PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["system"]["systemd"] == "257.2", d["system"]; assert any(f["rule"] == "systemd-refuses-v1" for f in d["findings"])' "$T_TMP/legacy.out"
+
+# --- what cannot be read ----------------------------------------------------
+# As a user: a knob file and a cgroup it may not read are listed; the rest is
+# checked. The fixture is root's, readable by all but those two.
+rm -f "$L"/boot/config-6.1[45].0
+chmod 000 "$L/sys/fs/cgroup/memory/batch/job1/memory.soft_limit_in_bytes"
+chmod 700 "$L/sys/fs/cgroup/devices/locked"
+chmod 755 "$T_TMP" "$T_TMP/legacy" "$T_TMP/legacy/root"
+if [ "$(id -u)" -ne 0 ]; then
+	skip "unreadable places, as a user" "the suite is not run as root (it plants root-owned files)"
+elif ! command -v setpriv > /dev/null; then
+	skip "unreadable places, as a user" "setpriv is not installed"
+else
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$CGFB" check --json \
+		--root "$L" --mountinfo "$T_TMP/legacy/mountinfo" > "$T_TMP/user.out" 2> "$T_TMP/user.err"
+	st=$?
+	check "as a user: exit 1, what it could read was checked" [ "$st" -eq 1 ]
+	check "as a user: the unreadable knob and cgroup are named with the reason" $PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+u = d["unreadable"]
+assert u["count"] == 2, u
+assert any(x.endswith("/memory/batch/job1/memory.soft_limit_in_bytes: Permission denied") for x in u["first"]), u
+assert any(x.endswith("/devices/locked: Permission denied") for x in u["first"]), u
+rules = {f["rule"] for f in d["findings"]}
+assert "knob-soft-limit" not in rules and "knob-devices" not in rules and "knob-kmem-limit" in rules, rules' "$T_TMP/user.out"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$CGFB" check \
+		--root "$L" --mountinfo "$T_TMP/legacy/mountinfo" > "$T_TMP/user.txt" 2>&1
+	check "as a user, for people: 'Could not read 2 places' and each of them" \
+		sh -c 'grep -q "^Could not read 2 places" "$1" && grep -q "memory.soft_limit_in_bytes: Permission denied" "$1"' _ "$T_TMP/user.txt"
+fi
+
+# --- unified: nothing to say ---------------------------------------------------
+root unified unified || exit 2
+U=$T_TMP/unified/root
+echo "BOOT_IMAGE=/vmlinuz-6.12.48+deb13-amd64 root=UUID=0b1c ro quiet" > "$U/proc/cmdline"
+echo 6.12.48+deb13-amd64 > "$U/proc/sys/kernel/osrelease"
+printf "$DEB13_CONFIG" > "$U/boot/config-6.12.48+deb13-amd64"
+dpkg_status unified 257.9-1~deb13u1
+run unified --json
+check "unified: exit 0" [ "$st" -eq 0 ]
+check "unified: valid by the schema" valid "$T_TMP/unified.out"
+check "unified: no finding at all, ready" $PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["findings"] == [] and d["ready"] and d["checked"] and d["system"]["cgroup_mode"] == "unified" and d["system"]["systemd"] == "257.9", d' "$T_TMP/unified.out"
+# The mount table from the root itself, as /proc/self/mountinfo.
+mkdir -p "$U/proc/self" && cp "$T_TMP/unified/mountinfo" "$U/proc/self/mountinfo"
+"$CGFB" check --root "$U" > "$T_TMP/unified.txt" 2>&1
+check "unified, DIR/proc/self/mountinfo: exit 0, 'READY for the removal of cgroup v1'" \
+	sh -c '[ "$1" -eq 0 ] && tail -n 1 "$2" | grep -qx "READY for the removal of cgroup v1: nothing found that breaks."' _ $? "$T_TMP/unified.txt"
+
+# --- the hybrid host of the snapshot tests -------------------------------------
+python3 tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/hybrid-systemd.desc "$T_TMP/hybrid" > /dev/null
+run hybrid --json
+check "hybrid: exit 1" [ "$st" -eq 1 ]
+rules_found "$T_TMP/hybrid.out" | tr '\n' ' ' > "$T_TMP/got"
+check "hybrid: the mode, the v1 hierarchies and their processes, no knob: $(cat "$T_TMP/got")" \
+	[ "$(cat "$T_TMP/got")" = "cgroup-mode-hybrid v1-cpuset-mounted v1-memory-mounted v1-other-mounted v1-processes " ]
+check "hybrid: what could not be read (no /proc/cmdline in this root) is said" \
+	grep -q '/proc/cmdline: No such file or directory' "$T_TMP/hybrid.out"
+
+# --- could check nothing --------------------------------------------------------
+mkdir -p "$T_TMP/empty"
+"$CGFB" check --root "$T_TMP/empty" > "$T_TMP/empty.out" 2>&1
+check "an empty root: exit 2, 'Could not check'" \
+	sh -c '[ "$1" -eq 2 ] && grep -q "^Could not check" "$2"' _ $? "$T_TMP/empty.out"
+"$CGFB" check --root "$T_TMP/empty" --json > "$T_TMP/empty.json" 2>&1
+check "an empty root, --json: exit 2, checked false, valid" \
+	sh -c '[ "$1" -eq 2 ] && grep -q "\"checked\":false" "$2"' _ $? "$T_TMP/empty.json"
+check "... valid by the schema" valid "$T_TMP/empty.json"
+printf '{"rules": [{"id": "x"' > "$T_TMP/bad-rules.json"
+"$CGFB" check --rules "$T_TMP/bad-rules.json" > "$T_TMP/rules.out" 2>&1
+check "broken --rules: exit 2, the file and the reason named" \
+	sh -c '[ "$1" -eq 2 ] && grep -q "bad-rules.json: not JSON" "$2"' _ $? "$T_TMP/rules.out"
+"$CGFB" check --root "$T_TMP/empty" extra > "$T_TMP/arg.out" 2>&1
+check "an argument: exit 2 naming --root" sh -c '[ "$1" -eq 2 ] && grep -q -- "--root" "$2"' _ $? "$T_TMP/arg.out"
+
+# --- this machine -------------------------------------------------------------
+"$CGFB" check --json > "$T_TMP/host.json" 2> "$T_TMP/host.err"
+st=$?
+check "this machine: valid by the schema" valid "$T_TMP/host.json"
+if grep -q ' - cgroup ' /proc/self/mountinfo; then
+	check "this machine has v1 hierarchies: exit 1 and each is named" \
+		$PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+n = sum(f["count"] for f in d["findings"] if f["rule"] in ("v1-memory-mounted", "v1-cpuset-mounted", "v1-other-mounted"))
+v1 = {l.split()[3] + l.split()[4] for l in open("/proc/self/mountinfo") if " - cgroup " in l}
+assert n >= 1 and n <= len(v1), (n, v1)
+assert sys.argv[2] == "1", sys.argv[2]' "$T_TMP/host.json" "$st"
+else
+	check "this machine has no v1 hierarchy: no finding about one" \
+		$PY -c 'import json, sys; assert not [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"].startswith("v1-")]' "$T_TMP/host.json"
+fi
+finish

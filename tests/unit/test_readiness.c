@@ -1,0 +1,327 @@
+/* The readiness check's parts: versions and targets, the rules loader's
+ * refusals, and the probes on a small tree made here (the fixture roots of
+ * tests/integration/check.sh plant every rule end to end). */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "readiness/check.h"
+#include "readiness/output.h"
+#include "readiness/rules.h"
+#include "readiness/version.h"
+
+static void versions(void **state)
+{
+	char buf[32];
+
+	assert_int_equal(cgfb_version_cmp("6.12", "6.12.0"), 0);
+	assert_true(cgfb_version_cmp("6.9", "6.12") < 0);
+	assert_true(cgfb_version_cmp("6.12.48+deb13-amd64", "6.12") > 0);
+	assert_true(cgfb_version_cmp("252.39", "252") > 0);
+	assert_true(cgfb_version_cmp("257", "258") < 0);
+	assert_true(cgfb_version_cmp("", "1") < 0);
+	assert_true(cgfb_version_cmp("1.35", "1.9") > 0);
+	cgfb_version_prefix("252.39-1~deb12u2", buf, sizeof(buf));
+	assert_string_equal(buf, "252.39");
+	cgfb_version_prefix("6.12.48+deb13-amd64", buf, sizeof(buf));
+	assert_string_equal(buf, "6.12.48");
+	cgfb_version_prefix("v6", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	cgfb_version_prefix("6.", buf, sizeof(buf));
+	assert_string_equal(buf, "6");
+}
+
+static void targets(void **state)
+{
+	struct cgfb_target t;
+	char err[256];
+
+	assert_int_equal(cgfb_target_parse("kernel=6.12,systemd=258,kubelet=1.35", &t, err, sizeof(err)), 0);
+	assert_true(t.any);
+	assert_string_equal(t.kernel, "6.12");
+	assert_string_equal(t.systemd, "258");
+	assert_string_equal(t.kubelet, "1.35");
+	assert_int_equal(cgfb_target_parse("systemd=258", &t, err, sizeof(err)), 0);
+	assert_string_equal(t.kernel, "");
+	static const char *const bad[] = {
+		"", "kernel=", "kernel=6.x", "os=13", "kernel=6.1,kernel=6.2", "kernel", "=6.12",
+		"kernel=6.12,", "kernel=6.12,,systemd=258", "kernelx=6.12",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		err[0] = '\0';
+		if (cgfb_target_parse(bad[i], &t, err, sizeof(err)) != -EINVAL)
+			fail_msg("--target '%s' was taken", bad[i]);
+		assert_non_null(strstr(err, "--target"));
+	}
+}
+
+static void target_breaks(void **state)
+{
+	struct cgfb_breaks_in b = { .kernel = "6.11", .systemd = "258" };
+	struct cgfb_breaks_in none = { 0 };
+	struct cgfb_target t;
+	char err[256];
+
+	assert_true(cgfb_target_breaks(NULL, &b, NULL));           /* no target: all count */
+	assert_true(cgfb_target_breaks(NULL, &none, NULL));
+	cgfb_target_parse("kernel=6.12", &t, err, sizeof(err));
+	assert_true(cgfb_target_breaks(&t, &b, NULL));
+	assert_false(cgfb_target_breaks(&t, &none, NULL));
+	/* An installed 6.12.48 is in the 6.12 series; a 6.13 is not. */
+	assert_true(cgfb_target_breaks(&t, &b, "6.12.48"));
+	assert_false(cgfb_target_breaks(&t, &b, "6.13.2"));
+	cgfb_target_parse("kernel=6.10", &t, err, sizeof(err));
+	assert_false(cgfb_target_breaks(&t, &b, NULL));
+	cgfb_target_parse("systemd=257", &t, err, sizeof(err));
+	assert_false(cgfb_target_breaks(&t, &b, NULL));
+	cgfb_target_parse("systemd=258", &t, err, sizeof(err));
+	assert_true(cgfb_target_breaks(&t, &b, NULL));
+	cgfb_target_parse("kubelet=1.35", &t, err, sizeof(err));
+	assert_false(cgfb_target_breaks(&t, &b, NULL));            /* b says nothing of kubelet */
+}
+
+/* The built-in rules load, and each catalog id they name is the catalog's. */
+static void builtin_rules(void **state)
+{
+	struct cgfb_catalog *cat = test_catalog();
+	struct cgfb_rules rs;
+	char err[256] = "";
+	unsigned probes = 0;
+
+	if (cgfb_rules_load_builtin(&rs, err, sizeof(err)))
+		fail_msg("built-in rules: %s", err);
+	assert_true(rs.n >= 30);
+	for (size_t i = 0; i < rs.n; i++) {
+		bool found = !rs.r[i].catalog;
+
+		probes |= 1u << rs.r[i].probe;
+		for (size_t k = 0; !found && k < cat->n; k++)
+			found = strcmp(cat->entries[k].id, rs.r[i].catalog) == 0;
+		if (!found)
+			fail_msg("rule %s names catalog entry %s, which is not in the catalog",
+				 rs.r[i].id, rs.r[i].catalog);
+	}
+	assert_int_equal(probes, (1u << CGFB_PROBE_N) - 1);       /* every probe has a rule */
+	cgfb_rules_free(&rs);
+	cgfb_catalog_free(cat);
+}
+
+#define RULE_HEAD "{\"rules\": [{\"id\": \"r1\", \"title\": \"t\", \"effect\": \"e\", " \
+	"\"replacement\": \"none\", \"source\": \"s\", "
+
+static void refused_rules(void **state)
+{
+	static const struct { const char *json, *why; } bad[] = {
+		{ "{\"rules\": []}", "no array of rules" },
+		{ "[1", "not JSON" },
+		{ RULE_HEAD "\"probe\": \"mode\", \"modes\": [\"legacy\"], \"severity\": \"breaks\", "
+		  "\"breaks_in\": {}}]}", "says where" },
+		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"memory\", \"file\": \"x\", "
+		  "\"test\": \"ne\", \"value\": \"0\", \"nonroot\": true, \"non_root\": true, "
+		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "unknown member 'non_root'" },
+		{ RULE_HEAD "\"probe\": \"sysctl\", \"severity\": \"info\", \"breaks_in\": {}}]}",
+		  "probe is none of" },
+		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"fatal\", "
+		  "\"breaks_in\": {}}]}", "severity is none of" },
+		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"memory\", \"severity\": \"info\", "
+		  "\"breaks_in\": {}}]}", "knob wants controller and file" },
+		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"memory\", \"file\": \"f\", "
+		  "\"test\": \"line\", \"value\": \"0\", \"severity\": \"info\", \"breaks_in\": {}}]}",
+		  "test line wants key" },
+		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"memory\", \"file\": \"f\", "
+		  "\"test\": \"bigger\", \"severity\": \"info\", \"breaks_in\": {}}]}", "wrong type" },
+		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"breaks\", "
+		  "\"breaks_in\": {\"kernel\": \"six\"}}]}", "breaks_in is not" },
+		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"breaks\", "
+		  "\"breaks_in\": {\"glibc\": \"2.40\"}}]}", "breaks_in is not" },
+		{ RULE_HEAD "\"probe\": \"kconfig\", \"option\": \"CONFIG_X\", \"controller\": \"memory\", "
+		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "kconfig wants" },
+		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"info\", "
+		  "\"breaks_in\": {}}, {\"id\": \"r1\", \"title\": \"t\", \"effect\": \"e\", "
+		  "\"replacement\": \"none\", \"source\": \"s\", \"probe\": \"cmdline\", \"param\": \"y\", "
+		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "used twice" },
+		{ "{\"rules\": [{\"id\": \"r1\", \"probe\": \"cmdline\", \"param\": \"x\", "
+		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "wants title" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct cgfb_rules rs;
+		char err[256] = "";
+		int rc = cgfb_rules_load_buffer(&rs, bad[i].json, strlen(bad[i].json), err, sizeof(err));
+
+		if (rc != -EINVAL || !strstr(err, bad[i].why))
+			fail_msg("case %zu: rc %d, '%s' does not say '%s'", i, rc, err, bad[i].why);
+		assert_null(rs.r);
+	}
+}
+
+/* --- the probes on a tree made here -------------------------------------- */
+
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+	char path[512], dir[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(dir, sizeof(dir), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(dir), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static const struct cgfb_finding *finding(const struct cgfb_check *c, const char *id)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->f[i].rule->id, id) == 0)
+			return &c->f[i];
+	return NULL;
+}
+
+static void run_check(struct cgfb_rules *rs, struct cgfb_check *c)
+{
+	struct cgfb_check_opts o = { .root = root };
+	char err[256] = "";
+
+	if (cgfb_rules_load_builtin(rs, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(cgfb_check_run(rs, &o, c), 0);
+}
+
+static int make_tree(void **state)
+{
+	snprintf(root, sizeof(root), "/tmp/cgfb-readiness.XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
+	put("proc/self/mountinfo",
+	    "30 23 0:26 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+	    "31 23 0:27 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n");
+	put("sys/fs/cgroup/memory/memory.swappiness", "60\n");
+	put("sys/fs/cgroup/memory/memory.soft_limit_in_bytes", "9223372036854771712\n");
+	put("sys/fs/cgroup/memory/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");
+	put("sys/fs/cgroup/memory/cgroup.procs", "1\n2\n");           /* the root's: not counted */
+	put("sys/fs/cgroup/memory/a/memory.swappiness", "60\n");
+	put("sys/fs/cgroup/memory/a/memory.soft_limit_in_bytes", "9223372036854771712\n");
+	put("sys/fs/cgroup/memory/a/memory.oom_control", "oom_kill_disable 1\nunder_oom 0\n");
+	put("sys/fs/cgroup/memory/a/cgroup.procs", "10\n11\n12\n");
+	put("sys/fs/cgroup/memory/a/b/memory.swappiness", "10\n");
+	put("sys/fs/cgroup/memory/a/b/memory.soft_limit_in_bytes", "1073741824\n");
+	put("sys/fs/cgroup/memory/a/b/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");
+	put("sys/fs/cgroup/memory/a/b/cgroup.procs", "");
+	put("proc/cmdline", "BOOT_IMAGE=/vmlinuz foo=\"a b systemd.unified_cgroup_hierarchy=0\" "
+	    "systemd.unified_cgroup_hierarchy=false swapaccount=1 -- SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1\n");
+	put("proc/sys/kernel/osrelease", "6.13.1-test\n");
+	put("boot/config-6.12.48+deb13-amd64", "CONFIG_MEMCG=y\n# CONFIG_MEMCG_V1 is not set\n");
+	put("boot/config-6.1.0-18-amd64", "CONFIG_MEMCG=y\n");             /* before the option */
+	put("boot/config-6.11.2", "CONFIG_MEMCG=y\nCONFIG_MEMCG_V1=y\n");
+	put("boot/config-6.13.1-test", "garbage\n");
+	put("var/lib/dpkg/status", "Package: systemd-sysv\nStatus: install ok installed\nVersion: 999\n\n"
+	    "Package: systemd\nStatus: deinstall ok config-files\nVersion: 200\n\n"
+	    "Package: systemd\nStatus: install ok installed\nVersion: 256.7-1\n\n");
+	return 0;
+}
+
+static int remove_tree(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+static void probes(void **state)
+{
+	const struct cgfb_finding *f;
+	struct cgfb_rules rs;
+	struct cgfb_check c;
+	char buf[65536];
+	FILE *mem;
+
+	run_check(&rs, &c);
+	assert_int_equal(c.mode, CGFB_MODE_HYBRID);
+	assert_int_equal(c.cgroups, 3);
+	assert_string_equal(c.systemd, "256.7");        /* the installed package, not the others */
+	assert_string_equal(c.kernel, "6.13.1-test");
+	/* Knobs: one away from its default each, the root's values the kernel's. */
+	assert_non_null(f = finding(&c, "knob-soft-limit"));
+	assert_int_equal(f->count, 1);
+	assert_non_null(strstr(f->where[0], "/memory/a/b: memory.soft_limit_in_bytes = 1073741824"));
+	assert_non_null(f = finding(&c, "knob-oom-kill-disable"));
+	assert_int_equal(f->count, 1);
+	assert_non_null(strstr(f->where[0], "/memory/a: memory.oom_control = oom_kill_disable 1 ..."));
+	assert_non_null(f = finding(&c, "knob-swappiness"));
+	assert_int_equal(f->count, 1);
+	assert_non_null(strstr(f->where[0], "/memory/a/b: memory.swappiness = 10"));
+	/* Processes of non-root cgroups, the root's left out. */
+	assert_non_null(f = finding(&c, "v1-processes"));
+	assert_non_null(strstr(f->where[0], ": 3 processes in 1 cgroup (first: "));
+	/* The command line: quoted text and what follows "--" are not the kernel's. */
+	assert_non_null(f = finding(&c, "cmdline-legacy"));
+	assert_int_equal(f->count, 1);
+	assert_non_null(strstr(f->where[0], "systemd.unified_cgroup_hierarchy=false"));
+	assert_null(finding(&c, "cmdline-legacy-force"));
+	assert_null(finding(&c, "cmdline-swapaccount-0"));             /* swapaccount=1 */
+	/* Kernels: only the installed one at or past 6.11 without the option. */
+	assert_non_null(f = finding(&c, "kernel-no-memcg-v1"));
+	assert_string_equal(f->kernel, "6.12.48+deb13-amd64");
+	for (size_t i = 0; i < c.n; i++)
+		if (c.f[i].kernel)
+			assert_ptr_equal(&c.f[i], f);
+	assert_null(finding(&c, "kernel-no-cpusets-v1"));              /* no v1 cpuset here */
+	assert_int_equal(c.unreadable, 1);                             /* the garbage config */
+	assert_non_null(strstr(c.unreadable_what[0], "config-6.13.1-test: not a kernel configuration"));
+	assert_non_null(finding(&c, "systemd-refuses-v1"));
+	/* The verdict, for people and for programs. */
+	assert_non_null(mem = fmemopen(buf, sizeof(buf), "w"));
+	assert_int_equal(cgfb_check_print(mem, &c, &(struct cgfb_target){ 0 }, root), 0);
+	fclose(mem);
+	assert_non_null(strstr(buf, "NOT READY for the removal of cgroup v1:"));
+	assert_non_null(strstr(buf, "Could not read 1 place"));
+	assert_non_null(mem = fmemopen(buf, sizeof(buf), "w"));
+	assert_int_equal(cgfb_check_print_json(mem, &c, &(struct cgfb_target){ 0 }, root), 0);
+	fclose(mem);
+	assert_non_null(strstr(buf, "\"rule\":\"kernel-no-memcg-v1\""));
+	assert_non_null(strstr(buf, "\"kernel\":\"6.12.48+deb13-amd64\""));
+	cgfb_check_free(&c);
+	cgfb_rules_free(&rs);
+}
+
+/* A check that could read nothing says so: the caller exits 2. */
+static void nothing_readable(void **state)
+{
+	struct cgfb_check_opts o = { .root = "/nonexistent/cgfb" };
+	struct cgfb_rules rs;
+	struct cgfb_check c;
+	char err[256];
+
+	assert_int_equal(cgfb_rules_load_builtin(&rs, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_check_run(&rs, &o, &c), 0);
+	assert_int_equal(c.sources, 0);
+	assert_int_equal(c.n, 0);
+	assert_true(c.unreadable >= 2);
+	cgfb_check_free(&c);
+	cgfb_rules_free(&rs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(versions),
+		cmocka_unit_test(targets),
+		cmocka_unit_test(target_breaks),
+		cmocka_unit_test(builtin_rules),
+		cmocka_unit_test(refused_rules),
+		cmocka_unit_test_setup_teardown(probes, make_tree, remove_tree),
+		cmocka_unit_test(nothing_readable),
+	};
+
+	return cmocka_run_group_tests_name("readiness", tests, NULL, NULL);
+}
