@@ -95,7 +95,7 @@ int cgfb_check_run(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 			   (rc = cgfb_probe_tree(rs, &ms, c))))
 		goto out;
 	if ((rc = cgfb_probe_cmdline(rs, o, c)) || (rc = cgfb_probe_kconfig(rs, &ms, o, c)) ||
-	    (rc = cgfb_probe_systemd(rs, o, c)))
+	    (rc = cgfb_probe_systemd(rs, o, c)) || (rc = cgfb_probe_config(rs, o, c)))
 		goto out;
 out:
 	cgfb_mounts_free(&ms);

@@ -23,6 +23,8 @@ int cgfb_probe_cmdline(const struct cgfb_rules *rs, const struct cgfb_check_opts
 		       struct cgfb_check *c);
 int cgfb_probe_kconfig(const struct cgfb_rules *rs, const struct cgfb_mounts *ms,
 		       const struct cgfb_check_opts *o, struct cgfb_check *c);
+int cgfb_probe_config(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
+		      struct cgfb_check *c);
 int cgfb_probe_systemd(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 		       struct cgfb_check *c);
 

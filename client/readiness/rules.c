@@ -20,7 +20,7 @@ extern const char cgfb_readiness_json[];
 extern const size_t cgfb_readiness_json_len;
 
 static const char *const probe_names[CGFB_PROBE_N] = {
-	"mode", "hierarchy", "procs", "knob", "cmdline", "kconfig", "systemd",
+	"mode", "hierarchy", "procs", "knob", "cmdline", "kconfig", "systemd", "config",
 };
 static const char *const severity_names[CGFB_SEV_N] = { "breaks", "deprecated", "info" };
 static const char *const test_names[CGFB_TEST_N] = {
@@ -30,7 +30,7 @@ static const char *const test_names[CGFB_TEST_N] = {
 static const char *const known_members[] = {
 	"id", "probe", "severity", "title", "breaks_in", "effect", "replacement", "catalog",
 	"source", "modes", "controller", "file", "files", "test", "value", "key", "nonroot",
-	"param", "values", "option", "since", "from", NULL,
+	"param", "values", "option", "since", "from", "paths", "match", NULL,
 };
 
 const char *cgfb_severity_name(enum cgfb_severity s)
@@ -119,6 +119,16 @@ static bool version_ok(const char *s)
 	return ok;
 }
 
+static bool regex_ok(const char *s)
+{
+	regex_t re;
+
+	if (regcomp(&re, s, REG_EXTENDED | REG_NOSUB))
+		return false;
+	regfree(&re);
+	return true;
+}
+
 static int load_breaks_in(json_object *o, struct cgfb_breaks_in *b)
 {
 	json_object *v;
@@ -181,6 +191,13 @@ static const char *probe_args_error(const struct cgfb_rule *r)
 	case CGFB_PROBE_SYSTEMD:
 		return r->from && version_ok(r->from) && r->n_values ? NULL
 			: "systemd wants from (a version) and modes";
+	case CGFB_PROBE_CONFIG:
+		if (!r->n_paths || !r->match)
+			return "config wants paths and match";
+		for (unsigned i = 0; i < r->n_paths; i++)
+			if (r->paths[i][0] != '/')
+				return "config: a path is absolute (it is looked up under the root)";
+		return regex_ok(r->match) ? NULL : "config: match is not a POSIX extended regex";
 	default:
 		return "unknown probe";
 	}
@@ -228,7 +245,7 @@ static int load_rule(json_object *o, struct cgfb_rule *r, char *err, size_t errs
 		return rc == -ENOMEM ? rc : fail(err, errsz, "rule %zu: no id", i);
 	if (load_enum(o, "probe", probe_names, CGFB_PROBE_N, &p))
 		return fail(err, errsz, "rule %s: probe is none of mode, hierarchy, procs, knob, "
-			    "cmdline, kconfig, systemd", r->id);
+			    "cmdline, kconfig, systemd, config", r->id);
 	if (load_enum(o, "severity", severity_names, CGFB_SEV_N, &s))
 		return fail(err, errsz, "rule %s: severity is none of breaks, deprecated, info", r->id);
 	r->probe = (enum cgfb_probe)p;
@@ -239,6 +256,8 @@ static int load_rule(json_object *o, struct cgfb_rule *r, char *err, size_t errs
 	    (rc = get_str(o, "value", &r->value)) || (rc = get_str(o, "key", &r->key)) ||
 	    (rc = get_str(o, "param", &r->param)) || (rc = get_str(o, "option", &r->option)) ||
 	    (rc = get_str(o, "since", &r->since)) || (rc = get_str(o, "from", &r->from)) ||
+	    (rc = get_str(o, "match", &r->match)) ||
+	    (rc = get_strs(o, "paths", r->paths, CGFB_RULE_FILES_MAX, &r->n_paths)) ||
 	    (rc = get_strs(o, "values", r->values, CGFB_RULE_VALUES_MAX, &r->n_values)) ||
 	    (rc = get_strs(o, "modes", r->values, CGFB_RULE_VALUES_MAX, &r->n_values)) ||
 	    (rc = load_knob(o, r)))
@@ -259,7 +278,7 @@ static void rule_free(struct cgfb_rule *r)
 {
 	char **strs[] = { &r->id, &r->title, &r->effect, &r->replacement, &r->catalog, &r->source,
 			  &r->controller, &r->value, &r->key, &r->param, &r->option, &r->since,
-			  &r->from, &r->breaks_in.kernel, &r->breaks_in.kernel_config,
+			  &r->from, &r->match, &r->breaks_in.kernel, &r->breaks_in.kernel_config,
 			  &r->breaks_in.systemd, &r->breaks_in.kubelet };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++)
@@ -268,6 +287,8 @@ static void rule_free(struct cgfb_rule *r)
 		free(r->files[i]);
 	for (unsigned i = 0; i < r->n_values; i++)
 		free(r->values[i]);
+	for (unsigned i = 0; i < r->n_paths; i++)
+		free(r->paths[i]);
 	for (unsigned i = 0; i < r->breaks_in.n_distro; i++)
 		free(r->breaks_in.distro[i]);
 }

@@ -14,7 +14,7 @@
 
 enum cgfb_probe {
 	CGFB_PROBE_MODE, CGFB_PROBE_HIERARCHY, CGFB_PROBE_PROCS, CGFB_PROBE_KNOB,
-	CGFB_PROBE_CMDLINE, CGFB_PROBE_KCONFIG, CGFB_PROBE_SYSTEMD,
+	CGFB_PROBE_CMDLINE, CGFB_PROBE_KCONFIG, CGFB_PROBE_SYSTEMD, CGFB_PROBE_CONFIG,
 	CGFB_PROBE_N
 };
 
@@ -56,6 +56,9 @@ struct cgfb_rule {
 	unsigned n_values;
 	char *option, *since;                  /* kconfig */
 	char *from;                            /* systemd */
+	char *paths[CGFB_RULE_FILES_MAX];      /* config: globs under the root */
+	unsigned n_paths;
+	char *match;                           /* config: POSIX ERE on each line */
 };
 
 struct cgfb_rules {

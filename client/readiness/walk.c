@@ -112,7 +112,7 @@ static int knob(struct walk *w, int dfd, size_t ri, unsigned fi, uint32_t depth)
 	}
 	trim(v);
 	if (depth == 0)
-		snprintf(w->root_val[ri][fi], ROOT_VAL, "%s", v);
+		snprintf(w->root_val[ri][fi], ROOT_VAL, "%.*s", ROOT_VAL - 1, v);
 	if ((r->nonroot && depth == 0) || !knob_set(r, v, w->root_val[ri][fi]))
 		return 0;
 	snprintf(first, sizeof(first), "%.*s%s", (int)strcspn(v, "\n"), v,

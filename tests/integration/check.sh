@@ -48,6 +48,14 @@ printf "$DEB13_CONFIG" > "$L/boot/config-6.12.48+deb13-amd64"
 printf 'CONFIG_MEMCG=y\n' > "$L/boot/config-5.4.0-150-generic"       # before either option
 printf 'CONFIG_MEMCG=y\nCONFIG_MEMCG_V1=y\nCONFIG_CPUSETS_V1=y\n' > "$L/boot/config-6.12.9-custom"
 dpkg_status legacy 256.7-1
+# Container runtimes: each setting once, beside what must not match (a
+# commented line, the v2 key, LXC's own non-controller keys).
+mkdir -p "$L/var/lib/lxc/web" "$L/etc/docker" "$L/etc/containerd" "$L/var/lib/kubelet" "$L/etc/default"
+printf 'lxc.uts.name = web\nlxc.cgroup.dir = lxc.payload\n# lxc.cgroup.cpuset.cpus = 0\nlxc.cgroup2.memory.max = 512M\n  lxc.cgroup.memory.limit_in_bytes = 536870912\n' > "$L/var/lib/lxc/web/config"
+printf '{\n  "exec-opts": ["native.cgroupdriver=cgroupfs"],\n  "log-driver": "journald"\n}\n' > "$L/etc/docker/daemon.json"
+printf '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n  # SystemdCgroup = true\n  SystemdCgroup = false\n' > "$L/etc/containerd/config.toml"
+printf 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: cgroupfs\n' > "$L/var/lib/kubelet/config.yaml"
+printf 'KUBELET_EXTRA_ARGS="--node-ip=10.0.0.5 --fail-cgroupv1=false"\n' > "$L/etc/default/kubelet"
 
 run legacy --json
 check "legacy: exit 1 (findings that break)" [ "$st" -eq 1 ]
@@ -108,6 +116,11 @@ cmdline-cgroup-no-v1 1 /proc/cmdline: cgroup_no_v1=net_prio
 kernel-no-memcg-v1 1 /boot/config-6.12.48+deb13-amd64: CONFIG_MEMCG_V1 is not set
 kernel-no-cpusets-v1 1 /boot/config-6.12.48+deb13-amd64: CONFIG_CPUSETS_V1 is not set
 systemd-refuses-v1 1 systemd 256.7
+runtime-lxc-v1-keys 1 /var/lib/lxc/web/config:5: lxc.cgroup.memory.limit_in_bytes = 536870912
+runtime-docker-cgroupfs 1 /etc/docker/daemon.json:2: "exec-opts": ["native.cgroupdriver=cgroupfs"],
+runtime-containerd-cgroupfs 1 /etc/containerd/config.toml:3: SystemdCgroup = false
+runtime-kubelet-cgroupfs 1 /var/lib/kubelet/config.yaml:3: cgroupDriver: cgroupfs
+runtime-kubelet-v1-allowed 1 /etc/default/kubelet:1: KUBELET_EXTRA_ARGS="--node-ip=10.0.0.5 --fail-cgroupv1=false"
 EOF
 
 # For people: grouped by severity, where, what breaks from which version,
@@ -120,7 +133,7 @@ for s in "Breaks:" "Deprecated:" "Information:" \
 	check "legacy, for people: says '$s'" grep -qF "$s" "$T_TMP/legacy.out"
 done
 check "legacy, for people: the last line is the verdict" \
-	sh -c 'tail -n 1 "$1" | grep -qx "NOT READY for the removal of cgroup v1: 18 findings break when it goes\."' _ "$T_TMP/legacy.out"
+	sh -c 'tail -n 1 "$1" | grep -qx "NOT READY for the removal of cgroup v1: 19 findings break when it goes\."' _ "$T_TMP/legacy.out"
 
 # --- --target ----------------------------------------------------------------
 # An installed kernel of the 6.12 series counts on the target 6.12, not 6.11.
@@ -165,6 +178,18 @@ assert d["unreadable"]["count"] == 2, d["unreadable"]
 assert all("not a kernel configuration" in u for u in d["unreadable"]["first"]), d["unreadable"]
 assert any(f["rule"] == "knob-devices" for f in d["findings"])' "$T_TMP/legacy.out"
 check "... exit 1" [ "$st" -eq 1 ]
+
+# A runtime's configuration that is no text: said, the rest still checked.
+cp "$L/etc/docker/daemon.json" "$T_TMP/daemon.json"
+printf '{"exec-opts": ["native.cgroupdriver=cgroupfs"]}\0\1\2' > "$L/etc/docker/daemon.json"
+run legacy --json
+check "a binary daemon.json: named as no text file, nothing taken from it, the rest checked" \
+	$PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert any(u.endswith("/etc/docker/daemon.json: not a text file (a NUL byte)") for u in d["unreadable"]["first"]), d["unreadable"]
+rules = {f["rule"] for f in d["findings"]}
+assert "runtime-docker-cgroupfs" not in rules and "runtime-lxc-v1-keys" in rules, rules' "$T_TMP/legacy.out"
+cp "$T_TMP/daemon.json" "$L/etc/docker/daemon.json"
 
 # --- the systemd version from its library, without dpkg ----------------------
 rm -f "$L/var/lib/dpkg/status"
@@ -211,6 +236,9 @@ echo "BOOT_IMAGE=/vmlinuz-6.12.48+deb13-amd64 root=UUID=0b1c ro quiet" > "$U/pro
 echo 6.12.48+deb13-amd64 > "$U/proc/sys/kernel/osrelease"
 printf "$DEB13_CONFIG" > "$U/boot/config-6.12.48+deb13-amd64"
 dpkg_status unified 257.9-1~deb13u1
+mkdir -p "$U/etc/containerd" "$U/var/lib/lxc/db"
+printf '  # SystemdCgroup = false\n  SystemdCgroup = true\n' > "$U/etc/containerd/config.toml"
+printf 'lxc.cgroup2.memory.max = 1G\nlxc.cgroup.relative = 0\n' > "$U/var/lib/lxc/db/config"
 run unified --json
 check "unified: exit 0" [ "$st" -eq 0 ]
 check "unified: valid by the schema" valid "$T_TMP/unified.out"

@@ -145,6 +145,10 @@ static void refused_rules(void **state)
 		  "\"breaks_in\": {}}, {\"id\": \"r1\", \"title\": \"t\", \"effect\": \"e\", "
 		  "\"replacement\": \"none\", \"source\": \"s\", \"probe\": \"cmdline\", \"param\": \"y\", "
 		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "used twice" },
+		{ RULE_HEAD "\"probe\": \"config\", \"paths\": [\"/etc/x\"], \"match\": \"(\", "
+		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "not a POSIX extended regex" },
+		{ RULE_HEAD "\"probe\": \"config\", \"paths\": [\"etc/x\"], \"match\": \"x\", "
+		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "a path is absolute" },
 		{ "{\"rules\": [{\"id\": \"r1\", \"probe\": \"cmdline\", \"param\": \"x\", "
 		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "wants title" },
 	};
@@ -223,6 +227,7 @@ static int make_tree(void **state)
 	put("boot/config-6.1.0-18-amd64", "CONFIG_MEMCG=y\n");             /* before the option */
 	put("boot/config-6.11.2", "CONFIG_MEMCG=y\nCONFIG_MEMCG_V1=y\n");
 	put("boot/config-6.13.1-test", "garbage\n");
+	put("etc/containerd/config.toml", "# SystemdCgroup = false\n[x]\n\tSystemdCgroup=false\n");
 	put("var/lib/dpkg/status", "Package: systemd-sysv\nStatus: install ok installed\nVersion: 999\n\n"
 	    "Package: systemd\nStatus: deinstall ok config-files\nVersion: 200\n\n"
 	    "Package: systemd\nStatus: install ok installed\nVersion: 256.7-1\n\n");
@@ -279,6 +284,10 @@ static void probes(void **state)
 	assert_int_equal(c.unreadable, 1);                             /* the garbage config */
 	assert_non_null(strstr(c.unreadable_what[0], "config-6.13.1-test: not a kernel configuration"));
 	assert_non_null(finding(&c, "systemd-refuses-v1"));
+	/* A runtime's file: the commented line is no setting. */
+	assert_non_null(f = finding(&c, "runtime-containerd-cgroupfs"));
+	assert_int_equal(f->count, 1);
+	assert_non_null(strstr(f->where[0], "/etc/containerd/config.toml:3: SystemdCgroup=false"));
 	/* The verdict, for people and for programs. */
 	assert_non_null(mem = fmemopen(buf, sizeof(buf), "w"));
 	assert_int_equal(cgfb_check_print(mem, &c, &(struct cgfb_target){ 0 }, root), 0);
