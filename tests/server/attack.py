@@ -11,6 +11,7 @@ tests/integration/server-attack.sh turns them into TAP. Every socket has a
 timeout, so every check is bounded in time.
 """
 import os
+import re
 import socket
 import sys
 import threading
@@ -50,35 +51,84 @@ def read_all(s, limit=10):
 
 
 def status_lines(data):
-    return [l for l in data.split(b"\r\n") if l.startswith(b"HTTP/1.")]
+    """The status lines of every answer in data: at its start, or after the
+    newline that ends the previous answer's body."""
+    return re.findall(rb"(?:^|\n)(HTTP/1\.[01] \d{3}[^\r\n]*)", data)
 
 
 # --- request framing (RFC 9112 6.3, 3.2) -------------------------------------------
 SMUGGLE_TAIL = b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\n\r\n"
+POST = b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+
+# Each hostile head (issue 30), the status the RFC gives it, and what
+# follows it on the connection: a valid request that must not be answered.
+HOSTILE = [
+    ("RFC 9112 6.3 Content-Length and Transfer-Encoding", 400,
+     POST + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+    ("RFC 9112 6.3 two different Content-Lengths", 400,
+     POST + b"Content-Length: 5\r\nContent-Length: 40\r\n\r\n" + b"x" * 5),
+    ("RFC 9112 6.3 two equal Content-Lengths", 400,
+     POST + b"Content-Length: 5\r\nContent-Length: 5\r\n\r\n" + b"x" * 5),
+    ("RFC 9112 5.1 white space before the colon of Transfer-Encoding", 400,
+     POST + b"Transfer-Encoding : chunked\r\n\r\n0\r\n\r\n"),
+    ("RFC 9112 5.1 white space before the colon of Content-Length", 400,
+     POST + b"Content-Length : 47\r\n\r\n"),
+    ("RFC 9112 2.2 a field hidden behind a bare CR", 400,
+     POST + b"X-A: a\rContent-Length: 47\r\n\r\n"),
+    ("RFC 9112 5.2 an obs-folded Content-Length", 400,
+     POST + b"Content-Length: 4\r\n 7\r\n\r\n"),
+    ("RFC 9112 6.3 Transfer-Encoding gzip", 400,
+     POST + b"Transfer-Encoding: gzip\r\n\r\n"),
+    ("RFC 9112 6.3 Transfer-Encoding chunked, identity", 400,
+     POST + b"Transfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n"),
+    ("RFC 9112 6.1 Transfer-Encoding gzip, chunked", 501,
+     POST + b"Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"),
+    ("RFC 9110 15.6.2 Transfer-Encoding 'chunked ' (libmicrohttpd would read to the end)", 501,
+     POST + b"Transfer-Encoding: chunked \r\n\r\n0\r\n\r\n"),
+    ("RFC 9112 3.2 two Host fields", 400,
+     b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"),
+    ("RFC 9112 3.2 an invalid Host", 400,
+     b"GET /api/v1/summary HTTP/1.1\r\nHost: a b/c\r\n\r\n"),
+    ("RFC 3986 7.3 %00 in the path", 400,
+     b"GET /api/v1/summary%00.json HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("RFC 3986 7.3 %0d%0a in the path", 400,
+     b"GET /api/v1/summary%0d%0aX HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("RFC 9112 3.2 a raw control character in the target", 400,
+     b"GET /api/v1/sum\x01mary HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("RFC 9112 3.2 a raw NUL in the target", 400,
+     b"GET /api/v1/summary\x00.json HTTP/1.1\r\nHost: x\r\n\r\n"),
+]
+
+# Heads that are fine: answered, and the request after them too.
+FINE = [
+    ("Transfer-Encoding CHUNKED (any case)",
+     POST + b"Transfer-Encoding: CHUNKED\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
+    ("Host [::1]:8080", b"GET /api/v1/summary HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n"),
+    ("Host with a port", b"GET /api/v1/summary HTTP/1.1\r\nHost: example.org:443\r\n\r\n"),
+    ("a percent-encoded path", b"GET /api/v1/%73ummary HTTP/1.1\r\nHost: x\r\n\r\n"),
+]
 
 
 def framing(port):
-    body = b"0\r\n\r\n"
-    shapes = {
-        "Content-Length and Transfer-Encoding":
-            b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n" % len(body) + body,
-        "two different Content-Lengths":
-            b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 5\r\nContent-Length: 40\r\n\r\n" + b"x" * 5,
-        "two equal Content-Lengths":
-            b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 5\r\nContent-Length: 5\r\n\r\n" + b"x" * 5,
-    }
-    for name, raw in shapes.items():
+    for name, status, raw in HOSTILE:
         s = connect(port)
         s.sendall(raw + SMUGGLE_TAIL)
         data, closed = read_all(s, 10)
         s.close()
         st = status_lines(data)
-        good = len(st) == 1 and b" 400 " in st[0] + b" " and closed
-        out(good, "%s: one 400, the pipelined request not answered, connection closed" % name,
-            "answers %r, closed %s" % (st, closed))
+        good = (len(st) == 1 and st[0].split(b" ")[1] == b"%d" % status and closed
+                and b"\r\nConnection: close\r\n" in data)
+        out(good, "%s: one %d with Connection: close, the pipelined request not answered, "
+            "connection closed" % (name, status), "answers %r, closed %s" % (st, closed))
+
+    for name, raw in FINE:
+        s = connect(port)
+        s.sendall(raw + SMUGGLE_TAIL.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
+        data, closed = read_all(s, 10)
+        s.close()
+        st = status_lines(data)
+        out(len(st) == 2 and not st[0].startswith(b"HTTP/1.1 5") and b" 200" in st[1],
+            "%s: answered, and the request after it too" % name, "answers %r" % st)
 
     s = connect(port)
     s.sendall(b"GET /api/v1/summary HTTP/1.1\r\n\r\n")
