@@ -268,12 +268,43 @@ static struct MHD_Response *stream_response(struct http_reply *rp)
 	return resp;
 }
 
+static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* The answer to HEAD where GET streams (the mbox export): the same status
+ * and header fields, no body (RFC 9110 9.3.2). libmicrohttpd 0.9.75 frames
+ * a stream of unknown length as chunked and sends the last chunk
+ * ("0" CRLF CRLF) even to HEAD, a body the client reads as the start of
+ * the next answer. Without chunked the end of a body of unknown length is
+ * the connection's end, so libmicrohttpd sends neither Transfer-Encoding
+ * (which HEAD may leave out, RFC 9112 6.1) nor a Content-Length (which it
+ * must not send unless it is GET's, RFC 9110 8.6) and closes. Nothing is
+ * read: the stream is freed unread. */
+static struct MHD_Response *head_of_stream(struct http_reply *rp)
+{
+	struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024,
+								       no_body, NULL, NULL);
+
+	rp->stream_free(rp->stream_cls);
+	rp->stream_read = NULL;
+	if (resp && MHD_set_response_options(resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT,
+					     MHD_RO_END) != MHD_YES) {
+		MHD_destroy_response(resp);
+		resp = NULL;
+	}
+	return resp;
+}
+
 static enum MHD_Result reply(struct req *r, struct http_reply *rp)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	if (rp->stream_read)
+	if (rp->stream_read && strcmp(r->method, MHD_HTTP_METHOD_HEAD) == 0)
+		resp = head_of_stream(rp);
+	else if (rp->stream_read)
 		resp = stream_response(rp);
 	else
 		resp = MHD_create_response_from_buffer(rp->body.len, rp->body.data,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Attacks on a running collector over real loopback sockets.
 
-  attack.py framing PORT
+  attack.py framing PORT [ADMIN_TOKEN]
   attack.py slowloris PORT ADDRS CONNS HEAD_TIMEOUT
   attack.py flood PORT CONNS SECONDS ADMIN_TOKEN REPORT_ID WAL WAL_MAX_MB
   attack.py shutdown PORT PID ADMIN_TOKEN N BOUND
@@ -109,7 +109,7 @@ FINE = [
 ]
 
 
-def framing(port):
+def framing(port, token=None):
     for name, status, raw in HOSTILE:
         s = connect(port)
         s.sendall(raw + SMUGGLE_TAIL)
@@ -160,6 +160,8 @@ def framing(port):
         out(g[0] == h[0] and g[1] == h[1] and h[2] == b"" and g[2] != b"",
             "HEAD %s: GET's status and Content-Length, no body" % path.decode(),
             "GET %r %r, HEAD %r %r body %d" % (g[0], g[1], h[0], h[1], len(h[2])))
+    if token:
+        head_of_export(port, token)
     s = connect(port)
     s.sendall(b"PUT /api/v1/summary HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
               b"Content-Length: 0\r\n\r\n")
@@ -167,6 +169,30 @@ def framing(port):
     s.close()
     out(b"405" in data.split(b"\r\n")[0] and b"Allow: GET, HEAD" in data,
         "405 names HEAD in Allow", data.split(b"\r\n\r\n")[0][:200].decode(errors="replace"))
+
+
+def head_of_export(port, token):
+    """HEAD of a streamed answer (the mbox export, RFC 9110 9.3.2): GET's
+    status and Content-Type, no body; libmicrohttpd 0.9.75 sent the last
+    chunk of a chunked body ("0" CRLF CRLF) after the head."""
+    got = {}
+    for method in (b"GET", b"HEAD"):
+        s = connect(port)
+        s.sendall(method + b" /api/v1/export.mbox HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                  b"Authorization: Bearer " + token.encode() + b"\r\n\r\n")
+        data, closed = read_all(s, 10)
+        s.close()
+        head, _, rest = data.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        ctype = [l for l in lines if l.lower().startswith(b"content-type:")]
+        framing = [l for l in lines if l.lower().startswith((b"content-length:",
+                                                            b"transfer-encoding:"))]
+        got[method] = (lines[0], ctype, framing, rest, closed)
+    g, h = got[b"GET"], got[b"HEAD"]
+    out(g[0] == h[0] and b" 200 " in h[0] + b" " and g[1] == h[1] and h[3] == b"" and h[4]
+        and not [l for l in h[2] if l.lower().startswith(b"content-length:")],
+        "HEAD /api/v1/export.mbox: GET's status and Content-Type, no Content-Length, "
+        "nothing after the head", "GET %r, HEAD %r" % (g[:3], h))
 
 
 # --- slowloris ---------------------------------------------------------------------
@@ -326,7 +352,7 @@ def flood(port, conns, seconds, token, report_id, wal, wal_max_mb):
 def main():
     cmd, port = sys.argv[1], int(sys.argv[2])
     if cmd == "framing":
-        framing(port)
+        framing(port, sys.argv[3] if len(sys.argv) > 3 else None)
     elif cmd == "slowloris":
         slowloris(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif cmd == "flood":
