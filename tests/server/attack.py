@@ -162,6 +162,7 @@ def framing(port, token=None):
             "GET %r %r, HEAD %r %r body %d" % (g[0], g[1], h[0], h[1], len(h[2])))
     if token:
         head_of_export(port, token)
+    huge_chunk(port)
     s = connect(port)
     s.sendall(b"PUT /api/v1/summary HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
               b"Content-Length: 0\r\n\r\n")
@@ -169,6 +170,29 @@ def framing(port, token=None):
     s.close()
     out(b"405" in data.split(b"\r\n")[0] and b"Allow: GET, HEAD" in data,
         "405 names HEAD in Allow", data.split(b"\r\n\r\n")[0][:200].decode(errors="replace"))
+
+
+def huge_chunk(port):
+    """A chunked upload announcing 2^63 - 1 bytes, pushed as fast as the
+    socket takes it: the collector ends the connection once the body is
+    far over its limit (4 x 256 KiB), not at the request timeout."""
+    s = connect(port, timeout=2)
+    s.sendall(POST + b"Transfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\n")
+    block, sent, t0 = b"x" * 65536, 0, time.monotonic()
+    closed = False
+    while time.monotonic() - t0 < 5:
+        try:
+            sent += s.send(block)
+        except socket.timeout:
+            continue
+        except OSError:
+            closed = True
+            break
+    s.close()
+    out(closed and sent < 8 << 20,
+        "a chunk of 2^63 - 1 bytes: the connection is closed within 5 s, after %d KiB" % (
+            sent >> 10), "closed %s after %d KiB in %.1f s" % (
+                closed, sent >> 10, time.monotonic() - t0))
 
 
 def head_of_export(port, token):
