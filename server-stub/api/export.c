@@ -78,6 +78,9 @@ static ssize_t export_read(void *cls, char *buf, size_t max)
 		}
 	}
 	n = x->out.len - x->sent;
+	/* The end; out.data is still NULL when no report was ever stored. */
+	if (n == 0)
+		return 0;
 	if (n > max)
 		n = max;
 	memcpy(buf, x->out.data + x->sent, n);

@@ -57,8 +57,14 @@ struct req {
 	char client_key[PEER_KEY_MAX];
 	unsigned status;
 	size_t bytes;
+	size_t received;             /* body bytes, kept or not */
+	bool begun;                  /* the head is in: counted in active */
 	bool replied;
 	bool too_big;
+	/* The target as sent, judged before libmicrohttpd decodes it in
+	 * place (on_uri): why it is refused, and where it ended. */
+	const char *target_why;
+	const char *target_end;
 	bool deferred;
 	void *state;                 /* the application's, while deferred */
 	void (*state_free)(void *);
@@ -135,16 +141,44 @@ static struct conn *conn_of(struct MHD_Connection *c)
 	return ci ? ci->socket_context : NULL;
 }
 
-static struct req *req_new(struct http_server *h, struct MHD_Connection *c, const char *url,
-			   const char *method)
+/* The path as the log shows it: a refused target as it was sent, each
+ * byte outside visible ASCII as '?', so that no line of the log is cut
+ * or started by it. */
+static void shown_target(char *out, size_t outsz, const char *target)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < outsz && target[i]; i++)
+		out[i] = target[i] > 0x20 && target[i] < 0x7f ? target[i] : '?';
+	out[i] = '\0';
+}
+
+/* libmicrohttpd's first look at a request, with the target as the client
+ * sent it: it percent-decodes the target in place right after, so that
+ * "%00" cuts the path the handler sees. The request's structure is made
+ * here, to carry the verdict; it is counted (req_begin) only once the
+ * whole head is in, so a head that never completes holds nothing up. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct req *r = calloc(1, sizeof(*r));
 
-	if (!r)
-		return NULL;
+	if (!r || !uri)
+		return r;
+	r->target_end = uri + strlen(uri);
+	r->target_why = framing_target(uri, (size_t)(r->target_end - uri));
+	if (r->target_why)
+		shown_target(r->path, sizeof(r->path), uri);
+	return r;
+}
+
+static void req_begin(struct req *r, struct http_server *h, struct MHD_Connection *c,
+		      const char *url, const char *method)
+{
+	r->begun = true;
 	clock_gettime(CLOCK_MONOTONIC, &r->start);
 	snprintf(r->method, sizeof(r->method), "%s", method);
-	snprintf(r->path, sizeof(r->path), "%s", url);
+	if (!r->target_why)
+		snprintf(r->path, sizeof(r->path), "%s", url);
 	peer_address(c, r->client, sizeof(r->client));
 	peer_key(peer_sockaddr(c), r->client_key);
 	r->h = h;
@@ -156,7 +190,6 @@ static struct req *req_new(struct http_server *h, struct MHD_Connection *c, cons
 	r->rq.client_key = r->client_key;
 	r->rq.conn = c;
 	atomic_fetch_add(&h->active, 1);
-	return r;
 }
 
 static void add_headers(struct http_server *h, struct MHD_Response *resp,
@@ -236,12 +269,43 @@ static struct MHD_Response *stream_response(struct http_reply *rp)
 	return resp;
 }
 
+static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* The answer to HEAD where GET streams (the mbox export): the same status
+ * and header fields, no body (RFC 9110 9.3.2). libmicrohttpd 0.9.75 frames
+ * a stream of unknown length as chunked and sends the last chunk
+ * ("0" CRLF CRLF) even to HEAD, a body the client reads as the start of
+ * the next answer. Without chunked the end of a body of unknown length is
+ * the connection's end, so libmicrohttpd sends neither Transfer-Encoding
+ * (which HEAD may leave out, RFC 9112 6.1) nor a Content-Length (which it
+ * must not send unless it is GET's, RFC 9110 8.6) and closes. Nothing is
+ * read: the stream is freed unread. */
+static struct MHD_Response *head_of_stream(struct http_reply *rp)
+{
+	struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024,
+								       no_body, NULL, NULL);
+
+	rp->stream_free(rp->stream_cls);
+	rp->stream_read = NULL;
+	if (resp && MHD_set_response_options(resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT,
+					     MHD_RO_END) != MHD_YES) {
+		MHD_destroy_response(resp);
+		resp = NULL;
+	}
+	return resp;
+}
+
 static enum MHD_Result reply(struct req *r, struct http_reply *rp)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	if (rp->stream_read)
+	if (rp->stream_read && strcmp(r->method, MHD_HTTP_METHOD_HEAD) == 0)
+		resp = head_of_stream(rp);
+	else if (rp->stream_read)
 		resp = stream_response(rp);
 	else
 		resp = MHD_create_response_from_buffer(rp->body.len, rp->body.data,
@@ -269,30 +333,63 @@ static enum MHD_Result reply_error(struct req *r, unsigned status, const char *e
 	return reply(r, &rp);
 }
 
-static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
-				     const char *value)
+/* Whether libmicrohttpd 0.9.75 made this field of one line. It keeps a
+ * field where it was read, the value after the name, its colon (now a
+ * NUL) and the white space it skipped; a field it joined from folded lines
+ * (obs-fold) has its name copied elsewhere in the connection's memory pool
+ * with the continuation appended to it, and its value left where it was
+ * (seen: "Content-Length7" and "4" for "Content-Length: 4" CRLF " 7"). The
+ * bytes between are read only when the value lies after the name, both in
+ * the one pool. */
+static bool one_line(const char *key, size_t key_size, const char *value)
 {
-	framing_count(cls, key);
+	const char *p = key + key_size + 1;
+
+	if (!value || value < p || key[key_size] != '\0')
+		return false;
+	while (p < value && (*p == ' ' || *p == '\t'))
+		p++;
+	return p == value;
+}
+
+static enum MHD_Result judge_field(void *cls, enum MHD_ValueKind kind, const char *key,
+				   size_t key_size, const char *value, size_t value_size)
+{
+	framing_field(cls, key, key_size, value ? value : "", value ? value_size : 0,
+		      !one_line(key, key_size, value));
 	return MHD_YES;
 }
 
-/* The head's framing verdict (framing.c), on the fields libmicrohttpd
- * parsed: before any byte of the body is read. */
-static const char *head_framing_error(struct MHD_Connection *c, const char *version)
+/* The head's verdict (framing.c) on the target and the fields
+ * libmicrohttpd parsed, before any byte of the body is read: 0 or the
+ * status of the refusal. A NUL in the target ended what on_uri saw: the
+ * version, which follows the target and one space, is then further on. */
+static unsigned head_verdict(const struct req *r, struct MHD_Connection *c,
+			     const char *version, const char **why)
 {
 	struct framing f = { 0 };
 
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
-	return framing_error(&f, strcmp(version, MHD_HTTP_VERSION_1_1) == 0);
+	*why = r->target_why;
+	if (!*why && r->target_end && version[0] && version != r->target_end + 1)
+		*why = "a request target with a NUL";
+	if (*why)
+		return 400;
+	MHD_get_connection_values_n(c, MHD_HEADER_KIND, judge_field, &f);
+	return framing_verdict(&f, strcmp(version, MHD_HTTP_VERSION_1_1) == 0, why);
 }
 
-static enum MHD_Result refuse_framing(struct req *r, const char *why)
+static enum MHD_Result refuse_head(struct req *r, unsigned status, const char *why)
 {
-	struct http_reply rp = { .status = 400, .close = true };
+	struct http_reply rp = { .status = status, .close = true };
 
-	cgfb_buf_printf(&rp.body, "{\"error\":\"bad_request\",\"message\":\"%s\"}\n", why);
+	cgfb_buf_printf(&rp.body, "{\"error\":\"%s\",\"message\":\"%s\"}\n",
+			status == 501 ? "not_implemented" : "bad_request", why);
 	return reply(r, &rp);
 }
+
+/* How much of a body over max_body is read (and dropped) so that its
+ * sender gets the 413, in multiples of max_body. */
+#define HTTP_DISCARD_MAX 4
 
 static enum MHD_Result take_body(struct req *r, const char *data, size_t *size)
 {
@@ -308,6 +405,18 @@ static enum MHD_Result take_body(struct req *r, const char *data, size_t *size)
 		r->too_big = true;
 		cgfb_buf_free(&r->rq.body);
 	}
+	/* A chunked body says its size one chunk at a time, in a chunk-size
+	 * line libmicrohttpd 0.9.75 reads itself: a chunk announcing 2^63
+	 * bytes is neither shown to us nor refused, and an answer can be
+	 * queued only with the head or after the whole body. So a body far
+	 * over the limit ends the connection, unanswered, instead of being
+	 * read until the request timeout (4 connections pushed 39 GB in
+	 * 15 s); one a little over still gets its 413. */
+	r->received += *size;
+	if (r->too_big && r->received > HTTP_DISCARD_MAX * r->h->app.max_body) {
+		r->status = 413;
+		return MHD_NO;
+	}
 	if (!r->too_big && cgfb_buf_add(&r->rq.body, data, *size) < 0)
 		return MHD_NO;
 	*size = 0;
@@ -322,16 +431,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct req *r = *con_cls;
 	struct http_reply rp = { 0 };
 	const char *why;
+	unsigned status;
 
-	if (!r) {
-		r = req_new(h, c, url, method);
-		if (!r)
-			return MHD_NO;
-		*con_cls = r;
+	/* No request structure: on_uri could not allocate one. */
+	if (!r)
+		return MHD_NO;
+	if (!r->begun) {
+		req_begin(r, h, c, url, method);
 		conntrack_head_done(h->ct, conn_of(c));
-		why = head_framing_error(c, version);
-		if (why)
-			return refuse_framing(r, why);
+		status = head_verdict(r, c, version, &why);
+		if (status)
+			return refuse_head(r, status, why);
 		if (h->app.precheck(h->app.ud, &r->rq, &rp))
 			return reply(r, &rp);
 		return MHD_YES;
@@ -381,6 +491,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 	if (!r)
 		return;
+	/* A head libmicrohttpd refused itself, or a connection closed in
+	 * the middle of one: nothing was counted. */
+	if (!r->begun) {
+		free(r);
+		*con_cls = NULL;
+		return;
+	}
 	if (r->deferred && !r->replied)
 		log_unanswered(h, r);
 	else if (!h->o->quiet)
@@ -558,6 +675,7 @@ static struct MHD_Daemon *start_daemon(struct http_server *h, const struct socka
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 		MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1,
 		h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->cert,
 		MHD_OPTION_HTTPS_MEM_KEY, h->key,

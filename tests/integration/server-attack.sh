@@ -36,9 +36,9 @@ gen "$R" 200 5 10
 B=$T_TMP/big
 gen "$B" 10000 7 200
 
-# --- framing: RFC 9112 6.3 and 3.2 -------------------------------------------------
+# --- framing: RFC 9112 6.3, 6.1, 5.1, 5.2, 3.2, 2.2; RFC 3986 7.3 (issue 30) ---------
 start_server framing --rate 0
-attack framing "$PORT"
+attack framing "$PORT" "$ADMIN"
 expect_eq "nothing stored by the refused framings" "$(rows "$DIR/db.sqlite")" 0
 stop_server
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Attacks on a running collector over real loopback sockets.
 
-  attack.py framing PORT
+  attack.py framing PORT [ADMIN_TOKEN]
   attack.py slowloris PORT ADDRS CONNS HEAD_TIMEOUT
   attack.py flood PORT CONNS SECONDS ADMIN_TOKEN REPORT_ID WAL WAL_MAX_MB
   attack.py shutdown PORT PID ADMIN_TOKEN N BOUND
@@ -11,6 +11,7 @@ tests/integration/server-attack.sh turns them into TAP. Every socket has a
 timeout, so every check is bounded in time.
 """
 import os
+import re
 import socket
 import sys
 import threading
@@ -50,35 +51,84 @@ def read_all(s, limit=10):
 
 
 def status_lines(data):
-    return [l for l in data.split(b"\r\n") if l.startswith(b"HTTP/1.")]
+    """The status lines of every answer in data: at its start, or after the
+    newline that ends the previous answer's body."""
+    return re.findall(rb"(?:^|\n)(HTTP/1\.[01] \d{3}[^\r\n]*)", data)
 
 
 # --- request framing (RFC 9112 6.3, 3.2) -------------------------------------------
 SMUGGLE_TAIL = b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\n\r\n"
+POST = b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+
+# Each hostile head (issue 30), the status the RFC gives it, and what
+# follows it on the connection: a valid request that must not be answered.
+HOSTILE = [
+    ("RFC 9112 6.3 Content-Length and Transfer-Encoding", 400,
+     POST + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+    ("RFC 9112 6.3 two different Content-Lengths", 400,
+     POST + b"Content-Length: 5\r\nContent-Length: 40\r\n\r\n" + b"x" * 5),
+    ("RFC 9112 6.3 two equal Content-Lengths", 400,
+     POST + b"Content-Length: 5\r\nContent-Length: 5\r\n\r\n" + b"x" * 5),
+    ("RFC 9112 5.1 white space before the colon of Transfer-Encoding", 400,
+     POST + b"Transfer-Encoding : chunked\r\n\r\n0\r\n\r\n"),
+    ("RFC 9112 5.1 white space before the colon of Content-Length", 400,
+     POST + b"Content-Length : 47\r\n\r\n"),
+    ("RFC 9112 2.2 a field hidden behind a bare CR", 400,
+     POST + b"X-A: a\rContent-Length: 47\r\n\r\n"),
+    ("RFC 9112 5.2 an obs-folded Content-Length", 400,
+     POST + b"Content-Length: 4\r\n 7\r\n\r\n"),
+    ("RFC 9112 6.3 Transfer-Encoding gzip", 400,
+     POST + b"Transfer-Encoding: gzip\r\n\r\n"),
+    ("RFC 9112 6.3 Transfer-Encoding chunked, identity", 400,
+     POST + b"Transfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n"),
+    ("RFC 9112 6.1 Transfer-Encoding gzip, chunked", 501,
+     POST + b"Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"),
+    ("RFC 9110 15.6.2 Transfer-Encoding 'chunked ' (libmicrohttpd would read to the end)", 501,
+     POST + b"Transfer-Encoding: chunked \r\n\r\n0\r\n\r\n"),
+    ("RFC 9112 3.2 two Host fields", 400,
+     b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"),
+    ("RFC 9112 3.2 an invalid Host", 400,
+     b"GET /api/v1/summary HTTP/1.1\r\nHost: a b/c\r\n\r\n"),
+    ("RFC 3986 7.3 %00 in the path", 400,
+     b"GET /api/v1/summary%00.json HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("RFC 3986 7.3 %0d%0a in the path", 400,
+     b"GET /api/v1/summary%0d%0aX HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("RFC 9112 3.2 a raw control character in the target", 400,
+     b"GET /api/v1/sum\x01mary HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("RFC 9112 3.2 a raw NUL in the target", 400,
+     b"GET /api/v1/summary\x00.json HTTP/1.1\r\nHost: x\r\n\r\n"),
+]
+
+# Heads that are fine: answered, and the request after them too.
+FINE = [
+    ("Transfer-Encoding CHUNKED (any case)",
+     POST + b"Transfer-Encoding: CHUNKED\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
+    ("Host [::1]:8080", b"GET /api/v1/summary HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n"),
+    ("Host with a port", b"GET /api/v1/summary HTTP/1.1\r\nHost: example.org:443\r\n\r\n"),
+    ("a percent-encoded path", b"GET /api/v1/%73ummary HTTP/1.1\r\nHost: x\r\n\r\n"),
+]
 
 
-def framing(port):
-    body = b"0\r\n\r\n"
-    shapes = {
-        "Content-Length and Transfer-Encoding":
-            b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n" % len(body) + body,
-        "two different Content-Lengths":
-            b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 5\r\nContent-Length: 40\r\n\r\n" + b"x" * 5,
-        "two equal Content-Lengths":
-            b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 5\r\nContent-Length: 5\r\n\r\n" + b"x" * 5,
-    }
-    for name, raw in shapes.items():
+def framing(port, token=None):
+    for name, status, raw in HOSTILE:
         s = connect(port)
         s.sendall(raw + SMUGGLE_TAIL)
         data, closed = read_all(s, 10)
         s.close()
         st = status_lines(data)
-        good = len(st) == 1 and b" 400 " in st[0] + b" " and closed
-        out(good, "%s: one 400, the pipelined request not answered, connection closed" % name,
-            "answers %r, closed %s" % (st, closed))
+        good = (len(st) == 1 and st[0].split(b" ")[1] == b"%d" % status and closed
+                and b"\r\nConnection: close\r\n" in data)
+        out(good, "%s: one %d with Connection: close, the pipelined request not answered, "
+            "connection closed" % (name, status), "answers %r, closed %s" % (st, closed))
+
+    for name, raw in FINE:
+        s = connect(port)
+        s.sendall(raw + SMUGGLE_TAIL.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
+        data, closed = read_all(s, 10)
+        s.close()
+        st = status_lines(data)
+        out(len(st) == 2 and not st[0].startswith(b"HTTP/1.1 5") and b" 200" in st[1],
+            "%s: answered, and the request after it too" % name, "answers %r" % st)
 
     s = connect(port)
     s.sendall(b"GET /api/v1/summary HTTP/1.1\r\n\r\n")
@@ -110,6 +160,9 @@ def framing(port):
         out(g[0] == h[0] and g[1] == h[1] and h[2] == b"" and g[2] != b"",
             "HEAD %s: GET's status and Content-Length, no body" % path.decode(),
             "GET %r %r, HEAD %r %r body %d" % (g[0], g[1], h[0], h[1], len(h[2])))
+    if token:
+        head_of_export(port, token)
+    huge_chunk(port)
     s = connect(port)
     s.sendall(b"PUT /api/v1/summary HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
               b"Content-Length: 0\r\n\r\n")
@@ -117,6 +170,53 @@ def framing(port):
     s.close()
     out(b"405" in data.split(b"\r\n")[0] and b"Allow: GET, HEAD" in data,
         "405 names HEAD in Allow", data.split(b"\r\n\r\n")[0][:200].decode(errors="replace"))
+
+
+def huge_chunk(port):
+    """A chunked upload announcing 2^63 - 1 bytes, pushed as fast as the
+    socket takes it: the collector ends the connection once the body is
+    far over its limit (4 x 256 KiB), not at the request timeout."""
+    s = connect(port, timeout=2)
+    s.sendall(POST + b"Transfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\n")
+    block, sent, t0 = b"x" * 65536, 0, time.monotonic()
+    closed = False
+    while time.monotonic() - t0 < 5:
+        try:
+            sent += s.send(block)
+        except socket.timeout:
+            continue
+        except OSError:
+            closed = True
+            break
+    s.close()
+    out(closed and sent < 8 << 20,
+        "a chunk of 2^63 - 1 bytes: the connection is closed within 5 s, after %d KiB" % (
+            sent >> 10), "closed %s after %d KiB in %.1f s" % (
+                closed, sent >> 10, time.monotonic() - t0))
+
+
+def head_of_export(port, token):
+    """HEAD of a streamed answer (the mbox export, RFC 9110 9.3.2): GET's
+    status and Content-Type, no body; libmicrohttpd 0.9.75 sent the last
+    chunk of a chunked body ("0" CRLF CRLF) after the head."""
+    got = {}
+    for method in (b"GET", b"HEAD"):
+        s = connect(port)
+        s.sendall(method + b" /api/v1/export.mbox HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                  b"Authorization: Bearer " + token.encode() + b"\r\n\r\n")
+        data, closed = read_all(s, 10)
+        s.close()
+        head, _, rest = data.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        ctype = [l for l in lines if l.lower().startswith(b"content-type:")]
+        framing = [l for l in lines if l.lower().startswith((b"content-length:",
+                                                            b"transfer-encoding:"))]
+        got[method] = (lines[0], ctype, framing, rest, closed)
+    g, h = got[b"GET"], got[b"HEAD"]
+    out(g[0] == h[0] and b" 200 " in h[0] + b" " and g[1] == h[1] and h[3] == b"" and h[4]
+        and not [l for l in h[2] if l.lower().startswith(b"content-length:")],
+        "HEAD /api/v1/export.mbox: GET's status and Content-Type, no Content-Length, "
+        "nothing after the head", "GET %r, HEAD %r" % (g[:3], h))
 
 
 # --- slowloris ---------------------------------------------------------------------
@@ -276,7 +376,7 @@ def flood(port, conns, seconds, token, report_id, wal, wal_max_mb):
 def main():
     cmd, port = sys.argv[1], int(sys.argv[2])
     if cmd == "framing":
-        framing(port)
+        framing(port, sys.argv[3] if len(sys.argv) > 3 else None)
     elif cmd == "slowloris":
         slowloris(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif cmd == "flood":

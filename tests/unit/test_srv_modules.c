@@ -212,38 +212,237 @@ static void shares_connections(void **state)
 	conntrack_stop(ct);
 }
 
-/* frame FIELDS HTTP11: the verdict on a head holding the fields named in
- * FIELDS (comma separated, as a client spelled them). */
-static const char *frame(const char *fields, bool http11)
+/* head "Name: value\n..." HTTP11 WHY: the status of a head holding these
+ * fields (one a line, name up to the first ':', value after it and its
+ * white space; "\f" in a line marks it folded), *why its reason. */
+static unsigned head(const char *fields, bool http11, const char **why)
 {
 	struct framing f = { 0 };
-	char copy[256], *save = NULL;
+	const char *p = fields;
 
-	snprintf(copy, sizeof(copy), "%s", fields);
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		framing_count(&f, t);
-	return framing_error(&f, http11);
+	while (*p) {
+		const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
+		const char *colon = memchr(p, ':', (size_t)(end - p)), *v;
+		const bool folded = memchr(p, '\f', (size_t)(end - p)) != NULL;
+
+		assert_non_null(colon);
+		for (v = colon + 1; v < end && (*v == ' ' || *v == '\t'); v++)
+			;
+		framing_field(&f, p, (size_t)(colon - p), v,
+			      (size_t)(end - v) - (folded ? 1 : 0), folded);
+		p = nl ? nl + 1 : end;
+	}
+	return framing_verdict(&f, http11, why);
 }
 
-static void judges_framing(void **state)
+#define REFUSED(status, fields, http11) do {				\
+	const char *why_;						\
+	assert_int_equal(head(fields, http11, &why_), status);		\
+	assert_non_null(why_);						\
+} while (0)
+
+#define FINE(fields, http11) do {					\
+	const char *why_;						\
+	assert_int_equal(head(fields, http11, &why_), 0);		\
+	assert_null(why_);						\
+} while (0)
+
+/* RFC 9112 6.3: each way two ends can disagree on where a body ends. */
+static void rfc9112_6_3_two_framings(void **state)
 {
-	/* Each way two ends can disagree on where a body ends (RFC 9112 6.3). */
-	assert_string_equal(frame("Host,Content-Length,Transfer-Encoding", true),
-			    "both Content-Length and Transfer-Encoding");
-	assert_string_equal(frame("Host,transfer-encoding,CONTENT-LENGTH", false),
-			    "both Content-Length and Transfer-Encoding");
-	assert_string_equal(frame("Host,Content-Length,Content-Length", true),
-			    "more than one Content-Length");
-	assert_string_equal(frame("Host,Transfer-Encoding,Transfer-Encoding", true),
-			    "more than one Transfer-Encoding");
-	/* Host: required of HTTP/1.1 only (3.2). */
-	assert_string_equal(frame("Content-Length", true), "HTTP/1.1 without Host");
-	assert_null(frame("Content-Length", false));
-	assert_null(frame("", false));
-	/* What is fine: one framing, any case, other fields ignored. */
-	assert_null(frame("Host,Content-Length", true));
-	assert_null(frame("host,Transfer-Encoding,Content-Type,X-Content-Length", true));
-	assert_null(frame("HOST,Accept", true));
+	const char *why;
+
+	assert_int_equal(head("Host: x\nContent-Length: 5\nTransfer-Encoding: chunked", true,
+			      &why), 400);
+	assert_string_equal(why, "both Content-Length and Transfer-Encoding");
+	REFUSED(400, "Host: x\ntransfer-encoding: chunked\nCONTENT-LENGTH: 5", false);
+	assert_int_equal(head("Host: x\nContent-Length: 5\nContent-Length: 5", true, &why), 400);
+	assert_string_equal(why, "more than one Content-Length");
+	REFUSED(400, "Host: x\nContent-Length: 5\nContent-Length: 40", true);
+	REFUSED(400, "Host: x\nTransfer-Encoding: chunked\nTransfer-Encoding: chunked", true);
+}
+
+/* RFC 9112 6.3 item 4: chunked not the final coding (or absent): 400,
+ * even where the coding is also unknown (a MUST over 6.1's SHOULD). */
+static void rfc9112_6_3_chunked_not_final(void **state)
+{
+	REFUSED(400, "Host: x\nTransfer-Encoding: gzip", true);
+	REFUSED(400, "Host: x\nTransfer-Encoding: chunked, identity", true);
+	REFUSED(400, "Host: x\nTransfer-Encoding: chunked, gzip", true);
+	REFUSED(400, "Host: x\nTransfer-Encoding:", true);
+	REFUSED(400, "Host: x\nTransfer-Encoding: ,", true);
+}
+
+/* RFC 9112 7: chunked applied more than once. */
+static void rfc9112_7_chunked_twice(void **state)
+{
+	REFUSED(400, "Host: x\nTransfer-Encoding: chunked, chunked", true);
+}
+
+/* RFC 9112 6.1: a coding not implemented, chunked last: 501. And a
+ * "chunked" libmicrohttpd would not take as one (RFC 9110 15.6.2). */
+static void rfc9112_6_1_unknown_coding(void **state)
+{
+	const char *why;
+
+	assert_int_equal(head("Host: x\nTransfer-Encoding: gzip, chunked", true, &why), 501);
+	assert_string_equal(why, "Transfer-Encoding names a coding this server does not "
+			    "implement");
+	REFUSED(501, "Host: x\nTransfer-Encoding: x-custom;q=1, chunked", true);
+	REFUSED(501, "Host: x\nTransfer-Encoding: chunked ", true);
+	REFUSED(501, "Host: x\nTransfer-Encoding: chunked\t", true);
+	REFUSED(501, "Host: x\nTransfer-Encoding: chunked,", true);
+	/* A 400 of the head wins over the 501. */
+	REFUSED(400, "Transfer-Encoding: gzip, chunked", true);
+	REFUSED(400, "Host: x\nHost: y\nTransfer-Encoding: gzip, chunked", true);
+	/* Not a list of codings at all. */
+	REFUSED(400, "Host: x\nTransfer-Encoding: \"chunked\"", true);
+}
+
+/* RFC 9112 6.1: Transfer-Encoding in an HTTP/1.0 request is faulty framing. */
+static void rfc9112_6_1_transfer_encoding_http10(void **state)
+{
+	REFUSED(400, "Transfer-Encoding: chunked", false);
+}
+
+/* RFC 9112 5.1: white space between a field name and its colon, as
+ * libmicrohttpd hands it over (kept in the name); RFC 9110 5.1: a name is
+ * a token. */
+static void rfc9112_5_1_space_before_colon(void **state)
+{
+	const char *why;
+
+	assert_int_equal(head("Host: x\nTransfer-Encoding : chunked", true, &why), 400);
+	assert_string_equal(why, "a header field name that is not a token (white space before "
+			    "the colon?)");
+	REFUSED(400, "Host: x\nContent-Length : 47", true);
+	REFUSED(400, "Host: x\nContent-Length\t: 47", true);
+	REFUSED(400, "Host : x", true);
+	REFUSED(400, "Host: x\nX\rY: z", true);
+	REFUSED(400, "Host: x\n: empty name", true);
+	REFUSED(400, "Host: x\nX(Y): z", true);
+}
+
+/* RFC 9112 2.2: a bare CR; RFC 9110 5.5: CR, LF, NUL in a value. */
+static void rfc9112_2_2_bare_cr(void **state)
+{
+	const char *why;
+	struct framing f = { 0 };
+
+	assert_int_equal(head("Host: x\nX-A: a\rTransfer-Encoding: chunked\nContent-Length: 5",
+			      true, &why), 400);
+	assert_string_equal(why, "a header field value with CR, LF, NUL or another control "
+			    "character");
+	REFUSED(400, "Host: x\nX-A: a\rContent-Length: 47", true);
+	REFUSED(400, "Host: x\rEvil: 1", true);
+	framing_field(&f, "Host", 4, "x", 1, false);
+	framing_field(&f, "X-N", 3, "a\0b", 3, false);
+	assert_int_equal(framing_verdict(&f, true, &why), 400);
+	REFUSED(400, "Host: x\nX-B: a\x01", true);
+	REFUSED(400, "Host: x\nX-B: a\x7f", true);
+}
+
+/* RFC 9112 5.2: obs-fold in a request: 400. The fold as libmicrohttpd
+ * 0.9.75 hands it over: the continuation appended to the name. */
+static void rfc9112_5_2_obs_fold(void **state)
+{
+	const char *why;
+
+	assert_int_equal(head("Host: x\nContent-Length7: 4\f", true, &why), 400);
+	assert_string_equal(why, "a header field folded over several lines (obs-fold)");
+	REFUSED(400, "Host: x\nX-Foob: a\f\nContent-Length: 0", true);
+}
+
+/* RFC 9110 8.6: Content-Length = 1*DIGIT. */
+static void rfc9110_8_6_content_length_digits(void **state)
+{
+	REFUSED(400, "Host: x\nContent-Length: +5", true);
+	REFUSED(400, "Host: x\nContent-Length: 5, 5", true);
+	REFUSED(400, "Host: x\nContent-Length:", true);
+	FINE("Host: x\nContent-Length: 0047", true);
+}
+
+/* RFC 9112 3.2: more than one Host, a Host not host[:port], or none in
+ * HTTP/1.1: 400. */
+static void rfc9112_3_2_host(void **state)
+{
+	const char *why;
+
+	assert_int_equal(head("Host: x\nHost: y", true, &why), 400);
+	assert_string_equal(why, "more than one Host");
+	REFUSED(400, "Host: x\nHost: x", false);
+	assert_int_equal(head("Content-Length: 0", true, &why), 400);
+	assert_string_equal(why, "HTTP/1.1 without Host");
+	FINE("Content-Length: 0", false);
+	FINE("", false);
+	REFUSED(400, "Host: a b", true);
+	REFUSED(400, "Host: a/b", true);
+	REFUSED(400, "Host: user@x", true);
+	REFUSED(400, "Host: x:80x", true);
+	REFUSED(400, "Host: x:80:80", true);
+	REFUSED(400, "Host: [::1", true);
+	REFUSED(400, "Host: [::1]x", true);
+	REFUSED(400, "Host: [::g]", true);
+	REFUSED(400, "Host: [fe80::1%25eth0]", true);
+	REFUSED(400, "Host: ::1", true);
+	REFUSED(400, "Host: x%4", true);
+	REFUSED(400, "Host: x%zz", true);
+}
+
+/* RFC 3986 3.2.2 and 3.2.3: the Hosts that are fine. */
+static void rfc3986_3_2_2_hosts_fine(void **state)
+{
+	FINE("Host: collector.example.org", true);
+	FINE("Host: collector.example.org:8443", true);
+	FINE("Host: 127.0.0.1:8080", true);
+	FINE("Host: [::1]:8080", true);
+	FINE("Host: [::1]", true);
+	FINE("Host: [2001:db8::192.0.2.1]:", true);
+	FINE("Host: [v1.fe80::a+en1]", true);
+	FINE("Host: x%41y", true);
+	FINE("Host: a-b_c~d!$&'()*+,;=", true);
+	/* Empty: a target without authority (RFC 9112 3.2). */
+	FINE("Host: ", true);
+	FINE("HOST: x", true);
+	assert_true(framing_host_valid(S("x:")));
+	assert_false(framing_host_valid(S("[]")));
+}
+
+/* What is fine: one framing, "chunked" in any case, other fields with any
+ * visible value, HTAB inside a value. */
+static void rfc9112_6_1_framings_fine(void **state)
+{
+	FINE("Host: x\nContent-Length: 5", true);
+	FINE("host: x\nTransfer-Encoding: chunked\nContent-Type: application/json", true);
+	FINE("Host: x\nTransfer-Encoding: CHUNKED", true);
+	FINE("Host: x\nTransfer-Encoding: Chunked", true);
+	FINE("Host: x\nX-Content-Length: 5\nX-Transfer-Encoding: gzip", true);
+	FINE("HOST: x\nAccept: */*\nUser-Agent: a\tb (c; d) \x80\xff", true);
+	FINE("Host: x\nX-Empty:", true);
+}
+
+/* RFC 9112 3.2 and RFC 3986 7.3: the request target as sent. */
+static void rfc3986_7_3_target(void **state)
+{
+	assert_null(framing_target(S("/api/v1/summary")));
+	assert_null(framing_target(S("/api/v1/reports?since=2024-01-01T00:00:00Z&limit=10")));
+	assert_null(framing_target(S("/a%20b/%7e%41?q=%2F%25")));
+	assert_null(framing_target(S("*")));
+	assert_null(framing_target(S("")));
+	assert_non_null(framing_target(S("/api/v1/summary%00xyz")));
+	assert_non_null(framing_target(S("/api/v1/summary?a=%00")));
+	assert_non_null(framing_target(S("/a%0d%0aX")));
+	assert_non_null(framing_target(S("/a%1F")));
+	assert_non_null(framing_target(S("/a%7f")));
+	assert_non_null(framing_target(S("/a%")));
+	assert_non_null(framing_target(S("/a%4")));
+	assert_non_null(framing_target(S("/a%zz")));
+	assert_non_null(framing_target(S("/sum\x01mary")));
+	assert_non_null(framing_target(S("/sum\0mary")));
+	assert_non_null(framing_target(S("/a b")));
+	assert_non_null(framing_target(S("/a\tb")));
+	assert_non_null(framing_target(S("/caf\xc3\xa9")));
+	assert_non_null(framing_target(S("/a\x7f")));
 }
 
 int main(void)
@@ -255,7 +454,19 @@ int main(void)
 		cmocka_unit_test(parses_query_values),
 		cmocka_unit_test(keys_peers),
 		cmocka_unit_test(shares_connections),
-		cmocka_unit_test(judges_framing),
+		cmocka_unit_test(rfc9112_6_3_two_framings),
+		cmocka_unit_test(rfc9112_6_3_chunked_not_final),
+		cmocka_unit_test(rfc9112_7_chunked_twice),
+		cmocka_unit_test(rfc9112_6_1_unknown_coding),
+		cmocka_unit_test(rfc9112_6_1_transfer_encoding_http10),
+		cmocka_unit_test(rfc9112_5_1_space_before_colon),
+		cmocka_unit_test(rfc9112_2_2_bare_cr),
+		cmocka_unit_test(rfc9112_5_2_obs_fold),
+		cmocka_unit_test(rfc9110_8_6_content_length_digits),
+		cmocka_unit_test(rfc9112_3_2_host),
+		cmocka_unit_test(rfc3986_3_2_2_hosts_fine),
+		cmocka_unit_test(rfc9112_6_1_framings_fine),
+		cmocka_unit_test(rfc3986_7_3_target),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
