@@ -197,6 +197,10 @@ BUILD=$BUILD sh bench/watcher.sh || echo "NOTE: bench/watcher.sh failed"
 echo "---"
 BUILD=$BUILD sh bench/snapshot.sh || echo "NOTE: bench/snapshot.sh failed"
 
+# The readiness check (issue 25): the same tree against the snapshot.
+echo "---"
+BUILD=$BUILD sh bench/check.sh || echo "NOTE: bench/check.sh failed"
+
 # Rotated and compressed logs (issue 26): scan against wc -l and each
 # format's own decompressor piped into wc -l.
 echo "---"
