@@ -3,23 +3,28 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <libgen.h>
 #include <string.h>
+#include <time.h>
 
+#include "cgfb/atomic.h"
+#include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "cli/commands.h"
 #include "readiness/check.h"
 #include "readiness/output.h"
+#include "readiness/prom.h"
 #include "readiness/rules.h"
 #include "readiness/version.h"
 
-enum { OPT_JSON = 256, OPT_TARGET, OPT_ROOT, OPT_MOUNTINFO, OPT_RULES };
+enum { OPT_JSON = 256, OPT_TARGET, OPT_ROOT, OPT_MOUNTINFO, OPT_RULES, OPT_PROMETHEUS };
 
 /* Exit codes, as linters have them. */
 enum { CHECK_READY = 0, CHECK_BREAKS = 1, CHECK_COULD_NOT = 2 };
 
 static const char usage[] =
 	"Usage: cgroup-feedback check [--json] [--target SPEC] [--root DIR] [--mountinfo FILE]\n"
-	"                             [--rules FILE]\n"
+	"                             [--rules FILE] [--prometheus FILE]\n"
 	"Say what on this machine depends on cgroup v1, where each use breaks (kernel,\n"
 	"systemd, kubelet, distribution) and what to do instead. Reads files only;\n"
 	"nothing is stored or sent. As a user it checks what it can read and says\n"
@@ -30,6 +35,8 @@ static const char usage[] =
 	"  --root DIR        check a copy of a system's files under DIR instead of /\n"
 	"  --mountinfo FILE  the mount table to read instead of DIR/proc/self/mountinfo\n"
 	"  --rules FILE      readiness rules instead of the built-in data/readiness.json\n"
+	"  --prometheus FILE also write the findings for node_exporter's textfile\n"
+	"                    collector (replaced whole, mode 0644)\n"
 	"Exit status: 0 nothing breaks on the target, 1 something does, 2 could not check.\n";
 
 struct opts {
@@ -37,6 +44,7 @@ struct opts {
 	struct cgfb_target target;
 	struct cgfb_check_opts c;
 	const char *rules;
+	const char *prometheus;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -47,6 +55,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 		{ "rules", required_argument, NULL, OPT_RULES },
+		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -54,7 +63,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	int opt;
 
 	memset(o, 0, sizeof(*o));
-	while ((opt = cgfb_next_option(argc, argv, long_opts, "json target root mountinfo rules",
+	while ((opt = cgfb_next_option(argc, argv, long_opts, "json target root mountinfo rules prometheus",
 				       usage)) != -1) {
 		switch (opt) {
 		case CGFB_OPT_HELP: return 1;
@@ -63,6 +72,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_ROOT: o->c.root = optarg; break;
 		case OPT_MOUNTINFO: o->c.mountinfo = optarg; break;
 		case OPT_RULES: o->rules = optarg; break;
+		case OPT_PROMETHEUS: o->prometheus = optarg; break;
 		case OPT_TARGET:
 			if (cgfb_target_parse(optarg, &o->target, err, sizeof(err))) {
 				cgfb_log(LOG_ERR, "%s", err);
@@ -81,6 +91,26 @@ static int parse(int argc, char **argv, struct opts *o)
 	if (o->c.root && strcmp(o->c.root, "/") == 0)
 		o->c.root = NULL;
 	return 0;
+}
+
+/* Replaced whole, as the textfile collector wants: it may read at any time. */
+static int write_prometheus(const char *path, const struct cgfb_rules *rs,
+			    const struct cgfb_check *c, const struct cgfb_target *t)
+{
+	struct cgfb_buf b = { 0 };
+	char d[4096], f[4096];
+	int rc;
+
+	if (snprintf(d, sizeof(d), "%s", path) >= (int)sizeof(d))
+		return -ENAMETOOLONG;
+	snprintf(f, sizeof(f), "%s", path);
+	rc = cgfb_check_prometheus(&b, rs, c, t, time(NULL));
+	if (!rc)
+		rc = cgfb_atomic_write(dirname(d), basename(f), b.data, b.len, 0644);
+	if (rc)
+		cgfb_log(LOG_ERR, "check --prometheus %s: %s", path, strerror(-rc));
+	cgfb_buf_free(&b);
+	return rc;
 }
 
 int cgfb_cmd_check(const struct cgfb_globals *g, int argc, char **argv)
@@ -110,7 +140,7 @@ int cgfb_cmd_check(const struct cgfb_globals *g, int argc, char **argv)
 	if (rc || fflush(stdout)) {
 		cgfb_log(LOG_ERR, "check: writing the result: %s", strerror(rc ? -rc : errno));
 		rc = CHECK_COULD_NOT;
-	} else if (!c.sources)
+	} else if (!c.sources || (o.prometheus && write_prometheus(o.prometheus, &rs, &c, &o.target)))
 		rc = CHECK_COULD_NOT;
 	else
 		rc = cgfb_check_breaking(&c, &o.target) ? CHECK_BREAKS : CHECK_READY;

@@ -243,6 +243,10 @@ static int load_rule(json_object *o, struct cgfb_rule *r, char *err, size_t errs
 	}
 	if ((rc = get_str(o, "id", &r->id)) || !r->id)
 		return rc == -ENOMEM ? rc : fail(err, errsz, "rule %zu: no id", i);
+	/* A word: it is a metric's label value and a JSON key for tools. */
+	if (strspn(r->id, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(r->id) || r->id[0] == '-')
+		return fail(err, errsz, "rule %zu: the id '%s' is not lower-case letters, digits "
+			    "and '-'", i, r->id);
 	if (load_enum(o, "probe", probe_names, CGFB_PROBE_N, &p))
 		return fail(err, errsz, "rule %s: probe is none of mode, hierarchy, procs, knob, "
 			    "cmdline, kconfig, systemd, config", r->id);

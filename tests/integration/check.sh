@@ -135,6 +135,41 @@ done
 check "legacy, for people: the last line is the verdict" \
 	sh -c 'tail -n 1 "$1" | grep -qx "NOT READY for the removal of cgroup v1: 19 findings break when it goes\."' _ "$T_TMP/legacy.out"
 
+# --- --prometheus ------------------------------------------------------------
+# node_exporter's textfile format, read back by Prometheus' own parser
+# (Debian's python3-prometheus-client): a sample per rule, the counts of
+# the JSON, the verdict; the file replaced whole and readable by node_exporter.
+mkdir -p "$T_TMP/textfile"
+"$CGFB" check --json --root "$L" --mountinfo "$T_TMP/legacy/mountinfo" \
+	--prometheus "$T_TMP/textfile/cgroup-feedback.prom" > "$T_TMP/prom.json" 2> "$T_TMP/prom.err"
+check "--prometheus: exit 1 as without it" [ $? -eq 1 ]
+if /usr/bin/python3 -c 'import prometheus_client' 2> /dev/null; then
+	check "--prometheus: parsed by prometheus_client, a sample per rule with the JSON's counts" \
+		/usr/bin/python3 - "$T_TMP/textfile/cgroup-feedback.prom" "$T_TMP/prom.json" "$RULES" <<'EOP'
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+doc, rules = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))["rules"]
+got = {(s.labels["rule"], s.labels["severity"]): s.value for s in fams["cgroup_feedback_check_findings"].samples}
+want = {(r["id"], r["severity"]): 0 for r in rules}
+for f in doc["findings"]:
+    want[(f["rule"], f["severity"])] += f["count"]
+assert got == want, set(got.items()) ^ set(want.items())
+val = lambda n: fams[n].samples[0].value
+assert val("cgroup_feedback_check_ready") == 0 and val("cgroup_feedback_check_checked") == 1
+assert val("cgroup_feedback_check_breaking") == sum(f["severity"] == "breaks" for f in doc["findings"])
+assert val("cgroup_feedback_check_unreadable") == doc["unreadable"]["count"]
+EOP
+else
+	skip "--prometheus parsed by Prometheus' parser" "python3-prometheus-client is not installed (make deps)"
+fi
+check "--prometheus: mode 0644, no temporary file left beside it" \
+	sh -c '[ "$(stat -c %a "$1/cgroup-feedback.prom")" = 644 ] && [ "$(ls -A "$1" | wc -l)" = 1 ]' _ "$T_TMP/textfile"
+"$CGFB" check --root "$L" --mountinfo "$T_TMP/legacy/mountinfo" \
+	--prometheus "$T_TMP/nowhere/x.prom" > /dev/null 2> "$T_TMP/prom.err"
+check "--prometheus into a missing directory: exit 2, the path and the reason said" \
+	sh -c '[ "$1" -eq 2 ] && grep -q "nowhere/x.prom: No such file or directory" "$2"' _ $? "$T_TMP/prom.err"
+
 # --- --target ----------------------------------------------------------------
 # An installed kernel of the 6.12 series counts on the target 6.12, not 6.11.
 run legacy --json --target kernel=6.11

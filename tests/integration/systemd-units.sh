@@ -22,13 +22,17 @@ WATCHER=$UNITDIR/cgroup-feedback.service
 FLUSH=$UNITDIR/cgroup-feedback-flush.service
 TIMER=$UNITDIR/cgroup-feedback-flush.timer
 SERVER=$UNITDIR/cgroup-feedback-server.service
-for u in "$WATCHER" "$FLUSH" "$TIMER" "$SERVER"; do
+CHECK=$UNITDIR/cgroup-feedback-check.service
+CHECKT=$UNITDIR/cgroup-feedback-check.timer
+for u in "$WATCHER" "$FLUSH" "$TIMER" "$SERVER" "$CHECK" "$CHECKT"; do
 	check "installed $(basename "$u")" [ -f "$u" ]
 done
 check "ExecStart names the installed binaries" \
 	sh -c 'grep -qx "ExecStart=/usr/libexec/cgroup-feedback/cgroup-feedback-watch --state-dir.*" "$1" &&
 	       grep -qx "ExecStart=/usr/bin/cgroup-feedback flush" "$2" &&
-	       grep -qx "ExecStart=/usr/sbin/cgroup-feedback-server .*" "$3"' _ "$WATCHER" "$FLUSH" "$SERVER"
+	       grep -qx "ExecStart=/usr/sbin/cgroup-feedback-server .*" "$3" &&
+	       grep -qx "ExecStart=/usr/bin/cgroup-feedback check --prometheus /var/lib/prometheus/node-exporter/cgroup-feedback.prom" "$4"' \
+	_ "$WATCHER" "$FLUSH" "$SERVER" "$CHECK"
 check "no @VARIABLE@ left in any unit" sh -c '! grep -l "@[A-Z]*@" "$1"/cgroup-feedback*' _ "$UNITDIR"
 
 # --- systemd-analyze verify ---------------------------------------------------
@@ -42,7 +46,7 @@ cp "$BUILD/cgroup-feedback-watch" "$BUILD/cgroup-feedback-report" "$V/bin/"
 # Every program is part of the product: one missing fails the copy and
 # the verify of its unit.
 cp "$BUILD/cgroup-feedback-server" "$V/bin/cgroup-feedback-server"
-for u in "$WATCHER" "$FLUSH" "$TIMER" "$SERVER"; do
+for u in "$WATCHER" "$FLUSH" "$TIMER" "$SERVER" "$CHECK" "$CHECKT"; do
 	sed -e "s|/usr/s\{0,1\}bin/cgroup-feedback|$V/bin/cgroup-feedback|" \
 	    -e "s|/usr/libexec/cgroup-feedback/|$V/bin/|" "$u" > "$V/$(basename "$u")"
 done
@@ -62,6 +66,8 @@ check "verify cgroup-feedback.service" verify "$V/cgroup-feedback.service"
 check "verify cgroup-feedback-flush.service" verify "$V/cgroup-feedback-flush.service"
 check "verify cgroup-feedback-flush.timer" verify "$V/cgroup-feedback-flush.timer"
 check "verify cgroup-feedback-server.service" verify "$V/cgroup-feedback-server.service"
+check "verify cgroup-feedback-check.service" verify "$V/cgroup-feedback-check.service"
+check "verify cgroup-feedback-check.timer" verify "$V/cgroup-feedback-check.timer"
 
 # --- systemd-analyze security --------------------------------------------------
 exposure() {
@@ -69,7 +75,7 @@ exposure() {
 		sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p'
 }
 at_most() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'; }
-for u in "$WATCHER" "$FLUSH" "$SERVER"; do
+for u in "$WATCHER" "$FLUSH" "$SERVER" "$CHECK"; do
 	score=$(exposure "$u")
 	echo "# systemd-analyze security --offline=yes $(basename "$u"): ${score:-?}"
 	check "exposure of $(basename "$u") is ${score:-?} <= 2.0" at_most "$score" 2.0
@@ -95,6 +101,12 @@ check "flush: the only client unit with IP sockets" \
 	sh -c 'grep -q "^RestrictAddressFamilies=.*AF_INET" "$1" && ! grep -q "^RestrictAddressFamilies=.*AF_INET" "$2"' _ "$FLUSH" "$WATCHER"
 check "timer: enabled through timers.target, starts the flush service" \
 	sh -c 'grep -qx "WantedBy=timers.target" "$1" && [ -f "$2" ]' _ "$TIMER" "$FLUSH"
+check "check: no network, reading is its only capability, exit 1 a result" \
+	sh -c 'grep -qx "PrivateNetwork=yes" "$1" && grep -qx "CapabilityBoundingSet=CAP_DAC_READ_SEARCH" "$1" &&
+	       grep -qx "SuccessExitStatus=1" "$1" && grep -qx "ReadWritePaths=/var/lib/prometheus/node-exporter" "$1"' _ "$CHECK"
+check "check timer: daily, through timers.target (the package leaves it disabled)" \
+	sh -c 'grep -qx "WantedBy=timers.target" "$1" && grep -qx "OnCalendar=daily" "$1" &&
+	       grep -q "no-enable cgroup-feedback-check.service" debian/rules' _ "$CHECKT"
 check "server: its own user and state directory" \
 	sh -c 'grep -qx "User=_cgroup-feedback-server" "$1" && grep -qx "StateDirectory=cgroup-feedback-server" "$1"' _ "$SERVER"
 

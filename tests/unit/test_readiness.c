@@ -119,6 +119,7 @@ static void refused_rules(void **state)
 	static const struct { const char *json, *why; } bad[] = {
 		{ "{\"rules\": []}", "no array of rules" },
 		{ "[1", "not JSON" },
+		{ "{\"rules\": [{\"id\": \"Mode legacy\"}]}", "is not lower-case letters" },
 		{ RULE_HEAD "\"probe\": \"mode\", \"modes\": [\"legacy\"], \"severity\": \"breaks\", "
 		  "\"breaks_in\": {}}]}", "says where" },
 		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"memory\", \"file\": \"x\", "
