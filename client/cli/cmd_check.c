@@ -11,13 +11,17 @@
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "cli/commands.h"
+#include "cli/scan_report.h"
 #include "readiness/check.h"
 #include "readiness/output.h"
 #include "readiness/prom.h"
 #include "readiness/rules.h"
 #include "readiness/version.h"
 
-enum { OPT_JSON = 256, OPT_TARGET, OPT_ROOT, OPT_MOUNTINFO, OPT_RULES, OPT_PROMETHEUS };
+enum {
+	OPT_JSON = 256, OPT_TARGET, OPT_ROOT, OPT_MOUNTINFO, OPT_RULES, OPT_PROMETHEUS, OPT_REPORT,
+	OPT_STATE_DIR,
+};
 
 /* Exit codes, as linters have them. */
 enum { CHECK_READY = 0, CHECK_BREAKS = 1, CHECK_COULD_NOT = 2 };
@@ -25,6 +29,7 @@ enum { CHECK_READY = 0, CHECK_BREAKS = 1, CHECK_COULD_NOT = 2 };
 static const char usage[] =
 	"Usage: cgroup-feedback check [--json] [--target SPEC] [--root DIR] [--mountinfo FILE]\n"
 	"                             [--rules FILE] [--prometheus FILE]\n"
+	"                             [--report [--state-dir DIR]]\n"
 	"Say what on this machine depends on cgroup v1, where each use breaks (kernel,\n"
 	"systemd, kubelet, distribution) and what to do instead. Reads files only;\n"
 	"nothing is stored or sent. As a user it checks what it can read and says\n"
@@ -37,6 +42,9 @@ static const char usage[] =
 	"  --rules FILE      readiness rules instead of the built-in data/readiness.json\n"
 	"  --prometheus FILE also write the findings for node_exporter's textfile\n"
 	"                    collector (replaced whole, mode 0644)\n"
+	"  --report          each finding the kernel asks about (a catalog message) becomes\n"
+	"                    a pending report, reviewed like one the watcher writes:\n"
+	"                    nothing is sent without your yes\n"
 	"Exit status: 0 nothing breaks on the target, 1 something does, 2 could not check.\n";
 
 struct opts {
@@ -45,6 +53,8 @@ struct opts {
 	struct cgfb_check_opts c;
 	const char *rules;
 	const char *prometheus;
+	bool report;
+	const char *state_dir;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -56,6 +66,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 		{ "rules", required_argument, NULL, OPT_RULES },
 		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+		{ "report", no_argument, NULL, OPT_REPORT },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -63,7 +75,8 @@ static int parse(int argc, char **argv, struct opts *o)
 	int opt;
 
 	memset(o, 0, sizeof(*o));
-	while ((opt = cgfb_next_option(argc, argv, long_opts, "json target root mountinfo rules prometheus",
+	while ((opt = cgfb_next_option(argc, argv, long_opts, "json target root mountinfo rules prometheus report "
+				       "state-dir",
 				       usage)) != -1) {
 		switch (opt) {
 		case CGFB_OPT_HELP: return 1;
@@ -73,6 +86,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_MOUNTINFO: o->c.mountinfo = optarg; break;
 		case OPT_RULES: o->rules = optarg; break;
 		case OPT_PROMETHEUS: o->prometheus = optarg; break;
+		case OPT_REPORT: o->report = true; break;
+		case OPT_STATE_DIR: o->state_dir = optarg; break;
 		case OPT_TARGET:
 			if (cgfb_target_parse(optarg, &o->target, err, sizeof(err))) {
 				cgfb_log(LOG_ERR, "%s", err);
@@ -87,10 +102,59 @@ static int parse(int argc, char **argv, struct opts *o)
 			 argv[optind]);
 		return -EINVAL;
 	}
+	if (o->state_dir && !o->report) {
+		cgfb_log(LOG_ERR, "check: --state-dir goes with --report");
+		return -EINVAL;
+	}
 	/* A root of "/" is this machine: the paths are the same without it. */
 	if (o->c.root && strcmp(o->c.root, "/") == 0)
 		o->c.root = NULL;
 	return 0;
+}
+
+/* A detection of catalog entry e as check found it: no kernel record, so
+ * no text and no fields; what the findings name (real paths) never enters
+ * it. The report writer takes the snapshot and writes the report. */
+static void report_entry(struct scan_report *r, const struct cgfb_entry *e)
+{
+	struct cgfb_detection d;
+
+	memset(&d, 0, sizeof(d));
+	d.entry = e;
+	d.occurrence = 1;
+	d.level = -1;
+	snprintf(d.count_key, sizeof(d.count_key), "%s", e->id);
+	scan_report_one(r, &d, "check", "");
+}
+
+/* Each catalog entry a finding names, once (several cpuset rules are V1). */
+static int report_findings(const struct cgfb_globals *g, const struct opts *o,
+			   const struct cgfb_check *c)
+{
+	struct scan_report r = {
+		.config_path = g->config_path, .catalog_path = g->catalog_path,
+		.state_dir = o->state_dir ? o->state_dir : cgfb_state_dir(g),
+		.cgroup_root = o->c.root, .mountinfo = o->c.mountinfo, .out = o->json ? stderr : stdout,
+	};
+	struct cgfb_catalog *cat = NULL;
+	int rc = scan_report_init(&r);
+
+	if (rc < 0 || (rc = cgfb_load_catalog(g, &cat)) < 0)
+		return rc;
+	for (size_t i = 0; i < c->n; i++) {
+		const char *id = c->f[i].rule->catalog;
+		const struct cgfb_entry *e = id ? cgfb_catalog_find(cat, id) : NULL;
+		bool seen = false;
+
+		for (size_t k = 0; e && k < i; k++)
+			seen |= c->f[k].rule->catalog && strcmp(c->f[k].rule->catalog, id) == 0;
+		if (e && !seen)
+			report_entry(&r, e);
+	}
+	cgfb_catalog_free(cat);
+	fprintf(r.out, "--report: %u new report%s, %u counted on earlier ones%s\n", r.written,
+		r.written == 1 ? "" : "s", r.repeats, r.failed ? "; some could not be written (above)" : "");
+	return r.failed ? -EIO : 0;
 }
 
 /* Replaced whole, as the textfile collector wants: it may read at any time. */
@@ -121,7 +185,6 @@ int cgfb_cmd_check(const struct cgfb_globals *g, int argc, char **argv)
 	char err[512];
 	int rc = parse(argc, argv, &o);
 
-	(void)g;
 	if (rc)
 		return rc > 0 ? 0 : CHECK_COULD_NOT;
 	rc = o.rules ? cgfb_rules_load_file(&rs, o.rules, err, sizeof(err))
@@ -140,7 +203,8 @@ int cgfb_cmd_check(const struct cgfb_globals *g, int argc, char **argv)
 	if (rc || fflush(stdout)) {
 		cgfb_log(LOG_ERR, "check: writing the result: %s", strerror(rc ? -rc : errno));
 		rc = CHECK_COULD_NOT;
-	} else if (!c.sources || (o.prometheus && write_prometheus(o.prometheus, &rs, &c, &o.target)))
+	} else if (!c.sources || (o.prometheus && write_prometheus(o.prometheus, &rs, &c, &o.target)) ||
+		   (o.report && report_findings(g, &o, &c) < 0))
 		rc = CHECK_COULD_NOT;
 	else
 		rc = cgfb_check_breaking(&c, &o.target) ? CHECK_BREAKS : CHECK_READY;

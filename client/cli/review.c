@@ -192,13 +192,19 @@ static void show_v2_way(FILE *out, const struct cgfb_entry *e)
 static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_entry *e,
 			   json_object *report, const char *id)
 {
-	json_object *det, *msg;
+	json_object *det, *msg, *src;
 	FILE *out = rc->out;
 
 	json_object_object_get_ex(report, "detection", &det);
 	json_object_object_get_ex(det, "message", &msg);
+	json_object_object_get_ex(det, "source", &src);
 	fprintf(out, "\n== cgroup-feedback: report %s ==\n\n", id);
-	fprintf(out, "The kernel printed (%s):\n  %s\n\n", e->id, json_object_get_string(msg));
+	if (strcmp(json_object_get_string(src) ?: "", "check") == 0)
+		fprintf(out, "cgroup-feedback check found on this machine what the kernel asks about "
+			"with this message (%s); the kernel has not printed it here:\n  %s\n\n",
+			e->id, e->message);
+	else
+		fprintf(out, "The kernel printed (%s):\n  %s\n\n", e->id, json_object_get_string(msg));
 	fprintf(out, "What it means: %s.\n", e->title);
 	if (e->trigger)
 		fprintf(out, "It is printed on: %s.\n", e->trigger);

@@ -17,7 +17,7 @@ static char writer_path[PATH_MAX];
 int scan_report_init(struct scan_report *r)
 {
 	if (cgfb_sibling_path(CGFB_REPORTER_NAME, writer_path, sizeof(writer_path)) < 0) {
-		cgfb_log(LOG_ERR, "scan --report: %s is not installed; no report can be written",
+		cgfb_log(LOG_ERR, "--report: %s is not installed; no report can be written",
 			 CGFB_REPORTER_NAME);
 		return -ENOENT;
 	}
@@ -48,19 +48,20 @@ static int writer_argv(const struct scan_report *r, const char *boot, const char
 static void say(struct scan_report *r, const struct cgfb_detection *d, char *out)
 {
 	char hint[CGFB_HINT_MAX];
+	FILE *f = r->out ? r->out : stdout;
 
 	out[strcspn(out, "\n")] = '\0';
 	if (strstr(out, " repeat")) {
 		r->repeats++;
 		out[strcspn(out, " ")] = '\0';
-		printf("%s: reported before: report %s (each boot counted once)\n", d->entry->id,
-		       out);
+		fprintf(f, "%s: reported before: report %s (each boot counted once)\n", d->entry->id,
+			out);
 		return;
 	}
 	r->written++;
 	out[strcspn(out, " ")] = '\0';
-	printf("%s: report %s written, waiting for review: %s\n", d->entry->id, out,
-	       cgfb_hint(hint, sizeof(hint), r->state_dir, "review %s", out));
+	fprintf(f, "%s: report %s written, waiting for review: %s\n", d->entry->id, out,
+		cgfb_hint(hint, sizeof(hint), r->state_dir, "review %s", out));
 }
 
 void scan_report_one(struct scan_report *r, const struct cgfb_detection *d, const char *source,

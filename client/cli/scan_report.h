@@ -6,6 +6,7 @@
 #define CGFB_SCAN_REPORT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "detect/detect.h"
 
@@ -13,6 +14,7 @@ struct scan_report {
 	const char *writer;          /* path of cgroup-feedback-report */
 	const char *config_path, *catalog_path, *state_dir;
 	const char *cgroup_root, *mountinfo;    /* a fixture tree (tests) */
+	FILE *out;                   /* where each report is said: stdout if NULL */
 	unsigned written, repeats, failed;
 };
 

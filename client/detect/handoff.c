@@ -106,7 +106,7 @@ int cgfb_handoff_decode(const struct cgfb_catalog *cat, const char *json, size_t
 	}
 	src = json_object_object_get_ex(o, "source", &v) ? json_object_get_string(v) : "";
 	if (strcmp(src, "kmsg") != 0 && strcmp(src, "klogctl") != 0 && strcmp(src, "file") != 0 &&
-	    strcmp(src, "journal") != 0) {
+	    strcmp(src, "journal") != 0 && strcmp(src, "check") != 0) {
 		rc = fail(err, errsz, "an unknown source");
 		goto out;
 	}

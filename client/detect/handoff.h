@@ -16,7 +16,7 @@
 int cgfb_handoff_encode(const struct cgfb_detection *d, const char *source, struct cgfb_buf *out);
 
 /* The detection back, its entry looked up in cat; source (at least 16
- * bytes) gets "kmsg", "klogctl" or "file". -EINVAL with a reason in err for
+ * bytes) gets "kmsg", "klogctl", "file", "journal" or "check". -EINVAL with a reason in err for
  * anything malformed (the writer trusts the watcher, but not blindly). */
 int cgfb_handoff_decode(const struct cgfb_catalog *cat, const char *json, size_t len,
 			struct cgfb_detection *d, char source[16], char *err, size_t errsz);

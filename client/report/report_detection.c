@@ -204,7 +204,11 @@ json_object *cgfb_report_detection(const struct cgfb_schema *schema, const struc
 		count = 1;
 	if (count > 1000000)
 		count = 1000000;
-	cgfb_report_message(schema, e, d, anon, msg, sizeof(msg));
+	/* check found it in the tree: the kernel printed nothing to quote. */
+	if (strcmp(source, "check") == 0)
+		msg[0] = '\0';
+	else
+		cgfb_report_message(schema, e, d, anon, msg, sizeof(msg));
 	cgfb_utf8_sanitize(title, sizeof(title), e->title, strlen(e->title));
 	json_object_object_add(o, "catalog_id", json_object_new_string(e->id));
 	json_object_object_add(o, "title", json_object_new_string(title));

@@ -170,6 +170,56 @@ check "--prometheus: mode 0644, no temporary file left beside it" \
 check "--prometheus into a missing directory: exit 2, the path and the reason said" \
 	sh -c '[ "$1" -eq 2 ] && grep -q "nowhere/x.prom: No such file or directory" "$2"' _ $? "$T_TMP/prom.err"
 
+# --- --report: findings the kernel asks about become pending reports -----------
+# A cgroup named like a real tenant and host, with a knob set: check names it
+# (its output stays here), the report carries a keyed token for it.
+mkdir -p "$L/sys/fs/cgroup/memory/acme-payroll-db01"
+cp "$L/sys/fs/cgroup/memory/batch/job1/memory.soft_limit_in_bytes" "$L/sys/fs/cgroup/memory/acme-payroll-db01/"
+RS=$T_TMP/rstate
+printf 'motd-path = %s/motd\nnotify = log\n' "$T_TMP" > "$T_TMP/rconf"
+"$CGFB" --config "$T_TMP/rconf" check --report --state-dir "$RS" --root "$L" \
+	--mountinfo "$T_TMP/legacy/mountinfo" > "$T_TMP/report.out" 2> "$T_TMP/report.err"
+check "check --report: exit 1 (the findings), reports written" [ $? -eq 1 ]
+check "... the tenant's cgroup named in check's own output" grep -q "/memory/acme-payroll-db01: memory.soft_limit_in_bytes" "$T_TMP/report.out"
+check "... one report per catalog entry a finding names (V1 of three cpuset rules once), valid, source check, no message" \
+	python3 - "$RS" "$PWD/$BUILD/tests/tools/validate-report" <<'EOP'
+import glob, json, subprocess, sys
+files = sorted(glob.glob(sys.argv[1] + "/reports/*.json"))
+reps = [json.load(open(f)) for f in files]
+ids = sorted(r["detection"]["catalog_id"] for r in reps)
+assert ids == sorted(["M8", "M3", "M1b", "M2", "M4", "M7", "M10", "V1", "V3", "M9b"]), ids
+assert all(r["detection"]["source"] == "check" and r["detection"]["message"] == "" for r in reps)
+for f in files:
+    subprocess.run([sys.argv[2], f], check=True, stdout=subprocess.DEVNULL)
+EOP
+check "... nothing of the machine's names or paths in any report" sh -c \
+	'! grep -l -e acme -e payroll -e db01 -e "$2" -e /proc/cmdline -e "/sys/fs" -e batch -e job1 "$1"/reports/*.json' _ "$RS" "$T_TMP"
+check "... each said with its review command" sh -c \
+	'[ "$(grep -c "report .* written, waiting for review: .*review [0-9a-f-]*$" "$1")" -eq 10 ] &&
+	 grep -q "^--report: 10 new reports, 0 counted on earlier ones$" "$1"' _ "$T_TMP/report.out"
+paste_hint 's/^M3: report .* written, waiting for review: \([^ ]*cgroup-feedback .*\) review \([0-9a-f-]*\)$/\1 show \2/p' \
+	"$T_TMP/report.out" "check --report's review command (show in review's place)"
+"$CGFB" --config "$T_TMP/rconf" check --report --state-dir "$RS" --root "$L" \
+	--mountinfo "$T_TMP/legacy/mountinfo" > "$T_TMP/report2.out" 2>&1
+check "check --report again: the same findings counted on their reports, none new" sh -c \
+	'grep -q "^--report: 0 new reports, 10 counted on earlier ones$" "$1" && [ "$(ls "$2"/reports/*.json | wc -l)" -eq 10 ]' \
+	_ "$T_TMP/report2.out" "$RS"
+"$CGFB" --config "$T_TMP/rconf" check --json --report --state-dir "$RS" --root "$L" \
+	--mountinfo "$T_TMP/legacy/mountinfo" > "$T_TMP/report3.json" 2> "$T_TMP/report3.err"
+check "check --json --report: the JSON alone on stdout (valid), the reports said on stderr" sh -c \
+	'python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$1" && grep -q "^--report: 0 new" "$2"' \
+	_ "$T_TMP/report3.json" "$T_TMP/report3.err"
+id=$(sed -n 's/^M3: report \([0-9a-f-]*\) written.*/\1/p' "$T_TMP/report.out")
+printf 'check found on this machine what the kernel asks about\t<EOF>\n' |
+	python3 tests/client/drive_review.py "$T_TMP/review.log" -- \
+	"$CGFB" --config "$T_TMP/rconf" --state-dir "$RS" review "$id" > /dev/null 2>&1
+check "review of a check report says check found it, not that the kernel printed it; kept pending" sh -c \
+	'grep -q "cgroup-feedback check found on this machine what the kernel asks about with this message (M3)" "$1" &&
+	 ! grep -q "The kernel printed" "$1" && "$2" --state-dir "$3" list | grep -q "^$4  pending"' \
+	_ "$T_TMP/review.log" "$CGFB" "$RS" "$id"
+check "--state-dir without --report: exit 2" sh -c '! "$1" check --state-dir /tmp >/dev/null 2>&1; [ $? -eq 0 ]' _ "$CGFB"
+rm -rf "$L/sys/fs/cgroup/memory/acme-payroll-db01"
+
 # --- --target ----------------------------------------------------------------
 # An installed kernel of the 6.12 series counts on the target 6.12, not 6.11.
 run legacy --json --target kernel=6.11

@@ -43,6 +43,31 @@ static void round_trip(void **state)
 	cgfb_catalog_free(cat);
 }
 
+/* check --report's detection: no record, no text, no fields; every source
+ * the writer knows travels. */
+static void sources(void **state)
+{
+	static const char *const known[] = { "kmsg", "klogctl", "file", "journal", "check" };
+	struct cgfb_catalog *cat = test_catalog();
+	struct cgfb_detection d = { 0 }, back;
+	char source[16], err[256];
+
+	d.entry = cgfb_catalog_find(cat, "M3");
+	d.occurrence = 1;
+	d.level = -1;
+	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++) {
+		struct cgfb_buf b = { 0 };
+
+		assert_int_equal(cgfb_handoff_encode(&d, known[i], &b), 0);
+		assert_int_equal(cgfb_handoff_decode(cat, b.data, b.len, &back, source, err, sizeof(err)), 0);
+		assert_string_equal(source, known[i]);
+		assert_int_equal(back.text_len, 0);
+		assert_ptr_equal(back.entry, d.entry);
+		cgfb_buf_free(&b);
+	}
+	cgfb_catalog_free(cat);
+}
+
 static void refuses_malformed(void **state)
 {
 	static const char *const bad[] = {
@@ -71,6 +96,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(sources),
 		cmocka_unit_test(refuses_malformed),
 	};
 

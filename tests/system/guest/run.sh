@@ -29,7 +29,7 @@ finish() {
 
 case $phase in
 1)
-	for s in boot install sandbox first_report login_banner forged wall_reached review_from_wall wall_refused \
+	for s in boot install readiness sandbox first_report login_banner forged wall_reached review_from_wall wall_refused \
 		s1_module kill9 overrun delivery; do
 		scenario "$s"
 		"sc_$s"

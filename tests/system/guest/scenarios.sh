@@ -38,6 +38,34 @@ sc_install() {
 	check "system user _cgroup-feedback exists" getent passwd _cgroup-feedback
 }
 
+# Before an upgrade: check on this legacy boot names the v1 hierarchies and
+# the command-line switch, and its timer's service (shipped disabled) works
+# inside its sandbox: no network, CAP_DAC_READ_SEARCH alone.
+sc_readiness() {
+	cgroup-feedback check >"$OUT/check.txt" 2>&1
+	st=$?
+	check "check on the legacy boot: exit 1 (something breaks when cgroup v1 goes)" [ "$st" -eq 1 ]
+	for s in "[cgroup-mode-legacy]" "/sys/fs/cgroup/memory (memory)" \
+		"/proc/cmdline: systemd.unified_cgroup_hierarchy=0" "/proc/cmdline: swapaccount=0" \
+		"systemd 252"; do
+		check "check names '$s'" grep -qF "$s" "$OUT/check.txt"
+	done
+	tail -n 1 "$OUT/check.txt" | show 1
+	check "the check timer is installed, not enabled" \
+		sh -c '[ "$(systemctl is-enabled cgroup-feedback-check.timer)" = disabled ]'
+	mkdir -p /var/lib/prometheus/node-exporter
+	systemctl start cgroup-feedback-check.service
+	check "cgroup-feedback-check.service, sandboxed, succeeds (its exit 1 is a result)" \
+		sh -c '[ "$(systemctl show -P Result cgroup-feedback-check.service)" = success ]'
+	check "... and writes what node_exporter reads: the legacy mode and the switch counted" \
+		sh -c 'f=/var/lib/prometheus/node-exporter/cgroup-feedback.prom
+		       grep -qx "cgroup_feedback_check_findings{rule=\"cgroup-mode-legacy\",severity=\"breaks\"} 1" $f &&
+		       grep -qx "cgroup_feedback_check_findings{rule=\"cmdline-legacy\",severity=\"breaks\"} 1" $f &&
+		       grep -qx "cgroup_feedback_check_ready 0" $f'
+	grep -v '^#' /var/lib/prometheus/node-exporter/cgroup-feedback.prom | grep -v ' 0$' | show 12
+	rm -rf /var/lib/prometheus
+}
+
 # The watcher's sandbox, as the kernel sees the running process.
 sc_sandbox() {
 	pid=$(watcher_pid)
