@@ -92,7 +92,7 @@ int cgfb_check_run(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 		goto out;
 	c->mode = cgfb_mounts_mode(&ms);
 	if (c->sources && ((rc = probe_mode(rs, &ms, c)) || (rc = probe_hierarchies(rs, &ms, c)) ||
-			   (rc = cgfb_probe_tree(rs, &ms, c))))
+			   (rc = cgfb_probe_tree(rs, &ms, o, c))))
 		goto out;
 	if ((rc = cgfb_probe_cmdline(rs, o, c)) || (rc = cgfb_probe_kconfig(rs, &ms, o, c)) ||
 	    (rc = cgfb_probe_systemd(rs, o, c)) || (rc = cgfb_probe_config(rs, o, c)))

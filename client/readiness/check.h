@@ -18,7 +18,8 @@ int cgfb_check_run(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 		   struct cgfb_check *c);
 
 /* The probes, each over every rule of its kind. */
-int cgfb_probe_tree(const struct cgfb_rules *rs, const struct cgfb_mounts *ms, struct cgfb_check *c);
+int cgfb_probe_tree(const struct cgfb_rules *rs, const struct cgfb_mounts *ms,
+		    const struct cgfb_check_opts *o, struct cgfb_check *c);
 int cgfb_probe_cmdline(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 		       struct cgfb_check *c);
 int cgfb_probe_kconfig(const struct cgfb_rules *rs, const struct cgfb_mounts *ms,

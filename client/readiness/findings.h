@@ -25,6 +25,10 @@ struct cgfb_finding {
 struct cgfb_check_opts {
 	const char *root;                 /* a fixture file system instead of / ("" or NULL: /) */
 	const char *mountinfo;            /* instead of ROOT/proc/self/mountinfo */
+	/* Tests only: called before the walk enters cgroup name of the
+	 * directory open as dirfd, to make it vanish as on a busy host. */
+	void (*enter_hook)(void *arg, int dirfd, const char *name);
+	void *hook_arg;
 };
 
 struct cgfb_check {

@@ -19,6 +19,7 @@
 
 struct walk {
 	const struct cgfb_rules *rs;
+	const struct cgfb_check_opts *o;
 	const struct cgfb_mount *m;
 	struct cgfb_check *c;
 	char (*root_val)[CGFB_RULE_FILES_MAX][ROOT_VAL];  /* per rule and file */
@@ -218,6 +219,8 @@ static int walk(struct walk *w, int dfd, uint32_t depth)
 		/* Some file systems (a fixture copied anywhere) say DT_UNKNOWN. */
 		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || de->d_name[0] == '.')
 			continue;
+		if (w->o->enter_hook)
+			w->o->enter_hook(w->o->hook_arg, dirfd(d), de->d_name);
 		rc = descend(w, dirfd(d), de->d_name, depth);
 	}
 	closedir(d);
@@ -241,9 +244,10 @@ static int report_procs(struct walk *w)
 	return rc;
 }
 
-static int walk_mount(const struct cgfb_rules *rs, const struct cgfb_mount *m, struct cgfb_check *c)
+static int walk_mount(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
+		      const struct cgfb_mount *m, struct cgfb_check *c)
 {
-	struct walk w = { .rs = rs, .m = m, .c = c };
+	struct walk w = { .rs = rs, .o = o, .m = m, .c = c };
 	int fd, rc;
 
 	w.root_val = calloc(rs->n, sizeof(*w.root_val));
@@ -259,12 +263,13 @@ static int walk_mount(const struct cgfb_rules *rs, const struct cgfb_mount *m, s
 	return rc;
 }
 
-int cgfb_probe_tree(const struct cgfb_rules *rs, const struct cgfb_mounts *ms, struct cgfb_check *c)
+int cgfb_probe_tree(const struct cgfb_rules *rs, const struct cgfb_mounts *ms,
+		    const struct cgfb_check_opts *o, struct cgfb_check *c)
 {
 	int rc = 0;
 
 	for (unsigned i = 0; i < ms->n && !rc; i++)
 		if (ms->m[i].version == 1)
-			rc = walk_mount(rs, &ms->m[i], c);
+			rc = walk_mount(rs, o, &ms->m[i], c);
 	return rc;
 }

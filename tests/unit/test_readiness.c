@@ -304,6 +304,40 @@ static void probes(void **state)
 	cgfb_rules_free(&rs);
 }
 
+/* A cgroup removed between the listing and the walk's entering it (what a
+ * busy host does all the time): counted as vanished, no error, the rest
+ * walked. */
+static void vanish(void *arg, int dirfd, const char *name)
+{
+	char path[600];
+
+	if (strcmp(name, "a") != 0)
+		return;
+	snprintf(path, sizeof(path), "rm -rf '%s/sys/fs/cgroup/memory/a'", root);
+	assert_int_equal(system(path), 0);
+	(*(int *)arg)++;
+}
+
+static void tree_changes_while_walked(void **state)
+{
+	int calls = 0;
+	struct cgfb_check_opts o = { .root = root, .enter_hook = vanish, .hook_arg = &calls };
+	struct cgfb_rules rs;
+	struct cgfb_check c;
+	char err[256];
+
+	assert_int_equal(cgfb_rules_load_builtin(&rs, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_check_run(&rs, &o, &c), 0);
+	assert_int_equal(calls, 1);
+	assert_int_equal(c.vanished, 1);
+	assert_int_equal(c.cgroups, 1);                 /* the root; a and a/b went */
+	assert_int_equal(c.unreadable, 1);              /* the garbage kernel config only */
+	assert_null(finding(&c, "knob-soft-limit"));    /* it was in a/b */
+	assert_non_null(finding(&c, "cmdline-legacy"));
+	cgfb_check_free(&c);
+	cgfb_rules_free(&rs);
+}
+
 /* A check that could read nothing says so: the caller exits 2. */
 static void nothing_readable(void **state)
 {
@@ -330,6 +364,7 @@ int main(void)
 		cmocka_unit_test(builtin_rules),
 		cmocka_unit_test(refused_rules),
 		cmocka_unit_test_setup_teardown(probes, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(tree_changes_while_walked, make_tree, remove_tree),
 		cmocka_unit_test(nothing_readable),
 	};
 
