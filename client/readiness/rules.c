@@ -30,7 +30,7 @@ static const char *const test_names[CGFB_TEST_N] = {
 static const char *const known_members[] = {
 	"id", "probe", "severity", "title", "breaks_in", "effect", "replacement", "catalog",
 	"source", "modes", "controller", "file", "files", "test", "value", "key", "nonroot",
-	"param", "values", "option", "since", "from", "paths", "match", NULL,
+	"param", "values", "option", "since", "from", "paths", "match", "except", NULL,
 };
 
 const char *cgfb_severity_name(enum cgfb_severity s)
@@ -180,6 +180,8 @@ static const char *probe_args_error(const struct cgfb_rule *r)
 			return "knob wants controller and file or files";
 		if ((r->test == CGFB_TEST_NE || r->test == CGFB_TEST_LINE) && !r->value)
 			return "this test wants value";
+		if (r->except && !regex_ok(r->except))
+			return "knob: except is not a POSIX extended regex";
 		if (r->test == CGFB_TEST_LINE && !r->key)
 			return "test line wants key";
 		return NULL;
@@ -260,7 +262,7 @@ static int load_rule(json_object *o, struct cgfb_rule *r, char *err, size_t errs
 	    (rc = get_str(o, "value", &r->value)) || (rc = get_str(o, "key", &r->key)) ||
 	    (rc = get_str(o, "param", &r->param)) || (rc = get_str(o, "option", &r->option)) ||
 	    (rc = get_str(o, "since", &r->since)) || (rc = get_str(o, "from", &r->from)) ||
-	    (rc = get_str(o, "match", &r->match)) ||
+	    (rc = get_str(o, "match", &r->match)) || (rc = get_str(o, "except", &r->except)) ||
 	    (rc = get_strs(o, "paths", r->paths, CGFB_RULE_FILES_MAX, &r->n_paths)) ||
 	    (rc = get_strs(o, "values", r->values, CGFB_RULE_VALUES_MAX, &r->n_values)) ||
 	    (rc = get_strs(o, "modes", r->values, CGFB_RULE_VALUES_MAX, &r->n_values)) ||
@@ -282,7 +284,7 @@ static void rule_free(struct cgfb_rule *r)
 {
 	char **strs[] = { &r->id, &r->title, &r->effect, &r->replacement, &r->catalog, &r->source,
 			  &r->controller, &r->value, &r->key, &r->param, &r->option, &r->since,
-			  &r->from, &r->match, &r->breaks_in.kernel, &r->breaks_in.kernel_config,
+			  &r->from, &r->match, &r->except, &r->breaks_in.kernel, &r->breaks_in.kernel_config,
 			  &r->breaks_in.systemd, &r->breaks_in.kubelet };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++)

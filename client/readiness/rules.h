@@ -51,6 +51,8 @@ struct cgfb_rule {
 	enum cgfb_knob_test test;              /* knob */
 	char *value, *key;                     /* knob */
 	bool nonroot;                          /* knob: the root's value is the kernel's */
+	char *except;                          /* knob: ERE on the cgroup's path below the
+	                                          mount: whoever made it moves it to v2 */
 	char *param;                           /* cmdline */
 	char *values[CGFB_RULE_VALUES_MAX];    /* cmdline (none: any value), mode */
 	unsigned n_values;

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct walk {
 	const struct cgfb_mount *m;
 	struct cgfb_check *c;
 	char (*root_val)[CGFB_RULE_FILES_MAX][ROOT_VAL];  /* per rule and file */
+	regex_t *except;                  /* per rule with one */
 	unsigned long procs, busy;        /* processes and cgroups holding some */
 	char first_busy[4096];
 	char path[4096];
@@ -115,6 +117,9 @@ static int knob(struct walk *w, int dfd, size_t ri, unsigned fi, uint32_t depth)
 	if (depth == 0)
 		snprintf(w->root_val[ri][fi], ROOT_VAL, "%.*s", ROOT_VAL - 1, v);
 	if ((r->nonroot && depth == 0) || !knob_set(r, v, w->root_val[ri][fi]))
+		return 0;
+	/* A systemd unit's cgroup: systemd moves its settings to v2 itself. */
+	if (r->except && regexec(&w->except[ri], w->path + strlen(w->m->path), 0, NULL, 0) == 0)
 		return 0;
 	snprintf(first, sizeof(first), "%.*s%s", (int)strcspn(v, "\n"), v,
 		 strchr(v, '\n') ? " ..." : "");
@@ -248,17 +253,32 @@ static int walk_mount(const struct cgfb_rules *rs, const struct cgfb_check_opts 
 		      const struct cgfb_mount *m, struct cgfb_check *c)
 {
 	struct walk w = { .rs = rs, .o = o, .m = m, .c = c };
-	int fd, rc;
+	size_t compiled = 0;                  /* rules whose except is compiled */
+	int fd, rc = 0;
 
 	w.root_val = calloc(rs->n, sizeof(*w.root_val));
-	if (!w.root_val)
-		return -ENOMEM;
+	w.except = calloc(rs->n, sizeof(*w.except));
+	if (!w.root_val || !w.except) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (; compiled < rs->n; compiled++)
+		if (rs->r[compiled].except &&
+		    regcomp(&w.except[compiled], rs->r[compiled].except, REG_EXTENDED | REG_NOSUB)) {
+			rc = -EINVAL;           /* the loader compiled it once already */
+			goto out;
+		}
 	w.len = (size_t)snprintf(w.path, sizeof(w.path), "%s", m->path);
 	fd = open(m->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		rc = cgfb_check_unreadable(c, m->path, errno);
 	else if (!(rc = walk(&w, fd, 0)))
 		rc = report_procs(&w);
+out:
+	for (size_t i = 0; i < compiled; i++)
+		if (rs->r[i].except)
+			regfree(&w.except[i]);
+	free(w.except);
 	free(w.root_val);
 	return rc;
 }

@@ -146,6 +146,9 @@ static void refused_rules(void **state)
 		  "\"breaks_in\": {}}, {\"id\": \"r1\", \"title\": \"t\", \"effect\": \"e\", "
 		  "\"replacement\": \"none\", \"source\": \"s\", \"probe\": \"cmdline\", \"param\": \"y\", "
 		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "used twice" },
+		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"devices\", \"file\": \"f\", "
+		  "\"test\": \"nonempty\", \"except\": \"[\", \"severity\": \"info\", \"breaks_in\": {}}]}",
+		  "except is not a POSIX extended regex" },
 		{ RULE_HEAD "\"probe\": \"config\", \"paths\": [\"/etc/x\"], \"match\": \"(\", "
 		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "not a POSIX extended regex" },
 		{ RULE_HEAD "\"probe\": \"config\", \"paths\": [\"etc/x\"], \"match\": \"x\", "

@@ -38,14 +38,15 @@ sc_install() {
 	check "system user _cgroup-feedback exists" getent passwd _cgroup-feedback
 }
 
-# Before an upgrade: check on this legacy boot names the v1 hierarchies and
-# the command-line switch, and its timer's service (shipped disabled) works
+# Before an upgrade: check on this boot (systemd.unified_cgroup_hierarchy=0
+# gives systemd 252's hybrid mode: v1 controllers beside an empty cgroup2)
+# names the mode, the v1 hierarchies and the command-line switch, and its timer's service (shipped disabled) works
 # inside its sandbox: no network, CAP_DAC_READ_SEARCH alone.
 sc_readiness() {
 	cgroup-feedback check >"$OUT/check.txt" 2>&1
 	st=$?
-	check "check on the legacy boot: exit 1 (something breaks when cgroup v1 goes)" [ "$st" -eq 1 ]
-	for s in "[cgroup-mode-legacy]" "/sys/fs/cgroup/memory (memory)" \
+	check "check on the hybrid boot: exit 1 (something breaks when cgroup v1 goes)" [ "$st" -eq 1 ]
+	for s in "[cgroup-mode-hybrid]" "/sys/fs/cgroup/memory (memory)" \
 		"/proc/cmdline: systemd.unified_cgroup_hierarchy=0" "/proc/cmdline: swapaccount=0" \
 		"systemd 252"; do
 		check "check names '$s'" grep -qF "$s" "$OUT/check.txt"
@@ -57,11 +58,14 @@ sc_readiness() {
 	systemctl start cgroup-feedback-check.service
 	check "cgroup-feedback-check.service, sandboxed, succeeds (its exit 1 is a result)" \
 		sh -c '[ "$(systemctl show -P Result cgroup-feedback-check.service)" = success ]'
-	check "... and writes what node_exporter reads: the legacy mode and the switch counted" \
+	check "... and writes what node_exporter reads: the hybrid mode and the switch counted" \
 		sh -c 'f=/var/lib/prometheus/node-exporter/cgroup-feedback.prom
-		       grep -qx "cgroup_feedback_check_findings{rule=\"cgroup-mode-legacy\",severity=\"breaks\"} 1" $f &&
+		       grep -qx "cgroup_feedback_check_findings{rule=\"cgroup-mode-hybrid\",severity=\"breaks\"} 1" $f &&
 		       grep -qx "cgroup_feedback_check_findings{rule=\"cmdline-legacy\",severity=\"breaks\"} 1" $f &&
 		       grep -qx "cgroup_feedback_check_ready 0" $f'
+	check "... and no device list of systemd's own units counted (systemd moves them to v2 itself)" \
+		grep -qx 'cgroup_feedback_check_findings{rule="knob-devices",severity="breaks"} 0' \
+		/var/lib/prometheus/node-exporter/cgroup-feedback.prom
 	grep -v '^#' /var/lib/prometheus/node-exporter/cgroup-feedback.prom | grep -v ' 0$' | show 12
 	rm -rf /var/lib/prometheus
 }
