@@ -15,7 +15,8 @@
 #include "store/summary.h"
 
 #define WIDTH 72
-#define USE_CASES_MAX 50
+/* Use cases are read a page at a time, each page its own short read. */
+#define USE_CASES_PAGE 64
 
 static const struct {
 	enum store_dim dim;
@@ -61,17 +62,17 @@ static void section(struct cgfb_buf *b, const struct cgfb_catalog *cat, json_obj
 struct use_cases {
 	struct cgfb_buf *b;
 	const struct cgfb_catalog *cat;
+	int64_t before;              /* seq of the last one written; 0 at first */
 };
 
 /* A use case under its entry's own questions and the sender's answers. */
 static int use_case(const struct store_row *row, void *ud)
 {
-	const struct use_cases *u = ud;
+	struct use_cases *u = ud;
 	json_object *answers;
 	char head[160];
 
-	if (!row->use_case)
-		return 0;
+	u->before = row->seq;
 	snprintf(head, sizeof(head), "- %s (report %.8s)", row->catalog_id, row->id);
 	cgfb_wrap(u->b, "", head, WIDTH);
 	answers = answers_of(u->cat, row->catalog_id, row->body, row->body_len);
@@ -88,6 +89,25 @@ static int use_case(const struct store_row *row, void *ud)
 	cgfb_wrap(u->b, "    ", row->use_case[0] ? row->use_case : "(no use case)", WIDTH);
 	cgfb_buf_adds(u->b, "\n");
 	return 0;
+}
+
+/* Every use case of the period, newest first: the query selects reports
+ * that carry one, a page at a time behind a seq cursor, so that reports
+ * without one (any number of them) cannot push one out. */
+static int use_cases(struct store *s, const char *since, struct use_cases *u)
+{
+	struct store_filter f = { .since = since, .with_use_case = true,
+				  .limit = USE_CASES_PAGE };
+	int64_t was;
+	int rc;
+
+	do {
+		was = u->before;
+		f.before = u->before;
+		store_read_deadline(s, STORE_READ_MS);
+		rc = store_list(s, &f, use_case, u);
+	} while (rc == 0 && u->before != was);
+	return rc;
 }
 
 static void header(struct cgfb_buf *b, json_object *sum, unsigned days, const char *since)
@@ -122,7 +142,6 @@ static void since_days(unsigned days, char out[32])
 void api_digest(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
 	uint64_t days;
-	struct store_filter f = { .limit = USE_CASES_MAX };
 	json_object *sum = NULL;
 	struct store *s;
 	char since[32];
@@ -138,17 +157,16 @@ void api_digest(struct api *a, const struct http_request *rq, struct http_reply 
 	if (!(s = api_reader(a, rp)))
 		return;
 	since_days((unsigned)days, since);
-	f.since = since;
 	rc = summary_build(s, since, &sum);
 	if (rc == 0) {
 		header(&rp->body, sum, (unsigned)days, since);
 		for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 			section(&rp->body, a->catalog, cgfb_json_get(sum, "dimensions"),
 				sections[i].dim, sections[i].heading);
-		cgfb_buf_printf(&rp->body, "Use cases, newest first (at most %d)\n\n", USE_CASES_MAX);
-		struct use_cases u = { &rp->body, a->catalog };
+		cgfb_buf_adds(&rp->body, "Use cases, newest first\n\n");
+		struct use_cases u = { &rp->body, a->catalog, 0 };
 
-		rc = store_list(s, &f, use_case, &u);
+		rc = use_cases(s, since, &u);
 	}
 	api_reader_put(a, s);
 	json_object_put(sum);

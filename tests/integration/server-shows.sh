@@ -1,0 +1,47 @@
+#!/bin/sh
+# What the collector shows (issue 30): use cases behind a burst of reports
+# without one. Both stores.
+. tests/lib.sh
+. tests/server/lib.sh
+
+R=$T_TMP/reports
+V=$T_TMP/shows
+gen "$R" 1 30
+python3 tests/server/shows.py "$R/0.json" "$V"
+start_server a --rate 0 || { not_ok "server starts"; finish; exit 1; }
+DB=$DIR/db.sqlite
+
+# --- use cases behind a burst without one ---------------------------------------------
+bad=0
+for f in uc-0 uc-1 uc-2 long unknown-0 unknown-1 unknown-2 unknown-3 unknown-4 unknown-5; do
+	[ "$(post "$V/$f.json")" = 201 ] || bad=$((bad + 1))
+done
+i=0
+while [ $i -lt 55 ]; do
+	[ "$(post "$V/plain-$i.json")" = 201 ] || bad=$((bad + 1))
+	i=$((i + 1))
+done
+expect_eq "65 reports stored, 55 of the newest without a use case" "$bad" 0
+expect_eq "GET /api/v1/digest: 200" "$(admin /api/v1/digest)" 200
+cp "$T_TMP/body" "$T_TMP/digest.txt"
+for n in 0 1 2; do
+	check "the digest lists use case $n behind 55 reports without one" \
+		grep -q "visible use case $n" "$T_TMP/digest.txt"
+done
+expect_eq "the digest lists every use case of the period, no more" \
+	"$(grep -c '^- [A-Za-z0-9]* (report ' "$T_TMP/digest.txt")" 4
+st=$(admin '/api/v1/reports?use_case=1&limit=2')
+expect_eq "GET /api/v1/reports?use_case=1: 200" "$st" 200
+expect_eq "...the newest two with a use case, and a cursor" \
+	"$(json '" ".join(str(r["use_case"] is not None) for r in j["reports"]) + " " + str(j["next_cursor"] is not None)')" \
+	"True True True"
+admin "/api/v1/reports?use_case=1&limit=20&cursor=$(json 'j["next_cursor"]')" >/dev/null
+expect_eq "...the next page: the other two" \
+	"$(json '" ".join(r["use_case"][:18] for r in j["reports"] if r["use_case"]) + " " + str(j["next_cursor"])')" \
+	"visible use case 1 visible use case 0 None"
+expect_eq "use_case=2: 400" "$(admin '/api/v1/reports?use_case=2')" 400
+check "the dashboard asks for reports with a use case" \
+	sh -c 'curl -sS "$1/app.js" | grep -q "use_case=1"' _ "$URL"
+
+stop_server
+finish
