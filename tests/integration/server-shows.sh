@@ -1,6 +1,7 @@
 #!/bin/sh
 # What the collector shows (issue 30): use cases behind a burst of reports
-# without one. Both stores.
+# without one, text that attacks the reader (C1 controls, bidi controls)
+# refused like ESC. Both stores.
 . tests/lib.sh
 . tests/server/lib.sh
 
@@ -10,6 +11,16 @@ gen "$R" 1 30
 python3 tests/server/shows.py "$R/0.json" "$V"
 start_server a --rate 0 || { not_ok "server starts"; finish; exit 1; }
 DB=$DIR/db.sqlite
+
+# --- what the schema refuses, with the field named, nothing stored -------------------
+while IFS='	' read -r name field; do
+	case $name in consent_*|created_*) continue ;; esac
+	st=$(post "$V/$name.json")
+	got=$(json 'j.get("field", "")' 2>/dev/null)
+	if [ "$st" = 400 ] && [ "$got" = "$field" ]; then ok "refused: $name ($field)"
+	else not_ok "refused: $name: status $st field '$got', want 400 $field"; fi
+done < "$V/refused.tsv"
+expect_eq "refused reports stored nothing" "$(rows "$DB")" 0
 
 # --- use cases behind a burst without one ---------------------------------------------
 bad=0
