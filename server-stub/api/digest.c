@@ -31,8 +31,10 @@ static const struct {
 	{ DIM_REORGANISATION, "Would the proposed reorganisation work for you?" },
 };
 
-static void section(struct cgfb_buf *b, const struct cgfb_catalog *cat, json_object *dims,
-		    enum store_dim d, const char *heading)
+/* Lines are formatted into line, a growable buffer: a fixed one cut text
+ * inside a UTF-8 sequence. */
+static void section(struct cgfb_buf *b, struct cgfb_buf *line, const struct cgfb_catalog *cat,
+		    json_object *dims, enum store_dim d, const char *heading)
 {
 	json_object *dim = cgfb_json_get(dims, store_dim_name(d));
 	json_object *groups = cgfb_json_get(dim, "groups");
@@ -43,13 +45,13 @@ static void section(struct cgfb_buf *b, const struct cgfb_catalog *cat, json_obj
 		json_object *g = json_object_array_get_idx(groups, i);
 		const char *key = cgfb_json_str(g, "key");
 		const struct cgfb_entry *e = d == DIM_CATALOG_ID ? cgfb_catalog_find(cat, key) : NULL;
-		char line[512];
 
-		snprintf(line, sizeof(line), "%-6" PRId64 " reports, %4" PRId64 " installs: %s%s%s",
-			 json_object_get_int64(cgfb_json_get(g, "reports")),
-			 json_object_get_int64(cgfb_json_get(g, "installs")), key,
-			 e ? " - " : "", e ? e->title : "");
-		cgfb_wrap(b, "  ", line, WIDTH);
+		line->len = 0;
+		if (cgfb_buf_printf(line, "%-6" PRId64 " reports, %4" PRId64 " installs: %s%s%s",
+				    json_object_get_int64(cgfb_json_get(g, "reports")),
+				    json_object_get_int64(cgfb_json_get(g, "installs")), key,
+				    e ? " - " : "", e ? e->title : "") == 0)
+			cgfb_wrap(b, "  ", line->data, WIDTH);
 	}
 	if (!json_object_array_length(groups))
 		cgfb_buf_printf(b, "  (no group large enough to show)\n");
@@ -63,6 +65,7 @@ struct use_cases {
 	struct cgfb_buf *b;
 	const struct cgfb_catalog *cat;
 	int64_t before;              /* seq of the last one written; 0 at first */
+	struct cgfb_buf line;        /* scratch for one formatted line */
 };
 
 /* A use case under its entry's own questions and the sender's answers. */
@@ -70,20 +73,20 @@ static int use_case(const struct store_row *row, void *ud)
 {
 	struct use_cases *u = ud;
 	json_object *answers;
-	char head[160];
 
 	u->before = row->seq;
-	snprintf(head, sizeof(head), "- %s (report %.8s)", row->catalog_id, row->id);
-	cgfb_wrap(u->b, "", head, WIDTH);
+	u->line.len = 0;
+	if (cgfb_buf_printf(&u->line, "- %s (report %.8s)", row->catalog_id, row->id) == 0)
+		cgfb_wrap(u->b, "", u->line.data, WIDTH);
 	answers = answers_of(u->cat, row->catalog_id, row->body, row->body_len);
 	for (size_t i = 0; i < json_object_array_length(answers); i++) {
 		json_object *q = json_object_array_get_idx(answers, i);
 		const char *answer = cgfb_json_str(q, "answer");
-		char line[2200];
 
-		snprintf(line, sizeof(line), "%s: %s", cgfb_json_str(q, "label"),
-			 answer && answer[0] ? answer : "(not answered)");
-		cgfb_wrap(u->b, "    ", line, WIDTH);
+		u->line.len = 0;
+		if (cgfb_buf_printf(&u->line, "%s: %s", cgfb_json_str(q, "label"),
+				    answer && answer[0] ? answer : "(not answered)") == 0)
+			cgfb_wrap(u->b, "    ", u->line.data, WIDTH);
 	}
 	json_object_put(answers);
 	cgfb_wrap(u->b, "    ", row->use_case[0] ? row->use_case : "(no use case)", WIDTH);
@@ -142,6 +145,7 @@ static void since_days(unsigned days, char out[32])
 void api_digest(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
 	uint64_t days;
+	struct use_cases u = { .b = &rp->body, .cat = a->catalog };
 	json_object *sum = NULL;
 	struct store *s;
 	char since[32];
@@ -161,15 +165,14 @@ void api_digest(struct api *a, const struct http_request *rq, struct http_reply 
 	if (rc == 0) {
 		header(&rp->body, sum, (unsigned)days, since);
 		for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-			section(&rp->body, a->catalog, cgfb_json_get(sum, "dimensions"),
+			section(&rp->body, &u.line, a->catalog, cgfb_json_get(sum, "dimensions"),
 				sections[i].dim, sections[i].heading);
 		cgfb_buf_adds(&rp->body, "Use cases, newest first\n\n");
-		struct use_cases u = { &rp->body, a->catalog, 0 };
-
 		rc = use_cases(s, since, &u);
 	}
 	api_reader_put(a, s);
 	json_object_put(sum);
+	cgfb_buf_free(&u.line);
 	if (rc < 0) {
 		cgfb_buf_free(&rp->body);
 		api_error(rp, 503, "unavailable", "the database cannot be read right now");

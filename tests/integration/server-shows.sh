@@ -1,7 +1,8 @@
 #!/bin/sh
 # What the collector shows (issue 30): use cases behind a burst of reports
 # without one, text that attacks the reader (C1 controls, bidi controls)
-# refused like ESC. Both stores.
+# refused like ESC, a 2,048-character answer whole in the digest and the
+# mbox. Both stores.
 . tests/lib.sh
 . tests/server/lib.sh
 
@@ -53,6 +54,21 @@ expect_eq "...the next page: the other two" \
 expect_eq "use_case=2: 400" "$(admin '/api/v1/reports?use_case=2')" 400
 check "the dashboard asks for reports with a use case" \
 	sh -c 'curl -sS "$1/app.js" | grep -q "use_case=1"' _ "$URL"
+
+# --- a 2,048-character answer of multibyte characters ---------------------------------
+check "digest: valid UTF-8, the long answer and use case whole" python3 -c '
+import sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+sys.exit(t.count("\u20ac") != 2 * 2047 or "\ufffd" in t)' "$T_TMP/digest.txt"
+expect_eq "GET /api/v1/export.mbox: 200" "$(admin /api/v1/export.mbox)" 200
+check "mbox: valid UTF-8, the long answer and use case whole" python3 -c '
+import mailbox, sys
+n = 0
+for m in mailbox.mbox(sys.argv[1]):
+    t = m.get_payload(decode=True).decode("utf-8")
+    n += t.count("\u20ac")
+# the text as wrapped, and the report itself
+sys.exit(n != 4 * 2047)' "$T_TMP/body"
 
 stop_server
 finish
