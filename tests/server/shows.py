@@ -87,7 +87,7 @@ def main():
     # What must still pass: a leap day, a leap second, the end of a year.
     for name, when in (("created_leap", "2024-02-29T23:59:60Z"),
                        ("created_eoy", "2025-12-31T23:59:59Z")):
-        write(name, lambda o, w=when: o.__setitem__("created", w))
+        write(name, lambda o, w=when: o.update(created=w, use_case=None))
     with open(os.path.join(out, "refused.tsv"), "w") as f:
         f.writelines(refused)
 
