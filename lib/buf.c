@@ -50,22 +50,34 @@ int cgfb_buf_adds(struct cgfb_buf *b, const char *s)
 	return cgfb_buf_add(b, s, strlen(s));
 }
 
+int cgfb_buf_vprintf(struct cgfb_buf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	int n, rc;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = reserve(b, (size_t)n);
+	if (rc < 0)
+		goto out;
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+	b->len += (size_t)n;
+out:
+	va_end(again);
+	return rc;
+}
+
 int cgfb_buf_printf(struct cgfb_buf *b, const char *fmt, ...)
 {
 	va_list ap;
-	int n, rc;
+	int rc;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	rc = cgfb_buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -EINVAL;
-	rc = reserve(b, (size_t)n);
-	if (rc < 0)
-		return rc;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
+	return rc;
 }

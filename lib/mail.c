@@ -39,18 +39,13 @@ static void addf(struct mail *m, const char *fmt, ...) __attribute__((format(pri
 
 static void addf(struct mail *m, const char *fmt, ...)
 {
-	char line[1024];
 	va_list ap;
-	int n;
 
+	if (m->rc)
+		return;
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
+	m->rc = cgfb_buf_vprintf(m->b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
-	add(m, line, (size_t)n);
 }
 
 static const char *str_or(json_object *o, const char *path, const char *dflt)
@@ -170,14 +165,17 @@ static void add_headers(struct mail *m, json_object *r, const struct cgfb_mail_o
 {
 	const char *id = str_or(r, "report_id", "unknown");
 	const char *to = o && o->to ? o->to : str_or(r, "detection.contact", "linux-mm@kvack.org");
-	char subject[512];
+	struct cgfb_buf subject = { 0 };
 
-	snprintf(subject, sizeof(subject), "[cgroup-feedback] %s (%s)",
-		 str_or(r, "detection.title", "report"), str_or(r, "system.kernel.release", "?"));
+	if (!m->rc)
+		m->rc = cgfb_buf_printf(&subject, "[cgroup-feedback] %s (%s)",
+					str_or(r, "detection.title", "report"),
+					str_or(r, "system.kernel.release", "?"));
 	add_header_text(m, "From", o && o->from ? o->from :
 			"cgroup-feedback <cgroup-feedback@localhost>");
 	add_header_text(m, "To", to);
-	add_header_text(m, "Subject", subject);
+	add_header_text(m, "Subject", subject.data ? subject.data : "");
+	cgfb_buf_free(&subject);
 	add_date(m, cgfb_json_str(r, "created"));
 	addf(m, "Message-ID: <%s@cgroup-feedback.invalid>\n", id);
 	add(m, MIME_HEADERS, sizeof(MIME_HEADERS) - 1);
@@ -190,15 +188,21 @@ static void add_headers(struct mail *m, json_object *r, const struct cgfb_mail_o
 static void addw(struct mail *m, const char *indent, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Formatted whole, however long: a fixed line cut a 2,048-character answer
+ * inside a UTF-8 sequence. */
 static void addw(struct mail *m, const char *indent, const char *fmt, ...)
 {
-	char line[1024];
+	struct cgfb_buf line = { 0 };
 	va_list ap;
 
+	if (m->rc)
+		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	m->rc = cgfb_buf_vprintf(&line, fmt, ap);
 	va_end(ap);
-	wrap_text(m, indent, line);
+	if (!m->rc)
+		wrap_text(m, indent, line.data ? line.data : "");
+	cgfb_buf_free(&line);
 }
 
 static void add_detection(struct mail *m, json_object *r)

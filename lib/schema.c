@@ -209,10 +209,12 @@ static void compile_ref(struct loader *l, struct node *n, json_object *v)
 /* JSON Schema patterns are ECMA-262 expressions, which PCRE2 follows far
  * more closely than POSIX regcomp(3) (and it is several times faster on
  * the bounded repetitions the schema is full of). DOLLAR_ENDONLY: "$"
- * must not accept a value with a trailing newline. Byte mode, as the
- * patterns' classes are ASCII, so any bytes are safe to match. No JIT:
- * the units set MemoryDenyWriteExecute, and the interpreter is fast
- * enough. */
+ * must not accept a value with a trailing newline. UTF: a class of code
+ * points, not bytes, as ECMA-262 and Python read it: free text refuses the
+ * C1 controls \x80-\x9f (two bytes in UTF-8, whose second byte alone is
+ * no control) and the bidi controls. ALT_BSUX: ECMA-262's \uXXXX. A value
+ * that is not UTF-8 matches no pattern. No JIT: the units set
+ * MemoryDenyWriteExecute, and the interpreter is fast enough. */
 static void compile_pattern(struct loader *l, struct node *n, json_object *v)
 {
 	PCRE2_SIZE at;
@@ -220,7 +222,8 @@ static void compile_pattern(struct loader *l, struct node *n, json_object *v)
 
 	n->pattern_text = json_object_get_string(v);
 	n->pattern = pcre2_compile((PCRE2_SPTR)n->pattern_text, PCRE2_ZERO_TERMINATED,
-				   PCRE2_DOLLAR_ENDONLY, &code, &at, NULL);
+				   PCRE2_DOLLAR_ENDONLY | PCRE2_UTF | PCRE2_ALT_BSUX, &code, &at,
+				   NULL);
 	if (!n->pattern)
 		load_fail(l, -EINVAL, "schema pattern does not compile: %s", n->pattern_text);
 }

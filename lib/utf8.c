@@ -141,12 +141,27 @@ out:
 	return o;
 }
 
+/* Bytes of the C1 control (U+0080-U+009F) or bidi control (U+202A-U+202E,
+ * U+2066-U+2069) that starts at p, or 0. */
+static size_t hidden_control(const unsigned char *p, size_t avail)
+{
+	if (avail >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+		return 2;
+	if (avail >= 3 && p[0] == 0xe2 &&
+	    ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+	     (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
+		return 3;
+	return 0;
+}
+
 ssize_t cgfb_text_control(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		const unsigned char c = (unsigned char)s[i];
+	const unsigned char *p = (const unsigned char *)s;
 
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+	for (size_t i = 0; i < len; i++) {
+		const unsigned char c = p[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || hidden_control(p + i, len - i))
 			return (ssize_t)i;
 	}
 	return -1;

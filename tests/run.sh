@@ -123,7 +123,7 @@ add() {
 on_valgrind() { grep -q "^$1[[:space:]]" tests/valgrind-scripts; }
 
 # The collector's scripts run a second time on PostgreSQL (tests/server/pg.sh).
-PG_SCRIPTS="server-api server-attack server-dashboard server-e2e server-edges server-export
+PG_SCRIPTS="server-api server-attack server-dashboard server-e2e server-edges server-export server-shows
 server-import server-log"
 # Scripts that test the sources or build packages from them, not $BUILD's
 # programs: once, on the first build.

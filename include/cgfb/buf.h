@@ -4,6 +4,7 @@
 #ifndef CGFB_BUF_H
 #define CGFB_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct cgfb_buf {
@@ -18,5 +19,7 @@ void cgfb_buf_free(struct cgfb_buf *b);
 int cgfb_buf_add(struct cgfb_buf *b, const void *data, size_t len);
 int cgfb_buf_adds(struct cgfb_buf *b, const char *s);
 int cgfb_buf_printf(struct cgfb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cgfb_buf_vprintf(struct cgfb_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 #endif

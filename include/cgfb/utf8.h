@@ -22,9 +22,11 @@ size_t cgfb_utf8_sanitize(char *dst, size_t dstsz, const char *src, size_t len);
 size_t cgfb_utf8_escape(char *dst, size_t dstsz, const char *src, size_t len);
 
 /* Free text a person gives (use case, answers, a message) may hold newline
- * and tab but no other C0 control and no DEL, as the report schema says: a
- * NUL hides what follows wherever the text is a C string, ESC and CR rewrite
- * a terminal. Returns the offset of the first such byte, or -1. */
+ * and tab but no other C0 control, no DEL, no C1 control and no bidi
+ * control (U+202A-U+202E, U+2066-U+2069), as the report schema's "text"
+ * says: a NUL hides what follows wherever the text is a C string, ESC, CR
+ * and U+009B (CSI) rewrite a terminal, a bidi override makes text read
+ * otherwise than it is. Returns the offset of the first such byte, or -1. */
 ssize_t cgfb_text_control(const char *s, size_t len);
 
 #endif

@@ -287,7 +287,7 @@ void api_list_reports(struct api *a, const struct http_request *rq, struct http_
 		.until = http_query(rq, "until"),
 	};
 	struct list_ctx c = { .cat = a->catalog };
-	uint64_t limit, cursor;
+	uint64_t limit, cursor, with_use_case;
 	struct store *s;
 	json_object *o;
 	char next[24];
@@ -296,8 +296,10 @@ void api_list_reports(struct api *a, const struct http_request *rq, struct http_
 	if (!api_admin(a, rq, rp))
 		return;
 	if (!params_uint(http_query(rq, "limit"), LIST_MAX, LIST_DEFAULT, &limit) || limit == 0 ||
-	    !params_uint(http_query(rq, "cursor"), INT64_MAX, 0, &cursor)) {
-		api_error(rp, 400, "bad_query", "limit is 1 to 500, cursor a number from next_cursor");
+	    !params_uint(http_query(rq, "cursor"), INT64_MAX, 0, &cursor) ||
+	    !params_uint(http_query(rq, "use_case"), 1, 0, &with_use_case)) {
+		api_error(rp, 400, "bad_query",
+			  "limit is 1 to 500, cursor a number from next_cursor, use_case 0 or 1");
 		return;
 	}
 	if (!(s = api_reader(a, rp)))
@@ -306,6 +308,7 @@ void api_list_reports(struct api *a, const struct http_request *rq, struct http_
 	c.limit = (unsigned)limit;
 	f.limit = c.limit + 1;
 	f.before = (int64_t)cursor;
+	f.with_use_case = with_use_case == 1;
 	rc = store_list(s, &f, list_row, &c);
 	api_reader_put(a, s);
 	if (rc < 0) {

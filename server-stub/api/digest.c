@@ -15,7 +15,8 @@
 #include "store/summary.h"
 
 #define WIDTH 72
-#define USE_CASES_MAX 50
+/* Use cases are read a page at a time, each page its own short read. */
+#define USE_CASES_PAGE 64
 
 static const struct {
 	enum store_dim dim;
@@ -30,8 +31,10 @@ static const struct {
 	{ DIM_REORGANISATION, "Would the proposed reorganisation work for you?" },
 };
 
-static void section(struct cgfb_buf *b, const struct cgfb_catalog *cat, json_object *dims,
-		    enum store_dim d, const char *heading)
+/* Lines are formatted into line, a growable buffer: a fixed one cut text
+ * inside a UTF-8 sequence. */
+static void section(struct cgfb_buf *b, struct cgfb_buf *line, const struct cgfb_catalog *cat,
+		    json_object *dims, enum store_dim d, const char *heading)
 {
 	json_object *dim = cgfb_json_get(dims, store_dim_name(d));
 	json_object *groups = cgfb_json_get(dim, "groups");
@@ -42,13 +45,13 @@ static void section(struct cgfb_buf *b, const struct cgfb_catalog *cat, json_obj
 		json_object *g = json_object_array_get_idx(groups, i);
 		const char *key = cgfb_json_str(g, "key");
 		const struct cgfb_entry *e = d == DIM_CATALOG_ID ? cgfb_catalog_find(cat, key) : NULL;
-		char line[512];
 
-		snprintf(line, sizeof(line), "%-6" PRId64 " reports, %4" PRId64 " installs: %s%s%s",
-			 json_object_get_int64(cgfb_json_get(g, "reports")),
-			 json_object_get_int64(cgfb_json_get(g, "installs")), key,
-			 e ? " - " : "", e ? e->title : "");
-		cgfb_wrap(b, "  ", line, WIDTH);
+		line->len = 0;
+		if (cgfb_buf_printf(line, "%-6" PRId64 " reports, %4" PRId64 " installs: %s%s%s",
+				    json_object_get_int64(cgfb_json_get(g, "reports")),
+				    json_object_get_int64(cgfb_json_get(g, "installs")), key,
+				    e ? " - " : "", e ? e->title : "") == 0)
+			cgfb_wrap(b, "  ", line->data, WIDTH);
 	}
 	if (!json_object_array_length(groups))
 		cgfb_buf_printf(b, "  (no group large enough to show)\n");
@@ -61,33 +64,53 @@ static void section(struct cgfb_buf *b, const struct cgfb_catalog *cat, json_obj
 struct use_cases {
 	struct cgfb_buf *b;
 	const struct cgfb_catalog *cat;
+	int64_t before;              /* seq of the last one written; 0 at first */
+	struct cgfb_buf line;        /* scratch for one formatted line */
 };
 
 /* A use case under its entry's own questions and the sender's answers. */
 static int use_case(const struct store_row *row, void *ud)
 {
-	const struct use_cases *u = ud;
+	struct use_cases *u = ud;
 	json_object *answers;
-	char head[160];
 
-	if (!row->use_case)
-		return 0;
-	snprintf(head, sizeof(head), "- %s (report %.8s)", row->catalog_id, row->id);
-	cgfb_wrap(u->b, "", head, WIDTH);
+	u->before = row->seq;
+	u->line.len = 0;
+	if (cgfb_buf_printf(&u->line, "- %s (report %.8s)", row->catalog_id, row->id) == 0)
+		cgfb_wrap(u->b, "", u->line.data, WIDTH);
 	answers = answers_of(u->cat, row->catalog_id, row->body, row->body_len);
 	for (size_t i = 0; i < json_object_array_length(answers); i++) {
 		json_object *q = json_object_array_get_idx(answers, i);
 		const char *answer = cgfb_json_str(q, "answer");
-		char line[2200];
 
-		snprintf(line, sizeof(line), "%s: %s", cgfb_json_str(q, "label"),
-			 answer && answer[0] ? answer : "(not answered)");
-		cgfb_wrap(u->b, "    ", line, WIDTH);
+		u->line.len = 0;
+		if (cgfb_buf_printf(&u->line, "%s: %s", cgfb_json_str(q, "label"),
+				    answer && answer[0] ? answer : "(not answered)") == 0)
+			cgfb_wrap(u->b, "    ", u->line.data, WIDTH);
 	}
 	json_object_put(answers);
 	cgfb_wrap(u->b, "    ", row->use_case[0] ? row->use_case : "(no use case)", WIDTH);
 	cgfb_buf_adds(u->b, "\n");
 	return 0;
+}
+
+/* Every use case of the period, newest first: the query selects reports
+ * that carry one, a page at a time behind a seq cursor, so that reports
+ * without one (any number of them) cannot push one out. */
+static int use_cases(struct store *s, const char *since, struct use_cases *u)
+{
+	struct store_filter f = { .since = since, .with_use_case = true,
+				  .limit = USE_CASES_PAGE };
+	int64_t was;
+	int rc;
+
+	do {
+		was = u->before;
+		f.before = u->before;
+		store_read_deadline(s, STORE_READ_MS);
+		rc = store_list(s, &f, use_case, u);
+	} while (rc == 0 && u->before != was);
+	return rc;
 }
 
 static void header(struct cgfb_buf *b, json_object *sum, unsigned days, const char *since)
@@ -122,7 +145,7 @@ static void since_days(unsigned days, char out[32])
 void api_digest(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
 	uint64_t days;
-	struct store_filter f = { .limit = USE_CASES_MAX };
+	struct use_cases u = { .b = &rp->body, .cat = a->catalog };
 	json_object *sum = NULL;
 	struct store *s;
 	char since[32];
@@ -138,20 +161,18 @@ void api_digest(struct api *a, const struct http_request *rq, struct http_reply 
 	if (!(s = api_reader(a, rp)))
 		return;
 	since_days((unsigned)days, since);
-	f.since = since;
 	rc = summary_build(s, since, &sum);
 	if (rc == 0) {
 		header(&rp->body, sum, (unsigned)days, since);
 		for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-			section(&rp->body, a->catalog, cgfb_json_get(sum, "dimensions"),
+			section(&rp->body, &u.line, a->catalog, cgfb_json_get(sum, "dimensions"),
 				sections[i].dim, sections[i].heading);
-		cgfb_buf_printf(&rp->body, "Use cases, newest first (at most %d)\n\n", USE_CASES_MAX);
-		struct use_cases u = { &rp->body, a->catalog };
-
-		rc = store_list(s, &f, use_case, &u);
+		cgfb_buf_adds(&rp->body, "Use cases, newest first\n\n");
+		rc = use_cases(s, since, &u);
 	}
 	api_reader_put(a, s);
 	json_object_put(sum);
+	cgfb_buf_free(&u.line);
 	if (rc < 0) {
 		cgfb_buf_free(&rp->body);
 		api_error(rp, 503, "unavailable", "the database cannot be read right now");

@@ -117,7 +117,9 @@ async function loadSummary() {
 async function loadUseCases(token) {
 	const status = document.getElementById('admin-status');
 	const list = document.getElementById('use-cases');
-	const r = await fetch('/api/v1/reports?limit=20', {
+	// Selected by the collector: the 20 newest reports of any kind could
+	// all be reports without a use case.
+	const r = await fetch('/api/v1/reports?use_case=1&limit=20', {
 		headers: { Authorization: 'Bearer ' + token }, cache: 'no-store' });
 	if (!r.ok) {
 		status.textContent = r.status === 401 ? 'Wrong token.' : 'HTTP ' + r.status;
@@ -125,7 +127,7 @@ async function loadUseCases(token) {
 	}
 	const body = await r.json();
 	list.replaceChildren();
-	for (const rep of body.reports.filter(x => x.use_case !== null)) {
+	for (const rep of body.reports) {
 		const li = el('li', { 'data-id': rep.id });
 		li.append(el('strong', {}, `${rep.catalog_id} · ${rep.kernel_series} · ${rep.distribution}`));
 		// The entry's own questions: a knob entry was never asked about
@@ -139,7 +141,7 @@ async function loadUseCases(token) {
 		li.append(el('div', { class: 'use-case' }, rep.use_case === '' ? '(no use case)' : rep.use_case));
 		list.append(li);
 	}
-	status.textContent = `${list.children.length} use case(s) among the latest ${body.reports.length} reports`;
+	status.textContent = `the latest ${list.children.length} use case(s)`;
 	sessionStorage.setItem('cgfb-admin', token);
 }
 

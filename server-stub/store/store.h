@@ -103,6 +103,7 @@ struct store_filter {
 	const char *catalog_id, *kernel_series, *distribution, *cgroup_mode, *verdict;
 	const char *since, *until;   /* received_at bounds, inclusive / exclusive */
 	int64_t before;              /* seq cursor: only older rows; 0 none */
+	bool with_use_case;          /* only reports that carry a use case */
 	unsigned limit;
 };
 

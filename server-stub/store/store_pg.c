@@ -88,6 +88,7 @@ static const char *const pst_sql[P_COUNT] = {
 		   " AND ($6::text IS NULL OR received_at >= $6)"
 		   " AND ($7::text IS NULL OR received_at < $7)"
 		   " AND seq < CASE WHEN $8::bigint = 0 THEN 9223372036854775807 ELSE $8 END"
+		   " AND (NOT $10::boolean OR use_case IS NOT NULL)"
 		   " ORDER BY seq DESC LIMIT $9",
 	[P_SRC_FILL] = "INSERT INTO pg_temp.groups_src SELECT " GROUPS_SRC_COLS
 		       " FROM reports WHERE received_at >= $1",

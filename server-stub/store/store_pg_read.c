@@ -72,10 +72,10 @@ int pg_list(struct store *base, const struct store_filter *f,
 {
 	struct pg_store *s = pgs(base);
 	char before[24], limit[24];
-	const char *vals[9] = { pg_nonempty(f->catalog_id), pg_nonempty(f->kernel_series),
-				pg_nonempty(f->distribution), pg_nonempty(f->cgroup_mode),
-				pg_nonempty(f->verdict), pg_nonempty(f->since), pg_nonempty(f->until),
-				before, limit };
+	const char *vals[10] = { pg_nonempty(f->catalog_id), pg_nonempty(f->kernel_series),
+				 pg_nonempty(f->distribution), pg_nonempty(f->cgroup_mode),
+				 pg_nonempty(f->verdict), pg_nonempty(f->since), pg_nonempty(f->until),
+				 before, limit, f->with_use_case ? "true" : "false" };
 	PGresult *res;
 	int rc = read_ready(s);
 
@@ -83,7 +83,7 @@ int pg_list(struct store *base, const struct store_filter *f,
 		return rc;
 	snprintf(before, sizeof(before), "%lld", (long long)f->before);
 	snprintf(limit, sizeof(limit), "%u", f->limit);
-	res = pg_run(s, P_LIST, 9, vals, NULL, NULL, "list", &rc);
+	res = pg_run(s, P_LIST, 10, vals, NULL, NULL, "list", &rc);
 	if (!res)
 		return rc;
 	rc = list_rows(res, fn, ud);

@@ -94,14 +94,17 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_DELETE] = "DELETE FROM reports WHERE id = ?1",
 	[ST_FORGET] = "INSERT OR IGNORE INTO withdrawn (id, at) VALUES (?1, ?2)",
 	[ST_GET] = "SELECT body, sha256, received_at FROM reports WHERE id = ?1",
-	/* NULL filters match everything; ?8 is the seq cursor. */
+	/* NULL filters match everything; ?8 is the seq cursor; ?10 keeps only
+	 * reports with a use case, in the query: a burst without one must not
+	 * fill a page and hide the use cases behind it. */
 	[ST_LIST] = "SELECT seq, id, sha256, received_at, via, catalog_id, kernel_series,"
 		    " distribution, cgroup_mode, software, verdict, reorganisation, use_case, body"
 		    " FROM reports WHERE (?1 IS NULL OR catalog_id = ?1)"
 		    " AND (?2 IS NULL OR kernel_series = ?2) AND (?3 IS NULL OR distribution = ?3)"
 		    " AND (?4 IS NULL OR cgroup_mode = ?4) AND (?5 IS NULL OR verdict = ?5)"
 		    " AND (?6 IS NULL OR received_at >= ?6) AND (?7 IS NULL OR received_at < ?7)"
-		    " AND seq < iif(?8 = 0, 9223372036854775807, ?8) ORDER BY seq DESC LIMIT ?9",
+		    " AND seq < iif(?8 = 0, 9223372036854775807, ?8)"
+		    " AND (?10 = 0 OR use_case IS NOT NULL) ORDER BY seq DESC LIMIT ?9",
 	/* For migrate: oldest first, every column. */
 	[ST_SCAN] = "SELECT seq, id, sha256, received_at, via, catalog_id, kernel_series,"
 		    " distribution, cgroup_mode, software, verdict, reorganisation, use_case, body,"
@@ -591,6 +594,7 @@ static int sq_list(struct store *base, const struct store_filter *f,
 		bind_text(st, i + 1, binds[i]);
 	sqlite3_bind_int64(st, 8, f->before);
 	sqlite3_bind_int64(st, 9, f->limit);
+	sqlite3_bind_int(st, 10, f->with_use_case);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const struct store_row row = row_at(st);
 

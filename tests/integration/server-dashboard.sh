@@ -37,7 +37,7 @@ check "no external asset: no URL in page, script or style but the SVG namespace"
 	sh -c '! grep -ho "https\?://[^\"'\'' )]*" server-stub/dashboard/* | grep -v "^http://www.w3.org/2000/svg$" | grep -q .'
 
 fresh_summary >/dev/null && cp "$T_TMP/body" "$T_TMP/summary.json"
-admin '/api/v1/reports?limit=20' >/dev/null && cp "$T_TMP/body" "$T_TMP/latest.json"
+admin '/api/v1/reports?use_case=1&limit=20' >/dev/null && cp "$T_TMP/body" "$T_TMP/latest.json"
 
 if ! command -v chromium >/dev/null; then
 	not_ok "chromium is installed (make deps installs it)"

@@ -98,12 +98,41 @@ static void builtin_report_schema_loads(void **state)
 	cgfb_schema_free(s);
 }
 
+/* The report schema's free text, checked by code point: C1 and bidi
+ * controls are refused like ESC; their neighbours, multibyte letters,
+ * newline and tab are text; bytes that are not UTF-8 match no pattern. */
+static void free_text_refuses_hidden_controls(void **state)
+{
+	static const struct {
+		const char *s;
+		int rc;
+	} cases[] = {
+		{ "Gr\xc3\xbc\xc3\x9f\xe2\x82\xac\n\tok", 0 }, { "", 0 },
+		{ "a\x1b[2J", -EINVAL }, { "a\x7f", -EINVAL }, { "a\xc2\x80", -EINVAL },
+		{ "a\xc2\x9b" "2J", -EINVAL }, { "a\xc2\x9f", -EINVAL }, { "a\xc2\xa0", 0 },
+		{ "a\xe2\x80\xaa", -EINVAL }, { "a\xe2\x80\xae", -EINVAL }, { "a\xe2\x80\xa9", 0 },
+		{ "a\xe2\x80\xaf", 0 }, { "a\xe2\x81\xa6", -EINVAL }, { "a\xe2\x81\xa9", -EINVAL },
+		{ "a\xe2\x81\xa5", 0 }, { "a\xe2\x81\xaa", 0 }, { "a\x9b", -EINVAL },
+		{ "a\xff", -EINVAL },
+	};
+	struct cgfb_schema *s = NULL;
+	char err[200];
+
+	assert_int_equal(cgfb_schema_load_builtin(&s, err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (cgfb_schema_check_word(s, "text", cases[i].s) != cases[i].rc)
+			fail_msg("case %zu: got %d, want %d", i,
+				 cgfb_schema_check_word(s, "text", cases[i].s), cases[i].rc);
+	cgfb_schema_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(accepts_and_names_fields),
 		cmocka_unit_test(refuses_unknown_keywords),
 		cmocka_unit_test(builtin_report_schema_loads),
+		cmocka_unit_test(free_text_refuses_hidden_controls),
 	};
 
 	return cmocka_run_group_tests_name("schema", tests, setup, teardown);
