@@ -36,6 +36,7 @@ static bool same_meta(const struct report_meta *a, const struct report_meta *b)
 	       !strcmp(a->distribution, b->distribution) && !strcmp(a->cgroup_mode, b->cgroup_mode) &&
 	       !strcmp(a->software, b->software) && !strcmp(a->verdict, b->verdict) &&
 	       !strcmp(a->reorganisation, b->reorganisation) && !strcmp(a->month, b->month) &&
+	       !strcmp(a->origin, b->origin) &&
 	       (a->use_case ? b->use_case && !strcmp(a->use_case, b->use_case) : !b->use_case);
 }
 

@@ -1,7 +1,8 @@
 /* GET /api/v1/digest: a plain-text summary of a period, written to be
  * pasted into a mail to linux-mm: 72 columns, no markup, small groups
  * suppressed as in the public summary, then the use cases in the senders'
- * own words. */
+ * own words. What cgroup-feedback check found has a section of its own:
+ * an install that would break is not a kernel that warned. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <time.h>
@@ -23,6 +24,8 @@ static const struct {
 	const char *heading;
 } sections[] = {
 	{ DIM_CATALOG_ID, "By kernel message" },
+	{ DIM_CHECK_CATALOG_ID, "Found by cgroup-feedback check before an upgrade\n"
+				"(not printed by the kernel)" },
 	{ DIM_KERNEL_SERIES, "By kernel series" },
 	{ DIM_DISTRIBUTION, "By distribution" },
 	{ DIM_CGROUP_MODE, "By cgroup mode" },
@@ -44,7 +47,8 @@ static void section(struct cgfb_buf *b, struct cgfb_buf *line, const struct cgfb
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		json_object *g = json_object_array_get_idx(groups, i);
 		const char *key = cgfb_json_str(g, "key");
-		const struct cgfb_entry *e = d == DIM_CATALOG_ID ? cgfb_catalog_find(cat, key) : NULL;
+		const struct cgfb_entry *e = d == DIM_CATALOG_ID || d == DIM_CHECK_CATALOG_ID ?
+						     cgfb_catalog_find(cat, key) : NULL;
 
 		line->len = 0;
 		if (cgfb_buf_printf(line, "%-6" PRId64 " reports, %4" PRId64 " installs: %s%s%s",
@@ -113,6 +117,16 @@ static int use_cases(struct store *s, const char *since, struct use_cases *u)
 	return rc;
 }
 
+static void check_total(struct cgfb_buf *b, json_object *check)
+{
+	if (!check || json_object_get_boolean(cgfb_json_get(check, "suppressed")))
+		return;
+	cgfb_buf_printf(b, "%" PRId64 " of them from at least %" PRId64 " installs were found by\n"
+			"cgroup-feedback check, not printed by the kernel.\n\n",
+			json_object_get_int64(cgfb_json_get(check, "reports")),
+			json_object_get_int64(cgfb_json_get(check, "installs")));
+}
+
 static void header(struct cgfb_buf *b, json_object *sum, unsigned days, const char *since)
 {
 	json_object *total = cgfb_json_get(sum, "total");
@@ -128,6 +142,7 @@ static void header(struct cgfb_buf *b, json_object *sum, unsigned days, const ch
 		cgfb_buf_printf(b, "%" PRId64 " reports from at least %" PRId64 " installs.\n\n",
 				json_object_get_int64(cgfb_json_get(total, "reports")),
 				json_object_get_int64(cgfb_json_get(total, "installs")));
+	check_total(b, cgfb_json_get(total, "check"));
 	cgfb_wrap(b, "", "Installs are counted as distinct system profiles; groups of fewer "
 		  "than 5 installs are not shown.", WIDTH);
 	cgfb_buf_adds(b, "\n");

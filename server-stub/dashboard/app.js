@@ -4,7 +4,7 @@
 'use strict';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const DIMS = ['catalog_id', 'kernel_series', 'distribution', 'cgroup_mode', 'software',
+const DIMS = ['catalog_id', 'check_catalog_id', 'kernel_series', 'distribution', 'cgroup_mode', 'software',
 	'verdict', 'reorganisation'];
 
 function el(tag, attrs, text) {

@@ -57,6 +57,14 @@ static void verdict(char *dst, size_t dstsz, json_object *flat)
 	snprintf(dst, dstsz, "%s", v);
 }
 
+/* The schema's closed enum: every source but "check" is a line the kernel
+ * printed, read from one place or another; check's findings are counted
+ * apart (the summary's check_catalog_id). */
+static void origin(char *dst, size_t dstsz, const char *source)
+{
+	snprintf(dst, dstsz, "%s", source && strcmp(source, "check") == 0 ? "check" : "kernel");
+}
+
 static int fill_meta(json_object *doc, struct report_meta *m)
 {
 	json_object *uc = cgfb_json_get(doc, "use_case");
@@ -64,6 +72,7 @@ static int fill_meta(json_object *doc, struct report_meta *m)
 	copy(m->id, sizeof(m->id), doc, "report_id");
 	copy(m->token_sha256, sizeof(m->token_sha256), doc, "deletion.token_sha256");
 	copy(m->catalog_id, sizeof(m->catalog_id), doc, "detection.catalog_id");
+	origin(m->origin, sizeof(m->origin), cgfb_json_str(doc, "detection.source"));
 	copy(m->kernel_series, sizeof(m->kernel_series), doc, "system.kernel.series");
 	snprintf(m->distribution, sizeof(m->distribution), "%s %s",
 		 json_object_get_string(cgfb_json_get(doc, "system.distribution.id")),

@@ -11,7 +11,7 @@
 
 static const char *const dim_names[DIM_COUNT] = {
 	"catalog_id", "kernel_series", "distribution", "cgroup_mode", "software", "verdict",
-	"reorganisation", "month", "all",
+	"reorganisation", "month", "check_catalog_id", "all", "check",
 };
 
 bool store_is_postgres(const char *where)

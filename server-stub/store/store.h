@@ -34,6 +34,8 @@ struct report_meta {
 	char verdict[16];            /* affected | unaffected | none */
 	char reorganisation[32];     /* use_case.answers.reorganisation, normalised */
 	char month[8];               /* YYYY-MM of "created" */
+	char origin[8];              /* "check": found by cgroup-feedback check, the
+				      * kernel printed nothing; else "kernel" */
 	char *use_case;              /* use_case.text or NULL; owned */
 };
 
@@ -114,7 +116,7 @@ struct store_row {
 	const char *body;
 	size_t body_len;
 	/* Only from store_scan: the rest of what is stored. */
-	const char *token_sha256, *install, *month;
+	const char *token_sha256, *install, *month, *origin;
 };
 
 /* Call fn for each matching row, newest first; stops early when fn returns
@@ -137,9 +139,11 @@ int store_put_withdrawn(struct store *s, const char *id, const char *at);
 
 /* Aggregation: for each value of one dimension, the number of reports and
  * of distinct installs (see report_meta), counting reports received at or
- * after since (NULL: all). */
+ * after since (NULL: all). The catalog ids of the kernel's warnings and of
+ * check's findings are two dimensions: a finding is an install that would
+ * break, not one whose kernel warned. */
 enum store_dim {
-	DIM_CATALOG_ID,
+	DIM_CATALOG_ID,        /* origin "kernel" only */
 	DIM_KERNEL_SERIES,
 	DIM_DISTRIBUTION,
 	DIM_CGROUP_MODE,
@@ -147,7 +151,9 @@ enum store_dim {
 	DIM_VERDICT,
 	DIM_REORGANISATION,
 	DIM_MONTH,
+	DIM_CHECK_CATALOG_ID,  /* origin "check" only */
 	DIM_ALL,               /* one group, key "all" */
+	DIM_CHECK_ALL,         /* one group, key "check": origin "check" only */
 	DIM_COUNT
 };
 

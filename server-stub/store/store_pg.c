@@ -46,10 +46,17 @@ static const char *const migrations[] = {
 	/* What one instance computed for all (see pg_summary_shared). */
 	"CREATE TABLE summary_snapshot (name TEXT PRIMARY KEY, body TEXT NOT NULL,"
 	" computed_at TIMESTAMPTZ NOT NULL);",
+	/* Where a report comes from (report_meta.origin): every report before
+	 * check --report existed was a kernel's warning. A constant default:
+	 * no rewrite of the table. */
+	"ALTER TABLE reports ADD COLUMN origin TEXT COLLATE \"C\" NOT NULL DEFAULT 'kernel'"
+	" CHECK (origin IN ('kernel', 'check'));"
+	/* The stored summary was made before check_catalog_id existed. */
+	"DELETE FROM summary_snapshot;",
 };
 
 #define GROUPS_SRC_COLS "catalog_id, kernel_series, distribution, cgroup_mode, software," \
-	" verdict, reorganisation, month, install"
+	" verdict, reorganisation, month, install, origin"
 /* Per session, emptied by every commit: the summary's small rows, copied
  * by one scan, which the nine group-bys then read (as in SQLite). */
 static const char groups_src_sql[] =
@@ -70,9 +77,9 @@ static const char *const pst_sql[P_COUNT] = {
 	[P_INSERT] = "WITH w AS (SELECT 1 FROM withdrawn WHERE id = $1),"
 		     " ins AS (INSERT INTO reports (id, sha256, body, received_at, via, token_sha256,"
 		     " install, catalog_id, kernel_series, distribution, cgroup_mode, software,"
-		     " verdict, reorganisation, month, use_case)"
+		     " verdict, reorganisation, month, use_case, origin)"
 		     " SELECT $1, $2, $3::bytea, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
-		     " $15, $16 WHERE NOT EXISTS (SELECT 1 FROM w)"
+		     " $15, $16, $17 WHERE NOT EXISTS (SELECT 1 FROM w)"
 		     " ON CONFLICT (id) DO NOTHING RETURNING seq)"
 		     " SELECT (SELECT count(*) FROM w), (SELECT count(*) FROM ins)",
 	[P_TOKEN] = "SELECT token_sha256 FROM reports WHERE id = $1",
@@ -101,10 +108,11 @@ static const char *const pst_sql[P_COUNT] = {
 	/* migrate: a row as it was stored elsewhere, its receipt kept. */
 	[P_PUT_ROW] = "INSERT INTO reports (id, sha256, body, received_at, via, token_sha256,"
 		      " install, catalog_id, kernel_series, distribution, cgroup_mode, software,"
-		      " verdict, reorganisation, month, use_case)"
-		      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+		      " verdict, reorganisation, month, use_case, origin)"
+		      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,"
+		      " $17)"
 		      " ON CONFLICT (id) DO NOTHING RETURNING seq",
-	[P_DIM0 + DIM_CATALOG_ID] = GROUP_BY("catalog_id", "", "2 DESC, 1"),
+	[P_DIM0 + DIM_CATALOG_ID] = GROUP_BY("catalog_id", " WHERE origin = 'kernel'", "2 DESC, 1"),
 	[P_DIM0 + DIM_KERNEL_SERIES] = GROUP_BY("kernel_series", "", "2 DESC, 1"),
 	[P_DIM0 + DIM_DISTRIBUTION] = GROUP_BY("distribution", "", "2 DESC, 1"),
 	[P_DIM0 + DIM_CGROUP_MODE] = GROUP_BY("cgroup_mode", "", "2 DESC, 1"),
@@ -112,8 +120,12 @@ static const char *const pst_sql[P_COUNT] = {
 	[P_DIM0 + DIM_VERDICT] = GROUP_BY("verdict", "", "2 DESC, 1"),
 	[P_DIM0 + DIM_REORGANISATION] = GROUP_BY("reorganisation", "", "2 DESC, 1"),
 	[P_DIM0 + DIM_MONTH] = GROUP_BY("month", "", "1"),
+	[P_DIM0 + DIM_CHECK_CATALOG_ID] = GROUP_BY("catalog_id", " WHERE origin = 'check'",
+						   "2 DESC, 1"),
 	[P_DIM0 + DIM_ALL] = "SELECT 'all', count(*), count(DISTINCT install)"
 			     " FROM pg_temp.groups_src",
+	[P_DIM0 + DIM_CHECK_ALL] = "SELECT 'check', count(*), count(DISTINCT install)"
+				   " FROM pg_temp.groups_src WHERE origin = 'check'",
 };
 
 

@@ -29,22 +29,23 @@ static int find(struct pg_store *s, const char *id, struct receipt *r)
 static int insert(struct pg_store *s, const struct report_meta *m, const char *body, size_t len,
 		  const char *received_at, const char *via)
 {
-	const char *vals[16] = { m->id, m->sha256, body, received_at, via,
+	const char *vals[17] = { m->id, m->sha256, body, received_at, via,
 				 pg_nonempty(m->token_sha256), m->install, m->catalog_id,
 				 m->kernel_series, m->distribution, m->cgroup_mode, m->software,
-				 m->verdict, m->reorganisation, m->month, pg_nonempty(m->use_case) };
-	int lens[16] = { 0 }, fmts[16] = { 0 };
+				 m->verdict, m->reorganisation, m->month, pg_nonempty(m->use_case),
+				 m->origin };
+	int lens[17] = { 0 }, fmts[17] = { 0 };
 	PGresult *res;
 	int rc;
 
 	/* Absent fields are stored as '' as in SQLite, but for the two
 	 * that may be NULL. */
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < 17; i++)
 		if (!vals[i] && i != 5 && i != 15)
 			vals[i] = "";
 	lens[2] = (int)len;
 	fmts[2] = 1;
-	res = pg_run(s, P_INSERT, 16, vals, lens, fmts, "insert", &rc);
+	res = pg_run(s, P_INSERT, 17, vals, lens, fmts, "insert", &rc);
 	if (!res)
 		return rc;
 	if (PQntuples(res) != 1)
@@ -121,19 +122,19 @@ int pg_put_row(struct store *base, const struct store_row *row)
 {
 	struct pg_store *s = pgs(base);
 	/* NULL stays NULL, '' stays '': the row as the source had it. */
-	const char *vals[16] = { row->id, row->sha256, row->body, row->received_at, row->via,
+	const char *vals[17] = { row->id, row->sha256, row->body, row->received_at, row->via,
 				 row->token_sha256, row->install, row->catalog_id,
 				 row->kernel_series, row->distribution, row->cgroup_mode,
 				 row->software, row->verdict, row->reorganisation, row->month,
-				 row->use_case };
-	int lens[16] = { 0 }, fmts[16] = { 0 };
+				 row->use_case, row->origin };
+	int lens[17] = { 0 }, fmts[17] = { 0 };
 	struct receipt r = { 0 };
 	PGresult *res;
 	int rc;
 
 	lens[2] = (int)row->body_len;
 	fmts[2] = 1;
-	res = pg_run(s, P_PUT_ROW, 16, vals, lens, fmts, "migrate", &rc);
+	res = pg_run(s, P_PUT_ROW, 17, vals, lens, fmts, "migrate", &rc);
 	if (!res)
 		return rc;
 	rc = PQntuples(res) > 0;

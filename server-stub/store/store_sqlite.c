@@ -39,6 +39,10 @@ static const char *const migrations[] = {
 	" use_case TEXT);"
 	"CREATE INDEX reports_received ON reports(received_at);"
 	"CREATE TABLE withdrawn (id TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;",
+	/* Where a report comes from (report_meta.origin): every report before
+	 * check --report existed was a kernel's warning. */
+	"ALTER TABLE reports ADD COLUMN origin TEXT NOT NULL DEFAULT 'kernel'"
+	" CHECK (origin IN ('kernel', 'check'));",
 };
 
 /* The summary's columns of the reports in its window, copied into a
@@ -46,7 +50,7 @@ static const char *const migrations[] = {
  * small rows, not nine times every report with its body (a summary of
  * 50,000 reports took 1.4 s that way). */
 #define GROUPS_SRC_COLS "catalog_id, kernel_series, distribution, cgroup_mode, software," \
-	" verdict, reorganisation, month, install"
+	" verdict, reorganisation, month, install, origin"
 static const char groups_src_sql[] =
 	"CREATE TEMP TABLE IF NOT EXISTS groups_src AS SELECT " GROUPS_SRC_COLS
 	" FROM main.reports WHERE 0";
@@ -58,7 +62,7 @@ static const char groups_src_sql[] =
 	where " GROUP BY 1 ORDER BY " order
 
 static const char *const dim_sql[DIM_COUNT] = {
-	GROUP_BY("catalog_id", "", "2 DESC, 1"),
+	GROUP_BY("catalog_id", " WHERE origin = 'kernel'", "2 DESC, 1"),
 	GROUP_BY("kernel_series", "", "2 DESC, 1"),
 	GROUP_BY("distribution", "", "2 DESC, 1"),
 	GROUP_BY("cgroup_mode", "", "2 DESC, 1"),
@@ -66,7 +70,10 @@ static const char *const dim_sql[DIM_COUNT] = {
 	GROUP_BY("verdict", "", "2 DESC, 1"),
 	GROUP_BY("reorganisation", "", "2 DESC, 1"),
 	GROUP_BY("month", "", "1"),
+	GROUP_BY("catalog_id", " WHERE origin = 'check'", "2 DESC, 1"),
 	"SELECT 'all', count(*), count(DISTINCT install) FROM temp.groups_src",
+	"SELECT 'check', count(*), count(DISTINCT install) FROM temp.groups_src"
+	" WHERE origin = 'check'",
 };
 
 
@@ -88,8 +95,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_WITHDRAWN] = "SELECT 1 FROM withdrawn WHERE id = ?1",
 	[ST_INSERT] = "INSERT INTO reports (id, sha256, body, received_at, via, token_sha256,"
 		      " install, catalog_id, kernel_series, distribution, cgroup_mode, software,"
-		      " verdict, reorganisation, month, use_case)"
-		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+		      " verdict, reorganisation, month, use_case, origin)"
+		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+		      " ?17)",
 	[ST_TOKEN] = "SELECT token_sha256 FROM reports WHERE id = ?1",
 	[ST_DELETE] = "DELETE FROM reports WHERE id = ?1",
 	[ST_FORGET] = "INSERT OR IGNORE INTO withdrawn (id, at) VALUES (?1, ?2)",
@@ -108,7 +116,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	/* For migrate: oldest first, every column. */
 	[ST_SCAN] = "SELECT seq, id, sha256, received_at, via, catalog_id, kernel_series,"
 		    " distribution, cgroup_mode, software, verdict, reorganisation, use_case, body,"
-		    " token_sha256, install, month FROM reports WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+		    " token_sha256, install, month, origin FROM reports WHERE seq > ?1 ORDER BY seq"
+		    " LIMIT ?2",
 	[ST_WITHDRAWN_ALL] = "SELECT id, at FROM withdrawn ORDER BY at, id",
 };
 
@@ -196,7 +205,9 @@ static int user_version(struct sq_store *s, int *v)
 static int migrate(struct sq_store *s)
 {
 	const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
-	static const char *const set_version[] = { "PRAGMA user_version = 1" };
+	static const char *const set_version[] = { "PRAGMA user_version = 1",
+						   "PRAGMA user_version = 2" };
+	_Static_assert(sizeof(set_version) == sizeof(migrations), "a version per migration");
 	int v, rc;
 
 	rc = user_version(s, &v);
@@ -464,7 +475,7 @@ static int insert(struct sq_store *s, const struct report_meta *m, const char *b
 	const char *cols[] = { m->id, m->sha256, NULL, received_at, via, m->token_sha256,
 			       m->install, m->catalog_id, m->kernel_series, m->distribution,
 			       m->cgroup_mode, m->software, m->verdict, m->reorganisation,
-			       m->month, m->use_case };
+			       m->month, m->use_case, m->origin };
 
 	for (int i = 0; i < (int)(sizeof(cols) / sizeof(cols[0])); i++)
 		sqlite3_bind_text(st, i + 1, cols[i] ? cols[i] : "", -1, SQLITE_STATIC);
@@ -664,6 +675,7 @@ static int sq_scan(struct store *base, int64_t after, unsigned limit,
 		row.token_sha256 = col_or_null(st, 14);
 		row.install = col(st, 15);
 		row.month = col(st, 16);
+		row.origin = col(st, 17);
 
 		ret = fn(&row, ud);
 	}

@@ -42,11 +42,13 @@ static int add_dim(struct store *s, enum store_dim d, json_object *dims)
 	return 0;
 }
 
-static int add_total(struct store *s, json_object *out)
+/* One group's counts into an object under key of out, "suppressed" when
+ * the group is under the threshold (or empty). */
+static int add_count(struct store *s, enum store_dim d, const char *key, json_object *out)
 {
 	struct dim_ctx c = { json_object_new_array(), 0 };
 	json_object *total = json_object_new_object();
-	const int rc = store_groups(s, DIM_ALL, on_group, &c);
+	const int rc = store_groups(s, d, on_group, &c);
 	json_object *all = json_object_array_get_idx(c.groups, 0);
 	json_object *v;
 
@@ -55,8 +57,19 @@ static int add_total(struct store *s, json_object *out)
 	if (all && json_object_object_get_ex(all, "installs", &v))
 		json_object_object_add(total, "installs", json_object_get(v));
 	json_object_object_add(total, "suppressed", json_object_new_boolean(!all));
-	json_object_object_add(out, "total", total);
+	json_object_object_add(out, key, total);
 	json_object_put(c.groups);
+	return rc;
+}
+
+/* Every report, and inside it those found by check (which the kernel
+ * did not print), each under the same threshold. */
+static int add_total(struct store *s, json_object *out)
+{
+	int rc = add_count(s, DIM_ALL, "total", out);
+
+	if (rc == 0)
+		rc = add_count(s, DIM_CHECK_ALL, "check", json_object_object_get(out, "total"));
 	return rc;
 }
 

@@ -13,7 +13,9 @@
 
 /* {"min_installs", "since", "total", "dimensions": {name: {"groups":
  * [{"key", "reports", "installs"}], "suppressed_groups"}}}, counting
- * reports received at or after since (NULL: all). */
+ * reports received at or after since (NULL: all). total is {"reports",
+ * "installs", "suppressed", "check": {"reports", "installs",
+ * "suppressed"}}: every report, and those of origin "check". */
 int summary_build(struct store *s, const char *since, json_object **out);
 
 #endif

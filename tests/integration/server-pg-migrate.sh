@@ -21,7 +21,8 @@ case $BUILD in *san*) N=${MIGRATE_REPORTS:-10000} ;; esac
 MIGRATE=$SERVER
 under_valgrind && MIGRATE=$PWD/$BUILD/cgroup-feedback-server
 R=$T_TMP/reports
-gen "$R" 500 31 9
+# Every 50th a finding of cgroup-feedback check: its origin comes along.
+python3 "$GEN" --dir "$R" --count 500 --seed 31 --systems 9 --from-check 50
 SRC=$T_TMP/src.sqlite
 
 # --- the source: a SQLite collector ------------------------------------------------------------
@@ -38,14 +39,16 @@ cp "$DIR/db.sqlite" "$SRC"
 cp "$DIR/db.sqlite" "$T_TMP/small.sqlite"
 on_sqlite sql "$SRC" "insert into reports (id, sha256, body, received_at, via, token_sha256,
 	install, catalog_id, kernel_series, distribution, cgroup_mode, software, verdict,
-	reorganisation, month, use_case)
+	reorganisation, month, use_case, origin)
 	select r.id || '-' || k.value, sha256, body, received_at, 'mail', token_sha256, install,
 	catalog_id, kernel_series, distribution, cgroup_mode, software, verdict, reorganisation,
-	month, use_case
+	month, use_case, origin
 	from (with recursive c(value) as (select 1 union all select value + 1 from c
 	      where value < $N / 499 + 1) select value from c) k cross join reports r
 	order by k.value, r.seq limit $N - (select count(*) from reports)" > /dev/null
 expect_eq "$N reports in the source" "$(on_sqlite rows "$SRC")" "$N"
+expect_eq "...findings of check among them" \
+	"$(on_sqlite sql "$SRC" "select count(*) > 0 from reports where origin = 'check'")" 1
 
 # --- migrate ----------------------------------------------------------------------------------------
 DST=$(store_db "$T_TMP/dst.sqlite")
@@ -61,7 +64,7 @@ expect_eq "without PGPASSFILE (the URI has no password): refused, exit 2" \
 # Independent checks: each database says what it holds.
 COLS="id, sha256, received_at, via, coalesce(token_sha256, 'NULL'), install, catalog_id,
 	kernel_series, distribution, cgroup_mode, software, verdict, reorganisation, month,
-	coalesce(use_case, 'NULL')"
+	coalesce(use_case, 'NULL'), origin"
 on_sqlite sql "$SRC" "select $COLS from reports order by seq" > "$T_TMP/src.rows"
 sql "$T_TMP/dst.sqlite" "select $COLS from reports order by seq" > "$T_TMP/dst.rows"
 check "every row, every column, in the same order" cmp -s "$T_TMP/src.rows" "$T_TMP/dst.rows"

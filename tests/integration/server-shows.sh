@@ -2,7 +2,10 @@
 # What the collector shows (issue 30): use cases behind a burst of reports
 # without one, text that attacks the reader (C1 controls, bidi controls)
 # refused like ESC, created and consent times out of range refused, a
-# 2,048-character answer whole in the digest and the mbox. Both stores.
+# 2,048-character answer whole in the digest and the mbox. Findings of
+# cgroup-feedback check --report (issue 25) counted apart from the kernel's
+# warnings in the summary and the digest, and a database of schema 1
+# migrated (its reports are the kernel's). Both stores.
 . tests/lib.sh
 . tests/server/lib.sh
 
@@ -73,5 +76,72 @@ for m in mailbox.mbox(sys.argv[1]):
 # the text as wrapped, and the report itself
 sys.exit(n != 4 * 2047)' "$T_TMP/body"
 
+# --- findings of cgroup-feedback check: counted apart from the kernel's warnings ------
+bad=0
+for f in check-0 check-1 check-2 check-3 check-4 check-5 check-m3; do
+	[ "$(post "$V/$f.json")" = 201 ] || bad=$((bad + 1))
+done
+expect_eq "7 findings of check stored" "$bad" 0
+expect_eq "...their origin recorded at ingest" \
+	"$(sql "$DB" "select origin || ':' || count(*) from reports group by origin order by origin" | tr '\n' ' ')" \
+	"check:7 kernel:67 "
+expect_eq "GET /api/v1/summary: 200" "$(fresh_summary)" 200
+cp "$T_TMP/body" "$T_TMP/summary.json"
+expect_eq "summary: check_catalog_id counts V1 from 6 installs, M3's single one suppressed" \
+	"$(json 'j["dimensions"]["check_catalog_id"]')" \
+	"{'groups': [{'key': 'V1', 'reports': 6, 'installs': 6}], 'suppressed_groups': 1}"
+expect_eq "...catalog_id the kernel's warnings only" \
+	"$(json '[g["key"] for g in j["dimensions"]["catalog_id"]["groups"]]')" "['Zz9']"
+expect_eq "...the total says how many are check's" "$(json 'j["total"]')" \
+	"{'reports': 74, 'installs': 14, 'suppressed': False, 'check': {'reports': 7, 'installs': 7, 'suppressed': False}}"
+check "...and agrees with a recomputation from the reports" python3 tests/server/expect_summary.py \
+	"$T_TMP/summary.json" "$V"/created_leap.json "$V"/created_eoy.json "$V"/uc-?.json \
+	"$V"/long.json "$V"/unknown-?.json "$V"/plain-*.json "$V"/check-?.json "$V"/check-m3.json
+expect_eq "GET /api/v1/digest: 200" "$(admin /api/v1/digest)" 200
+cp "$T_TMP/body" "$T_TMP/digest.txt"
+# section NAME: the digest's paragraph that starts with a line starting NAME.
+section() {
+	python3 -c 'import sys
+for p in open(sys.argv[1], encoding="utf-8").read().split("\n\n"):
+    if p.startswith(sys.argv[2]):
+        print(p)' "$T_TMP/digest.txt" "$1"
+}
+expect_eq "digest: check's findings in a section of their own, with titles" "$(section Found)" \
+"Found by cgroup-feedback check before an upgrade
+(not printed by the kernel)
+  6      reports,    6 installs: V1 - A cgroup v1 cpuset knob is
+  deprecated
+  and 1 smaller group not shown"
+section "By kernel message" > "$T_TMP/kernel.txt"
+check "...not among the kernel's messages" sh -c 'grep -q Zz9 "$1" && ! grep -q "V1\|M3" "$1"' _ \
+	"$T_TMP/kernel.txt"
+check "...the total says how many" grep -qx "7 of them from at least 7 installs were found by" \
+	"$T_TMP/digest.txt"
+check "...every line within 72 columns" python3 -c 'import sys
+sys.exit(any(len(l) > 72 for l in open(sys.argv[1], encoding="utf-8").read().split("\n")))' \
+	"$T_TMP/digest.txt"
+stop_server
+
+# --- a database of schema version 1 (before the origin column) is migrated -------------
+if [ "$STORE" = pg ]; then
+	sql "$DB" "alter table reports drop column origin; update cgfb_schema set version = 1"
+else
+	python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("alter table reports drop column origin"); db.execute("pragma user_version = 1")
+db.commit()' "$DB"
+fi
+start_server a --rate 0 || { not_ok "server starts on schema 1"; finish; exit 1; }
+check "schema 1 migrated to 2" grep -q "database schema migrated to version 2" "$DIR/log"
+if [ "$STORE" = pg ]; then
+	expect_eq "...recorded (cgfb_schema)" "$(sql "$DB" "select version from cgfb_schema")" 2
+else
+	expect_eq "...recorded (user_version)" "$(sql "$DB" "pragma user_version")" 2
+fi
+expect_eq "...its 74 reports are the kernel's" \
+	"$(sql "$DB" "select origin || ':' || count(*) from reports group by origin")" "kernel:74"
+expect_eq "a finding of check sent now: 201" "$(post "$V/check-late.json")" 201
+expect_eq "...stored as check's" \
+	"$(sql "$DB" "select origin from reports where id = '$(json 'j["id"]')'")" check
 stop_server
 finish

@@ -3,14 +3,16 @@
 JSON (the bytes the client sends), until the real snapshot/report builder of
 issue 3 can make them. Deterministic for a given --seed.
 
-  genreport.py --count N --seed S --dir DIR [--systems K] [--check]
+  genreport.py --count N --seed S --dir DIR [--systems K] [--check] [--from-check K]
 
 writes DIR/<n>.json (canonical bytes, no newline) and DIR/<n>.token (the
 deletion token whose SHA-256 is in the report), and DIR/index.tsv with
 "<n> <report id> <sha256> <catalog id> <kernel series> <distro> <mode>
 <system key>" per line. --systems K cycles through K distinct system
 profiles (the collector counts installs by profile). --check validates every
-report with python3-jsonschema too.
+report with python3-jsonschema too. --from-check K makes every K-th report
+(0, K, 2K ...) a finding of cgroup-feedback check --report: detection.source
+"check" and an empty message, since the kernel printed none.
 """
 import argparse
 import hashlib
@@ -83,7 +85,7 @@ def topology():
         "nodes_listed": 3, "max_depth": 1, "cut": None, "nodes": nodes}]}
 
 
-def report(n, rng, systems):
+def report(n, rng, systems, from_check=0):
     cid, title, msg = CATALOG[n % len(CATALOG)]
     token = "%064x" % rng.getrandbits(256)
     affected = n % 3 != 0
@@ -123,6 +125,8 @@ def report(n, rng, systems):
                     "install": hashlib.sha256(b"install %d" % (n % systems)).hexdigest()[:32]},
         "deletion": {"token_sha256": hashlib.sha256(token.encode()).hexdigest()},
     }
+    if from_check and n % from_check == 0:
+        rep["detection"].update(source="check", message="")
     return rep, token
 
 
@@ -133,6 +137,7 @@ def main():
     ap.add_argument("--systems", type=int, default=7)
     ap.add_argument("--dir", required=True)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--from-check", type=int, default=0)
     a = ap.parse_args()
     rng = random.Random(a.seed)
     validator = None
@@ -144,7 +149,7 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     with open(os.path.join(a.dir, "index.tsv"), "w") as idx:
         for n in range(a.count):
-            rep, token = report(n, rng, a.systems)
+            rep, token = report(n, rng, a.systems, a.from_check)
             if validator:
                 validator.validate(rep)
             body = canonical(rep)

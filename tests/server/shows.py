@@ -10,6 +10,10 @@ writes DIR/<name>.json (canonical bytes) for
   long              a 2,048-character answer and use case of 2- and
                     3-byte characters, its last character at byte 8,190
   unknown-0 .. -5   catalog id Zz9, which no catalog knows, 6 installs
+  check-0 .. -5     findings of cgroup-feedback check --report (source
+                    "check", no message): V1 from 6 installs
+  check-m3          the same for M3 from one install (a group too small)
+  check-late        V1 again, a 7th install (sent after the schema migration)
 and DIR/refused.tsv, "<name> <field>" per report the schema must refuse:
 C1 controls and bidi controls in free text, "consent": null, created
 dates that are no dates.
@@ -59,6 +63,17 @@ def main():
         return change
     for i in range(6):
         write("unknown-%d" % i, unknown(i))
+
+    def check(cid, install):
+        def change(o):
+            o["detection"].update(catalog_id=cid, source="check", message="")
+            o["use_case"] = None
+            o["consent"]["install"] = hashlib.sha256(b"check %d" % install).hexdigest()[:32]
+        return change
+    for i in range(6):
+        write("check-%d" % i, check("V1", i))
+    write("check-m3", check("M3", 6))
+    write("check-late", check("V1", 7))
 
     def bad(name, field, change):
         write(name, change)

@@ -3,7 +3,10 @@
  * are exactly the keys with at least SUMMARY_MIN_INSTALLS distinct
  * installs, with their report and install counts; every smaller group is
  * counted as suppressed and shown nowhere (no single machine's combination
- * can be read off the summary); the total counts distinct installs. */
+ * can be read off the summary); the total counts distinct installs.
+ * Every fifth report is a finding of cgroup-feedback check (issue 25): its
+ * catalog id is counted in check_catalog_id, under the same rule, and not
+ * in catalog_id, which counts what the kernel printed. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -20,6 +23,9 @@
 #include "store/summary.h"
 
 #define N 90
+/* Reports 0, 5, 10 ... are check's: 18 of them, each catalog id from 4 or
+ * 5 installs (groups on both sides of 5), all 9 installs among them. */
+#define FROM_CHECK 5
 
 static char dir[] = "/tmp/cgfb-summary.XXXXXX";
 static struct report_meta meta[N];
@@ -34,8 +40,8 @@ static int setup(void **state)
 	if (!mkdtemp(dir) || cgfb_schema_load_builtin(&schema, err, sizeof(err)) < 0)
 		return -1;
 	/* 9 system profiles over 90 reports: groups on both sides of 5. */
-	snprintf(cmd, sizeof(cmd), "python3 tests/server/genreport.py --dir %s --count %d --systems 9",
-		 dir, N);
+	snprintf(cmd, sizeof(cmd), "python3 tests/server/genreport.py --dir %s --count %d --systems 9"
+		 " --from-check %d", dir, N, FROM_CHECK);
 	snprintf(path, sizeof(path), "%s/db.sqlite", dir);
 	if (system(cmd) != 0 || store_open(&store, path, false) < 0 || store_begin(store) < 0)
 		return -1;
@@ -66,11 +72,19 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* The key of report i in a dimension, from its columns. */
+static bool from_check(const struct report_meta *m)
+{
+	return (int)(m - meta) % FROM_CHECK == 0;
+}
+
+/* The key of report i in a dimension, from its columns; NULL when the
+ * dimension does not count it. */
 static const char *key_of(const struct report_meta *m, const char *dim)
 {
 	if (strcmp(dim, "catalog_id") == 0)
-		return m->catalog_id;
+		return from_check(m) ? NULL : m->catalog_id;
+	if (strcmp(dim, "check_catalog_id") == 0)
+		return from_check(m) ? m->catalog_id : NULL;
 	if (strcmp(dim, "kernel_series") == 0)
 		return m->kernel_series;
 	if (strcmp(dim, "distribution") == 0)
@@ -88,7 +102,7 @@ static void count(const char *dim, const char *key, int *reports, int *installs)
 	for (int i = 0; i < N; i++) {
 		bool dup = false;
 
-		if (strcmp(key_of(&meta[i], dim), key) != 0)
+		if (!key_of(&meta[i], dim) || strcmp(key_of(&meta[i], dim), key) != 0)
 			continue;
 		(*reports)++;
 		for (int k = 0; k < n; k++)
@@ -124,10 +138,10 @@ static void check_dimension(json_object *dims, const char *dim, int *all_shown, 
 	/* Every key of the reports: shown when large, else suppressed. */
 	for (int i = 0; i < N; i++) {
 		const char *key = key_of(&meta[i], dim);
-		bool dup = false;
+		bool dup = !key;
 		int reports, installs;
 
-		for (int k = 0; k < keys; k++)
+		for (int k = 0; k < keys && key; k++)
 			dup |= strcmp(done[k], key) == 0;
 		if (dup)
 			continue;
@@ -142,9 +156,16 @@ static void check_dimension(json_object *dims, const char *dim, int *all_shown, 
 	*all_small += small;
 }
 
+/* The origins come from detection.source, and the store kept them. */
+static void origins(void **state)
+{
+	for (int i = 0; i < N; i++)
+		assert_string_equal(meta[i].origin, from_check(&meta[i]) ? "check" : "kernel");
+}
+
 static void counts_and_suppresses(void **state)
 {
-	json_object *o = NULL, *dims, *total, *v;
+	json_object *o = NULL, *dims, *total, *check, *v;
 	int shown = 0, small = 0;
 
 	assert_int_equal(summary_build(store, NULL, &o), 0);
@@ -155,7 +176,18 @@ static void counts_and_suppresses(void **state)
 	assert_int_equal(json_object_get_int(v), N);
 	assert_true(json_object_object_get_ex(total, "installs", &v));
 	assert_int_equal(json_object_get_int(v), 9);
+	assert_true(json_object_object_get_ex(total, "check", &check));
+	assert_true(json_object_object_get_ex(check, "reports", &v));
+	assert_int_equal(json_object_get_int(v), N / FROM_CHECK);
+	assert_true(json_object_object_get_ex(check, "installs", &v));
+	assert_int_equal(json_object_get_int(v), 9);
+	assert_true(json_object_object_get_ex(check, "suppressed", &v));
+	assert_false(json_object_get_boolean(v));
 	assert_true(json_object_object_get_ex(o, "dimensions", &dims));
+	/* check's findings: both sides of the threshold, apart from the
+	 * kernel's warnings. */
+	check_dimension(dims, "check_catalog_id", &shown, &small);
+	assert_true(shown > 0 && small > 0);
 	check_dimension(dims, "catalog_id", &shown, &small);
 	check_dimension(dims, "kernel_series", &shown, &small);
 	check_dimension(dims, "distribution", &shown, &small);
@@ -174,12 +206,16 @@ static void since_counts_nothing_older(void **state)
 	assert_true(json_object_object_get_ex(o, "total", &total));
 	assert_true(json_object_object_get_ex(total, "suppressed", &v));
 	assert_true(json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(total, "check", &v));
+	assert_true(json_object_object_get_ex(v, "suppressed", &v));
+	assert_true(json_object_get_boolean(v));
 	json_object_put(o);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(origins),
 		cmocka_unit_test(counts_and_suppresses),
 		cmocka_unit_test(since_counts_nothing_older),
 	};
