@@ -43,7 +43,7 @@ case $phase in
 	systemctl reboot --no-block
 	;;
 2)
-	for s in after_reboot repeat_at_boot review_from_banner purge; do
+	for s in after_reboot repeat_at_boot review_from_banner check_report purge; do
 		scenario "$s"
 		"sc_$s"
 	done

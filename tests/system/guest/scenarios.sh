@@ -362,6 +362,30 @@ sc_review_from_banner() {
 	mark banner-review-end
 }
 
+# check --report on the installed package: swapaccount=0 on this kernel
+# command line is what M9b asks about; the report is a new one (source
+# check, beside the kernel's M9b report), pending, and review shows it as
+# found by check. review gets a terminal from script(1), cat for a pager (the
+# bytes shown before the question), and ^D at its first
+# question, which keeps the report for later.
+sc_check_report() {
+	before=$(n_pending)
+	timeout 120 cgroup-feedback check --report >"$OUT/check-report.txt" 2>&1
+	check "check --report: exit 1 (the findings), one new report" \
+		sh -c '[ "$1" -eq 1 ] && grep -q "^--report: 1 new report, 0 counted on earlier ones$" "$2"' _ $? "$OUT/check-report.txt"
+	id=$(sed -n 's/^M9b: report \([0-9a-f-]*\) written, waiting for review: .*/\1/p' "$OUT/check-report.txt")
+	check "... for M9b (swapaccount=0), pending" \
+		sh -c '[ -n "$1" ] && [ "$2" -eq "$3" ]' _ "$id" "$(n_pending)" "$((before + 1))"
+	check "... its detection: source check, no message" \
+		grep -q '"source":"check"' "/var/lib/cgroup-feedback/reports/$id.json"
+	# ^D at the first question is a closed terminal there: keep for later.
+	printf '\004' | PAGER=cat timeout 60 script -qec "cgroup-feedback review $id" "$OUT/check-review.txt" >/dev/null 2>&1
+	check "review shows it as found by check, not printed by the kernel; it stays pending" \
+		sh -c 'grep -q "cgroup-feedback check found on this machine what the kernel asks about with this message (M9b)" "$1" &&
+		       cgroup-feedback list | grep -q "^$2  pending"' _ "$OUT/check-review.txt" "$id"
+	grep -v '^$' "$OUT/check-review.txt" | head -n 6 | show 6
+}
+
 # apt-get purge leaves nothing of the packages behind.
 sc_purge() {
 	apt-get purge -y -q -o Dpkg::Use-Pty=0 cgroup-feedback cgroup-feedback-server >"$OUT/purge.log" 2>&1
