@@ -42,7 +42,7 @@ DEB13_CONFIG='CONFIG_MEMCG=y\n# CONFIG_MEMCG_V1 is not set\n# CONFIG_CPUSETS_V1 
 # --- legacy: every rule planted ---------------------------------------------
 root legacy legacy || exit 2
 L=$T_TMP/legacy/root
-echo "BOOT_IMAGE=/vmlinuz-5.4.0 ro quiet systemd.unified_cgroup_hierarchy=0 systemd.legacy_systemd_cgroup_controller=1 SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1 swapaccount=0 cgroup_no_v1=net_prio" > "$L/proc/cmdline"
+echo "BOOT_IMAGE=/vmlinuz-5.4.0 ro quiet systemd.unified_cgroup_hierarchy=0 systemd.legacy_systemd_cgroup_controller=1 SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1 swapaccount=0 cgroup_no_v1=net_prio cgroup_enable=memory" > "$L/proc/cmdline"
 echo 5.4.0-150-generic > "$L/proc/sys/kernel/osrelease"
 printf "$DEB13_CONFIG" > "$L/boot/config-6.12.48+deb13-amd64"
 printf 'CONFIG_MEMCG=y\n' > "$L/boot/config-5.4.0-150-generic"       # before either option
@@ -113,6 +113,7 @@ cmdline-legacy-controller 1 /proc/cmdline: systemd.legacy_systemd_cgroup_control
 cmdline-legacy-force 1 /proc/cmdline: SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1
 cmdline-swapaccount-0 1 /proc/cmdline: swapaccount=0
 cmdline-cgroup-no-v1 1 /proc/cmdline: cgroup_no_v1=net_prio
+cmdline-cgroup-enable-memory 1 /proc/cmdline: cgroup_enable=memory
 kernel-no-memcg-v1 1 /boot/config-6.12.48+deb13-amd64: CONFIG_MEMCG_V1 is not set
 kernel-no-cpusets-v1 1 /boot/config-6.12.48+deb13-amd64: CONFIG_CPUSETS_V1 is not set
 systemd-refuses-v1 1 systemd 256.7
