@@ -1,6 +1,7 @@
 /* Loading the readiness rules (rules.h). Strict on purpose: a member the
  * loader does not know is an error, so that a misspelt "nonroot" cannot
  * turn a rule quietly into another. */
+#include <ctype.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -104,19 +105,18 @@ static int get_strs(json_object *o, const char *key, char **out, unsigned max, u
 	return 0;
 }
 
-/* A dotted version: digits and dots, starting and ending with a digit. */
+/* A dotted version: digits and dots, starting and ending with a digit,
+ * no two dots together. */
 static bool version_ok(const char *s)
 {
-	regex_t re;
-	bool ok;
-
 	if (!s)
 		return true;
-	if (regcomp(&re, "^[0-9]+(\\.[0-9]+)*$", REG_EXTENDED | REG_NOSUB))
+	if (!isdigit((unsigned char)*s))
 		return false;
-	ok = regexec(&re, s, 0, NULL, 0) == 0;
-	regfree(&re);
-	return ok;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1])))
+			return false;
+	return true;
 }
 
 static bool regex_ok(const char *s)

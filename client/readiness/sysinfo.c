@@ -121,7 +121,7 @@ static char config_value(const char *text, const char *option)
 	size_t ol = strlen(option);
 	bool any = false;
 
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+	for (const char *l = text, *nl; l && *l; l = (nl = strchr(l, '\n')) ? nl + 1 : NULL) {
 		if (strncmp(l, "CONFIG_", 7) == 0 || strncmp(l, "# CONFIG_", 9) == 0)
 			any = true;
 		if (strncmp(l, option, ol) == 0 && l[ol] == '=')

@@ -25,6 +25,8 @@ struct walk {
 	struct cgfb_check *c;
 	char (*root_val)[CGFB_RULE_FILES_MAX][ROOT_VAL];  /* per rule and file */
 	regex_t *except;                  /* per rule with one */
+	size_t *knobs, n_knobs;           /* the knob rules of this mount's controllers:
+	                                     chosen once, not at every cgroup */
 	unsigned long procs, busy;        /* processes and cgroups holding some */
 	char first_busy[4096];
 	char path[4096];
@@ -39,11 +41,19 @@ static void trim(char *s)
 		s[--n] = '\0';
 }
 
+/* The line after l's, or NULL at the end. */
+static const char *next_line(const char *l)
+{
+	const char *nl = strchr(l, '\n');
+
+	return nl ? nl + 1 : NULL;
+}
+
 static bool line_differs(const char *s, const char *key, const char *value)
 {
 	size_t kl = strlen(key);
 
-	for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+	for (const char *l = s; l && *l; l = next_line(l)) {
 		if (strncmp(l, key, kl) == 0 && l[kl] == ' ') {
 			size_t vl = strcspn(l + kl + 1, "\n");
 
@@ -55,7 +65,7 @@ static bool line_differs(const char *s, const char *key, const char *value)
 
 static bool any_line_nonzero(const char *s)
 {
-	for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+	for (const char *l = s; l && *l; l = next_line(l)) {
 		size_t len = strcspn(l, "\n");
 		const char *last = l;
 
@@ -170,12 +180,10 @@ static int visit(struct walk *w, int dfd, uint32_t depth)
 	int rc = 0;
 
 	w->c->cgroups++;
-	for (size_t i = 0; i < w->rs->n && !rc; i++) {
-		const struct cgfb_rule *r = &w->rs->r[i];
+	for (size_t k = 0; k < w->n_knobs && !rc; k++) {
+		const size_t i = w->knobs[k];
 
-		if (r->probe != CGFB_PROBE_KNOB || !cgfb_mount_has(w->m, r->controller))
-			continue;
-		for (unsigned f = 0; f < r->n_files && !rc; f++)
+		for (unsigned f = 0; f < w->rs->r[i].n_files && !rc; f++)
 			rc = knob(w, dfd, i, f, depth);
 	}
 	if (!rc && depth)
@@ -253,21 +261,28 @@ static int walk_mount(const struct cgfb_rules *rs, const struct cgfb_check_opts 
 		      const struct cgfb_mount *m, struct cgfb_check *c)
 {
 	struct walk w = { .rs = rs, .o = o, .m = m, .c = c };
-	size_t compiled = 0;                  /* rules whose except is compiled */
+	size_t compiled = 0;                  /* knobs[] whose except is compiled */
 	int fd, rc = 0;
 
 	w.root_val = calloc(rs->n, sizeof(*w.root_val));
 	w.except = calloc(rs->n, sizeof(*w.except));
-	if (!w.root_val || !w.except) {
+	w.knobs = calloc(rs->n, sizeof(*w.knobs));
+	if (!w.root_val || !w.except || !w.knobs) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (; compiled < rs->n; compiled++)
-		if (rs->r[compiled].except &&
-		    regcomp(&w.except[compiled], rs->r[compiled].except, REG_EXTENDED | REG_NOSUB)) {
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->r[i].probe == CGFB_PROBE_KNOB && cgfb_mount_has(m, rs->r[i].controller))
+			w.knobs[w.n_knobs++] = i;
+	for (; compiled < w.n_knobs; compiled++) {
+		const struct cgfb_rule *r = &rs->r[w.knobs[compiled]];
+
+		if (r->except && regcomp(&w.except[w.knobs[compiled]], r->except,
+					 REG_EXTENDED | REG_NOSUB)) {
 			rc = -EINVAL;           /* the loader compiled it once already */
 			goto out;
 		}
+	}
 	w.len = (size_t)snprintf(w.path, sizeof(w.path), "%s", m->path);
 	fd = open(m->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -275,9 +290,10 @@ static int walk_mount(const struct cgfb_rules *rs, const struct cgfb_check_opts 
 	else if (!(rc = walk(&w, fd, 0)))
 		rc = report_procs(&w);
 out:
-	for (size_t i = 0; i < compiled; i++)
-		if (rs->r[i].except)
-			regfree(&w.except[i]);
+	for (size_t k = 0; k < compiled; k++)
+		if (rs->r[w.knobs[k]].except)
+			regfree(&w.except[w.knobs[k]]);
+	free(w.knobs);
 	free(w.except);
 	free(w.root_val);
 	return rc;
