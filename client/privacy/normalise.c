@@ -82,7 +82,8 @@ static int32_t decode(const unsigned char *s, size_t n, size_t *len)
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
 	*len = need;
-	return cp;
+	/* Surrogates and what lies past U+10FFFF are not characters. */
+	return (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ? -1 : cp;
 }
 
 /* Shown as nothing: hidden inside a word, it would split what the scan

@@ -252,14 +252,16 @@ static size_t add(struct cgfb_finding *out, size_t n, size_t max, enum cgfb_secr
 	return n;
 }
 
-/* The match without the boundary characters the pattern had to consume. */
-static void trim_boundary(const char *text, regmatch_t *m)
+/* The match without the boundary characters the pattern had to consume:
+ * an address begins and ends with a digit (IPv4) or a hex digit or colon
+ * (IPv6); "jdoe10.1.2.3" leaves "jdoe" to the name search. */
+static void trim_boundary(const char *text, regmatch_t *m, bool v6)
 {
-	while (m->rm_so < m->rm_eo && !isalnum((unsigned char)text[m->rm_so]) &&
-	       text[m->rm_so] != ':')
+	while (m->rm_so < m->rm_eo && !(v6 ? isxdigit((unsigned char)text[m->rm_so]) ||
+					   text[m->rm_so] == ':' : isdigit((unsigned char)text[m->rm_so])))
 		m->rm_so++;
-	while (m->rm_eo > m->rm_so && !isalnum((unsigned char)text[m->rm_eo - 1]) &&
-	       text[m->rm_eo - 1] != ':')
+	while (m->rm_eo > m->rm_so && !(v6 ? isxdigit((unsigned char)text[m->rm_eo - 1]) ||
+					   text[m->rm_eo - 1] == ':' : isdigit((unsigned char)text[m->rm_eo - 1])))
 		m->rm_eo--;
 }
 
@@ -336,7 +338,7 @@ static size_t find_pattern(size_t p, const char *text, struct cgfb_finding *out,
 		if (patterns[p].group)
 			trim_space(text + off, &g);
 		else if (patterns[p].kind == CGFB_SECRET_IPV4 || patterns[p].kind == CGFB_SECRET_IPV6)
-			trim_boundary(text + off, &g);
+			trim_boundary(text + off, &g, patterns[p].kind == CGFB_SECRET_IPV6);
 		const size_t s = off + (size_t)g.rm_so, len = (size_t)(g.rm_eo - g.rm_so);
 
 		/* A public list's address is claimed, so that no later pattern
@@ -384,8 +386,16 @@ static bool same_look(const char *s, const char *w, size_t n)
 	return true;
 }
 
-static size_t find_words(const char *text, const struct cgfb_local_names *ln,
-			 struct cgfb_finding *out, size_t n, size_t max)
+static bool covered(const struct cgfb_finding *out, size_t n, size_t pos)
+{
+	for (size_t i = 0; i < n; i++)
+		if (out[i].kind != PUBLIC && pos >= out[i].start && pos < out[i].start + out[i].len)
+			return true;
+	return false;
+}
+
+static size_t find_words_once(const char *text, const struct cgfb_local_names *ln,
+			      struct cgfb_finding *out, size_t n, size_t max)
 {
 	const size_t tlen = strlen(text);
 
@@ -396,11 +406,27 @@ static size_t find_words(const char *text, const struct cgfb_local_names *ln,
 		for (size_t i = 0; i + wl <= tlen; i++) {
 			if (!same_look(text + i, word, wl))
 				continue;
-			if ((i > 0 && !apart(word[0], text[i - 1])) || !apart(word[wl - 1], text[i + wl]))
+			/* A neighbour that is itself found will be "[redacted …]". */
+			if ((i > 0 && !apart(word[0], text[i - 1]) && !covered(out, n, i - 1)) ||
+			    (!apart(word[wl - 1], text[i + wl]) && !covered(out, n, i + wl)))
 				continue;
 			n = add(out, n, max, ln->kind[w], i, wl);
 		}
 	}
+	return n;
+}
+
+/* Until nothing more is found: the redacted text, scanned again, must
+ * not show a name that was hidden by its neighbour ("db1db1"). */
+static size_t find_words(const char *text, const struct cgfb_local_names *ln,
+			 struct cgfb_finding *out, size_t n, size_t max)
+{
+	size_t before;
+
+	do {
+		before = n;
+		n = find_words_once(text, ln, out, n, max);
+	} while (n != before && n < max);
 	return n;
 }
 
@@ -514,6 +540,25 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Two findings in one code point's expansion overlap in the original:
+ * the first takes both. */
+static size_t merge_overlaps(struct cgfb_finding *out, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (k && out[i].start < out[k - 1].start + out[k - 1].len) {
+			const size_t end = out[i].start + out[i].len;
+
+			if (end > out[k - 1].start + out[k - 1].len)
+				out[k - 1].len = end - out[k - 1].start;
+			continue;
+		}
+		out[k++] = out[i];
+	}
+	return k;
+}
+
 size_t cgfb_find_secrets(const char *text, const struct cgfb_local_names *ln,
 			 struct cgfb_finding *out, size_t max)
 {
@@ -525,9 +570,9 @@ size_t cgfb_find_secrets(const char *text, const struct cgfb_local_names *ln,
 	const char *scan = normal ? f.text : text;
 
 	n = find_patterns(scan, out, 0, max);
+	n = find_labelled(scan, out, n, max);
 	if (ln)
 		n = find_words(scan, ln, out, n, max);
-	n = find_labelled(scan, out, n, max);
 	size_t kept = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -535,14 +580,18 @@ size_t cgfb_find_secrets(const char *text, const struct cgfb_local_names *ln,
 			out[kept++] = out[i];
 	n = kept;
 	for (size_t i = 0; normal && i < n; i++) {
-		const size_t end = f.at[out[i].start + out[i].len];
+		size_t e = out[i].start + out[i].len;
 
+		/* A finding that ends inside an expansion ("ﬁ" -> "fi") takes the
+		 * whole code point. */
+		while (e < f.len && f.at[e] == f.at[e - 1])
+			e++;
 		out[i].start = f.at[out[i].start];
-		out[i].len = end - out[i].start;
+		out[i].len = f.at[e] - out[i].start;
 	}
 	qsort(out, n, sizeof(*out), by_start);
 	cgfb_normal_free(&f);
-	return n;
+	return merge_overlaps(out, n);
 }
 
 char *cgfb_redact(const char *text, const struct cgfb_finding *f, size_t n)

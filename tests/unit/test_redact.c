@@ -114,6 +114,9 @@ static void invisible_and_lookalike(void **state)
 		     "on [redacted host name] and [redacted host name] now");
 	expect_kinds("mail \uff41lice\uff20acme\uff0eexample now", &ln,
 		     "mail [redacted e-mail address] now");
+	/* A name ending inside an expansion ("⒈" is "1.") takes all of it. */
+	assert_int_equal(cgfb_local_names_add(&ln, "db1", CGFB_SECRET_HOSTNAME), 0);
+	expect_kinds("host db\u2488 next", &ln, "host [redacted host name] next");
 	/* Only what the reader sees: accents and other scripts stay as typed. */
 	expect_kinds("Die Gruppe für Übersetzungen, \u65e5\u672c\u8a9e", &ln,
 		     "Die Gruppe für Übersetzungen, \u65e5\u672c\u8a9e");
@@ -196,6 +199,10 @@ static void names_in_compounds(void **state)
 		     "[redacted user name]-admin backup_[redacted user name] [redacted user name]2");
 	expect_kinds("the PAYROLL-BATCH group, payroll-batch.slice", &ln,
 		     "the [redacted cgroup name] group, [redacted cgroup name].slice");
+	/* A name beside a finding is apart from it: the redacted text, scanned
+	 * again, would show it (found by the fuzz target). */
+	expect_kinds("acmedb01acmedb01 and jdoe10.1.2.3", &ln,
+		     "[redacted host name][redacted host name] and [redacted user name][redacted IPv4 address]");
 	/* Other words that contain a name are not the name. */
 	expect_kinds("jdoes and acmedb012x stay", &ln, "jdoes and acmedb012x stay");
 	cgfb_local_names_free(&ln);
