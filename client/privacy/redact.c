@@ -99,13 +99,14 @@ static bool distribution_account(const char *name)
 	static const char *const common[] = {
 		"root", "daemon", "bin", "sys", "sync", "games", "man", "lp", "mail", "news",
 		"uucp", "proxy", "www-data", "backup", "list", "irc", "gnats", "nobody", "_apt",
-		"messagebus", "sshd", "polkitd", "systemd-network", "systemd-resolve",
-		"systemd-timesync", "systemd-coredump", "systemd-oom", "tss", "uuidd", "dnsmasq",
+		"messagebus", "sshd", "polkitd", "tss", "uuidd", "dnsmasq",
 		"_rpc", "statd", "tcpdump", "avahi", "rtkit", "pulse", "colord", "saned",
 		"geoclue", "usbmux", "_chrony", "chrony", "ntp", "halt", "shutdown", "operator",
 		"adm", "ftp", "nfsnobody", "syslog", "_laurel",
 	};
 
+	if (strncmp(name, "systemd-", 8) == 0)       /* systemd's own, any version's */
+		return true;
 	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
 		if (strcmp(name, common[i]) == 0)
 			return true;
@@ -166,7 +167,8 @@ static bool real_shell(const char *sh)
 	       strcmp(sh, "/usr/bin/false") != 0 && *sh;
 }
 
-/* Any account that can log in or owns a home: system accounts too
+/* Any account that can log in or has a home directory in passwd (Debian's
+ * "mysql" has "/nonexistent" and no shell): system accounts too
  * ("postgres", "git"), for they are named after what this machine runs. */
 static void add_user(struct cgfb_local_names *ln, const struct passwd *pw)
 {

@@ -550,19 +550,22 @@ static void loads_local_names(void **state)
 	fputs("root:x:0:0:root:/root:/bin/bash\n"
 	      "daemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n"
 	      "alice:x:1000:1000:Alice:/home/alice:/bin/bash\n"
-	      "svc:x:1001:1001::/srv:/usr/sbin/nologin\n", f);
+	      "svc:x:1001:1001::/srv:/usr/sbin/nologin\n"
+	      "mysql:x:104:110:MySQL Server,,,:/nonexistent:/bin/false\n"
+	      "systemd-network:x:998:998::/:/usr/sbin/nologin\n", f);
 	fclose(f);
 	assert_int_equal(cgfb_local_names_load(&ln, hp, pp), 0);
 	for (size_t i = 0; i < ln.n; i++) {
 		found_user += strcmp(ln.word[i], "alice") == 0;
 		/* A system account is named after what the machine runs; the
 		 * ones every Debian has say nothing. */
-		found_sys += strcmp(ln.word[i], "svc") == 0;
-		found_common += strcmp(ln.word[i], "daemon") == 0 || strcmp(ln.word[i], "root") == 0;
+		found_sys += strcmp(ln.word[i], "svc") == 0 || strcmp(ln.word[i], "mysql") == 0;
+		found_common += strcmp(ln.word[i], "daemon") == 0 || strcmp(ln.word[i], "root") == 0 ||
+				strcmp(ln.word[i], "systemd-network") == 0;
 		found_host += strcmp(ln.word[i], "web-42") == 0;
 	}
 	assert_int_equal(found_user, 1);
-	assert_int_equal(found_sys, 1);
+	assert_int_equal(found_sys, 2);
 	assert_int_equal(found_common, 0);
 	assert_int_equal(found_host, 1);
 	cgfb_local_names_free(&ln);
