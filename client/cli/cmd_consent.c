@@ -197,7 +197,7 @@ static int options_into_draft(struct report_cmd *c, struct cgfb_draft *d,
 
 		rc = key ? check_answer_key(c, e, key) : -ENOMEM;
 		if (rc == 0)
-			rc = refuse_controls(eq + 1, strlen(eq + 1), "--answer", c->answers[i]);
+			rc = refuse_controls(eq + 1, strlen(eq + 1), "--answer", key);
 		if (rc == 0)
 			rc = cgfb_draft_set_answer(d, key, eq + 1);
 		free(key);
