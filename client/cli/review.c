@@ -471,9 +471,15 @@ static char *check_secrets(struct secret_check *sc, const char *field, const cha
 			      cgfb_find_secrets(text, sc->ln, f, CGFB_REDACT_MAX_FINDINGS));
 	for (size_t i = 0; i < n; i++) {
 		explain_check(sc);
-		if (decide_finding(sc, what, text, &f[i]) != 'k' ||
-		    cgfb_draft_keep(sc->d, field, text, text + f[i].start, f[i].len) < 0)
-			gone[m++] = f[i];
+		if (decide_finding(sc, what, text, &f[i]) == 'k') {
+			if (cgfb_draft_keep(sc->d, field, text, text + f[i].start, f[i].len) == 0)
+				continue;
+			/* Kept but not remembered would be refused unattended
+			 * later, with nobody told why. */
+			fputs("    The draft cannot remember more kept strings: replaced.\n",
+			      sc->rc->out);
+		}
+		gone[m++] = f[i];
 	}
 	now = m ? cgfb_redact(text, gone, m) : text;
 	if (!now) {
