@@ -284,7 +284,6 @@ int report_cmd_auto_consent(struct report_cmd *c, struct cgfb_spool_entry *e,
 	 * use-case-file alone is sent, every finding in it replaced; the
 	 * draft's use case, answers, message and kept list are not read. */
 	rc = c->config.use_case_file[0] ? configured_use_case(c, &d, true) : 0;
-
 	if (rc == 0)
 		rc = consent_with(c, e, &d, endpoint);
 	cgfb_draft_free(&d);
