@@ -170,6 +170,26 @@ expect_eq "export --send through SMTP exits 0" "$?" 0
 check_clean "the SMTP conversation (commands and message)" "$T_TMP"/smtp/msg-*
 kill "$SMTP_PID" 2>/dev/null
 
+# consent = auto sends the configured use-case-file alone, redacted with
+# nothing kept: a draft planted in the spool (a use case, an answer and a
+# kept list that would approve its address) is not read by flush.
+id=$(python3 tests/client/pending_report.py "$ST" M8 auto1)
+dtext='Draft: mail Pl4ntedDraft@acme-corp.example'
+printf '{"use_case": "%s", "answers": {"software": "Pl4ntedAnswer"}, "kept": [{"in": "use_case", "string": "Pl4ntedDraft@acme-corp.example", "text_sha256": "%s"}, "Pl4ntedDraft@acme-corp.example"]}' \
+	"$dtext" "$(printf '%s' "$dtext" | sha256sum | cut -d' ' -f1)" > "$ST/reports/$id.draft"
+printf 'Configured: ask Pl4ntedConf@acme-corp.example.\n' > "$T_TMP/uc-auto"
+{ cat "$CONF"; printf 'consent = auto\nuse-case-file = %s/uc-auto\n' "$T_TMP"; } > "$T_TMP/conf-auto"
+HOSTED "$CGFB" --config "$T_TMP/conf-auto" flush --state-dir "$ST" > /dev/null 2>"$T_TMP/flush.err"
+check "consent = auto: the collector's row has the configured use case, redacted, nothing of the draft" \
+	python3 -c 'import json, sqlite3, sys
+body, = sqlite3.connect(sys.argv[1]).execute("select body from reports where id = ?", (sys.argv[2],)).fetchone()
+uc = json.loads(body)["use_case"]
+assert uc == {"text": "Configured: ask [redacted e-mail address].", "answers": {}}, uc' \
+	"$DIR/db.sqlite" "$id"
+check "consent = auto: flush's standard error names the replaced finding by place, no planted string" \
+	sh -c "grep -q 'the configured use-case-file, line 1, column 17 (byte 17, 29 bytes long): e-mail address found and replaced' '$T_TMP/flush.err' &&
+	! grep -q Pl4nted '$T_TMP/flush.err'"
+
 # --- one install, several boots, distributions and kernels ------------------------
 # Five machines, each seen on three boots: a distribution upgrade and a
 # kernel of another series (setarch --uname-2.6 reports 2.6.x), each report
