@@ -151,6 +151,10 @@ static int unicode_pass(const char *text, struct cgfb_normal *n)
 		const int32_t cp = decode((const unsigned char *)text + i, len - i, &cl);
 		int rc;
 
+		/* ICU's data only for text that needs it: most use cases are
+		 * ASCII, and opening the spoof checker is the scan's dearest step. */
+		if (cp >= 0x80)
+			pthread_once(&icu_once, icu_open);
 		if (cp >= 0x80 && invisible(cp))
 			rc = 0;
 		else if (cp >= 0x80 && fold_cp(cp, buf))
@@ -269,7 +273,6 @@ int cgfb_normalise(const char *text, struct cgfb_normal *out)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	pthread_once(&icu_once, icu_open);
 	rc = unicode_pass(text, &u);
 	if (rc == 0)
 		rc = defang_pass(&u, out);
