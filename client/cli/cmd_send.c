@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/hint.h"
@@ -210,15 +211,30 @@ static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, cons
 	return rc;
 }
 
+/* Said before the consent is recorded, so that nothing changes for a file
+ * that will not be written; the write itself refuses it again (O_EXCL). */
+static int refuse_existing(const struct report_cmd *c, const char *path)
+{
+	struct stat st;
+
+	if (c->mbox || c->force || (c->send && !c->output) || strcmp(path, "-") == 0 ||
+	    lstat(path, &st) < 0)
+		return 0;
+	cgfb_log(LOG_ERR, "%s exists: export writes only a file it makes itself (--force "
+		 "replaces it)", path);
+	return -EEXIST;
+}
+
 int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
-		"Usage: cgroup-feedback export ID [--email] [-o FILE | --mbox FILE] [--send]\n"
+		"Usage: cgroup-feedback export ID [--email] [-o FILE [--force] | --mbox FILE] [--send]\n"
 		"                              [--use-case-file FILE] [--answer KEY=VALUE]...\n"
 		"                              [--redact] [--state-dir DIR] [--config FILE]\n"
 		"Write the report as an e-mail ready for linux-mm (for machines without network):\n"
-		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml), appended to an\n"
-		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";
+		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml; a new file, 0600,\n"
+		"unless --force replaces one), appended to an mbox, or sent through smtp-url\n"
+		"(STARTTLS) or sendmail.\n";
 	struct cgfb_spool_entry e;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
 	char to[600], endpoint[620], path[PATH_MAX], err[512], sha[65];
@@ -226,23 +242,25 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	struct report_cmd c;
 	int rc;
 
-	SETUP("state-dir output use-case-file answer redact email mbox send", usage);
+	SETUP("state-dir output use-case-file answer redact email mbox send force", usage);
 	id = report_cmd_one_id(&c, argc, argv, usage);
 	if (!id || report_cmd_load_entry(&c, id, &e, &bytes) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	cgfb_mailout_recipients(&c.config, &bytes, to, sizeof(to));
 	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
-	rc = export_consent(&c, &e, endpoint);
-	if (rc == 0)
-		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
-	if (rc == 0)
-		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
 	if (c.mbox)
 		snprintf(path, sizeof(path), "%s", c.mbox);
 	else if (c.output)
 		snprintf(path, sizeof(path), "%s", c.output);
 	else
 		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", id);
+	rc = refuse_existing(&c, path);
+	if (rc == 0)
+		rc = export_consent(&c, &e, endpoint);
+	if (rc == 0)
+		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
+	if (rc == 0)
+		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
 	if (rc == 0 && c.send) {
 		rc = cgfb_mailout_send(&c.config, &mail, err, sizeof(err));
 		if (rc < 0)
@@ -251,13 +269,17 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 			printf("%s: sent by mail to %s\n", id, to);
 	}
 	if (rc == 0 && (!c.send || c.output || c.mbox)) {
-		rc = cgfb_mailout_file(&mail, path, c.mbox != NULL);
+		rc = cgfb_mailout_file(&mail, path, c.mbox ? CGFB_MAILOUT_MBOX : c.force ?
+				       CGFB_MAILOUT_REPLACE : CGFB_MAILOUT_NEW);
 		cgfb_sha256_hex(bytes.data, bytes.len, sha);
 		if (rc == 0 && strcmp(path, "-") != 0)
 			printf("%s: %s %s (the report: %zu bytes, SHA-256 %s); send it to %s\n", id,
 			       c.mbox ? "appended to" : "wrote", path, bytes.len, sha, to);
 		if (rc == 0 && !c.config.mail_from[0])
 			cgfb_log(LOG_WARNING, "%s: " CGFB_MAILOUT_NO_FROM, id);
+		else if (rc == -EEXIST)
+			cgfb_log(LOG_ERR, "%s exists: export writes only a file it makes itself "
+				 "(--force replaces it)", path);
 		else if (rc < 0)
 			cgfb_log(LOG_ERR, "writing %s: %s", path, strerror(-rc));
 	}
