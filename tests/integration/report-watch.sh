@@ -8,6 +8,10 @@
 . tests/data/cgroupfs/lib.sh
 
 PY=/usr/bin/python3
+# Tokens are keyed by the secret bound to the machine-id (privacy/secret.h):
+# a fixed one, which the checks below use too.
+export CGFB_MACHINE_ID_FILE="$T_TMP/machine-id"
+echo 00112233445566778899aabbccddeeff > "$CGFB_MACHINE_ID_FILE"
 VALIDATE=$PWD/$BUILD/tests/tools/validate-report
 KMSG=$T_TMP/kmsg
 STATE=$T_TMP/state
@@ -64,9 +68,9 @@ check "python3-jsonschema: every report valid" \
 
 m8=$(report_for M8)
 "$PY" - "$m8" "$STATE/secret" >"$T_TMP/m8.out" 2>&1 <<'PYEOF'
-import hashlib, hmac, json, sys
+import hashlib, hmac, json, os, sys
 r = json.load(open(sys.argv[1]))
-key = open(sys.argv[2], "rb").read()
+key = hmac.new(open(sys.argv[2], "rb").read(), b"machine-id\0" + open(os.environ["CGFB_MACHINE_ID_FILE"], "rb").read(32), hashlib.sha256).digest()
 tok = lambda s: "h:" + hmac.new(key, s.encode(), hashlib.sha256).hexdigest()[:12]
 d = r["detection"]
 assert d["message"].startswith("Non-hierarchical mode is deprecated."), d
@@ -86,9 +90,9 @@ sum=$(sha256sum < "$m8")
 "$CGFB" show --reveal --state-dir "$STATE" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
 	"$m8id" > "$T_TMP/reveal" 2>&1
 check "show --reveal: A, B and C named by path beside their tokens" "$PY" - "$T_TMP/reveal" "$STATE/secret" "$FX/root" <<'PYEOF'
-import hashlib, hmac, sys
+import hashlib, hmac, os, sys
 out = open(sys.argv[1]).read()
-key = open(sys.argv[2], "rb").read()
+key = hmac.new(open(sys.argv[2], "rb").read(), b"machine-id\0" + open(os.environ["CGFB_MACHINE_ID_FILE"], "rb").read(32), hashlib.sha256).digest()
 tok = lambda s: "h:" + hmac.new(key, s.encode(), hashlib.sha256).hexdigest()[:12]
 assert "Tokens in this report, as this machine names them" in out, out[-800:]
 base = sys.argv[3] + "/sys/fs/cgroup/cpuset,memory"
