@@ -181,8 +181,9 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
  * to, or exported before and given a use case or answers now, is built
  * afresh from its draft with what the options add, so a second export
  * carries them; a report consented to for the collector, or sent, goes out
- * as it is — the same bytes, the same story — and options that would
- * change it are named as unused rather than dropped without a word. */
+ * with what was approved then — the same story, keyed for the mail channel
+ * (mail_copy) — and options that would change it are named as unused
+ * rather than dropped without a word. */
 static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, const char *endpoint)
 {
 	const bool mailed = e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0;
@@ -197,9 +198,9 @@ static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, cons
 		return 0;
 	if (e->state != CGFB_R_PENDING && !mailed) {
 		if (c->use_case_file || c->n_answers)
-			cgfb_log(LOG_WARNING, "report %s is %s for %s: the e-mail carries those bytes, "
-				 "with the use case and answers given then; --use-case-file and "
-				 "--answer are not used", e->id, cgfb_rstate_name(e->state), e->endpoint);
+			cgfb_log(LOG_WARNING, "report %s is %s for %s: the e-mail carries the use "
+				 "case and answers given then; --use-case-file and --answer are not "
+				 "used", e->id, cgfb_rstate_name(e->state), e->endpoint);
 		return 0;
 	}
 	rc = report_cmd_unattended_consent(c, e, endpoint);
@@ -209,6 +210,27 @@ static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, cons
 			"%s: consent recorded for the mail channel (%s); flush will not send it "
 			"over the network\n", e->id, endpoint);
 	return rc;
+}
+
+/* A report consented to for a collector, or sent there, goes by mail as
+ * the same report keyed for the mail channel: its e-mail, often archived
+ * in public under its sender's name, must not carry the collector's
+ * tokens and pseudonym. The spool keeps the collector's bytes. */
+static int mail_copy(const struct report_cmd *c, const struct cgfb_spool_entry *e,
+		     const char *endpoint, struct cgfb_buf *bytes)
+{
+	struct cgfb_buf out = { 0 };
+	char err[256];
+	const int rc = cgfb_consent_again(c->schema, &c->sd, bytes, endpoint, e->deletion_token,
+					  &out, err, sizeof(err));
+
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
+		return rc;
+	}
+	cgfb_buf_free(bytes);
+	*bytes = out;
+	return 0;
 }
 
 /* Said before the consent is recorded, so that nothing changes for a file
@@ -259,6 +281,8 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 		rc = export_consent(&c, &e, endpoint);
 	if (rc == 0)
 		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
+	if (rc == 0 && e.state != CGFB_R_PENDING && strncmp(e.endpoint, "mailto:", 7) != 0)
+		rc = mail_copy(&c, &e, endpoint, &bytes);
 	if (rc == 0)
 		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
 	if (rc == 0 && c.send) {

@@ -220,6 +220,37 @@ out:
 	return rc;
 }
 
+int cgfb_consent_again(const struct cgfb_schema *schema, const struct cgfb_statedir *sd,
+		       const struct cgfb_buf *consented, const char *endpoint,
+		       const char *keep_token, struct cgfb_buf *out, char *err, size_t errsz)
+{
+	struct cgfb_use_case uc = { 0 };
+	json_object *r = NULL, *u, *a;
+	char token[65];
+	int rc;
+
+	rc = cgfb_canon_parse(consented->data, consented->len, CGFB_REPORT_DEPTH_MAX, &r, err,
+			      errsz);
+	if (rc < 0)
+		return rc;
+	/* What the administrator approved then, as it was approved. */
+	if (json_object_object_get_ex(r, "use_case", &u) && u) {
+		uc.text = json_object_get_string(json_object_object_get(u, "text"));
+		if (json_object_object_get_ex(u, "answers", &a) && a) {
+			json_object_object_foreach(a, key, val) {
+				if (uc.n_answers == sizeof(uc.keys) / sizeof(uc.keys[0]))
+					break;
+				uc.keys[uc.n_answers] = key;
+				uc.values[uc.n_answers++] = json_object_get_string(val);
+			}
+		}
+	}
+	rc = cgfb_consent_build(schema, sd, consented, &uc, endpoint, keep_token, out, token, err,
+				errsz);
+	json_object_put(r);
+	return rc;
+}
+
 int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,
 			const struct cgfb_buf *bytes, const char *endpoint, const char *token)
 {

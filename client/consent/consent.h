@@ -47,6 +47,14 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_state
  * information or no host. */
 int cgfb_consent_endpoint(const char *endpoint, char *out, size_t outsz);
 
+/* A report consented to (or sent) for one endpoint, as the bytes for
+ * another, with the use case and answers it carries and its deletion token
+ * (keep_token): export of a report sent to a collector, whose e-mail must
+ * not carry the collector's tokens and pseudonym. Nothing is recorded. */
+int cgfb_consent_again(const struct cgfb_schema *schema, const struct cgfb_statedir *sd,
+		       const struct cgfb_buf *consented, const char *endpoint,
+		       const char *keep_token, struct cgfb_buf *out, char *err, size_t errsz);
+
 /* Record the yes: save the bytes and the state (consented, due now). */
 int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,
 			const struct cgfb_buf *bytes, const char *endpoint, const char *token);

@@ -257,6 +257,14 @@ static void tokens_per_endpoint(void **state)
 	consent(&m, http, &again);
 	assert_int_equal(first_token(again.data, t), 1);
 	assert_string_equal(t, th);
+	/* Sent to the collector, then exported: the mail channel's token,
+	 * the use case approved then. */
+	cgfb_buf_free(&again);
+	assert_int_equal(cgfb_consent_again(schema, &sd, &h, "mailto:jdoe@acme.example", NULL,
+					    &again, err, sizeof(err)), 0);
+	assert_int_equal(first_token(again.data, t), 1);
+	assert_string_equal(t, tm);
+	assert_non_null(strstr(again.data, "One VM per cgroup."));
 	/* Closed endpoints, the hour. */
 	assert_non_null(strstr(m.data, "\"endpoint\":\"mail\""));
 	assert_non_null(strstr(h.data, "\"endpoint\":\"https://collector.example/api/v1/reports\""));
