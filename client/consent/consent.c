@@ -93,11 +93,13 @@ static void rekey_strings(json_object *o, struct cgfb_rekey *from, struct cgfb_r
 {
 	if (json_object_is_type(o, json_type_string)) {
 		const size_t len = (size_t)json_object_get_string_len(o);
-		char *s = strndup(json_object_get_string(o), len);
+		/* A copy of all len bytes: strndup would stop at a \u0000. */
+		char *s = malloc(len + 1);
 		size_t n = 0;
 
 		if (!s)
 			return;
+		memcpy(s, json_object_get_string(o), len + 1);
 		if (from)
 			n = cgfb_rekey_text(from, s, len, false);
 		n += cgfb_rekey_text(to, s, len, true);

@@ -36,8 +36,11 @@ static void unkey_strings(json_object *o, struct cgfb_rekey *rk)
 {
 	if (json_object_is_type(o, json_type_string)) {
 		const size_t len = (size_t)json_object_get_string_len(o);
-		char *s = strndup(json_object_get_string(o), len);
+		/* A copy of all len bytes: strndup would stop at a \u0000. */
+		char *s = malloc(len + 1);
 
+		if (s)
+			memcpy(s, json_object_get_string(o), len + 1);
 		if (s && cgfb_rekey_text(rk, s, len, false))
 			json_object_set_string_len(o, s, (int)len);
 		free(s);
