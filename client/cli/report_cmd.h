@@ -34,6 +34,7 @@ struct report_cmd {
 	const char *mountinfo;
 	char id[CGFB_REPORT_ID_LEN + 1];   /* the report named, prefix resolved */
 	bool send;
+	bool force;                 /* export: replace an existing -o FILE */
 	bool json;
 	bool yes;
 	bool redact;

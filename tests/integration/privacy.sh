@@ -119,6 +119,12 @@ expect_eq "watch over the planted records exits 0" "$?" 0
 n=$(ls "$ST"/reports/*.json 2>/dev/null | wc -l)
 expect_eq "six reports (C1, C2, V1, S2, G1, S1)" "$n" 6
 check_clean "the reports on disk" "$ST"/reports/*.json
+# One report mailed before any is submitted: its tokens are the mail
+# channel's (compared with the collector's below).
+id0=$(basename "$(ls "$ST"/reports/*.json | head -n 1)" .json)
+cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_TMP/r0.eml" "$id0" \
+	> /dev/null 2>&1
+expect_eq "export of a report before any is submitted exits 0" "$?" 0
 
 # Every report, with the planted use case, over HTTP to the collector.
 for f in "$ST"/reports/*.json; do
@@ -138,6 +144,9 @@ for t, in db.execute("select name from sqlite_master where type = \"table\""):
     for row in db.execute("select * from \"%s\"" % t):
         print("\t".join(str(c) for c in row))' "$DIR/db.sqlite" > "$T_TMP/rows.txt"
 check_clean "any collector row" "$T_TMP/rows.txt"
+# The mailed report shares no token with any report at the collector (its
+# own HTTP copy included), while the collector's reports of this machine
+# share theirs: the same name gives the same token at one endpoint.
 admin /api/v1/digest > /dev/null
 cp "$T_TMP/body" "$T_TMP/digest"
 check_clean "the digest" "$T_TMP/digest"
@@ -153,6 +162,25 @@ cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_T
 	> /dev/null 2>&1
 expect_eq "export of a report exits 0" "$?" 0
 check_clean "the exported e-mail" "$T_TMP/r.eml"
+# The mailed reports — one exported before any was submitted, one exported
+# after it was sent — share no token with any report at the collector
+# (their own HTTP copies included), while the collector's reports of this
+# machine share theirs: the same name gives the same token at one endpoint.
+check "the mailed reports and the collector's share no token; reports at the collector do" \
+	python3 - "$DIR/db.sqlite" "$T_TMP/r0.eml" "$T_TMP/r.eml" <<'PYEOF'
+import re, sqlite3, sys
+tok = re.compile(r"h:[0-9a-f]{12}(?![0-9a-f])")
+stored = [set(tok.findall(b if isinstance(b, str) else b.decode()))
+          for b, in sqlite3.connect(sys.argv[1]).execute("select body from reports")]
+common = set.intersection(*stored) if stored else set()
+for f in sys.argv[2:]:
+    raw = open(f, encoding="utf-8").read()
+    body = raw.split("-----BEGIN CGROUP-FEEDBACK REPORT-----\n")[1].split("\n-----END")[0]
+    mailed = set(tok.findall(body.replace("\n", "")))
+    if not mailed or mailed & set.union(*stored):
+        sys.exit("%s: %d tokens, %d at the collector" % (f, len(mailed), len(mailed & set.union(*stored))))
+sys.exit(not common)
+PYEOF
 make_pki "$T_TMP/pki"
 mkdir -p "$T_TMP/smtp"
 python3 tests/client/smtp_double.py --port-file "$T_TMP/smtp/port" --dir "$T_TMP/smtp" \
