@@ -24,7 +24,7 @@ static void usage(FILE *out)
 	      "  --tls-key FILE           ...and this PEM private key\n"
 	      "  --admin-token-file FILE  the admin API's bearer token (first line)\n"
 	      "  --max-connections N      connections at once (256)\n"
-	      "  --max-per-ip N           connections at once from one address, or IPv6 /64 (128)\n"
+	      "  --max-per-ip N           connections at once from one address, or IPv6 /48 (128)\n"
 	      "  --head-timeout SEC       time for a request's whole head, from connecting (10)\n"
 	      "  --idle-timeout SEC       drop a connection silent this long (10)\n"
 	      "  --request-timeout SEC    time for one request's body (30)\n"

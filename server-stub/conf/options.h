@@ -11,7 +11,7 @@ struct server_opts {
 	const char *admin_token_file;
 	const char *port_file;       /* the bound port is written here */
 	unsigned max_connections;
-	unsigned max_per_ip;          /* per address key: IPv4 address, IPv6 /64 */
+	unsigned max_per_ip;          /* per address key: IPv4 address, IPv6 /48 */
 	unsigned head_timeout;       /* seconds for a request head, whatever trickles in */
 	unsigned idle_timeout;       /* seconds without a byte before a connection is dropped */
 	unsigned request_timeout;    /* seconds for a whole request body */

@@ -50,6 +50,18 @@ attack slowloris "$PORT" 3 256 10
 check "the log says slow heads were closed" grep -q "request head took over 10 s" "$DIR/log"
 stop_server
 
+# --- slow heads from many addresses, each under every share; ghosts ---------------
+# 90 addresses x 3 slow heads is more than the 256 slots; the oldest
+# incomplete head makes room for a complete request. Then 60 half heads
+# whose clients close: the server holds none of them 2 s later.
+start_server many --rate 0
+attack many "$PORT" 90 3
+attack ghosts "$PORT" "$SPID" 60
+# (After the ghosts: the reaper says it once a second.)
+check "the log says slots were given up to make room" \
+	grep -q "every connection slot taken: closed" "$DIR/log"
+stop_server
+
 # --- a summary flood beside a write load ------------------------------------------
 # 32 connections ask for the public summary as fast as they can from one
 # address while another posts 10,000 reports: a third address's reads are
