@@ -30,6 +30,8 @@ struct conntrack {
 	unsigned shut;               /* listed, but shut down: their slot is free */
 	unsigned evicted;            /* since the reaper last said so */
 	char evicted_key[PEER_KEY_MAX];
+	void (*on_tick)(void *ud);
+	void *tick_ud;
 	struct conn *head;
 };
 
@@ -241,6 +243,11 @@ static void *reaper_main(void *arg)
 		until.tv_sec += 1;
 		pthread_cond_timedwait(&ct->tick, &ct->lock, &until);
 		log_evictions(ct);
+		if (ct->on_tick) {
+			pthread_mutex_unlock(&ct->lock);
+			ct->on_tick(ct->tick_ud);
+			pthread_mutex_lock(&ct->lock);
+		}
 		n = reap(ct, example, sizeof(example));
 		if (n) {
 			/* One line per second at most, however many. */
@@ -281,6 +288,14 @@ int conntrack_start(struct conntrack **out, unsigned max, unsigned per_key,
 	}
 	*out = ct;
 	return 0;
+}
+
+void conntrack_on_tick(struct conntrack *ct, void (*fn)(void *ud), void *ud)
+{
+	pthread_mutex_lock(&ct->lock);
+	ct->on_tick = fn;
+	ct->tick_ud = ud;
+	pthread_mutex_unlock(&ct->lock);
 }
 
 void conntrack_stop(struct conntrack *ct)

@@ -26,6 +26,9 @@ struct conn;
 int conntrack_start(struct conntrack **out, unsigned max, unsigned per_key,
 		    unsigned head_timeout);
 void conntrack_stop(struct conntrack *ct);
+/* fn(ud) once a second on the reaper's thread, without conntrack's lock:
+ * the server's other once-a-second work, without a thread of its own. */
+void conntrack_on_tick(struct conntrack *ct, void (*fn)(void *ud), void *ud);
 
 /* Whether a connection from addr may be accepted now. When every slot
  * is taken and addr's key holds fewer than CONNTRACK_FAIR, the

@@ -81,6 +81,14 @@ echo "# writes beside the flood: $(wc -l < "$T_TMP/acked") reports acknowledged"
 expect_eq "every report acknowledged during the flood is stored" \
 	"$(rows "$DIR/db.sqlite")" "$(($(wc -l < "$T_TMP/acked") + 1))"
 stop_server
+# Thousands of 429s (see the flood's line above), a handful of log lines:
+# the first of each 10 s, then one count per address (refusals.h).
+n429=$(grep -c " 429 " "$DIR/log")
+counted=$(sed -n 's/.*refused \([0-9]*\) requests from 127\.0\.0\.50 in the last [0-9]* s (rate limit)$/\1/p' \
+	"$DIR/log" | awk '{ s += $1 } END { print s + 0 }')
+echo "# 429s: $n429 lines of their own, $counted counted in summary lines"
+check "the flood's 429s take a handful of log lines ($n429), not one each" [ "$n429" -le 5 ]
+check "...and are counted, by address, in lines of their own ($counted)" [ "$counted" -ge 1000 ]
 
 # --- SIGTERM with 128 reads running or queued -------------------------------------
 start_server shutdown --rate 0

@@ -18,6 +18,7 @@
 #include "api/params.h"
 #include "http/peer.h"
 #include "http/ratelimit.h"
+#include "http/refusals.h"
 
 #include <arpa/inet.h>
 #include <string.h>
@@ -216,6 +217,87 @@ static void shares_connections(void **state)
 		conntrack_remove(ct, held[i]);
 	assert_int_equal(conntrack_count(ct), 0);
 	conntrack_stop(ct);
+}
+
+struct lines {
+	unsigned n;
+	char text[8][128];
+};
+
+static void keep_line(void *ud, const char *key, const char *why, unsigned long n,
+		      unsigned seconds)
+{
+	struct lines *l = ud;
+
+	assert_true(l->n < 8);
+	snprintf(l->text[l->n++], sizeof(l->text[0]), "%lu %s %u %s", n, key, seconds, why);
+}
+
+struct tally {
+	unsigned lines;
+	unsigned long refused, others;
+};
+
+static void tally_line(void *ud, const char *key, const char *why, unsigned long n,
+		       unsigned seconds)
+{
+	struct tally *t = ud;
+
+	t->lines++;
+	t->refused += n;
+	if (strcmp(key, REFUSALS_OTHERS) == 0)
+		t->others = n;
+}
+
+/* 2,000 refusals from one address in 5 s: the first is logged as usual,
+ * the whole count in one line once the interval is over, not before. */
+static void counts_refusals(void **state)
+{
+	struct refusals *r;
+	struct lines l = { 0 };
+	unsigned first = 0;
+
+	assert_int_equal(refusals_new(&r, 10), 0);
+	for (int i = 0; i < 2000; i++)
+		first += refusals_note(r, "192.0.2.7", "rate limit", 100 + i * 0.0025);
+	first += refusals_note(r, "192.0.2.8", "rate limit", 101);
+	assert_int_equal(first, 2);
+	refusals_flush(r, 109.9, false, keep_line, &l);
+	assert_int_equal(l.n, 0);
+	refusals_flush(r, 110.5, false, keep_line, &l);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.text[0], "2000 192.0.2.7 11 rate limit");
+	/* 192.0.2.8 was refused once: its line was the request's own. */
+	refusals_flush(r, 111.5, false, keep_line, &l);
+	assert_int_equal(l.n, 1);
+	/* A new interval starts with a logged refusal again. */
+	assert_true(refusals_note(r, "192.0.2.7", "rate limit", 120));
+	assert_false(refusals_note(r, "192.0.2.7", "rate limit", 121));
+	refusals_flush(r, 122, true, keep_line, &l);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.text[1], "2 192.0.2.7 2 rate limit");
+	refusals_free(r);
+}
+
+/* Many more addresses than the table holds: still a bounded number of
+ * lines, every refusal counted, those that found no room together. */
+static void counts_refusals_of_many_addresses(void **state)
+{
+	struct refusals *r;
+	struct tally t = { 0 };
+	char key[PEER_KEY_MAX];
+
+	assert_int_equal(refusals_new(&r, 10), 0);
+	for (int i = 0; i < 100000; i++) {
+		snprintf(key, sizeof(key), "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+		refusals_note(r, key, "rate limit", 0);
+		refusals_note(r, key, "rate limit", 0);
+	}
+	refusals_flush(r, 10, true, tally_line, &t);
+	assert_true(t.lines <= 512 + 1);
+	assert_true(t.others > 100000);
+	assert_int_equal(t.refused, 200000);
+	refusals_free(r);
 }
 
 /* Whether the server end of pair sv was shut down: the client end reads
@@ -549,6 +631,8 @@ int main(void)
 		cmocka_unit_test(shares_connections),
 		cmocka_unit_test(evicts_oldest_incomplete_head),
 		cmocka_unit_test(does_not_evict_for_a_key_holding_many),
+		cmocka_unit_test(counts_refusals),
+		cmocka_unit_test(counts_refusals_of_many_addresses),
 		cmocka_unit_test(rfc9112_6_3_two_framings),
 		cmocka_unit_test(rfc9112_6_3_chunked_not_final),
 		cmocka_unit_test(rfc9112_7_chunked_twice),
