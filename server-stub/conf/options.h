@@ -20,6 +20,9 @@ struct server_opts {
 	double read_rate;            /* other requests per second per client address */
 	unsigned read_burst;
 	unsigned summary_interval;   /* seconds between recomputations of the public summary */
+	unsigned db_lock_ms;         /* PostgreSQL lock_timeout of every session */
+	unsigned db_statement_ms;    /* PostgreSQL statement_timeout of the writer's session */
+	unsigned grace_ms;           /* at shutdown, for requests in flight */
 	bool quiet;                  /* no per-request log lines */
 	bool no_store;               /* benchmark only: validate, answer 201, store nothing */
 };

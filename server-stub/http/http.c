@@ -792,12 +792,16 @@ void http_stop(struct http_server *h, unsigned grace_ms)
 			quiet = busy ? 0 : quiet + 1;
 			usleep(10000);
 		}
-		if (atomic_load(&h->active) > 0)
+		if (atomic_load(&h->active) > 0) {
 			cgfb_log(LOG_WARNING, "%d requests still running at shutdown",
 				 atomic_load(&h->active));
+			if (h->app.past_grace)
+				h->app.past_grace(h->app.ud);
+		}
 		/* A request waiting for its commit is answered whatever the
-		 * grace: the writer is still running, and libmicrohttpd cannot
-		 * stop with a suspended connection. */
+		 * grace (libmicrohttpd cannot stop with a suspended connection):
+		 * past_grace made the writer give up what the database holds
+		 * up. */
 		while (atomic_load(&h->suspended) > 0)
 			usleep(10000);
 		MHD_stop_daemon(h->d);
