@@ -62,6 +62,45 @@ check "the log says slots were given up to make room" \
 	grep -q "every connection slot taken: closed" "$DIR/log"
 stop_server
 
+# --- the same from 100 IPv6 /64s of one /56 ------------------------------------------
+# In a network namespace of its own (nothing is added to the host's
+# interfaces): the addresses on its lo, the server inside. The /64s share
+# one key, their /48 (peer.h): at most --max-per-ip (128) of their 300 slow
+# heads are held, and a client from another /48 is served. The store plays
+# no part: on SQLite only.
+if [ "$STORE" != sqlite ]; then
+	skip "IPv6 /64s of one /56" "the same on either store: run on SQLite"
+elif unshare -n true 2>/dev/null; then
+	mkdir -p "$T_TMP/v6"
+	echo "$ADMIN" > "$T_TMP/v6/admin"
+	unshare -n sh -c '
+		ip link set lo up || exit 1
+		for n in $(seq 0 99); do
+			ip -6 addr add "fd00:0:0:$(printf %x "$n")::1/128" dev lo nodad || exit 1
+		done
+		ip -6 addr add fd01::1/128 dev lo nodad || exit 1
+		"$1" --listen "[::1]:0" --database "$2/db.sqlite" --port-file "$2/port" \
+			--admin-token-file "$2/admin" --rate 0 --summary-interval 1 2>"$2/log" &
+		pid=$!
+		i=0
+		while [ ! -s "$2/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		python3 "$3" many6 "$(cat "$2/port")" 100 3 128
+		kill -TERM $pid
+		wait $pid
+	' _ "$SERVER" "$T_TMP/v6" "$ATTACK" > "$T_TMP/attack.out" 2>&1
+	rc=$?
+	while IFS='	' read -r verdict name why; do
+		case $verdict in
+		ok) ok "$name" ;;
+		fail) not_ok "$name: $why" ;;
+		*) echo "# $verdict $name $why" ;;
+		esac
+	done < "$T_TMP/attack.out"
+	expect_eq "...and the server in the namespace exits 0" "$rc" 0
+else
+	skip "IPv6 /64s of one /56" "no network namespace (unshare -n needs root)"
+fi
+
 # --- a summary flood beside a write load ------------------------------------------
 # 32 connections ask for the public summary as fast as they can from one
 # address while another posts 10,000 reports: a third address's reads are

@@ -4,6 +4,8 @@
   attack.py framing PORT [ADMIN_TOKEN]
   attack.py slowloris PORT ADDRS CONNS HEAD_TIMEOUT
   attack.py many PORT ADDRS PER_ADDR
+  attack.py many6 PORT NETS PER_NET MAX_PER_IP   (in a network namespace, see
+            server-attack.sh: fd00:0:0:N::1 for N < NETS and fd01::1 on lo)
   attack.py ghosts PORT PID N
   attack.py flood PORT CONNS SECONDS ADMIN_TOKEN REPORT_ID WAL WAL_MAX_MB
   attack.py shutdown PORT PID ADMIN_TOKEN N BOUND
@@ -334,6 +336,54 @@ def many(port, addrs, per):
         s.close()
 
 
+def many6(port, nets, per, max_per_ip):
+    """NETS IPv6 /64s of one /56 (fd00:0:0:N::1), PER slow heads from each:
+    one key (the /48), so the server holds at most MAX_PER_IP of them, and
+    a client from another /48 is answered. Keyed by the /64 each net held
+    3 and all together every slot."""
+    head = b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nX-Slow: a"
+    socks = []
+    for i in range(nets * per):
+        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        s.settimeout(2)
+        try:
+            s.bind(("fd00:0:0:%x::1" % (i % nets), 0))
+            s.connect(("::1", port))
+            s.sendall(head)
+            socks.append(s)
+        except OSError:
+            s.close()
+    time.sleep(0.5)
+    held = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            held += s.recv(1) != b""
+        except BlockingIOError:
+            held += 1
+        except OSError:
+            pass
+    out(held <= max_per_ip, "%d /64s of one /56, %d slow heads each: one key, %d held "
+        "(at most --max-per-ip %d)" % (nets, per, held, max_per_ip), "%d held" % held)
+    got = 0
+    for _ in range(10):
+        try:
+            c = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            c.settimeout(3)
+            c.bind(("fd01::1", 0))
+            c.connect(("::1", port))
+            c.sendall(SUMMARY)
+            data, _ = read_all(c, 3)
+            c.close()
+            got += data.startswith(b"HTTP/1.1 200")
+        except OSError:
+            pass
+    out(got >= 9, "...and a client from another /48 gets %d of 10 answers" % got,
+        "%d of 10" % got)
+    for s in socks:
+        s.close()
+
+
 def sockets_of(pid):
     n = 0
     for fd in os.listdir("/proc/%d/fd" % pid):
@@ -458,6 +508,8 @@ def main():
         slowloris(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif cmd == "many":
         many(port, int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "many6":
+        many6(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif cmd == "ghosts":
         ghosts(port, int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "flood":
