@@ -199,7 +199,7 @@ expect_eq "no id stored twice" "$(sql "$SERVER_STORE" "select count(*) - count(d
 # --- a table locked by someone else (issue 30) ----------------------------------------------------
 # psql holds reports in ACCESS EXCLUSIVE mode: writes waited 27 s holding
 # their connections. With --db-lock-timeout 1 each is answered 503 with
-# Retry-After within about 1 s, and the public summary (from memory) is
+# Retry-After within seconds, and the public summary (from memory) is
 # still served.
 start_server l --rate 0 --quiet --db-lock-timeout 1 || { not_ok "server starts"; finish; exit 1; }
 expect_eq "the public summary is computed" "$(fresh_summary)" 200
@@ -243,7 +243,10 @@ PY
 read -r n503 slowest summary < "$T_TMP/locked.out"
 echo "# 5 writes under the lock: $n503 answered 503 with Retry-After, the slowest in $slowest s"
 expect_eq "5 writes under a table lock: each 503 with Retry-After" "$n503" 5
-check "...within 4 s ($slowest s), not when the lock goes" python3 -c "import sys; sys.exit(not $slowest < 4)"
+# (A write waits 1 s for its own batch, and 1 s for each batch before it:
+# the five make one or two.)
+check "...within 6 s ($slowest s), not when the lock goes (30 s)" \
+	python3 -c "import sys; sys.exit(not $slowest < 6)"
 check "...and a normal client gets $summary of 5 public summaries meanwhile" [ "$summary" -ge 4 ]
 stop_server
 expect_eq "...and the server stops cleanly" "$?" 0
