@@ -161,7 +161,7 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		if (c.config.consent == CGFB_CONSENT_AUTO && v[i].state == CGFB_R_PENDING &&
 		    !cgfb_silenced(&c.sd, v[i].catalog_id) &&
-		    report_cmd_unattended_consent(&c, &v[i], c.config.endpoint) < 0)
+		    report_cmd_auto_consent(&c, &v[i], c.config.endpoint) < 0)
 			failed++;
 		if (!due(&v[i], now) || schema_changed(&c, &v[i]))
 			continue;

@@ -15,6 +15,7 @@
 #include "cgfb/atomic.h"
 #include "cgfb/buf.h"
 #include "cgfb/mail.h"
+#include "base/urlshow.h"
 #include "deliver/mailout.h"
 
 extern char **environ;
@@ -154,7 +155,7 @@ static int send_smtp(const struct cgfb_config *c, const struct cgfb_buf *mail, c
 	struct curl_slist *rcpt = NULL;
 	struct cgfb_buf wire = { 0 };
 	char *url = NULL;
-	char from[CGFB_CONFIG_STR_MAX + 2], list[600], *save = NULL;
+	char from[CGFB_CONFIG_STR_MAX + 2], list[600], *save = NULL, shown[CGFB_CONFIG_STR_MAX];
 	struct reader r;
 	CURLcode cc = CURLE_OUT_OF_MEMORY;
 	CURL *h = curl_easy_init();
@@ -190,7 +191,8 @@ static int send_smtp(const struct cgfb_config *c, const struct cgfb_buf *mail, c
 	cc = curl_easy_perform(h);
 out:
 	if (cc != CURLE_OK)
-		snprintf(err, errsz, "%s: %s", c->smtp_url, curl_easy_strerror(cc));
+		snprintf(err, errsz, "%s: %s", cgfb_url_shown(shown, sizeof(shown), c->smtp_url),
+			 curl_easy_strerror(cc));
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(h);
 	curl_free(url);

@@ -121,10 +121,18 @@ fi
 kill $SPID 2>/dev/null
 smtp "$T_TMP/plain" --no-starttls
 SPID=$!
-sed -i "s|^smtp-url = .*|smtp-url = smtp://127.0.0.1:$(cat "$T_TMP/plain/port")|" "$CONF"
+# smtp-url may carry the server's login; a use case may carry what --redact
+# replaces. The error of a refused send names neither.
+sed -i "s|^smtp-url = .*|smtp-url = smtp://mailer:Pl4ntedSmtpPw@127.0.0.1:$(cat "$T_TMP/plain/port")|" "$CONF"
+printf 'Ask planted-uc@acme-corp.example about it.\n' > "$T_TMP/uc-planted"
 id=$(new_report M8 m6)
-cfb export --state-dir "$ST" --send "$id" > /dev/null 2>"$T_TMP/err"
+cfb export --state-dir "$ST" --send --redact --use-case-file "$T_TMP/uc-planted" "$id" \
+	> /dev/null 2>"$T_TMP/err"
 check "SMTP without STARTTLS: refused" [ $? -eq 2 ]
 check "SMTP without STARTTLS: nothing delivered" [ ! -f "$T_TMP/plain/msg-1.eml" ]
+check "SMTP error: names the server without its password, the use case's finding by place" \
+	sh -c "grep -q 'smtp://127.0.0.1:' '$T_TMP/err' && grep -q 'the use case, line 1, column 5' '$T_TMP/err'"
+check "SMTP error: neither the planted password nor the planted address is printed" \
+	sh -c "! grep -q -e Pl4ntedSmtpPw -e mailer: -e planted-uc '$T_TMP/err'"
 kill $SPID 2>/dev/null
 finish

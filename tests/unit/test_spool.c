@@ -197,7 +197,8 @@ static void drafts(void **state)
 	assert_int_equal(cgfb_draft_set_answer(&d, "why_flat", "budgets"), 0);
 	assert_int_equal(cgfb_draft_set_answer(&d, "software", "our tool"), 0);
 	assert_int_equal(cgfb_draft_set_answer(&d, "why_flat", NULL), 0);
-	assert_int_equal(cgfb_draft_keep(&d, "ops@example.org and more", 15), 0);
+	assert_int_equal(cgfb_draft_keep(&d, "use_case", "ops@example.org and more",
+					 "ops@example.org and more", 15), 0);
 	assert_int_equal(cgfb_draft_save(&sp, id, &d), 0);
 	cgfb_path_join(path, sizeof(path), sp.dir, id, ".draft");
 	assert_int_equal(stat(path, &st), 0);
@@ -208,8 +209,10 @@ static void drafts(void **state)
 	assert_int_equal(got.n, 1);
 	assert_string_equal(cgfb_draft_answer(&got, "software"), "our tool");
 	assert_null(cgfb_draft_answer(&got, "why_flat"));
-	assert_true(cgfb_draft_is_kept(&got, "ops@example.org", 15));
-	assert_false(cgfb_draft_is_kept(&got, "ops@example.org and", 19));
+	assert_true(cgfb_draft_is_kept(&got, "use_case", "ops@example.org and more",
+				       "ops@example.org", 15));
+	assert_false(cgfb_draft_is_kept(&got, "use_case", "ops@example.org and more",
+					"ops@example.org and", 19));
 	cgfb_draft_use_case(&got, &uc);
 	assert_ptr_equal(uc.text, got.text);
 	assert_int_equal(uc.n_answers, 1);
