@@ -15,9 +15,6 @@
 #include "store/migrate.h"
 #include "conf/options.h"
 
-/* How long requests in flight may take to finish at shutdown. */
-#define GRACE_MS 10000
-
 static void api_free(struct api *a)
 {
 	pubsum_stop(a->pubsum);
@@ -61,6 +58,7 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 		rc = ratelimit_new(&a->rl_read, o->read_rate, o->read_burst);
 	if (rc == 0 && (rc = offload_start(&a->offload, API_READERS)) < 0)
 		cgfb_log(LOG_ERR, "cannot start the reader threads: %s", strerror(-rc));
+	store_write_timeouts(o->db_lock_ms, o->db_statement_ms);
 	/* Opening read-write creates and migrates the file before any reader. */
 	if (rc == 0 && (rc = store_open(&s, o->db_path, false)) < 0)
 		cgfb_log(LOG_ERR, "%s: cannot open the database", o->db_path);
@@ -95,7 +93,8 @@ static int serve(struct cgfb_schema *schema, int argc, char **argv)
 	struct http_server *h = NULL;
 	struct api a = { 0 };
 	const struct http_app app = { api_precheck, api_handle, api_finish, &a,
-				       CGFB_REPORT_MAX_BYTES, CGFB_REPORT_TOO_LARGE };
+				       CGFB_REPORT_MAX_BYTES, CGFB_REPORT_TOO_LARGE,
+				       api_past_grace };
 	sigset_t set;
 	int rc = options_parse(&o, argc, argv);
 
@@ -115,7 +114,7 @@ static int serve(struct cgfb_schema *schema, int argc, char **argv)
 
 		cgfb_log(LOG_INFO, "%s: finishing requests in flight", strsignal(sig));
 		api_shutdown(&a);
-		http_stop(h, GRACE_MS);
+		http_stop(h, o.grace_ms);
 	}
 	/* Readers first: the writing connection must be the last one open, so
 	 * that closing it checkpoints the WAL into the database file. */

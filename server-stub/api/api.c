@@ -161,6 +161,11 @@ void api_shutdown(struct api *a)
 	offload_cancel(a->offload);
 }
 
+void api_past_grace(void *ud)
+{
+	store_abort_writes();
+}
+
 void api_finish(void *ud, const struct http_request *rq, void *state, struct http_reply *rp)
 {
 	const struct api_deferred *d = state;

@@ -14,5 +14,7 @@ void api_finish(void *ud, const struct http_request *rq, void *state, struct htt
 /* SIGTERM: reads in progress are interrupted and reads still queued are
  * answered 503, so that stopping takes the writes' time, not the reads'. */
 void api_shutdown(struct api *a);
+/* http_app's past_grace: writes the database holds up fail (503). */
+void api_past_grace(void *ud);
 
 #endif

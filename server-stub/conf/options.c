@@ -26,7 +26,7 @@ static void usage(FILE *out)
 	      "  --tls-priorities STR     GnuTLS priority string (TLS 1.2+, ECDHE/DHE, AEAD)\n"
 	      "  --admin-token-file FILE  the admin API's bearer tokens (one a line)\n"
 	      "  --max-connections N      connections at once (256)\n"
-	      "  --max-per-ip N           connections at once from one address, or IPv6 /64 (128)\n"
+	      "  --max-per-ip N           connections at once from one address, or IPv6 /48 (128)\n"
 	      "  --head-timeout SEC       time for a request's whole head, from connecting (10)\n"
 	      "  --idle-timeout SEC       drop a connection silent this long (10)\n"
 	      "  --request-timeout SEC    time for one request's body (30)\n"
@@ -35,6 +35,9 @@ static void usage(FILE *out)
 	      "  --read-rate N            other requests per second per client address (50; 0 off)\n"
 	      "  --read-burst N           other requests at once before --read-rate applies (200)\n"
 	      "  --summary-interval S     recompute the public summary every S seconds (600)\n"
+	      "  --db-lock-timeout SEC    PostgreSQL: how long a statement waits for a lock (2)\n"
+	      "  --db-statement-timeout SEC  PostgreSQL: how long a write may run (10)\n"
+	      "  --shutdown-grace SEC     at SIGTERM, how long requests in flight may finish (10)\n"
 	      "  --port-file FILE         write the bound port to FILE once listening\n"
 	      "  --quiet                  no per-request log lines\n"
 	      "  -h, --help               show this help\n"
@@ -84,6 +87,9 @@ static int set(struct server_opts *o, int opt, const char *name, const char *arg
 	case 'R': o->read_rate = v; break;
 	case 'B': o->read_burst = (unsigned)v; break;
 	case 'S': o->summary_interval = (unsigned)v; break;
+	case 'L': o->db_lock_ms = (unsigned)(v * 1000); break;
+	case 'W': o->db_statement_ms = (unsigned)(v * 1000); break;
+	case 'g': o->grace_ms = (unsigned)(v * 1000); break;
 	}
 	return 0;
 }
@@ -95,7 +101,7 @@ static int check(const struct server_opts *o)
 		return -EINVAL;
 	}
 	if (!o->max_connections || !o->max_per_ip || !o->idle_timeout || !o->request_timeout ||
-	    !o->head_timeout ||
+	    !o->head_timeout || !o->db_lock_ms || !o->db_statement_ms ||
 	    !o->summary_interval) {
 		cgfb_log(LOG_ERR, "connection limits and timeouts must be at least 1");
 		return -EINVAL;
@@ -124,6 +130,9 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		{ "read-rate", required_argument, NULL, 'R' },
 		{ "read-burst", required_argument, NULL, 'B' },
 		{ "summary-interval", required_argument, NULL, 'S' },
+		{ "db-lock-timeout", required_argument, NULL, 'L' },
+		{ "db-statement-timeout", required_argument, NULL, 'W' },
+		{ "shutdown-grace", required_argument, NULL, 'g' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -135,7 +144,10 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		.listen = "127.0.0.1:8080", .db_path = "collector.db", .max_connections = 256,
 		.max_per_ip = 128, .idle_timeout = 10, .request_timeout = 30, .rate = 10,
 		.burst = 50, .head_timeout = 10, .read_rate = 50, .read_burst = 200,
+		/* store.h's STORE_LOCK_MS and STORE_WRITE_MS (no layer of
+		 * options may include the store's). */
 		.summary_interval = 600, .tls_priorities = SERVER_TLS_PRIORITIES,
+		.db_lock_ms = 2000, .db_statement_ms = 10000, .grace_ms = 10000,
 	};
 	/* For measuring the HTTP and validation ceiling only (bench/server.sh). */
 	o->no_store = getenv("CGFB_SERVER_BENCH_NO_STORE") != NULL;

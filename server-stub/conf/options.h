@@ -19,7 +19,7 @@ struct server_opts {
 	const char *admin_token_file;
 	const char *port_file;       /* the bound port is written here */
 	unsigned max_connections;
-	unsigned max_per_ip;          /* per address key: IPv4 address, IPv6 /64 */
+	unsigned max_per_ip;          /* per address key: IPv4 address, IPv6 /48 */
 	unsigned head_timeout;       /* seconds for a request head, whatever trickles in */
 	unsigned idle_timeout;       /* seconds without a byte before a connection is dropped */
 	unsigned request_timeout;    /* seconds for a whole request body */
@@ -28,6 +28,9 @@ struct server_opts {
 	double read_rate;            /* other requests per second per client address */
 	unsigned read_burst;
 	unsigned summary_interval;   /* seconds between recomputations of the public summary */
+	unsigned db_lock_ms;         /* PostgreSQL lock_timeout of every session */
+	unsigned db_statement_ms;    /* PostgreSQL statement_timeout of the writer's session */
+	unsigned grace_ms;           /* at shutdown, for requests in flight */
 	bool quiet;                  /* no per-request log lines */
 	bool no_store;               /* benchmark only: validate, answer 201, store nothing */
 };

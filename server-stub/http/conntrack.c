@@ -27,6 +27,11 @@ struct conntrack {
 	bool stopping;
 	unsigned max, per_key, head_timeout;
 	unsigned count;
+	unsigned shut;               /* listed, but shut down: their slot is free */
+	unsigned evicted;            /* since the reaper last said so */
+	char evicted_key[PEER_KEY_MAX];
+	void (*on_tick)(void *ud);
+	void *tick_ud;
 	struct conn *head;
 };
 
@@ -42,21 +47,70 @@ static unsigned held_by(const struct conntrack *ct, const char *key)
 	unsigned n = 0;
 
 	for (const struct conn *c = ct->head; c; c = c->next)
-		n += strcmp(c->key, key) == 0;
+		n += !c->reaped && strcmp(c->key, key) == 0;
 	return n;
+}
+
+static bool earlier(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* The connection to give up when every slot is taken: the one whose
+ * request head has been due the longest and is still not in (an idle
+ * kept-alive connection included). A complete head is being served and
+ * is never chosen; so a client that sends its request at once always
+ * gets a slot, whoever holds the rest. NULL when every head is in. */
+static struct conn *victim(const struct conntrack *ct)
+{
+	struct conn *v = NULL;
+
+	for (struct conn *c = ct->head; c; c = c->next)
+		if (!c->head_done && !c->reaped && (!v || earlier(&c->since, &v->since)))
+			v = c;
+	return v;
+}
+
+/* Shut down (not close: the descriptor stays libmicrohttpd's, which then
+ * sees the connection fail and closes it). Under the lock, so that no
+ * descriptor is shut down after conntrack_remove, when its number may be
+ * reused. */
+static void shut(struct conntrack *ct, struct conn *c)
+{
+	shutdown(c->fd, SHUT_RDWR);
+	c->reaped = true;
+	ct->shut++;
+}
+
+/* Room for a key that holds few connections, when all are taken: 90
+ * addresses holding 3 slow heads each stayed under every share and left
+ * a normal client 6 answers of 125. */
+static bool evict(struct conntrack *ct)
+{
+	struct conn *v = victim(ct);
+
+	if (!v)
+		return false;
+	shut(ct, v);
+	if (ct->evicted++ == 0)
+		snprintf(ct->evicted_key, sizeof(ct->evicted_key), "%s", v->key);
+	return true;
 }
 
 bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr)
 {
 	char key[PEER_KEY_MAX];
 	bool ok;
-	unsigned held;
+	unsigned held, live;
 
 	peer_key(addr, key);
 	pthread_mutex_lock(&ct->lock);
 	held = held_by(ct, key);
-	ok = ct->count < ct->max && held < ct->per_key &&
-	     (ct->count < ct->max - ct->max / 4 || held < CONNTRACK_FAIR);
+	live = ct->count - ct->shut;
+	ok = live < ct->max && held < ct->per_key &&
+	     (live < ct->max - ct->max / 4 || held < CONNTRACK_FAIR);
+	if (!ok && live >= ct->max && held < ct->per_key && held < CONNTRACK_FAIR)
+		ok = evict(ct);
 	pthread_mutex_unlock(&ct->lock);
 	return ok;
 }
@@ -92,6 +146,7 @@ void conntrack_remove(struct conntrack *ct, struct conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	ct->count--;
+	ct->shut -= c->reaped;
 	pthread_mutex_unlock(&ct->lock);
 	free(c);
 }
@@ -140,10 +195,7 @@ unsigned conntrack_unread_heads(struct conntrack *ct)
 	return n;
 }
 
-/* Shut down (not close: the descriptor stays libmicrohttpd's) every
- * socket whose head is overdue; libmicrohttpd then sees the connection
- * fail and closes it. Under the lock, so that no descriptor is shut
- * down after conntrack_remove, when its number may be reused. */
+/* Shut down every socket whose head is overdue. */
 static unsigned reap(struct conntrack *ct, char *example, size_t examplesz)
 {
 	struct timespec t;
@@ -153,12 +205,29 @@ static unsigned reap(struct conntrack *ct, char *example, size_t examplesz)
 	for (struct conn *c = ct->head; c; c = c->next) {
 		if (c->head_done || c->reaped || t.tv_sec - c->since.tv_sec < (time_t)ct->head_timeout)
 			continue;
-		shutdown(c->fd, SHUT_RDWR);
-		c->reaped = true;
+		shut(ct, c);
 		if (n++ == 0)
 			snprintf(example, examplesz, "%s", c->key);
 	}
 	return n;
+}
+
+/* Evictions since the last call, one line for all of them: an attack
+ * makes one a connection. */
+static void log_evictions(struct conntrack *ct)
+{
+	char example[PEER_KEY_MAX];
+	const unsigned n = ct->evicted;
+
+	if (!n)
+		return;
+	snprintf(example, sizeof(example), "%s", ct->evicted_key);
+	ct->evicted = 0;
+	pthread_mutex_unlock(&ct->lock);
+	cgfb_log(LOG_WARNING, "every connection slot taken: closed %u connection%s whose request "
+		 "head was not in, oldest first (from %s%s)", n, n == 1 ? "" : "s", example,
+		 n == 1 ? "" : " and others");
+	pthread_mutex_lock(&ct->lock);
 }
 
 static void *reaper_main(void *arg)
@@ -173,6 +242,12 @@ static void *reaper_main(void *arg)
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += 1;
 		pthread_cond_timedwait(&ct->tick, &ct->lock, &until);
+		log_evictions(ct);
+		if (ct->on_tick) {
+			pthread_mutex_unlock(&ct->lock);
+			ct->on_tick(ct->tick_ud);
+			pthread_mutex_lock(&ct->lock);
+		}
 		n = reap(ct, example, sizeof(example));
 		if (n) {
 			/* One line per second at most, however many. */
@@ -213,6 +288,14 @@ int conntrack_start(struct conntrack **out, unsigned max, unsigned per_key,
 	}
 	*out = ct;
 	return 0;
+}
+
+void conntrack_on_tick(struct conntrack *ct, void (*fn)(void *ud), void *ud)
+{
+	pthread_mutex_lock(&ct->lock);
+	ct->on_tick = fn;
+	ct->tick_ud = ud;
+	pthread_mutex_unlock(&ct->lock);
 }
 
 void conntrack_stop(struct conntrack *ct)

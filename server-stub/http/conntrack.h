@@ -8,7 +8,9 @@
  * And slots are shared out by address key (peer.h): no key holds more
  * than per_key, and the last quarter of the slots goes only to keys that
  * hold fewer than CONNTRACK_FAIR, so that slow clients from a few
- * addresses cannot hold every slot even before the deadline strikes. */
+ * addresses cannot hold every slot even before the deadline strikes.
+ * Slow clients from many addresses, each under every share, can: so when
+ * the slots run out, the oldest incomplete head makes room. */
 #ifndef CGFB_SERVER_CONNTRACK_H
 #define CGFB_SERVER_CONNTRACK_H
 
@@ -24,8 +26,15 @@ struct conn;
 int conntrack_start(struct conntrack **out, unsigned max, unsigned per_key,
 		    unsigned head_timeout);
 void conntrack_stop(struct conntrack *ct);
+/* fn(ud) once a second on the reaper's thread, without conntrack's lock:
+ * the server's other once-a-second work, without a thread of its own. */
+void conntrack_on_tick(struct conntrack *ct, void (*fn)(void *ud), void *ud);
 
-/* Whether a connection from addr may be accepted now. */
+/* Whether a connection from addr may be accepted now. When every slot
+ * is taken and addr's key holds fewer than CONNTRACK_FAIR, the
+ * connection whose request head has been due the longest is shut down
+ * to make room (never one whose head is in), so that a complete request
+ * always gets a slot. */
 bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr);
 /* An accepted connection on socket fd; NULL when out of memory (the
  * connection is then only counted by libmicrohttpd). */

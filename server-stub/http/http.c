@@ -29,6 +29,7 @@
 #include "http/framing.h"
 #include "http/http.h"
 #include "http/peer.h"
+#include "http/refusals.h"
 
 /* Headers and security policy of the dashboard: everything from this
  * origin, nothing inline, nothing from anywhere else. */
@@ -43,6 +44,7 @@ struct http_server {
 	atomic_int active;           /* requests between first header and completion */
 	atomic_int suspended;        /* deferred, not yet resumed */
 	struct conntrack *ct;        /* open connections, across all event loops */
+	struct refusals *refused;    /* 429s, counted instead of logged each */
 	atomic_bool closing;
 	char *cert, *key;            /* PEM text, kept for the daemon's lifetime */
 };
@@ -485,6 +487,37 @@ static void log_unanswered(struct http_server *h, struct req *r)
 			 r->method, r->path, rp.status, elapsed_ms(r));
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Whether the request's line goes to the log: a 429 does only when it is
+ * its key's first in the interval (refusals.h). */
+static bool worth_a_line(struct http_server *h, const struct req *r)
+{
+	if (h->o->quiet)
+		return false;
+	return r->status != 429 || refusals_note(h->refused, r->client_key, "rate limit", now_s());
+}
+
+static void log_refused(void *ud, const char *key, const char *why, unsigned long n,
+			unsigned seconds)
+{
+	cgfb_log(LOG_WARNING, "refused %lu requests from %s in the last %u s (%s)", n, key,
+		 seconds, why);
+}
+
+static void on_tick(void *cls)
+{
+	struct http_server *h = cls;
+
+	refusals_flush(h->refused, now_s(), false, log_refused, NULL);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
@@ -502,7 +535,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 	if (r->deferred && !r->replied)
 		log_unanswered(h, r);
-	else if (!h->o->quiet)
+	else if (worth_a_line(h, r))
 		cgfb_log(LOG_INFO, "%s %s %u %zu %.1fms%s", r->method, r->path, r->status,
 			 r->bytes, elapsed_ms(r),
 			 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
@@ -708,11 +741,14 @@ int http_start(struct http_server **out, const struct server_opts *o,
 	rc = o->tls_cert ? load_tls(h) : 0;
 	if (rc < 0)
 		goto fail;
-	rc = conntrack_start(&h->ct, o->max_connections, o->max_per_ip, o->head_timeout);
+	rc = refusals_new(&h->refused, REFUSALS_INTERVAL);
+	if (rc == 0)
+		rc = conntrack_start(&h->ct, o->max_connections, o->max_per_ip, o->head_timeout);
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "cannot start the connection reaper: %s", strerror(-rc));
 		goto fail;
 	}
+	conntrack_on_tick(h->ct, on_tick, h);
 	h->d = start_daemon(h, &ss);
 	if (!h->d) {
 		cgfb_log(LOG_ERR, "cannot listen on %s", o->listen);
@@ -762,17 +798,24 @@ void http_stop(struct http_server *h, unsigned grace_ms)
 			quiet = busy ? 0 : quiet + 1;
 			usleep(10000);
 		}
-		if (atomic_load(&h->active) > 0)
+		if (atomic_load(&h->active) > 0) {
 			cgfb_log(LOG_WARNING, "%d requests still running at shutdown",
 				 atomic_load(&h->active));
+			if (h->app.past_grace)
+				h->app.past_grace(h->app.ud);
+		}
 		/* A request waiting for its commit is answered whatever the
-		 * grace: the writer is still running, and libmicrohttpd cannot
-		 * stop with a suspended connection. */
+		 * grace (libmicrohttpd cannot stop with a suspended connection):
+		 * past_grace made the writer give up what the database holds
+		 * up. */
 		while (atomic_load(&h->suspended) > 0)
 			usleep(10000);
 		MHD_stop_daemon(h->d);
 	}
 	conntrack_stop(h->ct);
+	if (h->refused)
+		refusals_flush(h->refused, now_s(), true, log_refused, NULL);
+	refusals_free(h->refused);
 	free(h->cert);
 	free(h->key);
 	free(h);

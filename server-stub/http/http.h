@@ -66,6 +66,10 @@ struct http_app {
 	/* A body over max_body bytes is not kept: 413 with this message. */
 	size_t max_body;
 	const char *too_large;
+	/* Shutdown, the grace over with requests still waiting for their
+	 * work (a commit the database holds up): make that work end now,
+	 * failed if need be. NULL: wait for it. */
+	void (*past_grace)(void *ud);
 };
 
 /* From handle only, before the work is handed over: suspend the request.

@@ -21,10 +21,10 @@ int peer_key(const struct sockaddr *sa, char out[PEER_KEY_MAX])
 	a6 = ((const struct sockaddr_in6 *)sa)->sin6_addr;
 	if (IN6_IS_ADDR_V4MAPPED(&a6))
 		return inet_ntop(AF_INET, &a6.s6_addr[12], out, PEER_KEY_MAX) ? 0 : -EAFNOSUPPORT;
-	memset(&a6.s6_addr[8], 0, 8);
+	memset(&a6.s6_addr[PEER_V6_PREFIX / 8], 0, 16 - PEER_V6_PREFIX / 8);
 	if (!inet_ntop(AF_INET6, &a6, text, sizeof(text)))
 		goto unknown;
-	snprintf(out, PEER_KEY_MAX, "%s/64", text);
+	snprintf(out, PEER_KEY_MAX, "%s/%d", text, PEER_V6_PREFIX);
 	return 0;
 unknown:
 	snprintf(out, PEER_KEY_MAX, "unknown");

@@ -1,5 +1,5 @@
 /* Per-client token buckets keyed by peer address key (peer.h: the IPv4
- * address or the IPv6 /64): a client may make `burst` requests at once
+ * address or the IPv6 /48): a client may make `burst` requests at once
  * and `rate` per second after that. The table is
  * fixed in size; when it is full the least recently seen address is
  * forgotten (a forgotten client starts again with a full bucket). */

@@ -47,6 +47,16 @@ void store_abort_reads(void)
 	store_pg_ops.abort_reads();
 }
 
+void store_write_timeouts(unsigned lock_ms, unsigned statement_ms)
+{
+	store_pg_ops.write_timeouts(lock_ms, statement_ms);
+}
+
+void store_abort_writes(void)
+{
+	store_pg_ops.abort_writes();
+}
+
 int store_manual_checkpoints(struct store *s)
 {
 	return s->ops->manual_checkpoints(s);

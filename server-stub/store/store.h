@@ -71,6 +71,16 @@ void store_close(struct store *s);
 void store_read_deadline(struct store *s, unsigned ms);
 /* Shutdown: every read, now and later, fails with -ETIMEDOUT. */
 void store_abort_reads(void);
+/* Before opening: how long a write on PostgreSQL may wait for a lock and
+ * run, in ms (lock_timeout, statement_timeout of the writer's session;
+ * lock_timeout of every session); past it, it fails with -ETIMEDOUT and
+ * its request is answered 503. SQLite waits for its lock by busy_timeout. */
+#define STORE_LOCK_MS 2000
+#define STORE_WRITE_MS 10000
+void store_write_timeouts(unsigned lock_ms, unsigned statement_ms);
+/* Shutdown, past its grace: the write in progress is cancelled and every
+ * later one fails with -ETIMEDOUT, whatever the database does. */
+void store_abort_writes(void);
 
 /* For the writer's connection: no checkpoints in its commits; a
  * checkpointer (store_checkpoint from another connection) copies the WAL

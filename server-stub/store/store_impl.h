@@ -13,6 +13,9 @@ struct store_ops {
 	void (*close)(struct store *s);
 	void (*read_deadline)(struct store *s, unsigned ms);
 	void (*abort_reads)(void);
+	/* PostgreSQL only (store.h): SQLite's table leaves them NULL. */
+	void (*write_timeouts)(unsigned lock_ms, unsigned statement_ms);
+	void (*abort_writes)(void);
 	int (*manual_checkpoints)(struct store *s);
 	int (*checkpoint)(struct store *s);
 	int (*defer_sync)(struct store *s);

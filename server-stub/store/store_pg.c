@@ -145,8 +145,8 @@ static int sqlstate_errno(const char *state)
 		return -EIO;
 	if (strcmp(state, "40P01") == 0 || strcmp(state, "40001") == 0)
 		return -EDEADLK;        /* the writer runs its batch again */
-	if (strcmp(state, "57014") == 0)
-		return -ETIMEDOUT;      /* statement_timeout */
+	if (strcmp(state, "57014") == 0 || strcmp(state, "55P03") == 0)
+		return -ETIMEDOUT;      /* statement_timeout, a cancel, lock_timeout */
 	if (strcmp(state, "53100") == 0)
 		return -ENOSPC;
 	if (strcmp(state, "53200") == 0)
@@ -315,15 +315,40 @@ int pg_set_timeout(struct pg_store *s, unsigned ms)
 	return rc;
 }
 
+/* store.h's defaults, or --db-lock-timeout and --db-statement-timeout. */
+static unsigned lock_ms = STORE_LOCK_MS, write_ms = STORE_WRITE_MS;
+
+void pg_write_timeouts(unsigned lock, unsigned statement)
+{
+	lock_ms = lock;
+	write_ms = statement;
+}
+
+/* A session waits for a lock lock_ms at most, and the writer's statements
+ * run write_ms at most: a table locked by someone else (LOCK TABLE, a
+ * long migration) made writes wait 27 s holding their connections. The
+ * requests are answered 503 with Retry-After instead. */
+static int session_timeouts(struct pg_store *s)
+{
+	char sql[64];
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SET lock_timeout = %u", lock_ms);
+	rc = pg_exec_const(s, "lock_timeout", sql);
+	if (rc == 0)
+		rc = pg_set_timeout(s, s->readonly ? STORE_READ_MS : write_ms);
+	return rc;
+}
+
 /* What every new session needs: its settings, its temporary table, its
  * prepared statements. Run again after a reconnection. */
 static int session_setup(struct pg_store *s)
 {
 	int rc;
 
-	/* A reader's statements are cancelled at shutdown, from the first:
+	/* A session's statements are cancelled at shutdown, from the first:
 	 * preparing them waits for the locks of the tables they read too. */
-	rc = s->readonly ? pg_reader_track(s) : 0;
+	rc = s->readonly ? pg_reader_track(s) : pg_writer_track(s);
 	if (rc < 0)
 		return rc;
 	PQsetNoticeProcessor(s->conn, quiet_notice, NULL);
@@ -331,8 +356,8 @@ static int session_setup(struct pg_store *s)
 	/* A 201 follows a commit that is on the server's disk (and on its
 	 * synchronous standbys), whatever the database's default says. */
 	rc = pg_exec_const(s, "session", "SET synchronous_commit = on; SET client_encoding = 'UTF8'");
-	if (rc == 0 && s->readonly)
-		rc = pg_set_timeout(s, STORE_READ_MS);
+	if (rc == 0)
+		rc = session_timeouts(s);
 	if (rc == 0)
 		rc = pg_exec_const(s, "session", groups_src_sql);
 	for (int i = 0; rc == 0 && i < P_COUNT; i++) {
@@ -432,6 +457,8 @@ void pg_close(struct store *base)
 		return;
 	if (s->readonly)
 		pg_reader_untrack(s);
+	else
+		pg_writer_untrack(s);
 	PQfinish(s->conn);
 	free(s->conninfo);
 	free(s);
@@ -440,7 +467,7 @@ void pg_close(struct store *base)
 int pg_begin(struct store *base)
 {
 	struct pg_store *s = pgs(base);
-	int rc = pg_ensure(s);
+	int rc = pg_writes_aborted() && !s->readonly ? -ETIMEDOUT : pg_ensure(s);
 
 	if (rc == 0)
 		rc = pg_exec_const(s, "begin", "BEGIN");

@@ -35,6 +35,7 @@ struct pg_store {
 	PGcancel *cancel;
 	struct pg_store *next_reader;
 	bool tracked;
+	bool writer;             /* pg_abort_writes cancels its statement */
 };
 
 /* base is the first member: NULL stays NULL. */
@@ -80,6 +81,15 @@ int pg_put_withdrawn(struct store *base, const char *id, const char *at);
 void pg_abort_reads(void);
 /* Whether pg_abort_reads ran. */
 bool pg_reads_aborted(void);
+/* The writer's session (the one read-write session of a server): its
+ * statement is cancelled by pg_abort_writes, and its transactions fail
+ * to begin after it (-ETIMEDOUT). */
+void pg_abort_writes(void);
+bool pg_writes_aborted(void);
+int pg_writer_track(struct pg_store *s);
+void pg_writer_untrack(struct pg_store *s);
+/* store_pg.c: the settings of the sessions opened from now on (store.h). */
+void pg_write_timeouts(unsigned lock_ms, unsigned statement_ms);
 /* A reader's session (new, or after a reconnection) joins the list that
  * pg_abort_reads cancels (-ETIMEDOUT once it ran); untrack before it
  * closes. */

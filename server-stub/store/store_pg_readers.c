@@ -1,6 +1,8 @@
 /* The PostgreSQL backend's readers: every reader's session is known, so
  * that a shutdown can cancel the statements they run (PQcancel), and no
- * read starts once it did. Below the rest of the backend: the sessions
+ * read starts once it did. And the writer's session, which a shutdown
+ * cancels once its grace is over: a table locked by someone else held a
+ * SIGTERM for 23 s. Below the rest of the backend: the sessions
  * (store_pg.c) join and leave the list, the reads (store_pg_read.c) ask. */
 #include <errno.h>
 #include <pthread.h>
@@ -70,4 +72,58 @@ void pg_abort_reads(void)
 bool pg_reads_aborted(void)
 {
 	return atomic_load_explicit(&aborting, memory_order_relaxed);
+}
+
+/* The writer's session and what cancels its statement; under
+ * readers_lock. */
+static atomic_bool aborting_writes;
+static struct pg_store *writer;
+static PGcancel *writer_cancel;
+
+int pg_writer_track(struct pg_store *s)
+{
+	PGcancel *fresh, *old;
+
+	if (atomic_load(&aborting_writes))
+		return -ETIMEDOUT;
+	fresh = PQgetCancel(s->conn);
+	pthread_mutex_lock(&readers_lock);
+	old = writer_cancel;
+	writer_cancel = fresh;
+	writer = s;
+	s->writer = true;
+	pthread_mutex_unlock(&readers_lock);
+	PQfreeCancel(old);
+	return 0;
+}
+
+void pg_writer_untrack(struct pg_store *s)
+{
+	PGcancel *old = NULL;
+
+	pthread_mutex_lock(&readers_lock);
+	if (writer == s) {
+		old = writer_cancel;
+		writer_cancel = NULL;
+		writer = NULL;
+	}
+	s->writer = false;
+	pthread_mutex_unlock(&readers_lock);
+	PQfreeCancel(old);
+}
+
+void pg_abort_writes(void)
+{
+	char err[256];
+
+	atomic_store(&aborting_writes, true);
+	pthread_mutex_lock(&readers_lock);
+	if (writer_cancel)
+		PQcancel(writer_cancel, err, sizeof(err));
+	pthread_mutex_unlock(&readers_lock);
+}
+
+bool pg_writes_aborted(void)
+{
+	return atomic_load(&aborting_writes);
 }

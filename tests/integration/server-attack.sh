@@ -50,6 +50,57 @@ attack slowloris "$PORT" 3 256 10
 check "the log says slow heads were closed" grep -q "request head took over 10 s" "$DIR/log"
 stop_server
 
+# --- slow heads from many addresses, each under every share; ghosts ---------------
+# 90 addresses x 3 slow heads is more than the 256 slots; the oldest
+# incomplete head makes room for a complete request. Then 60 half heads
+# whose clients close: the server holds none of them 2 s later.
+start_server many --rate 0
+attack many "$PORT" 90 3
+attack ghosts "$PORT" "$SPID" 60
+# (After the ghosts: the reaper says it once a second.)
+check "the log says slots were given up to make room" \
+	grep -q "every connection slot taken: closed" "$DIR/log"
+stop_server
+
+# --- the same from 100 IPv6 /64s of one /56 ------------------------------------------
+# In a network namespace of its own (nothing is added to the host's
+# interfaces): the addresses on its lo, the server inside. The /64s share
+# one key, their /48 (peer.h): at most --max-per-ip (128) of their 300 slow
+# heads are held, and a client from another /48 is served. The store plays
+# no part: on SQLite only.
+if [ "$STORE" != sqlite ]; then
+	skip "IPv6 /64s of one /56" "the same on either store: run on SQLite"
+elif unshare -n true 2>/dev/null; then
+	mkdir -p "$T_TMP/v6"
+	echo "$ADMIN" > "$T_TMP/v6/admin"
+	unshare -n sh -c '
+		ip link set lo up || exit 1
+		for n in $(seq 0 99); do
+			ip -6 addr add "fd00:0:0:$(printf %x "$n")::1/128" dev lo nodad || exit 1
+		done
+		ip -6 addr add fd01::1/128 dev lo nodad || exit 1
+		"$1" --listen "[::1]:0" --database "$2/db.sqlite" --port-file "$2/port" \
+			--admin-token-file "$2/admin" --rate 0 --summary-interval 1 2>"$2/log" &
+		pid=$!
+		i=0
+		while [ ! -s "$2/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		python3 "$3" many6 "$(cat "$2/port")" 100 3 128
+		kill -TERM $pid
+		wait $pid
+	' _ "$SERVER" "$T_TMP/v6" "$ATTACK" > "$T_TMP/attack.out" 2>&1
+	rc=$?
+	while IFS='	' read -r verdict name why; do
+		case $verdict in
+		ok) ok "$name" ;;
+		fail) not_ok "$name: $why" ;;
+		*) echo "# $verdict $name $why" ;;
+		esac
+	done < "$T_TMP/attack.out"
+	expect_eq "...and the server in the namespace exits 0" "$rc" 0
+else
+	skip "IPv6 /64s of one /56" "no network namespace (unshare -n needs root)"
+fi
+
 # --- a summary flood beside a write load ------------------------------------------
 # 32 connections ask for the public summary as fast as they can from one
 # address while another posts 10,000 reports: a third address's reads are
@@ -69,6 +120,14 @@ echo "# writes beside the flood: $(wc -l < "$T_TMP/acked") reports acknowledged"
 expect_eq "every report acknowledged during the flood is stored" \
 	"$(rows "$DIR/db.sqlite")" "$(($(wc -l < "$T_TMP/acked") + 1))"
 stop_server
+# Thousands of 429s (see the flood's line above), a handful of log lines:
+# the first of each 10 s, then one count per address (refusals.h).
+n429=$(grep -c " 429 " "$DIR/log")
+counted=$(sed -n 's/.*refused \([0-9]*\) requests from 127\.0\.0\.50 in the last [0-9]* s (rate limit)$/\1/p' \
+	"$DIR/log" | awk '{ s += $1 } END { print s + 0 }')
+echo "# 429s: $n429 lines of their own, $counted counted in summary lines"
+check "the flood's 429s take a handful of log lines ($n429), not one each" [ "$n429" -le 5 ]
+check "...and are counted, by address, in lines of their own ($counted)" [ "$counted" -ge 1000 ]
 
 # --- SIGTERM with 128 reads running or queued -------------------------------------
 start_server shutdown --rate 0

@@ -3,6 +3,10 @@
 
   attack.py framing PORT [ADMIN_TOKEN]
   attack.py slowloris PORT ADDRS CONNS HEAD_TIMEOUT
+  attack.py many PORT ADDRS PER_ADDR
+  attack.py many6 PORT NETS PER_NET MAX_PER_IP   (in a network namespace, see
+            server-attack.sh: fd00:0:0:N::1 for N < NETS and fd01::1 on lo)
+  attack.py ghosts PORT PID N
   attack.py flood PORT CONNS SECONDS ADMIN_TOKEN REPORT_ID WAL WAL_MAX_MB
   attack.py shutdown PORT PID ADMIN_TOKEN N BOUND
 
@@ -291,6 +295,129 @@ def slowloris(port, addrs, conns, head_timeout):
         s.close()
 
 
+SUMMARY = b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+
+
+def served(port, n, src="127.0.0.200", timeout=3):
+    """How many of n requests, one a connection, a normal client gets
+    answered (any status but a refusal at connect or a cut)."""
+    got = 0
+    for _ in range(n):
+        try:
+            c = connect(port, src, timeout=timeout)
+            c.sendall(SUMMARY)
+            data, _ = read_all(c, timeout)
+            c.close()
+            got += data.startswith(b"HTTP/1.1 200")
+        except OSError:
+            pass
+    return got
+
+
+def many(port, addrs, per):
+    """ADDRS addresses each holding PER slow request heads, every one under
+    each per-address share, together more than the server's slots: a
+    normal client must still be answered (it was 6 of 125 before the
+    oldest incomplete head made room for it)."""
+    head = b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nX-Slow: a"
+    socks = []
+    for i in range(addrs * per):
+        try:
+            s = connect(port, "127.0.1.%d" % (1 + i % addrs), timeout=2)
+            s.sendall(head)
+            socks.append(s)
+        except OSError:
+            pass
+    time.sleep(0.3)
+    got = served(port, 10)
+    out(got >= 9, "a normal client gets %d of 10 answers while %d addresses hold %d slow "
+        "heads each (%d connected)" % (got, addrs, per, len(socks)), "%d of 10" % got)
+    for s in socks:
+        s.close()
+
+
+def many6(port, nets, per, max_per_ip):
+    """NETS IPv6 /64s of one /56 (fd00:0:0:N::1), PER slow heads from each:
+    one key (the /48), so the server holds at most MAX_PER_IP of them, and
+    a client from another /48 is answered. Keyed by the /64 each net held
+    3 and all together every slot."""
+    head = b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nX-Slow: a"
+    socks = []
+    for i in range(nets * per):
+        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        s.settimeout(2)
+        try:
+            s.bind(("fd00:0:0:%x::1" % (i % nets), 0))
+            s.connect(("::1", port))
+            s.sendall(head)
+            socks.append(s)
+        except OSError:
+            s.close()
+    time.sleep(0.5)
+    held = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            held += s.recv(1) != b""
+        except BlockingIOError:
+            held += 1
+        except OSError:
+            pass
+    out(held <= max_per_ip, "%d /64s of one /56, %d slow heads each: one key, %d held "
+        "(at most --max-per-ip %d)" % (nets, per, held, max_per_ip), "%d held" % held)
+    got = 0
+    for _ in range(10):
+        try:
+            c = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            c.settimeout(3)
+            c.bind(("fd01::1", 0))
+            c.connect(("::1", port))
+            c.sendall(SUMMARY)
+            data, _ = read_all(c, 3)
+            c.close()
+            got += data.startswith(b"HTTP/1.1 200")
+        except OSError:
+            pass
+    out(got >= 9, "...and a client from another /48 gets %d of 10 answers" % got,
+        "%d of 10" % got)
+    for s in socks:
+        s.close()
+
+
+def sockets_of(pid):
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith("socket:")
+        except OSError:
+            pass
+    return n
+
+
+def ghosts(port, pid, n):
+    """N connections that send half a request head and close: within 2 s
+    the server holds none of them and a normal client is answered."""
+    base = sockets_of(pid)
+    socks = []
+    for i in range(n):
+        s = connect(port, "127.0.2.%d" % (1 + i % 20), timeout=2)
+        s.sendall(b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nX-Half: a")
+        socks.append(s)
+    time.sleep(0.3)
+    held = sockets_of(pid) - base
+    for s in socks:
+        s.close()
+    end = time.monotonic() + 2
+    while time.monotonic() < end and sockets_of(pid) - base > 0:
+        time.sleep(0.1)
+    left = sockets_of(pid) - base
+    out(held >= n * 3 // 4 and left <= 0,
+        "%d half heads closed by their client: the server held %d, %d still held 2 s "
+        "later" % (n, held, max(left, 0)), "held %d, then %d" % (held, left))
+    got = served(port, 10)
+    out(got >= 9, "...and a normal client gets %d of 10 answers" % got, "%d of 10" % got)
+
+
 # --- summary flood -----------------------------------------------------------------
 def flood(port, conns, seconds, token, report_id, wal, wal_max_mb):
     stop = threading.Event()
@@ -379,6 +506,12 @@ def main():
         framing(port, sys.argv[3] if len(sys.argv) > 3 else None)
     elif cmd == "slowloris":
         slowloris(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    elif cmd == "many":
+        many(port, int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "many6":
+        many6(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    elif cmd == "ghosts":
+        ghosts(port, int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "flood":
         flood(port, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7],
               int(sys.argv[8]))

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cgfb/readfile.h"
@@ -17,6 +18,7 @@
 #include "api/params.h"
 #include "http/peer.h"
 #include "http/ratelimit.h"
+#include "http/refusals.h"
 
 #include <arpa/inet.h>
 #include <string.h>
@@ -156,7 +158,8 @@ static struct sockaddr_storage addr(const char *text)
 	return ss;
 }
 
-/* One IPv6 host has a /64 to itself: every address in it is one key. */
+/* One IPv6 site has a /48 to itself: every address in it is one key, the
+ * 256 /64s of one /56 and the 256 /56s of one /48 included (peer.h). */
 static void keys_peers(void **state)
 {
 	static const struct {
@@ -164,10 +167,14 @@ static void keys_peers(void **state)
 	} cases[] = {
 		{ "192.0.2.7", "192.0.2.7" },
 		{ "::ffff:192.0.2.7", "192.0.2.7" },
-		{ "2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64" },
-		{ "2001:db8:1:2::1", "2001:db8:1:2::/64" },
-		{ "2001:db8:1:3::1", "2001:db8:1:3::/64" },
-		{ "::1", "::/64" },
+		{ "2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1::/48" },
+		{ "2001:db8:1:2::1", "2001:db8:1::/48" },
+		{ "2001:db8:1:3::1", "2001:db8:1::/48" },
+		{ "2001:db8:1:ff00::1", "2001:db8:1::/48" },
+		{ "2001:db8:1:ffff::1", "2001:db8:1::/48" },
+		{ "2001:db8:2::1", "2001:db8:2::/48" },
+		{ "2001:db9:1::1", "2001:db9:1::/48" },
+		{ "::1", "::/48" },
 	};
 	char key[PEER_KEY_MAX];
 
@@ -193,7 +200,7 @@ static void shares_connections(void **state)
 	assert_int_equal(conntrack_start(&ct, 16, 8, 10), 0);
 	while (conntrack_admit(ct, (const struct sockaddr *)(n % 2 ? &a : &a2)))
 		held[n++] = conntrack_add(ct, (const struct sockaddr *)&a, -1);
-	assert_int_equal(n, 8);            /* one /64: per_key */
+	assert_int_equal(n, 8);            /* one /48: per_key */
 	while (conntrack_admit(ct, (const struct sockaddr *)&b))
 		held[n++] = conntrack_add(ct, (const struct sockaddr *)&b, -1);
 	assert_int_equal(n, 12);           /* the last quarter (4) is reserved */
@@ -209,6 +216,174 @@ static void shares_connections(void **state)
 	for (unsigned i = 1; i < n; i++)
 		conntrack_remove(ct, held[i]);
 	assert_int_equal(conntrack_count(ct), 0);
+	conntrack_stop(ct);
+}
+
+struct lines {
+	unsigned n;
+	char text[8][128];
+};
+
+static void keep_line(void *ud, const char *key, const char *why, unsigned long n,
+		      unsigned seconds)
+{
+	struct lines *l = ud;
+
+	assert_true(l->n < 8);
+	snprintf(l->text[l->n++], sizeof(l->text[0]), "%lu %s %u %s", n, key, seconds, why);
+}
+
+struct tally {
+	unsigned lines;
+	unsigned long refused, others;
+};
+
+static void tally_line(void *ud, const char *key, const char *why, unsigned long n,
+		       unsigned seconds)
+{
+	struct tally *t = ud;
+
+	t->lines++;
+	t->refused += n;
+	if (strcmp(key, REFUSALS_OTHERS) == 0)
+		t->others = n;
+}
+
+/* 2,000 refusals from one address in 5 s: the first is logged as usual,
+ * the whole count in one line once the interval is over, not before. */
+static void counts_refusals(void **state)
+{
+	struct refusals *r;
+	struct lines l = { 0 };
+	unsigned first = 0;
+
+	assert_int_equal(refusals_new(&r, 10), 0);
+	for (int i = 0; i < 2000; i++)
+		first += refusals_note(r, "192.0.2.7", "rate limit", 100 + i * 0.0025);
+	first += refusals_note(r, "192.0.2.8", "rate limit", 101);
+	assert_int_equal(first, 2);
+	refusals_flush(r, 109.9, false, keep_line, &l);
+	assert_int_equal(l.n, 0);
+	refusals_flush(r, 110.5, false, keep_line, &l);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.text[0], "2000 192.0.2.7 11 rate limit");
+	/* 192.0.2.8 was refused once: its line was the request's own. */
+	refusals_flush(r, 111.5, false, keep_line, &l);
+	assert_int_equal(l.n, 1);
+	/* A new interval starts with a logged refusal again. */
+	assert_true(refusals_note(r, "192.0.2.7", "rate limit", 120));
+	assert_false(refusals_note(r, "192.0.2.7", "rate limit", 121));
+	refusals_flush(r, 122, true, keep_line, &l);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.text[1], "2 192.0.2.7 2 rate limit");
+	refusals_free(r);
+}
+
+/* Many more addresses than the table holds: still a bounded number of
+ * lines, every refusal counted, those that found no room together. */
+static void counts_refusals_of_many_addresses(void **state)
+{
+	struct refusals *r;
+	struct tally t = { 0 };
+	char key[PEER_KEY_MAX];
+
+	assert_int_equal(refusals_new(&r, 10), 0);
+	for (int i = 0; i < 100000; i++) {
+		snprintf(key, sizeof(key), "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+		refusals_note(r, key, "rate limit", 0);
+		refusals_note(r, key, "rate limit", 0);
+	}
+	refusals_flush(r, 10, true, tally_line, &t);
+	assert_true(t.lines <= 512 + 1);
+	assert_true(t.others > 100000);
+	assert_int_equal(t.refused, 200000);
+	refusals_free(r);
+}
+
+/* Whether the server end of pair sv was shut down: the client end reads
+ * end of file instead of waiting. */
+static bool was_shut(const int sv[2])
+{
+	char c;
+
+	return recv(sv[1], &c, 1, MSG_DONTWAIT) == 0;
+}
+
+/* Every slot taken by keys each under every share (many addresses, 3 slow
+ * heads each): a newcomer gets the slot of the oldest head not in, never
+ * one whose head is in, and a key holding CONNTRACK_FAIR gets nothing. */
+static void evicts_oldest_incomplete_head(void **state)
+{
+	struct conntrack *ct;
+	struct conn *held[4];
+	int sv[4][2];
+	const struct sockaddr_storage a[4] = { addr("192.0.2.1"), addr("192.0.2.2"),
+					       addr("192.0.2.3"), addr("192.0.2.4") },
+		fresh = addr("198.51.100.1"), fresh2 = addr("198.51.100.2"),
+		many = addr("203.0.113.1");
+
+	assert_int_equal(conntrack_start(&ct, 4, 4, 10), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+		assert_true(conntrack_admit(ct, (const struct sockaddr *)&a[i]));
+		held[i] = conntrack_add(ct, (const struct sockaddr *)&a[i], sv[i][0]);
+	}
+	conntrack_head_done(ct, held[0]);          /* the oldest, but being served */
+	assert_true(conntrack_admit(ct, (const struct sockaddr *)&fresh));
+	assert_false(was_shut(sv[0]));
+	assert_true(was_shut(sv[1]));
+	assert_false(was_shut(sv[2]));
+	/* The shut one is still listed until libmicrohttpd closes it. */
+	assert_int_equal(conntrack_count(ct), 4);
+	struct conn *n1 = conntrack_add(ct, (const struct sockaddr *)&fresh, -1);
+
+	assert_true(conntrack_admit(ct, (const struct sockaddr *)&fresh2));
+	assert_true(was_shut(sv[2]));
+	assert_false(was_shut(sv[3]));
+	struct conn *n2 = conntrack_add(ct, (const struct sockaddr *)&fresh2, -1);
+
+	conntrack_head_done(ct, held[3]);
+	conntrack_head_done(ct, n1);
+	conntrack_head_done(ct, n2);
+	/* Every head in: nothing to give up. */
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&many));
+	conntrack_wait_head(ct, held[3]);          /* kept alive, idle */
+	assert_true(conntrack_admit(ct, (const struct sockaddr *)&many));
+	assert_true(was_shut(sv[3]));
+	for (int i = 0; i < 4; i++) {
+		conntrack_remove(ct, held[i]);
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	conntrack_remove(ct, n1);
+	conntrack_remove(ct, n2);
+	assert_int_equal(conntrack_count(ct), 0);
+	conntrack_stop(ct);
+}
+
+/* A key already holding CONNTRACK_FAIR takes no one's slot. */
+static void does_not_evict_for_a_key_holding_many(void **state)
+{
+	struct conntrack *ct;
+	struct conn *held[8];
+	int sv[2];
+	const struct sockaddr_storage a = addr("192.0.2.1"), b = addr("192.0.2.2");
+	unsigned n = 0;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(conntrack_start(&ct, 8, 8, 10), 0);
+	held[n++] = conntrack_add(ct, (const struct sockaddr *)&b, sv[0]);
+	while (n < 8 && conntrack_admit(ct, (const struct sockaddr *)&a))
+		held[n++] = conntrack_add(ct, (const struct sockaddr *)&a, -1);
+	assert_int_equal(n, 8 - 8 / 4);                /* the rest is for the fair */
+	while (n < 8)
+		held[n++] = conntrack_add(ct, (const struct sockaddr *)&b, -1);
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&a));
+	assert_false(was_shut(sv));
+	for (unsigned i = 0; i < n; i++)
+		conntrack_remove(ct, held[i]);
+	close(sv[0]);
+	close(sv[1]);
 	conntrack_stop(ct);
 }
 
@@ -454,6 +629,10 @@ int main(void)
 		cmocka_unit_test(parses_query_values),
 		cmocka_unit_test(keys_peers),
 		cmocka_unit_test(shares_connections),
+		cmocka_unit_test(evicts_oldest_incomplete_head),
+		cmocka_unit_test(does_not_evict_for_a_key_holding_many),
+		cmocka_unit_test(counts_refusals),
+		cmocka_unit_test(counts_refusals_of_many_addresses),
 		cmocka_unit_test(rfc9112_6_3_two_framings),
 		cmocka_unit_test(rfc9112_6_3_chunked_not_final),
 		cmocka_unit_test(rfc9112_7_chunked_twice),
