@@ -25,6 +25,8 @@ static void usage(FILE *out)
 	      "  --tls-key FILE           ...and this PEM private key\n"
 	      "  --tls-priorities STR     GnuTLS priority string (TLS 1.2+, ECDHE/DHE, AEAD)\n"
 	      "  --admin-token-file FILE  the admin API's bearer tokens (one a line)\n"
+	      "  --trusted-proxy ADDR[/BITS][,...]  reverse proxies whose X-Forwarded-For\n"
+	      "                           names the client (repeatable)\n"
 	      "  --max-connections N      connections at once (256)\n"
 	      "  --max-per-ip N           connections at once from one address, or IPv6 /48 (128)\n"
 	      "  --head-timeout SEC       time for a request's whole head, from connecting (10)\n"
@@ -69,6 +71,14 @@ static int set(struct server_opts *o, int opt, const char *name, const char *arg
 	case 'c': o->tls_cert = arg; return 0;
 	case 'k': o->tls_key = arg; return 0;
 	case 'P': o->tls_priorities = arg; return 0;
+	case 'X':
+		if (o->n_trusted_proxy == sizeof(o->trusted_proxy) / sizeof(o->trusted_proxy[0])) {
+			cgfb_log(LOG_ERR, "--trusted-proxy: given more than %zu times",
+				 sizeof(o->trusted_proxy) / sizeof(o->trusted_proxy[0]));
+			return -EINVAL;
+		}
+		o->trusted_proxy[o->n_trusted_proxy++] = arg;
+		return 0;
 	case 'a': o->admin_token_file = arg; return 0;
 	case 'p': o->port_file = arg; return 0;
 	case 'q': o->quiet = true; return 0;
@@ -118,6 +128,7 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		{ "tls-cert", required_argument, NULL, 'c' },
 		{ "tls-key", required_argument, NULL, 'k' },
 		{ "tls-priorities", required_argument, NULL, 'P' },
+		{ "trusted-proxy", required_argument, NULL, 'X' },
 		{ "admin-token-file", required_argument, NULL, 'a' },
 		{ "port-file", required_argument, NULL, 'p' },
 		{ "max-connections", required_argument, NULL, 'C' },

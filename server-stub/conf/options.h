@@ -16,6 +16,9 @@ struct server_opts {
 	const char *db_path;
 	const char *tls_cert, *tls_key;
 	const char *tls_priorities;  /* GnuTLS priority string */
+	/* --trusted-proxy, as given: parsed by the HTTP layer (http/proxy.h) */
+	const char *trusted_proxy[16];
+	unsigned n_trusted_proxy;
 	const char *admin_token_file;
 	const char *port_file;       /* the bound port is written here */
 	unsigned max_connections;

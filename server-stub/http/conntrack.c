@@ -115,6 +115,16 @@ bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr)
 	return ok;
 }
 
+bool conntrack_admit_proxy(struct conntrack *ct)
+{
+	bool ok;
+
+	pthread_mutex_lock(&ct->lock);
+	ok = ct->count - ct->shut < ct->max || evict(ct);
+	pthread_mutex_unlock(&ct->lock);
+	return ok;
+}
+
 struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd)
 {
 	struct conn *c = calloc(1, sizeof(*c));

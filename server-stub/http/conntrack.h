@@ -36,6 +36,10 @@ void conntrack_on_tick(struct conntrack *ct, void (*fn)(void *ud), void *ud);
  * to make room (never one whose head is in), so that a complete request
  * always gets a slot. */
 bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr);
+/* The same for a trusted reverse proxy (proxy.h), which speaks for many
+ * clients: no share of a key applies, only the total, and the oldest
+ * incomplete head makes room as for anyone. */
+bool conntrack_admit_proxy(struct conntrack *ct);
 /* An accepted connection on socket fd; NULL when out of memory (the
  * connection is then only counted by libmicrohttpd). */
 struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd);

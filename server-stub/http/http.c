@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 #include "http/framing.h"
 #include "http/http.h"
 #include "http/peer.h"
+#include "http/proxy.h"
 #include "http/refusals.h"
 
 /* Headers and security policy of the dashboard: everything from this
@@ -47,6 +49,8 @@ struct http_server {
 	struct refusals *refused;    /* 429s, counted instead of logged each */
 	atomic_bool closing;
 	char *cert, *key;            /* PEM text, kept for the daemon's lifetime */
+	struct proxies proxies;      /* --trusted-proxy */
+	atomic_bool proxy_warned;    /* a proxy's bad X-Forwarded-For, said once */
 };
 
 struct req {
@@ -173,6 +177,57 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	return r;
 }
 
+struct xff {
+	char text[1024];
+	size_t len;
+};
+
+/* Every X-Forwarded-For field, in order, joined with ",". Past the
+ * buffer, the latest fields win: the client is the rightmost. */
+static enum MHD_Result add_xff(void *cls, enum MHD_ValueKind kind, const char *key,
+			       const char *value)
+{
+	struct xff *x = cls;
+	const size_t n = value ? strlen(value) : 0;
+
+	if (!key || strcasecmp(key, "X-Forwarded-For") != 0)
+		return MHD_YES;
+	if (x->len + n + 2 > sizeof(x->text))
+		x->len = 0;
+	if (n + 2 > sizeof(x->text))
+		return MHD_YES;
+	if (x->len)
+		x->text[x->len++] = ',';
+	memcpy(x->text + x->len, value, n);
+	x->len += n;
+	x->text[x->len] = '\0';
+	return MHD_YES;
+}
+
+/* A request from a trusted proxy is counted and logged as the client the
+ * proxy names; without a name, as the proxy. */
+static void from_proxy(struct req *r, struct http_server *h, struct MHD_Connection *c)
+{
+	struct xff x = { .len = 0 };
+	struct sockaddr_storage ss;
+	int rc;
+
+	x.text[0] = '\0';
+	MHD_get_connection_values(c, MHD_HEADER_KIND, add_xff, &x);
+	rc = proxies_client(&h->proxies, x.text, &ss);
+	if (rc == 0) {
+		inet_ntop(ss.ss_family, ss.ss_family == AF_INET ?
+			  (const void *)&((const struct sockaddr_in *)&ss)->sin_addr :
+			  (const void *)&((const struct sockaddr_in6 *)&ss)->sin6_addr,
+			  r->client, sizeof(r->client));
+		peer_key((const struct sockaddr *)&ss, r->client_key);
+	} else if (rc == -EINVAL && !atomic_exchange(&h->proxy_warned, true)) {
+		cgfb_log(LOG_WARNING, "trusted proxy %s sent an X-Forwarded-For whose last "
+			 "address is no address: its requests are counted as its own "
+			 "(said once)", r->client);
+	}
+}
+
 static void req_begin(struct req *r, struct http_server *h, struct MHD_Connection *c,
 		      const char *url, const char *method)
 {
@@ -183,6 +238,8 @@ static void req_begin(struct req *r, struct http_server *h, struct MHD_Connectio
 		snprintf(r->path, sizeof(r->path), "%s", url);
 	peer_address(c, r->client, sizeof(r->client));
 	peer_key(peer_sockaddr(c), r->client_key);
+	if (h->proxies.n && proxies_trusted(&h->proxies, peer_sockaddr(c)))
+		from_proxy(r, h, c);
 	r->h = h;
 	/* HEAD is GET without the body, which libmicrohttpd drops: the
 	 * application routes it as GET, the log says HEAD. */
@@ -569,6 +626,8 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
 {
 	struct http_server *h = cls;
 
+	if (proxies_trusted(&h->proxies, addr))
+		return conntrack_admit_proxy(h->ct) ? MHD_YES : MHD_NO;
 	return conntrack_admit(h->ct, addr) ? MHD_YES : MHD_NO;
 }
 
@@ -737,6 +796,15 @@ int http_start(struct http_server **out, const struct server_opts *o,
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "--listen %s: want ADDR:PORT or [ADDR6]:PORT", o->listen);
 		goto fail;
+	}
+	for (unsigned i = 0; i < o->n_trusted_proxy; i++) {
+		rc = proxies_parse(&h->proxies, o->trusted_proxy[i]);
+		if (rc < 0) {
+			cgfb_log(LOG_ERR, "--trusted-proxy %s: want IPv4 or IPv6 addresses or "
+				 "networks, ADDR[/BITS] separated by commas, %d at most",
+				 o->trusted_proxy[i], PROXY_MAX);
+			goto fail;
+		}
 	}
 	rc = o->tls_cert ? load_tls(h) : 0;
 	if (rc < 0)
