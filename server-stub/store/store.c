@@ -57,6 +57,11 @@ int store_checkpoint(struct store *s)
 	return s->ops->checkpoint(s);
 }
 
+int store_scrub(struct store *s)
+{
+	return s->ops->scrub(s);
+}
+
 int store_defer_sync(struct store *s)
 {
 	return s->ops->defer_sync(s);

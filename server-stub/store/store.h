@@ -85,6 +85,16 @@ int store_checkpoint(struct store *s);
 int store_defer_sync(struct store *s);
 int store_wal_path(struct store *s, char *buf, size_t bufsz);
 
+/* After withdrawals, outside a transaction: make the deleted reports
+ * unreadable in the store's own files, as far as the backend allows.
+ * SQLite: a TRUNCATE checkpoint copies the WAL, whose frames still hold
+ * the inserted pages, into the database file (where secure_delete zeroed
+ * the deleted cells and freed pages) and cuts the WAL to zero bytes.
+ * PostgreSQL: VACUUM of the reports table (and its TOAST table) prunes
+ * the dead tuples. Returns 0, -EBUSY when a reader's snapshot still needs
+ * the old frames (try again later), or an error (logged). */
+int store_scrub(struct store *s);
+
 int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);

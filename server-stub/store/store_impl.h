@@ -17,6 +17,7 @@ struct store_ops {
 	int (*checkpoint)(struct store *s);
 	int (*defer_sync)(struct store *s);
 	int (*wal_path)(struct store *s, char *buf, size_t bufsz);
+	int (*scrub)(struct store *s);
 	int (*begin)(struct store *s);
 	int (*commit)(struct store *s);
 	void (*rollback)(struct store *s);

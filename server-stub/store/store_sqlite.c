@@ -317,7 +317,8 @@ static int sq_open(struct store **out, const char *path, bool readonly)
 	/* WAL: readers never block the writer. synchronous=FULL: a commit
 	 * is on disk (WAL fsync'd) before it returns, so a 201 that follows
 	 * it survives a crash or a power cut. secure_delete: a withdrawn
-	 * report is overwritten, not left in a free page of the file.
+	 * report is overwritten, not left in a free page of the file (its
+	 * WAL frames go at the TRUNCATE checkpoint of sq_scrub).
 	 * journal_size_limit: a WAL that grew while a long read held its
 	 * checkpoints off (bounded by STORE_READ_MS) is cut back to this
 	 * size at the next complete checkpoint instead of keeping its
@@ -378,6 +379,22 @@ static int sq_checkpoint(struct store *base)
 	const int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 
 	return rc == SQLITE_OK || rc == SQLITE_BUSY ? 0 : db_error(s, "checkpoint");
+}
+
+/* TRUNCATE waits for readers through the busy handler: here it must not,
+ * since the writer holds its lock meanwhile; a reader on an old snapshot
+ * makes it -EBUSY and the writer tries again a moment later. */
+static int sq_scrub(struct store *base)
+{
+	struct sq_store *s = sq(base);
+	int rc;
+
+	sqlite3_busy_timeout(s->db, 0);
+	rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(s->db, 10000);
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return -EBUSY;
+	return rc == SQLITE_OK ? 0 : db_error(s, "checkpoint after a withdrawal");
 }
 
 static int sq_defer_sync(struct store *base)
@@ -711,6 +728,7 @@ const struct store_ops store_sqlite_ops = {
 	.checkpoint = sq_checkpoint,
 	.defer_sync = sq_defer_sync,
 	.wal_path = sq_wal_path,
+	.scrub = sq_scrub,
 	.begin = sq_begin,
 	.commit = sq_commit,
 	.rollback = sq_rollback,
