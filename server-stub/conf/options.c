@@ -32,7 +32,9 @@ static void usage(FILE *out)
 	      "  --burst N                writes allowed at once before --rate applies (50)\n"
 	      "  --read-rate N            other requests per second per client address (50; 0 off)\n"
 	      "  --read-burst N           other requests at once before --read-rate applies (200)\n"
-	      "  --summary-interval S     recompute the public summary every S seconds (600)\n"
+	      "  --summary-interval S     recompute the public summary every S seconds (86400)\n"
+	      "  --summary-epsilon E      differential privacy of the public numbers: noise\n"
+	      "                           with this epsilon on each (1; 0: exact counts)\n"
 	      "  --port-file FILE         write the bound port to FILE once listening\n"
 	      "  --quiet                  no per-request log lines\n"
 	      "  -h, --help               show this help\n"
@@ -81,6 +83,7 @@ static int set(struct server_opts *o, int opt, const char *name, const char *arg
 	case 'R': o->read_rate = v; break;
 	case 'B': o->read_burst = (unsigned)v; break;
 	case 'S': o->summary_interval = (unsigned)v; break;
+	case 'E': o->summary_epsilon = v; break;
 	}
 	return 0;
 }
@@ -120,6 +123,7 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		{ "read-rate", required_argument, NULL, 'R' },
 		{ "read-burst", required_argument, NULL, 'B' },
 		{ "summary-interval", required_argument, NULL, 'S' },
+		{ "summary-epsilon", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -131,7 +135,7 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		.listen = "127.0.0.1:8080", .db_path = "collector.db", .max_connections = 256,
 		.max_per_ip = 128, .idle_timeout = 10, .request_timeout = 30, .rate = 10,
 		.burst = 50, .head_timeout = 10, .read_rate = 50, .read_burst = 200,
-		.summary_interval = 600,
+		.summary_interval = 86400, .summary_epsilon = 1,
 	};
 	/* For measuring the HTTP and validation ceiling only (bench/server.sh). */
 	o->no_store = getenv("CGFB_SERVER_BENCH_NO_STORE") != NULL;

@@ -20,6 +20,7 @@ struct server_opts {
 	double read_rate;            /* other requests per second per client address */
 	unsigned read_burst;
 	unsigned summary_interval;   /* seconds between recomputations of the public summary */
+	double summary_epsilon;      /* its noise (store/summary.h); 0: exact counts */
 	bool quiet;                  /* no per-request log lines */
 	bool no_store;               /* benchmark only: validate, answer 201, store nothing */
 };

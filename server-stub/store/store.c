@@ -145,8 +145,7 @@ void store_groups_end(struct store *s)
 }
 
 int store_groups(struct store *s, enum store_dim d,
-		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
-		 void *ud)
+		 int (*fn)(const struct store_group *g, void *ud), void *ud)
 {
 	return s->ops->groups(s, d, fn, ud);
 }
