@@ -81,17 +81,58 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
 
+/* An exported report went out by e-mail (exporting is consenting to the
+ * mail channel); the maintainers may have imported it into the collector,
+ * where only its deletion token, which stayed here, can delete it. */
+static bool mailed(const struct cgfb_spool_entry *e)
+{
+	return (e->state == CGFB_R_CONSENTED || e->state == CGFB_R_WITHDRAWN) &&
+	       strncmp(e->endpoint, "mailto:", 7) == 0 && e->deletion_token[0];
+}
+
+/* The collector of the configuration (or --endpoint) deletes the copy it
+ * imported from the e-mail; 404 is said, since the import may come later. */
+static int withdraw_mailed(struct report_cmd *c, const struct cgfb_spool_entry *e)
+{
+	struct cgfb_submit_result res;
+	char err[256];
+	int rc;
+
+	if (!c->config.endpoint[0] || cgfb_endpoint_check(c->config.endpoint, err, sizeof(err)) < 0) {
+		printf("%s: was sent by e-mail, and no collector is configured (endpoint) to\n"
+		       "delete the copy the maintainers may have imported; run withdraw again with\n"
+		       "--endpoint URL, or ask them to delete report %s\n", e->id, e->id);
+		return 0;
+	}
+	rc = cgfb_submit_delete(&c->config, c->config.endpoint, e->id, e->deletion_token, &res);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "withdrawing %s (sent by e-mail) from %s: %s", e->id,
+			 c->config.endpoint, res.error);
+		return rc;
+	}
+	if (res.http_status == 404)
+		printf("%s: was sent by e-mail and is not stored on %s (not imported yet?);\n"
+		       "run withdraw again if it is imported later\n", e->id, c->config.endpoint);
+	else
+		printf("%s: sent by e-mail; the copy imported into %s is deleted\n", e->id,
+		       c->config.endpoint);
+	return 0;
+}
+
 int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback withdraw [--state-dir DIR] [--config FILE] ID\n"
-				    "Delete a sent report from the collector (or stop an unsent one).\n";
+	static const char usage[] =
+		"Usage: cgroup-feedback withdraw [--state-dir DIR] [--config FILE] [--endpoint URL] ID\n"
+		"Delete a sent report from the collector (or stop an unsent one); for a report\n"
+		"sent by e-mail, the copy imported into the collector of --endpoint or the\n"
+		"configuration.\n";
 	struct cgfb_submit_result res;
 	struct cgfb_spool_entry e;
 	const char *id;
 	struct report_cmd c;
-	int rc = 0;
+	int rc = 0, saved;
 
-	SETUP("state-dir", usage);
+	SETUP("state-dir endpoint", usage);
 	id = report_cmd_one_id(&c, argc, argv, usage);
 	if (!id || report_cmd_load_entry(&c, id, &e, NULL) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
@@ -102,6 +143,9 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 			return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 		}
 		printf("%s: deleted from %s\n", id, e.endpoint);
+	} else if (mailed(&e)) {
+		/* Withdrawn locally in any case: it is never sent again. */
+		rc = withdraw_mailed(&c, &e);
 	} else if (e.state == CGFB_R_WITHDRAWN) {
 		printf("%s: was withdrawn already\n", id);
 	} else {
@@ -109,10 +153,12 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 	}
 	e.state = CGFB_R_WITHDRAWN;
 	e.next_attempt = 0;
-	rc = cgfb_spool_save_state(&c.spool, &e);
-	if (rc < 0)
+	saved = cgfb_spool_save_state(&c.spool, &e);
+	if (saved < 0) {
 		cgfb_log(LOG_ERR, "report %s: recording the withdrawal in %s: %s", id, c.spool.dir,
-			 strerror(-rc));
+			 strerror(-saved));
+		rc = saved;
+	}
 	cgfb_notify_refresh_motd(&c.config, &c.sd);
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
