@@ -69,8 +69,6 @@ cfb withdraw --state-dir "$ST" --endpoint "$EP" "$id2" > "$T_TMP/out" 2>&1
 expect_eq "withdraw of the exported, imported report exits 0" "$?" 0
 expect_eq "...its imported copy is gone from the collector" "$(admin "/api/v1/reports/$id2")" 404
 check "...and the client says so" grep -q "sent by e-mail; the copy imported into" "$T_TMP/out"
-expect_eq "...importing the e-mail again: withdrawn, not stored" "$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/r.eml" 2>&1 | tail -n 1)" \
-	"import: 0 imported, 0 already stored, 1 withdrawn, 0 without a report, 0 failed"
 # With no collector that answers the withdrawal is an e-mail too, which the
 # maintainers' import carries out; a forged one (another token) is refused.
 id5=$(new_report M3 105)
@@ -81,12 +79,12 @@ cfb withdraw --state-dir "$ST" --endpoint http://127.0.0.1:1/api/v1/reports \
 	--output "$T_TMP/w5.eml" "$id5" > "$T_TMP/out" 2>&1
 expect_eq "withdraw with no collector answering exits 0" "$?" 0
 check "...and says the withdrawal is an e-mail to send" grep -q "withdrawal is an e-mail too" "$T_TMP/out"
+# One import (each costs a process start, slow under valgrind): a forged
+# copy (another token) first, which fails, then the real one.
 sed 's/^\(X-Cgroup-Feedback-Deletion-Token: \).*/\1forged/' "$T_TMP/w5.eml" > "$T_TMP/w5x.eml"
-expect_eq "...a forged withdrawal is refused on import" "$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/w5x.eml" 2>&1 | tail -n 1)" \
-	"import: 0 imported, 0 already stored, 0 withdrawn, 0 without a report, 1 failed"
-expect_eq "...the report still stored" "$(admin "/api/v1/reports/$id5")" 200
-expect_eq "...the withdrawal e-mail imported" "$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/w5.eml" 2>&1 | tail -n 1)" \
-	"import: 0 imported, 0 already stored, 1 withdrawn, 0 without a report, 0 failed"
+expect_eq "...imported after a forged copy: the forged one fails, the real one withdraws" \
+	"$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/w5x.eml" "$T_TMP/w5.eml" 2>&1 | tail -n 1)" \
+	"import: 0 imported, 0 already stored, 1 withdrawn, 0 without a report, 1 failed"
 expect_eq "...the report is gone" "$(admin "/api/v1/reports/$id5")" 404
 # --- one report, both channels: exported first, then submitted -----------------------
 # The submit starts from the export's draft: the same use case and answers;
