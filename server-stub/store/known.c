@@ -29,9 +29,12 @@ static bool in_array(json_object *arr, const char *member, const char *name)
 	for (size_t i = 0; i < n; i++) {
 		json_object *v = json_object_array_get_idx(arr, i);
 
+		const char *s;
+
 		if (member && !json_object_object_get_ex(v, member, &v))
 			continue;
-		if (strcmp(json_object_get_string(v), name) == 0)
+		s = json_object_get_string(v);
+		if (s && strcmp(s, name) == 0)
 			return true;
 	}
 	return false;
