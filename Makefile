@@ -26,7 +26,7 @@ CC         ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD      ?= build
 
-CLIENT_PKGS := json-c libcrypto libcurl libudev libpcre2-8 libsystemd \
+CLIENT_PKGS := json-c libcrypto libcurl libudev libpcre2-8 libsystemd icu-uc icu-i18n \
                zlib liblzma libzstd liblz4
 # Debian's libbz2-dev ships no pkg-config file.
 BZ2_LIBS    := $(shell $(PKG_CONFIG) --libs bzip2 2>/dev/null || echo -lbz2)

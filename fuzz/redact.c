@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 i, f[i].start, f[i].len, tlen);
 		PROPERTY(i == 0 || f[i - 1].start + f[i - 1].len <= f[i].start,
 			 "findings %zu and %zu overlap or are out of order", i - 1, i);
-		PROPERTY((int)f[i].kind >= 0 && f[i].kind <= CGFB_SECRET_HOME, "kind %d",
+		PROPERTY((int)f[i].kind >= 0 && f[i].kind <= CGFB_SECRET_CGROUP, "kind %d",
 			 (int)f[i].kind);
 		want += strlen("[redacted ]") + strlen(cgfb_secret_name(f[i].kind)) - f[i].len;
 	}

@@ -85,6 +85,8 @@ static void entry_free(struct cgfb_entry *e)
 		regfree(&e->continuation);
 	free(e->regex_src);
 	free(e->continuation_src);
+	for (size_t i = 0; i < e->n_functions; i++)
+		free(e->functions[i]);
 }
 
 static int load_strings(struct cgfb_entry *e, json_object *o)
@@ -309,6 +311,48 @@ static int load_regex(struct cgfb_entry *e, json_object *o, char *err, size_t er
 	return 0;
 }
 
+/* A function name as the schema's $defs/function has it: a bare C symbol. */
+static bool symbol_shape(const char *s)
+{
+	const size_t n = strlen(s);
+
+	return n >= 1 && n <= 64 && strchr("abcdefghijklmnopqrstuvwxyz_", s[0]) &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+static int load_functions(struct cgfb_entry *e, json_object *o, char *err, size_t errsz)
+{
+	json_object *arr;
+
+	if (!json_object_object_get_ex(o, "functions", &arr))
+		return 0;
+	if (!json_object_is_type(arr, json_type_array) ||
+	    json_object_array_length(arr) > CGFB_CATALOG_MAX_FUNCTIONS)
+		return fail(err, errsz, -EINVAL, "entry %s: 'functions' must be an array of at "
+			    "most %d", e->id, CGFB_CATALOG_MAX_FUNCTIONS);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *f = json_object_array_get_idx(arr, i);
+		const char *s = json_object_is_type(f, json_type_string) ?
+				json_object_get_string(f) : NULL;
+
+		if (!s || !symbol_shape(s))
+			return fail(err, errsz, -EINVAL, "entry %s: function %zu is not a C "
+				    "symbol", e->id, i);
+		e->functions[e->n_functions] = strdup(s);
+		if (!e->functions[e->n_functions++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+bool cgfb_catalog_function(const struct cgfb_entry *e, const char *sym)
+{
+	for (size_t i = 0; sym && i < e->n_functions; i++)
+		if (strcmp(e->functions[i], sym) == 0)
+			return true;
+	return false;
+}
+
 static bool has_capture(const struct cgfb_entry *e, const char *name, size_t len)
 {
 	for (size_t i = 0; i < e->n_caps; i++)
@@ -369,6 +413,8 @@ static int load_entry(struct cgfb_entry *e, json_object *o, size_t idx, char *er
 	e->warn_block = get_bool(o, "warn_block");
 	e->generic = get_bool(o, "generic");
 	rc = load_needles(e, o, err, errsz);
+	if (rc == 0)
+		rc = load_functions(e, o, err, errsz);
 	if (rc < 0)
 		return rc;
 	rc = load_regex(e, o, err, errsz);

@@ -18,6 +18,7 @@
 #include "consent/draft.h"
 #include "consent/notify.h"
 #include "privacy/redact.h"
+#include "privacy/where.h"
 
 #define USE_CASE_FILE_MAX 8192
 
@@ -72,31 +73,53 @@ static char *slurp_use_case(const char *path)
 	return b.data;
 }
 
+/* A finding said by its kind and position only: standard error goes to
+ * the journal under a timer, and a log must not keep what the check found. */
+static void log_finding(const char *what, const char *text, const struct cgfb_finding *f,
+			bool replaced)
+{
+	const struct cgfb_where w = cgfb_finding_where(text, f);
+
+	cgfb_log(replaced ? LOG_NOTICE : LOG_ERR, "%s, line %zu, column %zu (byte %zu, %zu bytes "
+		 "long): %s found%s", what, w.line, w.column, f->start + 1, f->len,
+		 cgfb_secret_name(f->kind), replaced ? " and replaced" : "");
+}
+
 /* Secrets in unattended input are refused unless --redact says to replace
  * them: nobody is there to look. What the administrator was shown in a
- * review and kept (the draft remembers) is theirs to send. Returns the text
- * to use (maybe new). */
-static char *unattended_secrets(struct report_cmd *c, const struct cgfb_draft *d, char *text,
-				const char *what, bool *bad)
+ * review and kept for this very text (the draft remembers) is theirs to
+ * send. Returns the text to use (maybe new). */
+static char *unattended_secrets(struct report_cmd *c, struct cgfb_draft *d, const char *field,
+				char *text, const char *what, bool *bad)
 {
 	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
 	struct cgfb_local_names ln;
 	size_t n;
+	char *now;
 
 	cgfb_local_names_load(&ln, NULL, NULL);
-	n = cgfb_draft_unkept(d, text, f, cgfb_find_secrets(text, &ln, f, CGFB_REDACT_MAX_FINDINGS));
+	n = cgfb_draft_unkept(d, field, text, f,
+			      cgfb_find_secrets(text, &ln, f, CGFB_REDACT_MAX_FINDINGS));
 	cgfb_local_names_free(&ln);
 	if (n == 0)
 		return text;
+	for (size_t i = 0; i < n; i++)
+		log_finding(what, text, &f[i], c->redact);
 	if (!c->redact) {
-		for (size_t i = 0; i < n; i++)
-			cgfb_log(LOG_ERR, "%s contains a %s: '%.*s'", what, cgfb_secret_name(f[i].kind),
-				 (int)f[i].len, text + f[i].start);
 		cgfb_log(LOG_ERR, "refusing to send it; edit it, or pass --redact to replace these");
 		*bad = true;
 		return text;
 	}
-	return cgfb_redact_replace(text, f, n);
+	now = cgfb_redact(text, f, n);
+	if (!now) {
+		cgfb_log(LOG_ERR, "%s: %s", what, strerror(ENOMEM));
+		*bad = true;
+		return text;
+	}
+	/* What was kept in the text before stays kept in the redacted one. */
+	cgfb_draft_rebind(d, field, text, now);
+	free(text);
+	return now;
 }
 
 /* Every text of the draft, checked as unattended input: one left there by
@@ -105,22 +128,26 @@ static char *unattended_secrets(struct report_cmd *c, const struct cgfb_draft *d
  * is refused; 1 when --redact changed one. */
 static int draft_secrets(struct report_cmd *c, struct cgfb_draft *d)
 {
+	char field[CGFB_CONFIG_STR_MAX], what[CGFB_CONFIG_STR_MAX];
 	bool bad = false, changed = false;
 	char *before;
 
 	if (d->text) {
 		before = d->text;
-		d->text = unattended_secrets(c, d, d->text, "the use case", &bad);
+		d->text = unattended_secrets(c, d, "use_case", d->text, "the use case", &bad);
 		changed |= d->text != before;
 	}
 	if (d->message) {
 		before = d->message;
-		d->message = unattended_secrets(c, d, d->message, "the message", &bad);
+		d->message = unattended_secrets(c, d, "message", d->message, "the message", &bad);
 		changed |= d->message != before;
 	}
 	for (size_t i = 0; i < d->n; i++) {
 		before = d->values[i];
-		d->values[i] = unattended_secrets(c, d, d->values[i], d->keys[i], &bad);
+		snprintf(what, sizeof(what), "the answer %s", d->keys[i]);
+		d->values[i] = unattended_secrets(c, d, cgfb_draft_answer_field(field, sizeof(field),
+										  d->keys[i]),
+						  d->values[i], what, &bad);
 		changed |= d->values[i] != before;
 	}
 	return bad ? -EINVAL : changed;
@@ -170,7 +197,7 @@ static int options_into_draft(struct report_cmd *c, struct cgfb_draft *d,
 
 		rc = key ? check_answer_key(c, e, key) : -ENOMEM;
 		if (rc == 0)
-			rc = refuse_controls(eq + 1, strlen(eq + 1), "--answer", c->answers[i]);
+			rc = refuse_controls(eq + 1, strlen(eq + 1), "--answer", key);
 		if (rc == 0)
 			rc = cgfb_draft_set_answer(d, key, eq + 1);
 		free(key);
@@ -194,45 +221,37 @@ static int options_into_draft(struct report_cmd *c, struct cgfb_draft *d,
 	return rc;
 }
 
-/* The use case of a report with none in its draft: the configured
- * use-case-file (consent = auto), checked like any unattended text. */
-static int configured_use_case(struct report_cmd *c, struct cgfb_draft *d)
+/* The configured use-case-file into d->text, checked like any unattended
+ * text; with redact, every finding in it is replaced whatever the options. */
+static int configured_use_case(struct report_cmd *c, struct cgfb_draft *d, bool redact)
 {
+	const bool was = c->redact;
 	bool bad = false;
-	char *text;
+	char *text = slurp_use_case(c->config.use_case_file);
 
-	if (d->text || !c->config.use_case_file[0])
-		return 0;
-	text = slurp_use_case(c->config.use_case_file);
 	if (!text)
 		return -EINVAL;
-	d->text = unattended_secrets(c, d, text, "the use case", &bad);
+	c->redact |= redact;
+	d->text = unattended_secrets(c, d, "use_case", text, "the configured use-case-file",
+				     &bad);
+	c->redact = was;
 	return bad ? -EINVAL : 0;
 }
 
-/* Consent from the command line: --yes (or export, or consent = auto),
- * from the report's draft with what --use-case-file and --answer add. */
-int report_cmd_unattended_consent(struct report_cmd *c, struct cgfb_spool_entry *e, const char *endpoint)
+/* Build the report's final bytes from d for endpoint and record the
+ * consent. */
+static int consent_with(struct report_cmd *c, struct cgfb_spool_entry *e,
+			const struct cgfb_draft *d, const char *endpoint)
 {
-	struct cgfb_draft d;
 	struct cgfb_use_case uc;
 	struct cgfb_buf report = { 0 }, bytes = { 0 };
 	char token[65], err[256];
 	int rc;
 
-	rc = cgfb_draft_load(&c->spool, e->id, &d);
-	if (rc < 0)
-		cgfb_log(LOG_ERR, "report %s: its draft: %s", e->id, strerror(-rc));
-	if (rc == 0)
-		rc = options_into_draft(c, &d, e);
-	if (rc >= 0)
-		rc = configured_use_case(c, &d);
-	if (rc < 0)
-		goto out;
-	if (!d.text || !d.text[0])
+	if (!d->text || !d->text[0])
 		cgfb_log(LOG_NOTICE, "report %s has no use case: the maintainers will see the "
 			 "snapshot only (--use-case-file FILE gives one)", e->id);
-	cgfb_draft_use_case(&d, &uc);
+	cgfb_draft_use_case(d, &uc);
 	rc = cgfb_spool_load(&c->spool, e->id, e, &report);
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "report %s: %s", e->id, strerror(-rc));
@@ -249,9 +268,46 @@ int report_cmd_unattended_consent(struct report_cmd *c, struct cgfb_spool_entry 
 				 "sent", e->id, c->spool.dir, strerror(-rc));
 	}
 out:
-	cgfb_draft_free(&d);
 	cgfb_buf_free(&report);
 	cgfb_buf_free(&bytes);
+	return rc;
+}
+
+int report_cmd_auto_consent(struct report_cmd *c, struct cgfb_spool_entry *e,
+			    const char *endpoint)
+{
+	struct cgfb_draft d = { 0 };
+	int rc;
+
+	/* consent = auto: nobody is there to have seen anything, and whoever
+	 * can write the spool can leave a draft there. So the configured
+	 * use-case-file alone is sent, every finding in it replaced; the
+	 * draft's use case, answers, message and kept list are not read. */
+	rc = c->config.use_case_file[0] ? configured_use_case(c, &d, true) : 0;
+	if (rc == 0)
+		rc = consent_with(c, e, &d, endpoint);
+	cgfb_draft_free(&d);
+	return rc;
+}
+
+/* Consent from the command line: --yes (or export), from the report's
+ * draft with what --use-case-file and --answer add. */
+int report_cmd_unattended_consent(struct report_cmd *c, struct cgfb_spool_entry *e, const char *endpoint)
+{
+	struct cgfb_draft d;
+	int rc;
+
+	rc = cgfb_draft_load(&c->spool, e->id, &d);
+	if (rc < 0)
+		cgfb_log(LOG_ERR, "report %s: its draft: %s", e->id, strerror(-rc));
+	if (rc == 0)
+		rc = options_into_draft(c, &d, e);
+	/* A report with no use case in its draft nor the options. */
+	if (rc >= 0 && !d.text && c->config.use_case_file[0])
+		rc = configured_use_case(c, &d, false);
+	if (rc >= 0)
+		rc = consent_with(c, e, &d, endpoint);
+	cgfb_draft_free(&d);
 	return rc;
 }
 

@@ -14,7 +14,7 @@
 enum {
 	OPT_STATE_DIR = 256, OPT_JSON, OPT_YES, OPT_USE_CASE, OPT_ANSWER, OPT_OUTPUT,
 	OPT_ENDPOINT, OPT_REDACT, OPT_EMAIL, OPT_MBOX, OPT_SEND, OPT_RAW, OPT_REVEAL,
-	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_CONFIG,
+	OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_CONFIG, OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -29,6 +29,7 @@ static const struct option long_opts[] = {
 	{ "email", no_argument, NULL, OPT_EMAIL },
 	{ "mbox", required_argument, NULL, OPT_MBOX },
 	{ "send", no_argument, NULL, OPT_SEND },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "reveal", no_argument, NULL, OPT_REVEAL },
 	{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
@@ -60,6 +61,7 @@ static int take_option(struct report_cmd *c, int opt)
 	case OPT_EMAIL: break;          /* the e-mail form is what export writes */
 	case OPT_MBOX: c->mbox = optarg; break;
 	case OPT_SEND: c->send = true; break;
+	case OPT_FORCE: c->force = true; break;
 	case OPT_RAW: c->raw = true; break;
 	case OPT_REVEAL: c->reveal = true; break;
 	case OPT_CGROUP_ROOT: c->cgroup_root = optarg; break;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/hint.h"
@@ -247,7 +248,7 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		if (c.config.consent == CGFB_CONSENT_AUTO && v[i].state == CGFB_R_PENDING &&
 		    !cgfb_silenced(&c.sd, v[i].catalog_id) &&
-		    report_cmd_unattended_consent(&c, &v[i], c.config.endpoint) < 0)
+		    report_cmd_auto_consent(&c, &v[i], c.config.endpoint) < 0)
 			failed++;
 		if (!due(&v[i], now) || schema_changed(&c, &v[i]))
 			continue;
@@ -266,8 +267,9 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
  * to, or exported before and given a use case or answers now, is built
  * afresh from its draft with what the options add, so a second export
  * carries them; a report consented to for the collector, or sent, goes out
- * as it is — the same bytes, the same story — and options that would
- * change it are named as unused rather than dropped without a word. */
+ * with what was approved then — the same story, keyed for the mail channel
+ * (mail_copy) — and options that would change it are named as unused
+ * rather than dropped without a word. */
 static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, const char *endpoint)
 {
 	const bool mailed = e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0;
@@ -282,9 +284,9 @@ static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, cons
 		return 0;
 	if (e->state != CGFB_R_PENDING && !mailed) {
 		if (c->use_case_file || c->n_answers)
-			cgfb_log(LOG_WARNING, "report %s is %s for %s: the e-mail carries those bytes, "
-				 "with the use case and answers given then; --use-case-file and "
-				 "--answer are not used", e->id, cgfb_rstate_name(e->state), e->endpoint);
+			cgfb_log(LOG_WARNING, "report %s is %s for %s: the e-mail carries the use "
+				 "case and answers given then; --use-case-file and --answer are not "
+				 "used", e->id, cgfb_rstate_name(e->state), e->endpoint);
 		return 0;
 	}
 	rc = report_cmd_unattended_consent(c, e, endpoint);
@@ -296,15 +298,51 @@ static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, cons
 	return rc;
 }
 
+/* A report consented to for a collector, or sent there, goes by mail as
+ * the same report keyed for the mail channel: its e-mail, often archived
+ * in public under its sender's name, must not carry the collector's
+ * tokens and pseudonym. The spool keeps the collector's bytes. */
+static int mail_copy(const struct report_cmd *c, const struct cgfb_spool_entry *e,
+		     const char *endpoint, struct cgfb_buf *bytes)
+{
+	struct cgfb_buf out = { 0 };
+	char err[256];
+	const int rc = cgfb_consent_again(c->schema, &c->sd, bytes, endpoint, e->deletion_token,
+					  &out, err, sizeof(err));
+
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
+		return rc;
+	}
+	cgfb_buf_free(bytes);
+	*bytes = out;
+	return 0;
+}
+
+/* Said before the consent is recorded, so that nothing changes for a file
+ * that will not be written; the write itself refuses it again (O_EXCL). */
+static int refuse_existing(const struct report_cmd *c, const char *path)
+{
+	struct stat st;
+
+	if (c->mbox || c->force || (c->send && !c->output) || strcmp(path, "-") == 0 ||
+	    lstat(path, &st) < 0)
+		return 0;
+	cgfb_log(LOG_ERR, "%s exists: export writes only a file it makes itself (--force "
+		 "replaces it)", path);
+	return -EEXIST;
+}
+
 int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
-		"Usage: cgroup-feedback export ID [--email] [-o FILE | --mbox FILE] [--send]\n"
+		"Usage: cgroup-feedback export ID [--email] [-o FILE [--force] | --mbox FILE] [--send]\n"
 		"                              [--use-case-file FILE] [--answer KEY=VALUE]...\n"
 		"                              [--redact] [--state-dir DIR] [--config FILE]\n"
 		"Write the report as an e-mail ready for linux-mm (for machines without network):\n"
-		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml), appended to an\n"
-		"mbox, or sent through smtp-url (STARTTLS) or sendmail.\n";
+		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml; a new file, 0600,\n"
+		"unless --force replaces one), appended to an mbox, or sent through smtp-url\n"
+		"(STARTTLS) or sendmail.\n";
 	struct cgfb_spool_entry e;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
 	char to[600], endpoint[620], path[PATH_MAX], err[512], sha[65];
@@ -312,23 +350,27 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	struct report_cmd c;
 	int rc;
 
-	SETUP("state-dir output use-case-file answer redact email mbox send", usage);
+	SETUP("state-dir output use-case-file answer redact email mbox send force", usage);
 	id = report_cmd_one_id(&c, argc, argv, usage);
 	if (!id || report_cmd_load_entry(&c, id, &e, &bytes) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	cgfb_mailout_recipients(&c.config, &bytes, to, sizeof(to));
 	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
-	rc = export_consent(&c, &e, endpoint);
-	if (rc == 0)
-		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
-	if (rc == 0)
-		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
 	if (c.mbox)
 		snprintf(path, sizeof(path), "%s", c.mbox);
 	else if (c.output)
 		snprintf(path, sizeof(path), "%s", c.output);
 	else
 		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", id);
+	rc = refuse_existing(&c, path);
+	if (rc == 0)
+		rc = export_consent(&c, &e, endpoint);
+	if (rc == 0)
+		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
+	if (rc == 0 && e.state != CGFB_R_PENDING && strncmp(e.endpoint, "mailto:", 7) != 0)
+		rc = mail_copy(&c, &e, endpoint, &bytes);
+	if (rc == 0)
+		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
 	if (rc == 0 && c.send) {
 		rc = cgfb_mailout_send(&c.config, &mail, err, sizeof(err));
 		if (rc < 0)
@@ -337,13 +379,17 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 			printf("%s: sent by mail to %s\n", id, to);
 	}
 	if (rc == 0 && (!c.send || c.output || c.mbox)) {
-		rc = cgfb_mailout_file(&mail, path, c.mbox != NULL);
+		rc = cgfb_mailout_file(&mail, path, c.mbox ? CGFB_MAILOUT_MBOX : c.force ?
+				       CGFB_MAILOUT_REPLACE : CGFB_MAILOUT_NEW);
 		cgfb_sha256_hex(bytes.data, bytes.len, sha);
 		if (rc == 0 && strcmp(path, "-") != 0)
 			printf("%s: %s %s (the report: %zu bytes, SHA-256 %s); send it to %s\n", id,
 			       c.mbox ? "appended to" : "wrote", path, bytes.len, sha, to);
 		if (rc == 0 && !c.config.mail_from[0])
 			cgfb_log(LOG_WARNING, "%s: " CGFB_MAILOUT_NO_FROM, id);
+		else if (rc == -EEXIST)
+			cgfb_log(LOG_ERR, "%s exists: export writes only a file it makes itself "
+				 "(--force replaces it)", path);
 		else if (rc < 0)
 			cgfb_log(LOG_ERR, "writing %s: %s", path, strerror(-rc));
 	}

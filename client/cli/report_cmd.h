@@ -34,6 +34,7 @@ struct report_cmd {
 	const char *mountinfo;
 	char id[CGFB_REPORT_ID_LEN + 1];   /* the report named, prefix resolved */
 	bool send;
+	bool force;                 /* export: replace an existing -o FILE */
 	bool json;
 	bool yes;
 	bool redact;
@@ -67,11 +68,15 @@ bool report_cmd_no_args(int argc, char **argv, const char *usage);
 int report_cmd_load_entry(struct report_cmd *c, const char *id, struct cgfb_spool_entry *e,
 			  struct cgfb_buf *bytes);
 
-/* Consent given without a terminal (submit --yes, flush with consent =
- * auto, export): from --use-case-file, --answer and the configuration, each
- * text checked for secrets and control characters; recorded for endpoint.
+/* Consent given without a terminal (submit --yes, export): from the
+ * report's draft with what --use-case-file and --answer add, each text
+ * checked for secrets and control characters; recorded for endpoint.
  * 0 or -errno (reported). cmd_consent.c. */
 int report_cmd_unattended_consent(struct report_cmd *c, struct cgfb_spool_entry *e,
 				  const char *endpoint);
+/* flush with consent = auto: the configured use-case-file alone, every
+ * secret-looking string in it replaced; the report's draft is not read. */
+int report_cmd_auto_consent(struct report_cmd *c, struct cgfb_spool_entry *e,
+			    const char *endpoint);
 
 #endif

@@ -9,7 +9,10 @@
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
 #include "cli/reveal.h"
+#include <json-c/json.h>
+
 #include "privacy/anon.h"
+#include "privacy/rekey.h"
 #include "privacy/secret.h"
 #include "snapshot/mountinfo.h"
 
@@ -18,6 +21,7 @@
 
 struct token {
 	char tok[TOKEN_LEN + 1];
+	char base[TOKEN_LEN + 1];    /* the snapshot's token: tok before the consent re-keyed it */
 	char what[512];              /* "" until found */
 };
 
@@ -49,6 +53,7 @@ static void collect(struct reveal *r, const char *text, size_t len)
 		if (!seen && r->n < TOKENS_MAX) {
 			memcpy(r->t[r->n].tok, p, TOKEN_LEN);
 			r->t[r->n].tok[TOKEN_LEN] = '\0';
+			memcpy(r->t[r->n].base, r->t[r->n].tok, TOKEN_LEN + 1);
 			r->t[r->n++].what[0] = '\0';
 		}
 	}
@@ -61,10 +66,28 @@ static void match(struct reveal *r, const char *name, const char *what)
 
 	cgfb_anon_token(r->anon, name, strlen(name), tok);
 	for (size_t k = 0; k < r->n; k++)
-		if (!r->t[k].what[0] && strcmp(r->t[k].tok, tok) == 0) {
+		if (!r->t[k].what[0] && strcmp(r->t[k].base, tok) == 0) {
 			snprintf(r->t[k].what, sizeof(r->t[k].what), "%s", what);
 			r->found++;
 		}
+}
+
+/* A consented report's tokens are keyed for its endpoint
+ * (privacy/rekey.h): taken back to the snapshot's, which local names give. */
+static int unkey(struct reveal *r, const uint8_t key[CGFB_SECRET_LEN], const char *text)
+{
+	json_object *doc = json_tokener_parse(text), *c, *e;
+	struct cgfb_rekey *rk = NULL;
+	int rc = 0;
+
+	if (json_object_object_get_ex(doc, "consent", &c) &&
+	    json_object_object_get_ex(c, "endpoint", &e) && json_object_get_string(e))
+		rc = cgfb_rekey_new(key, json_object_get_string(e), &rk);
+	for (size_t k = 0; rk && k < r->n; k++)
+		cgfb_rekey_hex(rk, r->t[k].base + 2, false);
+	cgfb_rekey_free(rk);
+	json_object_put(doc);
+	return rc;
 }
 
 static struct reveal *walking;       /* nftw passes no context */
@@ -147,12 +170,15 @@ int cgfb_reveal(const struct cgfb_statedir *sd, const struct cgfb_buf *report,
 		goto out;
 	}
 	rc = cgfb_anon_new(key, NULL, &r->anon);
+	if (rc == 0) {
+		collect(r, report->data, report->len);
+		rc = unkey(r, key, report->data);
+	}
 	memset(key, 0, sizeof(key));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "reveal: %s", strerror(-rc));
 		goto out;
 	}
-	collect(r, report->data, report->len);
 	if (r->n)
 		walk_cgroups(r, o);
 	if (r->found < r->n && (!o->proc || o->proc[0]))

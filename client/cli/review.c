@@ -21,6 +21,7 @@
 #include "deliver/mailout.h"
 #include "consent/notify.h"
 #include "privacy/redact.h"
+#include "privacy/where.h"
 #include "snapshot/attrs.h"
 #include "base/hint.h"
 #include "base/statedir.h"
@@ -400,49 +401,115 @@ static void ask_message(const struct cgfb_review_ctx *rc, json_object *report,
 	free(line);
 }
 
-/* Offer to replace what looks like a secret; returns the (new) text. What
- * the administrator was shown and kept before is not asked about again;
- * what they keep now is remembered in the draft. */
-static char *check_secrets(const struct cgfb_review_ctx *rc, const struct cgfb_local_names *ln,
-			   struct cgfb_draft *d, char *text, bool *asked, bool *redact_all)
+/* The secret check of what was typed, one finding at a time. */
+struct secret_check {
+	const struct cgfb_review_ctx *rc;
+	const struct cgfb_local_names *ln;
+	struct cgfb_draft *d;
+	bool asked;          /* the explanation was printed */
+	bool redact_rest;    /* "a": every finding from here on is replaced */
+};
+
+static void explain_check(struct secret_check *sc)
 {
-	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
-	size_t n;
+	if (sc->asked)
+		return;
+	fputs("\nWhat you wrote contains what looks like private information. Each one is\n"
+	      "asked about on its own: r (or Enter) replaces it with [redacted ...], k sends\n"
+	      "it as written (remembered for this text only), a replaces it and every one\n"
+	      "after it.\n", sc->rc->out);
+	sc->asked = true;
+}
+
+/* The finding, where it is and a little of its line: a false alarm
+ * (system.slice) and a real address in one text are told apart here. */
+static void show_finding(FILE *out, const char *what, const char *text,
+			 const struct cgfb_finding *f)
+{
+	const struct cgfb_where w = cgfb_finding_where(text, f);
+	struct cgfb_buf ctx = { 0 };
+
+	fprintf(out, "\n  %s: %.*s (%s, line %zu, column %zu)\n", cgfb_secret_name(f->kind),
+		(int)f->len, text + f->start, what, w.line, w.column);
+	if (cgfb_finding_context(&ctx, text, f) == 0)
+		fprintf(out, "    %s\n", ctx.data);
+	cgfb_buf_free(&ctx);
+}
+
+/* 'k' to keep f as written, 'r' to replace it. Enter, a closed terminal
+ * and "a" (for this one and the rest) replace: nothing is kept unless it
+ * was shown and k was typed for it. */
+static int decide_finding(struct secret_check *sc, const char *what, const char *text,
+			  const struct cgfb_finding *f)
+{
+	int c;
+
+	show_finding(sc->rc->out, what, text, f);
+	if (sc->redact_rest) {
+		fputs("    replaced (you said a: all the rest)\n", sc->rc->out);
+		return 'r';
+	}
+	c = ask_choice(sc->rc, "[r]eplace it, [k]eep it as written, replace [a]ll the rest? [r] ",
+		       "rka", 'r');
+	sc->redact_rest = c == 'a';
+	return c == 'k' ? 'k' : 'r';
+}
+
+/* Each finding in text (the value of field) not kept before for this very
+ * text is asked about; the kept ones are remembered for the text as it
+ * leaves here, the others replaced. Returns the (new) text. */
+static char *check_secrets(struct secret_check *sc, const char *field, const char *what,
+			   char *text)
+{
+	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS], gone[CGFB_REDACT_MAX_FINDINGS];
+	size_t n, m = 0;
+	char *now;
 
 	if (!text)
 		return text;
-	n = cgfb_draft_unkept(d, text, f, cgfb_find_secrets(text, ln, f, CGFB_REDACT_MAX_FINDINGS));
-	if (n == 0)
-		return text;
-	if (!*asked) {
-		fputs("\nWhat you wrote contains what looks like private information:\n", rc->out);
-		*asked = true;
+	n = cgfb_draft_unkept(sc->d, field, text, f,
+			      cgfb_find_secrets(text, sc->ln, f, CGFB_REDACT_MAX_FINDINGS));
+	for (size_t i = 0; i < n; i++) {
+		explain_check(sc);
+		if (decide_finding(sc, what, text, &f[i]) == 'k') {
+			if (cgfb_draft_keep(sc->d, field, text, text + f[i].start, f[i].len) == 0)
+				continue;
+			/* Kept but not remembered would be refused unattended
+			 * later, with nobody told why. */
+			fputs("    The draft cannot remember more kept strings: replaced.\n",
+			      sc->rc->out);
+		}
+		gone[m++] = f[i];
 	}
-	for (size_t i = 0; i < n; i++)
-		fprintf(rc->out, "  %s: %.*s\n", cgfb_secret_name(f[i].kind), (int)f[i].len,
-			text + f[i].start);
-	if (!*redact_all &&
-	    ask_choice(rc, "Replace these with [redacted ...]? [Y/n] ", "yn", 'y') != 'y') {
-		for (size_t i = 0; i < n; i++)
-			cgfb_draft_keep(d, text + f[i].start, f[i].len);
-		return text;
+	now = m ? cgfb_redact(text, gone, m) : text;
+	if (!now) {
+		fputs("Out of memory replacing them; the text is left as it was and will be "
+		      "refused unattended.\n", sc->rc->out);
+		now = text;
 	}
-	*redact_all = true;
-	return cgfb_redact_replace(text, f, n);
+	cgfb_draft_rebind(sc->d, field, text, now);
+	if (now != text)
+		free(text);
+	return now;
 }
 
 static void redact_answers(const struct cgfb_review_ctx *rc, struct cgfb_draft *d, const char *id)
 {
 	struct cgfb_local_names ln;
-	bool asked = false, redact_all = false;
+	struct secret_check sc = { .rc = rc, .ln = &ln, .d = d };
+	char field[CGFB_CONFIG_STR_MAX], what[CGFB_CONFIG_STR_MAX];
 
 	cgfb_local_names_load(&ln, NULL, NULL);
-	d->text = check_secrets(rc, &ln, d, d->text, &asked, &redact_all);
-	d->message = check_secrets(rc, &ln, d, d->message, &asked, &redact_all);
-	for (size_t i = 0; i < d->n; i++)
-		d->values[i] = check_secrets(rc, &ln, d, d->values[i], &asked, &redact_all);
+	d->text = check_secrets(&sc, "use_case", "the use case", d->text);
+	d->message = check_secrets(&sc, "message", "your wording of the message", d->message);
+	for (size_t i = 0; i < d->n; i++) {
+		snprintf(what, sizeof(what), "your answer to %s", d->keys[i]);
+		d->values[i] = check_secrets(&sc, cgfb_draft_answer_field(field, sizeof(field),
+									    d->keys[i]),
+					     what, d->values[i]);
+	}
 	cgfb_local_names_free(&ln);
-	if (asked)
+	if (sc.asked)
 		save_draft(rc, id, d);
 }
 

@@ -10,6 +10,7 @@
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
 #include "base/suggest.h"
+#include "base/urlshow.h"
 #include "config/config.h"
 
 #define LINE_MAX_LEN 1024
@@ -118,15 +119,18 @@ static int check_endpoint(const char *url, char *err, size_t errsz)
 {
 	const bool https = strncmp(url, "https://", 8) == 0;
 	const char *host = url + (https ? 8 : 7);
+	char shown[CGFB_CONFIG_STR_MAX];
 	size_t n;
+
+	cgfb_url_shown(shown, sizeof(shown), url);
 
 	if (strpbrk(url, "\"' \t")) {
 		snprintf(err, errsz, "endpoint: '%s' holds quotes or white space; write the URL bare",
-			 url);
+			 shown);
 		return -EINVAL;
 	}
 	if (!https && strncmp(url, "http://", 7) != 0) {
-		snprintf(err, errsz, "endpoint: '%s' is not an https:// URL", url);
+		snprintf(err, errsz, "endpoint: '%s' is not an https:// URL", shown);
 		return -EINVAL;
 	}
 	n = strcspn(host, "/?#");
@@ -138,7 +142,7 @@ static int check_endpoint(const char *url, char *err, size_t errsz)
 	const size_t hn = host[0] == '[' ? strcspn(host, "]") + 1 : strcspn(host, ":/?#");
 
 	if (n == 0 || hn == 0) {
-		snprintf(err, errsz, "endpoint: '%s' names no host", url);
+		snprintf(err, errsz, "endpoint: '%s' names no host", shown);
 		return -EINVAL;
 	}
 	if (!https && !loopback_host(host, hn)) {

@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -6,6 +8,7 @@
 
 #include "cgfb/sha256.h"
 #include "consent/consent.h"
+#include "privacy/rekey.h"
 #include "privacy/secret.h"
 
 
@@ -26,13 +29,111 @@ static int cgfb_random_hex(char *out, size_t nbytes)
 	return 0;
 }
 
+/* To the hour: minutes and seconds of a yes, compared with a log of
+ * logins or deliveries, would single out the machine and its
+ * administrator. */
 static void utc_now(char *buf, size_t sz)
 {
 	const time_t t = time(NULL);
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
-	strftime(buf, sz, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strftime(buf, sz, "%Y-%m-%dT%H:00:00Z", &tm);
+}
+
+/* Lists a report may name as where it was mailed; any other recipient is
+ * someone's own address, and the report says only "mail". */
+static const char *const public_lists[] = { "linux-mm@kvack.org", "cgroups@vger.kernel.org" };
+
+static bool public_recipients(const char *to)
+{
+	while (*to) {
+		const size_t n = strcspn(to, ",");
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(public_lists) / sizeof(public_lists[0]); i++)
+			known |= strlen(public_lists[i]) == n && strncmp(to, public_lists[i], n) == 0;
+		if (!known)
+			return false;
+		to += n + (to[n] == ',');
+	}
+	return true;
+}
+
+int cgfb_consent_endpoint(const char *endpoint, char *out, size_t outsz)
+{
+	const char *scheme_end, *auth, *path;
+	size_t alen;
+
+	if (strncmp(endpoint, "mailto:", 7) == 0) {
+		snprintf(out, outsz, "%s", endpoint[7] && public_recipients(endpoint + 7) ?
+			 endpoint : "mail");
+		return 0;
+	}
+	scheme_end = strstr(endpoint, "://");
+	if (!scheme_end || (strncmp(endpoint, "https://", 8) != 0 &&
+			    strncmp(endpoint, "http://", 7) != 0))
+		return -EINVAL;
+	auth = scheme_end + 3;
+	alen = strcspn(auth, "/?#");
+	if (alen == 0 || memchr(auth, '@', alen))
+		return -EINVAL;
+	path = auth + alen;
+	if ((size_t)snprintf(out, outsz, "%.*s%.*s", (int)(auth - endpoint + alen), endpoint,
+			     (int)(*path == '/' ? strcspn(path, "?#") : 0), path) >= outsz)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Every token of the report's strings as endpoint sees them; a report
+ * already consented for another endpoint is first taken back to the
+ * snapshot's tokens. What the administrator wrote and the consent and
+ * deletion records are not the snapshot's and are left alone. */
+static void rekey_strings(json_object *o, struct cgfb_rekey *from, struct cgfb_rekey *to)
+{
+	if (json_object_is_type(o, json_type_string)) {
+		const size_t len = (size_t)json_object_get_string_len(o);
+		/* A copy of all len bytes: strndup would stop at a \u0000. */
+		char *s = malloc(len + 1);
+		size_t n = 0;
+
+		if (!s)
+			return;
+		memcpy(s, json_object_get_string(o), len + 1);
+		if (from)
+			n = cgfb_rekey_text(from, s, len, false);
+		n += cgfb_rekey_text(to, s, len, true);
+		if (n)
+			json_object_set_string_len(o, s, (int)len);
+		free(s);
+	} else if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			rekey_strings(json_object_array_get_idx(o, i), from, to);
+	} else if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, k, v) {
+			if (strcmp(k, "use_case") != 0 && strcmp(k, "consent") != 0 &&
+			    strcmp(k, "deletion") != 0)
+				rekey_strings(v, from, to);
+		}
+	}
+}
+
+static int rekey_report(json_object *r, const uint8_t key[CGFB_SECRET_LEN], const char *endpoint)
+{
+	struct cgfb_rekey *from = NULL, *to = NULL;
+	json_object *c, *e;
+	int rc = 0;
+
+	if (json_object_object_get_ex(r, "consent", &c) &&
+	    json_object_object_get_ex(c, "endpoint", &e) && json_object_get_string(e))
+		rc = cgfb_rekey_new(key, json_object_get_string(e), &from);
+	if (rc == 0)
+		rc = cgfb_rekey_new(key, endpoint, &to);
+	if (rc == 0)
+		rekey_strings(r, from, to);
+	cgfb_rekey_free(from);
+	cgfb_rekey_free(to);
+	return rc;
 }
 
 static json_object *use_case_json(const struct cgfb_use_case *uc)
@@ -52,23 +153,32 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_state
 		       char token[65], char *err, size_t errsz)
 {
 	json_object *r = NULL, *consent, *deletion;
-	char now[32], token_sha[65], install[CGFB_PSEUDONYM_HEX + 1];
+	char now[32], token_sha[65], install[CGFB_PSEUDONYM_HEX + 1], named[512];
 	uint8_t key[CGFB_SECRET_LEN];
 	int rc;
 
+	rc = cgfb_consent_endpoint(endpoint, named, sizeof(named));
+	if (rc < 0) {
+		snprintf(err, errsz, "the endpoint is no URL a report may name (it holds user "
+			 "information, or names no host)");
+		return rc;
+	}
 	rc = cgfb_secret_load(sd, key, err, errsz);
 	if (rc < 0)
 		return rc;
-	rc = cgfb_install_pseudonym(key, endpoint, install);
-	explicit_bzero(key, sizeof(key));
+	rc = cgfb_install_pseudonym(key, named, install);
 	if (rc < 0) {
-		snprintf(err, errsz, "no install pseudonym for %s", endpoint);
-		return rc;
+		snprintf(err, errsz, "no install pseudonym for %s", named);
+		goto out;
 	}
-
 	rc = cgfb_canon_parse(report->data, report->len, CGFB_REPORT_DEPTH_MAX, &r, err, errsz);
 	if (rc < 0)
-		return rc;
+		goto out;
+	rc = rekey_report(r, key, named);
+	if (rc < 0) {
+		snprintf(err, errsz, "the tokens for %s: %s", named, strerror(-rc));
+		goto out;
+	}
 	if (keep_token && strlen(keep_token) == 64)
 		memcpy(token, keep_token, 65);
 	else
@@ -82,7 +192,7 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_state
 	consent = json_object_new_object();
 	json_object_object_add(consent, "given", json_object_new_boolean(1));
 	json_object_object_add(consent, "time", json_object_new_string(now));
-	json_object_object_add(consent, "endpoint", json_object_new_string(endpoint));
+	json_object_object_add(consent, "endpoint", json_object_new_string(named));
 	json_object_object_add(consent, "schema_sha256",
 			       json_object_new_string(cgfb_schema_sha256(schema)));
 	json_object_object_add(consent, "install", json_object_new_string(install));
@@ -107,6 +217,38 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_state
 	else if (rc < 0)
 		snprintf(err, errsz, "the use case is not valid UTF-8");
 out:
+	explicit_bzero(key, sizeof(key));
+	json_object_put(r);
+	return rc;
+}
+
+int cgfb_consent_again(const struct cgfb_schema *schema, const struct cgfb_statedir *sd,
+		       const struct cgfb_buf *consented, const char *endpoint,
+		       const char *keep_token, struct cgfb_buf *out, char *err, size_t errsz)
+{
+	struct cgfb_use_case uc = { 0 };
+	json_object *r = NULL, *u, *a;
+	char token[65];
+	int rc;
+
+	rc = cgfb_canon_parse(consented->data, consented->len, CGFB_REPORT_DEPTH_MAX, &r, err,
+			      errsz);
+	if (rc < 0)
+		return rc;
+	/* What the administrator approved then, as it was approved. */
+	if (json_object_object_get_ex(r, "use_case", &u) && u) {
+		uc.text = json_object_get_string(json_object_object_get(u, "text"));
+		if (json_object_object_get_ex(u, "answers", &a) && a) {
+			json_object_object_foreach(a, key, val) {
+				if (uc.n_answers == sizeof(uc.keys) / sizeof(uc.keys[0]))
+					break;
+				uc.keys[uc.n_answers] = key;
+				uc.values[uc.n_answers++] = json_object_get_string(val);
+			}
+		}
+	}
+	rc = cgfb_consent_build(schema, sd, consented, &uc, endpoint, keep_token, out, token, err,
+				errsz);
 	json_object_put(r);
 	return rc;
 }

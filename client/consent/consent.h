@@ -25,17 +25,35 @@ struct cgfb_use_case {
 
 /* The one place a report's final bytes are made — what review previews and
  * then records, what submit, export and flush send: report + use case +
- * consent record (now, endpoint, schema hash, this install's pseudonym for
- * that endpoint from the secret in the state directory) + the SHA-256 of the deletion
+ * consent record (the hour, the endpoint as cgfb_consent_endpoint names it,
+ * schema hash, this install's pseudonym for that endpoint from the secret
+ * in the state directory) + the SHA-256 of the deletion
  * token (returned in token, 65 bytes). keep_token, when not NULL or "", is
  * the token of an earlier consent to the same report, kept so that every
  * copy of it (an e-mail, then a submission) is withdrawn with one token;
- * otherwise a fresh one is made. Validated against the schema. err says
- * why not. */
+ * otherwise a fresh one is made. Every keyed token of the report is
+ * re-keyed for the endpoint (privacy/rekey.h), so reports to two endpoints
+ * share none. Validated against the schema. err says why not. */
 int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_statedir *sd,
 		       const struct cgfb_buf *report, const struct cgfb_use_case *uc,
 		       const char *endpoint, const char *keep_token, struct cgfb_buf *out,
 		       char token[65], char *err, size_t errsz);
+
+/* What a report names as the place it was agreed to go (consent.endpoint),
+ * a closed form: for a collector its scheme://host[:port]/path, without
+ * query or fragment; for e-mail "mailto:" and the recipients when each is
+ * a public list the kernel messages name, else just "mail". Tokens and the
+ * install pseudonym are keyed by it. -EINVAL for a URL with user
+ * information or no host. */
+int cgfb_consent_endpoint(const char *endpoint, char *out, size_t outsz);
+
+/* A report consented to (or sent) for one endpoint, as the bytes for
+ * another, with the use case and answers it carries and its deletion token
+ * (keep_token): export of a report sent to a collector, whose e-mail must
+ * not carry the collector's tokens and pseudonym. Nothing is recorded. */
+int cgfb_consent_again(const struct cgfb_schema *schema, const struct cgfb_statedir *sd,
+		       const struct cgfb_buf *consented, const char *endpoint,
+		       const char *keep_token, struct cgfb_buf *out, char *err, size_t errsz);
 
 /* Record the yes: save the bytes and the state (consented, due now). */
 int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,

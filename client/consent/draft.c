@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "base/statedir.h"
+#include "cgfb/sha256.h"
 #include "consent/draft.h"
 
 /* What a draft can hold: answers and use case are bounded where they are
@@ -20,8 +21,10 @@ void cgfb_draft_free(struct cgfb_draft *d)
 		free(d->keys[i]);
 		free(d->values[i]);
 	}
-	for (size_t i = 0; i < d->n_kept; i++)
-		free(d->kept[i]);
+	for (size_t i = 0; i < d->n_kept; i++) {
+		free(d->kept[i].field);
+		free(d->kept[i].s);
+	}
 	memset(d, 0, sizeof(*d));
 }
 
@@ -85,36 +88,102 @@ int cgfb_draft_set_text(char **slot, const char *s)
 	return 0;
 }
 
-bool cgfb_draft_is_kept(const struct cgfb_draft *d, const char *s, size_t len)
+static bool kept_matches(const struct cgfb_kept *k, const char *field, const char *sha,
+			 const char *s, size_t len)
+{
+	return strcmp(k->field, field) == 0 && strcmp(k->text_sha256, sha) == 0 &&
+	       strlen(k->s) == len && memcmp(k->s, s, len) == 0;
+}
+
+static bool is_kept_sha(const struct cgfb_draft *d, const char *field, const char *sha,
+			const char *s, size_t len)
 {
 	for (size_t i = 0; i < d->n_kept; i++)
-		if (strlen(d->kept[i]) == len && memcmp(d->kept[i], s, len) == 0)
+		if (kept_matches(&d->kept[i], field, sha, s, len))
 			return true;
 	return false;
 }
 
-size_t cgfb_draft_unkept(const struct cgfb_draft *d, const char *text, struct cgfb_finding *f,
-			 size_t n)
+bool cgfb_draft_is_kept(const struct cgfb_draft *d, const char *field, const char *text,
+			const char *s, size_t len)
 {
+	char sha[65];
+
+	cgfb_sha256_hex(text, strlen(text), sha);
+	return is_kept_sha(d, field, sha, s, len);
+}
+
+size_t cgfb_draft_unkept(const struct cgfb_draft *d, const char *field, const char *text,
+			 struct cgfb_finding *f, size_t n)
+{
+	char sha[65];
 	size_t m = 0;
 
+	cgfb_sha256_hex(text, strlen(text), sha);
 	for (size_t i = 0; i < n; i++)
-		if (!cgfb_draft_is_kept(d, text + f[i].start, f[i].len))
+		if (!is_kept_sha(d, field, sha, text + f[i].start, f[i].len))
 			f[m++] = f[i];
 	return m;
 }
 
-int cgfb_draft_keep(struct cgfb_draft *d, const char *s, size_t len)
+static int keep_sha(struct cgfb_draft *d, const char *field, const char *sha, const char *s,
+		    size_t len)
 {
-	if (cgfb_draft_is_kept(d, s, len))
+	struct cgfb_kept *k;
+
+	if (is_kept_sha(d, field, sha, s, len))
 		return 0;
 	if (d->n_kept == CGFB_DRAFT_KEPT_MAX)
 		return -E2BIG;
-	d->kept[d->n_kept] = strndup(s, len);
-	if (!d->kept[d->n_kept])
+	k = &d->kept[d->n_kept];
+	k->field = strdup(field);
+	k->s = strndup(s, len);
+	if (!k->field || !k->s) {
+		free(k->field);
+		free(k->s);
 		return -ENOMEM;
+	}
+	snprintf(k->text_sha256, sizeof(k->text_sha256), "%s", sha);
 	d->n_kept++;
 	return 0;
+}
+
+int cgfb_draft_keep(struct cgfb_draft *d, const char *field, const char *text, const char *s,
+		    size_t len)
+{
+	char sha[65];
+
+	cgfb_sha256_hex(text, strlen(text), sha);
+	return keep_sha(d, field, sha, s, len);
+}
+
+void cgfb_draft_rebind(struct cgfb_draft *d, const char *field, const char *old,
+		       const char *new)
+{
+	char was[65], now[65];
+	size_t m = 0;
+
+	cgfb_sha256_hex(old, strlen(old), was);
+	cgfb_sha256_hex(new, strlen(new), now);
+	for (size_t i = 0; i < d->n_kept; i++) {
+		struct cgfb_kept *k = &d->kept[i];
+
+		if (strcmp(k->field, field) == 0 && strcmp(k->text_sha256, was) != 0) {
+			free(k->field);
+			free(k->s);
+			continue;
+		}
+		if (strcmp(k->field, field) == 0)
+			memcpy(k->text_sha256, now, sizeof(now));
+		d->kept[m++] = *k;
+	}
+	d->n_kept = m;
+}
+
+const char *cgfb_draft_answer_field(char *buf, size_t size, const char *key)
+{
+	snprintf(buf, size, "answer:%s", key);
+	return buf;
 }
 
 void cgfb_draft_use_case(const struct cgfb_draft *d, struct cgfb_use_case *uc)
@@ -136,6 +205,41 @@ static int take_string(json_object *v, char **slot)
 	if (!json_object_is_type(v, json_type_string))
 		return -EBADMSG;
 	return cgfb_draft_set_text(slot, json_object_get_string(v));
+}
+
+static const char *string_member(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static bool sha256_hex_shape(const char *s)
+{
+	return s && strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
+}
+
+/* One kept entry: {"in": field, "string": s, "text_sha256": hex}. A bare
+ * string is what drafts held before entries were bound to their text: it
+ * says nothing of where it was shown, so it is dropped (asked again). */
+static int kept_from_json(json_object *k, struct cgfb_draft *d)
+{
+	const char *field, *s, *sha;
+	json_object *sv;
+
+	if (json_object_is_type(k, json_type_string))
+		return 0;
+	if (!json_object_is_type(k, json_type_object))
+		return -EBADMSG;
+	field = string_member(k, "in");
+	s = string_member(k, "string");
+	sha = string_member(k, "text_sha256");
+	if (!field || !s || !sha256_hex_shape(sha))
+		return -EBADMSG;
+	json_object_object_get_ex(k, "string", &sv);
+	return keep_sha(d, field, sha, s, (size_t)json_object_get_string_len(sv));
 }
 
 static int from_json(json_object *o, struct cgfb_draft *d)
@@ -166,12 +270,7 @@ static int from_json(json_object *o, struct cgfb_draft *d)
 	    !json_object_is_type(kept, json_type_array))
 		return -EBADMSG;
 	for (size_t i = 0; kept && i < json_object_array_length(kept); i++) {
-		json_object *s = json_object_array_get_idx(kept, i);
-
-		if (!json_object_is_type(s, json_type_string))
-			return -EBADMSG;
-		rc = cgfb_draft_keep(d, json_object_get_string(s),
-				     (size_t)json_object_get_string_len(s));
+		rc = kept_from_json(json_object_array_get_idx(kept, i), d);
 		if (rc < 0)
 			return rc == -E2BIG ? -EBADMSG : rc;
 	}
@@ -219,8 +318,15 @@ static json_object *to_json(const struct cgfb_draft *d)
 	for (size_t i = 0; i < d->n; i++)
 		json_object_object_add(a, d->keys[i], json_object_new_string(d->values[i]));
 	json_object_object_add(o, "answers", a);
-	for (size_t i = 0; i < d->n_kept; i++)
-		json_object_array_add(k, json_object_new_string(d->kept[i]));
+	for (size_t i = 0; i < d->n_kept; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "in", json_object_new_string(d->kept[i].field));
+		json_object_object_add(e, "string", json_object_new_string(d->kept[i].s));
+		json_object_object_add(e, "text_sha256",
+				       json_object_new_string(d->kept[i].text_sha256));
+		json_object_array_add(k, e);
+	}
 	json_object_object_add(o, "kept", k);
 	return o;
 }

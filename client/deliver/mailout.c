@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "cgfb/atomic.h"
 #include "cgfb/buf.h"
 #include "cgfb/mail.h"
+#include "base/urlshow.h"
 #include "deliver/mailout.h"
 
 extern char **environ;
@@ -66,31 +68,52 @@ int cgfb_mailout_format(const struct cgfb_config *c, const struct cgfb_buf *repo
 	return cgfb_mail_format(report->data, report->len, &mo, mail);
 }
 
-int cgfb_mailout_file(const struct cgfb_buf *mail, const char *path, bool mbox)
+/* dir/name of path, for a replacement made beside it. */
+static int replace_file(const char *path, const char *data, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+
+	if (!slash)
+		return cgfb_atomic_write(".", path, data, len, 0600);
+	if (!slash[1] || (size_t)(slash - path) >= sizeof(dir))
+		return -EINVAL;
+	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return cgfb_atomic_write(dir, slash + 1, data, len, 0600);
+}
+
+static int open_output(const char *path, int how)
+{
+	if (strcmp(path, "-") == 0)
+		return dup(STDOUT_FILENO);
+	if (how == CGFB_MAILOUT_MBOX)
+		return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+}
+
+int cgfb_mailout_file(const struct cgfb_buf *mail, const char *path, int how)
 {
 	struct cgfb_buf b = { 0 };
 	const char *data = mail->data;
 	size_t len = mail->len;
 	int fd, rc;
 
-	if (mbox) {
+	if (how == CGFB_MAILOUT_MBOX) {
 		rc = cgfb_mbox_append(&b, mail->data, mail->len, time(NULL));
 		if (rc < 0)
 			return rc;
 		data = b.data;
 		len = b.len;
+	} else if (how == CGFB_MAILOUT_REPLACE && strcmp(path, "-") != 0) {
+		return replace_file(path, data, len);
 	}
-	if (strcmp(path, "-") == 0)
-		fd = dup(STDOUT_FILENO);
-	else
-		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
-			  (mbox ? O_APPEND : O_TRUNC), 0600);
+	fd = open_output(path, how);
 	if (fd < 0) {
 		rc = -errno;
 		goto out;
 	}
 	/* Mail clients lock mboxes the same way. */
-	if (mbox && flock(fd, LOCK_EX) < 0) {
+	if (how == CGFB_MAILOUT_MBOX && flock(fd, LOCK_EX) < 0) {
 		rc = -errno;
 		close(fd);
 		goto out;
@@ -100,6 +123,9 @@ int cgfb_mailout_file(const struct cgfb_buf *mail, const char *path, bool mbox)
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
+	/* A message cut short is no message: the file is ours, made above. */
+	if (rc < 0 && how == CGFB_MAILOUT_NEW && strcmp(path, "-") != 0)
+		unlink(path);
 out:
 	cgfb_buf_free(&b);
 	return rc;
@@ -148,21 +174,29 @@ static int smtp_url(const char *url, char **out)
 	return uc == CURLUE_OK ? 0 : -EINVAL;
 }
 
+/* The envelope sender: the bare address of mail-from ("Ops <a@b>" -> a@b). */
+static void envelope_from(const struct cgfb_config *c, char *out, size_t outsz)
+{
+	const char *lt = strchr(c->mail_from, '<');
+
+	snprintf(out, outsz, "%.*s", (int)(lt ? strcspn(lt + 1, ">") : strlen(c->mail_from)),
+		 lt ? lt + 1 : c->mail_from);
+}
+
 static int send_smtp(const struct cgfb_config *c, const struct cgfb_buf *mail, const char *to,
 		     char *err, size_t errsz)
 {
 	struct curl_slist *rcpt = NULL;
 	struct cgfb_buf wire = { 0 };
 	char *url = NULL;
-	char from[CGFB_CONFIG_STR_MAX + 2], list[600], *save = NULL;
+	char bare[CGFB_CONFIG_STR_MAX], from[CGFB_CONFIG_STR_MAX + 2], list[600], *save = NULL;
+	char shown[CGFB_CONFIG_STR_MAX];
 	struct reader r;
 	CURLcode cc = CURLE_OUT_OF_MEMORY;
 	CURL *h = curl_easy_init();
-	const char *lt = strchr(c->mail_from, '<');
 
-	/* The envelope sender is the bare address of mail-from. */
-	snprintf(from, sizeof(from), "<%.*s>", (int)(lt ? strcspn(lt + 1, ">") : strlen(c->mail_from)),
-		 lt ? lt + 1 : c->mail_from);
+	envelope_from(c, bare, sizeof(bare));
+	snprintf(from, sizeof(from), "<%s>", bare);
 	snprintf(list, sizeof(list), "%s", to);
 	for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
 		rcpt = curl_slist_append(rcpt, a);
@@ -190,7 +224,8 @@ static int send_smtp(const struct cgfb_config *c, const struct cgfb_buf *mail, c
 	cc = curl_easy_perform(h);
 out:
 	if (cc != CURLE_OK)
-		snprintf(err, errsz, "%s: %s", c->smtp_url, curl_easy_strerror(cc));
+		snprintf(err, errsz, "%s: %s", cgfb_url_shown(shown, sizeof(shown), c->smtp_url),
+			 curl_easy_strerror(cc));
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(h);
 	curl_free(url);
@@ -201,11 +236,18 @@ out:
 static int send_sendmail(const struct cgfb_config *c, const struct cgfb_buf *mail, char *err,
 			 size_t errsz)
 {
-	char *argv[] = { (char *)c->sendmail, "-t", "-oi", NULL };
+	char bare[CGFB_CONFIG_STR_MAX];
+	char *argv[] = { (char *)c->sendmail, "-f", bare, "-t", "-oi", NULL };
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], status = 0, rc;
 	pid_t pid;
 
+	envelope_from(c, bare, sizeof(bare));
+	/* An empty or option-like sender would be read as something else. */
+	if (!bare[0] || bare[0] == '-') {
+		snprintf(err, errsz, "mail-from has no address for the envelope sender");
+		return -EINVAL;
+	}
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
 	posix_spawn_file_actions_init(&fa);
@@ -223,7 +265,7 @@ static int send_sendmail(const struct cgfb_config *c, const struct cgfb_buf *mai
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		snprintf(err, errsz, "%s -t -oi failed (status %d)", c->sendmail,
+		snprintf(err, errsz, "%s -f %s -t -oi failed (status %d)", c->sendmail, bare,
 			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		rc = -EIO;
 	}

@@ -26,12 +26,23 @@ int cgfb_mailout_recipients(const struct cgfb_config *c, const struct cgfb_buf *
 int cgfb_mailout_format(const struct cgfb_config *c, const struct cgfb_buf *report,
 			struct cgfb_buf *mail);
 
-/* Write (0600) or, with append, add to an mbox under an flock. path "-" is
- * standard output. */
-int cgfb_mailout_file(const struct cgfb_buf *mail, const char *path, bool mbox);
+/* How cgfb_mailout_file writes. */
+enum {
+	CGFB_MAILOUT_NEW = 0,       /* a new file, 0600; -EEXIST when path exists */
+	CGFB_MAILOUT_MBOX = 1,      /* appended to an mbox under an flock */
+	CGFB_MAILOUT_REPLACE = 2,   /* a new file put in place of path by rename */
+};
+
+/* The message to path ("-": standard output). A new file is never written
+ * through an existing one (someone else's, a link): created with O_EXCL,
+ * or, to replace one, written to a temporary file beside it and renamed
+ * over it, so the old file's owner and mode go with it. */
+int cgfb_mailout_file(const struct cgfb_buf *mail, const char *path, int how);
 
 /* Deliver: smtp-url through libcurl with STARTTLS required, else the
- * sendmail program with -t -oi. err says what went wrong. */
+ * sendmail program with -f (mail-from's bare address: the envelope
+ * sender, which the local MTA would otherwise make login@host) -t -oi.
+ * err says what went wrong. */
 int cgfb_mailout_send(const struct cgfb_config *c, const struct cgfb_buf *mail, char *err,
 		      size_t errsz);
 

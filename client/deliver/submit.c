@@ -7,6 +7,7 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 
+#include "base/urlshow.h"
 #include "deliver/submit.h"
 
 /* A receipt is a few hundred bytes; a server sending more is not ours. */
@@ -58,15 +59,17 @@ static bool loopback_host(const char *host)
 int cgfb_endpoint_check(const char *url, char *err, size_t errsz)
 {
 	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL, *user = NULL;
+	char *scheme = NULL, *host = NULL, *user = NULL, shown[512];
 	int rc = -EINVAL;
+
+	cgfb_url_shown(shown, sizeof(shown), url);
 
 	if (!u)
 		return -ENOMEM;
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-		snprintf(err, errsz, "endpoint '%s' is not a URL", url);
+		snprintf(err, errsz, "endpoint '%s' is not a URL", shown);
 		goto out;
 	}
 	if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK)
@@ -77,7 +80,7 @@ int cgfb_endpoint_check(const char *url, char *err, size_t errsz)
 		rc = 0;
 	else
 		snprintf(err, errsz, "endpoint '%s': only https, or http to a loopback address, "
-			 "may carry a report", url);
+			 "may carry a report", shown);
 out:
 	curl_free(scheme);
 	curl_free(host);
@@ -137,6 +140,7 @@ static void server_error(const struct body *b, struct cgfb_submit_result *res)
 {
 	json_object *o = json_tokener_parse(b->data), *e;
 	const char *msg = NULL;
+	char shown[256];
 
 	if (o && json_object_object_get_ex(o, "error", &e) && json_object_is_type(e, json_type_string))
 		msg = json_object_get_string(e);
@@ -144,7 +148,7 @@ static void server_error(const struct body *b, struct cgfb_submit_result *res)
 	if (res->http_status >= 300 && res->http_status < 400 && b->location[0])
 		snprintf(res->error, sizeof(res->error), "HTTP %ld: redirected to %.120s; not followed: "
 			 "a report goes only where consent said",
-			 res->http_status, b->location);
+			 res->http_status, cgfb_url_shown(shown, sizeof(shown), b->location));
 	else
 		snprintf(res->error, sizeof(res->error), "HTTP %ld%s%.200s", res->http_status,
 			 msg ? ": " : "", msg ? msg : "");

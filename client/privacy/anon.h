@@ -1,9 +1,12 @@
 /* Names as reports show them. Anonymisation happens when a name is first
  * seen, not by filtering a report afterwards: a cgroup or process name is
  * either allowlisted, generalised by a constant, or replaced by a keyed
- * token "h:" + 12 hex digits of HMAC-SHA256(per-install secret, name).
- * The same name on one machine always gives the same token; tokens of two
- * machines cannot be linked without both secrets. */
+ * token "h:" + 12 hex digits of HMAC-SHA256(install key, name), the key
+ * being the secret bound to the machine-id (privacy/secret.h). The same
+ * name on one machine always gives the same token here; the consent keys
+ * it again for the endpoint a report goes to (privacy/rekey.h), so what
+ * leaves is one token per name and endpoint. Tokens of two machines cannot
+ * be linked without both secrets. */
 #ifndef CGFB_ANON_H
 #define CGFB_ANON_H
 

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <openssl/evp.h>
 
 #include "base/statedir.h"
+#include "cgfb/readfile.h"
 #include "privacy/secret.h"
 
 static int fill_random(uint8_t *p, size_t n)
@@ -98,6 +100,50 @@ out:
 	return rc;
 }
 
+/* This machine's id: 32 hex digits from /etc/machine-id (or the test's
+ * file CGFB_MACHINE_ID_ENV names), or "" where there is none (a container
+ * without one) or none yet ("uninitialized" during a first boot). */
+static void machine_id(char out[33])
+{
+	const char *path = getenv(CGFB_MACHINE_ID_ENV);
+	char buf[64];
+	const ssize_t n = cgfb_read_at(AT_FDCWD, path && *path ? path : CGFB_MACHINE_ID_PATH, buf,
+				       sizeof(buf));
+
+	out[0] = '\0';
+	if (n < 32 || strspn(buf, "0123456789abcdef") != 32 || (n > 32 && buf[32] != '\n'))
+		return;
+	memcpy(out, buf, 32);
+	out[32] = '\0';
+}
+
+/* The key tokens and pseudonyms are made with: the stored secret bound to
+ * this machine's id, so that the clones of an image whose secret was made
+ * before cloning (and each given its own machine-id, as systemd does on
+ * the first boot of an image with an empty /etc/machine-id) are installs
+ * of their own. Without a machine-id the stored secret is the key. */
+static int bind_to_machine(uint8_t key[CGFB_SECRET_LEN], char *err, size_t errsz)
+{
+	static const char label[] = "machine-id";   /* with its NUL: a domain separator */
+	unsigned char msg[sizeof(label) + 32], md[EVP_MAX_MD_SIZE];
+	char mid[33];
+	size_t mdlen = 0;
+
+	machine_id(mid);
+	if (!mid[0])
+		return 0;
+	memcpy(msg, label, sizeof(label));
+	memcpy(msg + sizeof(label), mid, 32);
+	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, key, CGFB_SECRET_LEN, msg, sizeof(msg),
+		       md, sizeof(md), &mdlen) || mdlen < CGFB_SECRET_LEN) {
+		snprintf(err, errsz, "binding it to the machine-id failed");
+		return -EIO;
+	}
+	memcpy(key, md, CGFB_SECRET_LEN);
+	explicit_bzero(md, sizeof(md));
+	return 0;
+}
+
 int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN], char *err,
 		     size_t errsz)
 {
@@ -112,6 +158,10 @@ int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN
 	} else if (rc < 0 && !*err) {
 		snprintf(err, errsz, "%s", strerror(-rc));
 	}
+	if (rc == 0)
+		rc = bind_to_machine(key, err, errsz);
+	if (rc < 0)
+		explicit_bzero(key, CGFB_SECRET_LEN);
 	return rc;
 }
 

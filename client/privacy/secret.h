@@ -12,9 +12,17 @@
 
 #define CGFB_SECRET_LEN  32
 
-/* Read the secret from the open state directory, creating the file if
- * missing. Two processes creating it at once agree on one. Returns 0 or a
- * negative errno with the reason in err. */
+/* Where this machine's id is read, and the variable that names another
+ * file instead: for tests, as CGFB_STATE_DIR moves the state. */
+#define CGFB_MACHINE_ID_PATH "/etc/machine-id"
+#define CGFB_MACHINE_ID_ENV  "CGFB_MACHINE_ID_FILE"
+
+/* The key of this install: the secret read from the open state directory
+ * (the file made if missing; two processes creating it at once agree on
+ * one), bound to this machine's id when it has one: HMAC-SHA256(secret,
+ * "machine-id\0" machine-id). A clone with another machine-id is another
+ * install; no machine-id, the secret as it is. Returns 0 or a negative
+ * errno with the reason in err. */
 int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN], char *err,
 		     size_t errsz);
 

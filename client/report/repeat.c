@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "cgfb/canon.h"
 #include "cgfb/fnv.h"
 #include "cgfb/wire.h"
+#include "privacy/rekey.h"
 #include "report/repeat.h"
 
 static void copy_string(json_object *o, const char *key, char *dst, size_t sz)
@@ -18,6 +20,51 @@ static void copy_string(json_object *o, const char *key, char *dst, size_t sz)
 	dst[0] = '\0';
 	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
 		snprintf(dst, sz, "%s", json_object_get_string(v));
+}
+
+/* One key per process: the report writer's install. */
+static uint8_t install_key[CGFB_SECRET_LEN];
+static bool have_key;
+
+void cgfb_repeat_use_key(const uint8_t key[CGFB_SECRET_LEN])
+{
+	memcpy(install_key, key, CGFB_SECRET_LEN);
+	have_key = true;
+}
+
+static void unkey_strings(json_object *o, struct cgfb_rekey *rk)
+{
+	if (json_object_is_type(o, json_type_string)) {
+		const size_t len = (size_t)json_object_get_string_len(o);
+		/* A copy of all len bytes: strndup would stop at a \u0000. */
+		char *s = malloc(len + 1);
+
+		if (s)
+			memcpy(s, json_object_get_string(o), len + 1);
+		if (s && cgfb_rekey_text(rk, s, len, false))
+			json_object_set_string_len(o, s, (int)len);
+		free(s);
+	} else if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, name, v) {
+			(void)name;
+			unkey_strings(v, rk);
+		}
+	}
+}
+
+/* A consented report's detection with the snapshot's tokens again. */
+static void unkey_detection(json_object *r, json_object *det)
+{
+	json_object *c, *e;
+	struct cgfb_rekey *rk = NULL;
+
+	if (!have_key || !json_object_object_get_ex(r, "consent", &c) ||
+	    !json_object_object_get_ex(c, "endpoint", &e) || !json_object_get_string(e) ||
+	    cgfb_rekey_new(install_key, json_object_get_string(e), &rk) < 0)
+		return;
+	unkey_strings(json_object_object_get(det, "fields"), rk);
+	unkey_strings(json_object_object_get(det, "message"), rk);
+	cgfb_rekey_free(rk);
 }
 
 int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k)
@@ -35,6 +82,7 @@ int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k)
 		rc = -EBADMSG;
 		goto out;
 	}
+	unkey_detection(r, det);
 	copy_string(det, "catalog_id", k->catalog_id, sizeof(k->catalog_id));
 	if (json_object_object_get_ex(r, "system", &sys) &&
 	    json_object_object_get_ex(sys, "kernel", &kern))

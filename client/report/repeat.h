@@ -21,7 +21,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "privacy/secret.h"
 #include "report/spool.h"
 
 /* What tells two reports of a message apart, from the report bytes. */
@@ -34,6 +36,13 @@ struct cgfb_report_key {
 	 * all that tells two of those apart; malloc'ed, "" when absent. */
 	char *message;
 };
+
+/* A report consented for an endpoint carries its tokens keyed for it
+ * (privacy/rekey.h); with the install's key given here, the key of such a
+ * report takes them back to the snapshot's, so that a repeat of a sent
+ * report is still found. The report writer gives it once (copied); without
+ * it tokens are compared as they are. */
+void cgfb_repeat_use_key(const uint8_t key[CGFB_SECRET_LEN]);
 
 int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k);
 void cgfb_report_key_free(struct cgfb_report_key *k);

@@ -56,7 +56,9 @@ static json_object *document(const struct cgfb_report_in *in, const struct cgfb_
 	struct tm tm;
 
 	gmtime_r(&in->now, &tm);
-	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* To the hour: the minute a warning was printed, beside a log of the
+	 * machine, would say which one it was. */
+	strftime(created, sizeof(created), "%Y-%m-%dT%H:00:00Z", &tm);
 	json_object_object_add(o, "schema", json_object_new_string(SCHEMA_ID));
 	json_object_object_add(o, "schema_version", json_object_new_int(SCHEMA_VERSION));
 	json_object_object_add(o, "report_id", json_object_new_string(id));

@@ -129,10 +129,12 @@ static void add_word(json_object *f, const char *key, const char *v)
 }
 
 /* The WARN block's place in the kernel: a known file from the top of the
- * tree and, only then, the function's symbol; a file the schema does not
- * list may be an out-of-tree module whose names say whose it is. */
-static void add_warn_site(const struct cgfb_schema *schema, json_object *f,
-			  const struct cgfb_fields *fs)
+ * tree and, only then, the function's symbol if the catalog says the
+ * message is printed there ("other" otherwise: a symbol of someone's own
+ * patch or debugging hook says whose kernel it is); a file the schema does
+ * not list may be an out-of-tree module whose names say whose it is. */
+static void add_warn_site(const struct cgfb_schema *schema, const struct cgfb_entry *e,
+			  json_object *f, const struct cgfb_fields *fs)
 {
 	const char *file = cgfb_fields_get(fs, "kernel_file"), *v;
 	char sym[CGFB_VOCAB_WORD_MAX + 1];
@@ -146,8 +148,11 @@ static void add_warn_site(const struct cgfb_schema *schema, json_object *f,
 	v = cgfb_fields_get(fs, "kernel_line");
 	if (v && shape(v, "0-9", "0-9", 7) && atol(v) <= 1000000)
 		json_object_object_add(f, "kernel_line", json_object_new_int(atoi(v)));
+	if (!cgfb_fields_get(fs, "function"))
+		return;
 	cgfb_vocab_symbol(cgfb_fields_get(fs, "function"), sym);
-	add_word(f, "function", cgfb_vocab_or(schema, "function", sym, NULL));
+	add_word(f, "function", cgfb_catalog_function(e, sym) ?
+		 cgfb_vocab_or(schema, "function", sym, "other") : "other");
 }
 
 static json_object *fields_json(const struct cgfb_schema *schema, const struct cgfb_entry *e,
@@ -175,7 +180,7 @@ static json_object *fields_json(const struct cgfb_schema *schema, const struct c
 	v = cgfb_fields_get(fs, "replacement");
 	if (v)
 		add_word(f, "replacement", cgfb_vocab_or(schema, "replacement", v, "other"));
-	add_warn_site(schema, f, fs);
+	add_warn_site(schema, e, f, fs);
 	v = cgfb_fields_get(fs, "taint");
 	if (v && taint_ok(v))
 		json_object_object_add(f, "taint", json_object_new_string(v));

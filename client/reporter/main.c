@@ -27,6 +27,7 @@
 #include "base/bootid.h"
 #include "consent/notify.h"
 #include "privacy/allowlist.h"
+#include "privacy/secret.h"
 #include "report/repeat.h"
 #include "report/repindex.h"
 #include "detect/handoff.h"
@@ -284,6 +285,20 @@ static int look_up(const struct opts *o, struct spool_ctx *c, char found[CGFB_RE
 	return cgfb_repeat_find(&c->sp, &c->k, found);
 }
 
+/* A sent report's tokens are keyed for its endpoint: the repeat rule
+ * compares them as the snapshot made them (report/repeat.h). The snapshot
+ * read the secret already, so a failure here is not new; without it a
+ * repeat of a consented report that names a token is a new report. */
+static void use_install_key(const struct opts *o)
+{
+	uint8_t key[CGFB_SECRET_LEN];
+	char err[256];
+
+	if (cgfb_secret_load(&o->sd, key, err, sizeof(err)) == 0)
+		cgfb_repeat_use_key(key);
+	explicit_bzero(key, sizeof(key));
+}
+
 /* A new report's bytes b, or a repeat of a report already in the spool
  * (report/repeat.h): then the boot is counted there, id becomes that
  * report's, and *repeat is set. Nobody is told about a repeat. Trouble
@@ -298,6 +313,7 @@ static void find_repeat(const struct opts *o, const struct cgfb_buf *b, const ch
 	int rc;
 
 	*repeat = false;
+	use_install_key(o);
 	rc = cgfb_report_key(b->data, b->len, &c->k);
 	if (rc == 0)
 		rc = cgfb_spool_open(&c->sp, &o->sd);

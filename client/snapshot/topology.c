@@ -17,6 +17,10 @@ struct child {
 	char *raw;
 	size_t len;
 	char anon[CGFB_ANON_MAX];
+	/* Siblings the report names alike (user-N.slice) are ordered by this
+	 * keyed token of their raw names, never by the names: the order of
+	 * user-1000 and user-1001 would tell which subtree is which. */
+	char tie[2 + CGFB_TOKEN_HEX + 1];
 };
 
 struct walk {
@@ -149,11 +153,7 @@ static int cmp_child(const void *a, const void *b)
 	const struct child *x = a, *y = b;
 	const int c = strcmp(x->anon, y->anon);
 
-	if (c)
-		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return memcmp(x->raw, y->raw, x->len);
+	return c ? c : strcmp(x->tie, y->tie);
 }
 
 static bool is_dir(int dirfd, const struct dirent *de)
@@ -170,6 +170,19 @@ static void free_children(struct child *c, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(c[i].raw);
 	free(c);
+}
+
+static void name_child(struct walk *w, struct child *c)
+{
+	char tok[CGFB_ANON_MAX];
+
+	cgfb_anon_name(w->anon, c->raw, c->len, c->anon);
+	/* A token or a name kept as it is cannot tie with a sibling's. */
+	if (strncmp(c->anon, "h:", 2) == 0 || strcmp(c->anon, c->raw) == 0)
+		return;
+	cgfb_anon_token(w->anon, c->raw, c->len, tok);
+	memcpy(c->tie, tok, sizeof(c->tie) - 1);
+	c->tie[sizeof(c->tie) - 1] = '\0';
 }
 
 /* Subdirectories of dirfd, anonymised and sorted by what a report shows. */
@@ -212,9 +225,9 @@ static int list_children(struct walk *w, int dirfd, struct child **out, size_t *
 			break;
 		}
 		/* Past the node cap cgroups are only counted: no name needed. */
-		c[n].anon[0] = '\0';
+		c[n].anon[0] = c[n].tie[0] = '\0';
 		if (w->listed < w->max_nodes)
-			cgfb_anon_name(w->anon, c[n].raw, c[n].len, c[n].anon);
+			name_child(w, &c[n]);
 		n++;
 	}
 	/* A directory removed while listed ends the listing early (ENOENT). */

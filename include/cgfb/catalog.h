@@ -12,6 +12,7 @@
 
 #define CGFB_CATALOG_MAX_NEEDLES 4
 #define CGFB_CATALOG_MAX_CAPS    6
+#define CGFB_CATALOG_MAX_FUNCTIONS 4
 /* Longest record text tried against the regexes; kernel records are at most
  * about 1 KiB (PRINTK_MESSAGE_MAX), so nothing real is longer. */
 #define CGFB_MATCH_TEXT_MAX 4096
@@ -72,6 +73,10 @@ struct cgfb_entry {
 	char *needles[CGFB_CATALOG_MAX_NEEDLES];
 	size_t n_caps;
 	struct cgfb_capture caps[CGFB_CATALOG_MAX_CAPS];
+	/* The kernel functions that print it ("functions"): the only symbols
+	 * a report names for a WARN block around it; any other is "other". */
+	size_t n_functions;
+	char *functions[CGFB_CATALOG_MAX_FUNCTIONS];
 	/* Generic entries only: the words a shaped message may keep, lower
 	 * case, sorted: the catalog's "vocabulary" and every word of every
 	 * entry's message and title. */
@@ -120,6 +125,9 @@ bool cgfb_catalog_word(const struct cgfb_entry *e, const char *w, size_t n);
 /* The bytes a vocabulary word is made of. */
 #define CGFB_CATALOG_WORD_CHARS \
 	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=/-"
+
+/* Whether sym is one of the functions e's message is printed from. */
+bool cgfb_catalog_function(const struct cgfb_entry *e, const char *sym);
 
 int cgfb_catalog_load_file(struct cgfb_catalog **out, const char *path, char *err, size_t errsz);
 /* The copy compiled into the binary. */

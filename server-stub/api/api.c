@@ -186,6 +186,10 @@ void api_handle(void *ud, const struct http_request *rq, struct http_reply *rp)
 		route_report(a, rq, rp, rq->path + strlen(REPORTS) + 1);
 		return;
 	}
+	if (strcmp(rq->path, "/api/v1/session") == 0) {
+		api_session(a, rq, rp);
+		return;
+	}
 	/* From memory, on the event loop: no database read per request. */
 	if (strcmp(rq->path, "/api/v1/summary") == 0) {
 		if (get)

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <time.h>
 
 #include "api/api_util.h"
 
@@ -64,7 +65,8 @@ bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *
 		api_error(rp, 403, "forbidden", "the admin API is disabled on this server");
 		return false;
 	}
-	if (!auth_is_admin(&a->auth, rq)) {
+	if (!auth_is_admin(&a->auth, rq->method, http_header(rq, "Authorization"),
+			   http_header(rq, "Cookie"), time(NULL))) {
 		api_error(rp, 401, "unauthorized", "this needs the admin token");
 		rp->www_authenticate = true;
 		return false;

@@ -16,13 +16,15 @@ static void usage(FILE *out)
 	      "Receive cgroup-feedback reports over HTTP(S), keep them in SQLite or\n"
 	      "PostgreSQL, and serve a summary, a digest and a dashboard for the maintainers.\n"
 	      "\n"
-	      "  --listen ADDR:PORT       where to listen (127.0.0.1:8080; [::1]:PORT for IPv6)\n"
+	      "  --listen ADDR:PORT       where to listen (127.0.0.1:8080; [::1]:PORT for IPv6,\n"
+	      "                           [::]:PORT for every IPv6 and IPv4 address)\n"
 	      "  --database FILE|URI      the SQLite database file (collector.db), or a\n"
 	      "                           PostgreSQL database: postgresql://... or key=value\n"
 	      "                           (the password from PGPASSFILE, never here)\n"
 	      "  --tls-cert FILE          serve HTTPS with this PEM certificate (chain)...\n"
 	      "  --tls-key FILE           ...and this PEM private key\n"
-	      "  --admin-token-file FILE  the admin API's bearer token (first line)\n"
+	      "  --tls-priorities STR     GnuTLS priority string (TLS 1.2+, ECDHE/DHE, AEAD)\n"
+	      "  --admin-token-file FILE  the admin API's bearer tokens (one a line)\n"
 	      "  --max-connections N      connections at once (256)\n"
 	      "  --max-per-ip N           connections at once from one address, or IPv6 /64 (128)\n"
 	      "  --head-timeout SEC       time for a request's whole head, from connecting (10)\n"
@@ -65,6 +67,7 @@ static int set(struct server_opts *o, int opt, const char *name, const char *arg
 	case 'd': o->db_path = arg; return 0;
 	case 'c': o->tls_cert = arg; return 0;
 	case 'k': o->tls_key = arg; return 0;
+	case 'P': o->tls_priorities = arg; return 0;
 	case 'a': o->admin_token_file = arg; return 0;
 	case 'p': o->port_file = arg; return 0;
 	case 'q': o->quiet = true; return 0;
@@ -111,6 +114,7 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "tls-cert", required_argument, NULL, 'c' },
 		{ "tls-key", required_argument, NULL, 'k' },
+		{ "tls-priorities", required_argument, NULL, 'P' },
 		{ "admin-token-file", required_argument, NULL, 'a' },
 		{ "port-file", required_argument, NULL, 'p' },
 		{ "max-connections", required_argument, NULL, 'C' },
@@ -136,6 +140,7 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		.max_per_ip = 128, .idle_timeout = 10, .request_timeout = 30, .rate = 10,
 		.burst = 50, .head_timeout = 10, .read_rate = 50, .read_burst = 200,
 		.summary_interval = 86400, .summary_epsilon = 1,
+		.tls_priorities = SERVER_TLS_PRIORITIES,
 	};
 	/* For measuring the HTTP and validation ceiling only (bench/server.sh). */
 	o->no_store = getenv("CGFB_SERVER_BENCH_NO_STORE") != NULL;

@@ -4,10 +4,18 @@
 
 #include <stdbool.h>
 
+/* TLS 1.2 and 1.3 only, forward-secret key exchange only, AEAD ciphers
+ * only: Mozilla's "intermediate" profile in GnuTLS's words (GnuTLS's own
+ * NORMAL still offers static-RSA CBC suites). */
+#define SERVER_TLS_PRIORITIES \
+	"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:+DHE-RSA:" \
+	"-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:%SERVER_PRECEDENCE"
+
 struct server_opts {
 	const char *listen;          /* ADDR:PORT, [ADDR6]:PORT; port 0 picks one */
 	const char *db_path;
 	const char *tls_cert, *tls_key;
+	const char *tls_priorities;  /* GnuTLS priority string */
 	const char *admin_token_file;
 	const char *port_file;       /* the bound port is written here */
 	unsigned max_connections;

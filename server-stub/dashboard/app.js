@@ -114,15 +114,22 @@ async function loadSummary() {
 	}
 }
 
-async function loadUseCases(token) {
+// The admin token is typed once and traded for a session cookie that
+// scripts cannot read and that expires within the hour; the page keeps no
+// token, in storage, the URL or the history.
+async function loadUseCases() {
 	const status = document.getElementById('admin-status');
 	const list = document.getElementById('use-cases');
 	// Selected by the collector: the 20 newest reports of any kind could
 	// all be reports without a use case.
 	const r = await fetch('/api/v1/reports?use_case=1&limit=20', {
-		headers: { Authorization: 'Bearer ' + token }, cache: 'no-store' });
+		credentials: 'same-origin', cache: 'no-store' });
+	const logged = r.ok;
+	document.getElementById('admin-form').hidden = logged;
+	document.getElementById('admin-logout').hidden = !logged;
 	if (!r.ok) {
-		status.textContent = r.status === 401 ? 'Wrong token.' : 'HTTP ' + r.status;
+		status.textContent = r.status === 401 ? '' : 'HTTP ' + r.status;
+		list.replaceChildren();
 		return;
 	}
 	const body = await r.json();
@@ -142,22 +149,36 @@ async function loadUseCases(token) {
 		list.append(li);
 	}
 	status.textContent = `the latest ${list.children.length} use case(s)`;
-	sessionStorage.setItem('cgfb-admin', token);
+}
+
+async function login(ev) {
+	ev.preventDefault();
+	const field = document.getElementById('admin-token');
+	const token = field.value;
+	field.value = '';
+	const r = await fetch('/api/v1/session', { method: 'POST', credentials: 'same-origin',
+		headers: { Authorization: 'Bearer ' + token }, cache: 'no-store' });
+	if (!r.ok) {
+		document.getElementById('admin-status').textContent =
+			r.status === 401 ? 'Wrong token.' : 'HTTP ' + r.status;
+		return;
+	}
+	loadUseCases();
+}
+
+async function logout() {
+	await fetch('/api/v1/session', { method: 'DELETE', credentials: 'same-origin' });
+	loadUseCases();
 }
 
 document.addEventListener('DOMContentLoaded', () => {
 	loadSummary();
-	document.getElementById('admin-form').addEventListener('submit', ev => {
-		ev.preventDefault();
-		loadUseCases(document.getElementById('admin-token').value);
-	});
-	// "#admin=TOKEN" opens the maintainers' part directly (a bookmark);
-	// the fragment never reaches the server and is dropped from the URL.
-	let saved = sessionStorage.getItem('cgfb-admin');
-	if (location.hash.startsWith('#admin=')) {
-		saved = decodeURIComponent(location.hash.slice(7));
+	document.getElementById('admin-form').addEventListener('submit', login);
+	document.getElementById('admin-logout').addEventListener('click', logout);
+	// The old "#admin=TOKEN" bookmark put the token into the browser's
+	// history: it is not read, and is dropped from the address bar.
+	if (location.hash.startsWith('#admin='))
 		history.replaceState(null, '', location.pathname);
-	}
-	if (saved)
-		loadUseCases(saved);
+	// A session of this browser may still be live.
+	loadUseCases();
 });

@@ -219,6 +219,8 @@ static void add_headers(struct http_server *h, struct MHD_Response *resp,
 		MHD_add_response_header(resp, "Location", rp->location);
 	if (rp->etag[0])
 		MHD_add_response_header(resp, "ETag", rp->etag);
+	if (rp->set_cookie[0])
+		MHD_add_response_header(resp, "Set-Cookie", rp->set_cookie);
 	/* Shutting down: no keep-alive, so nobody starts another request.
 	 * A request whose framing is in doubt: nothing after it on this
 	 * connection can be trusted to start where it seems to. */
@@ -661,8 +663,11 @@ static struct MHD_Daemon *start_daemon(struct http_server *h, const struct socka
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
+	/* [::] is every address, IPv4 ones too (as IPv4-mapped peers, which
+	 * peer.c counts as IPv4); a given IPv6 address is that one only. */
 	if (ss->ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
+		flags |= IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr) ?
+			 MHD_USE_DUAL_STACK : MHD_USE_IPv6;
 	if (h->cert)
 		flags |= MHD_USE_TLS;
 	return MHD_start_daemon(
@@ -679,6 +684,7 @@ static struct MHD_Daemon *start_daemon(struct http_server *h, const struct socka
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1,
 		h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->cert,
 		MHD_OPTION_HTTPS_MEM_KEY, h->key,
+		MHD_OPTION_HTTPS_PRIORITIES, o->tls_priorities,
 		MHD_OPTION_END);
 }
 

@@ -37,6 +37,7 @@ struct http_reply {
 	char location[96];
 	char etag[72];
 	char cache_control[48];      /* "": no-store */
+	char set_cookie[256];        /* "": none */
 	bool close;                  /* Connection: close after this answer */
 	/* A body too large to build in memory (the mbox export): instead of
 	 * body, stream_read fills buf with at most max bytes, on the event

@@ -14,7 +14,7 @@ Each request takes the next MODE of the script (the last one repeats):
   busy429     429 with Retry-After: 3600
   badhash     201 with a receipt naming another SHA-256
   huge        200 with a 1 MiB body
-  redirect    307 to http://127.0.0.1:9/elsewhere
+  redirect    307 to http://mover:Pl4ntedLocPw@127.0.0.1:9/elsewhere?token=Pl4ntedTok
   conflict    409
   hang        sleep longer than any client timeout, then close
   api         the collector's contract for retries (docs/API.md): 201 for a
@@ -112,7 +112,7 @@ def main():
             elif mode == "huge":
                 self._send(200, b"x" * (1 << 20))
             elif mode == "redirect":
-                self._send(307, b"", [("Location", "http://127.0.0.1:9/elsewhere")])
+                self._send(307, b"", [("Location", "http://mover:Pl4ntedLocPw@127.0.0.1:9/elsewhere?token=Pl4ntedTok")])
             elif mode == "conflict":
                 self._send(409, b'{"error":"report id exists with other bytes"}')
             elif mode == "api" and self.command == "POST":

@@ -156,6 +156,10 @@ for mode in badhash conflict redirect; do
 	check "$mode: not retried automatically" [ "$(field "$id" next_attempt)" = -1 ]
 	check "$mode: exactly one request" [ "$(requests)" -eq 1 ]
 done
+# The redirect's Location held user information and a query: named without.
+check "redirect: the error names where, without the Location's password or query" \
+	sh -c "grep -q 'redirected to http://127.0.0.1:9/elsewhere;' '$T_TMP/err' &&
+	! grep -q -e Pl4nted -e mover: '$T_TMP/err' '$ST/reports/$id.state'"
 double huge
 id=$(new_report M8 4)
 cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"

@@ -63,6 +63,23 @@ import mailbox
 ids = [m['X-Cgroup-Feedback-Report-Id'] for m in mailbox.mbox('$T_TMP/out.mbox')]
 assert ids == ['$id', '$id2'], ids
 "
+# A file someone else made first is not written through: refused as it
+# is, replaced by a new file of ours (0600, by rename) with --force.
+echo planted > "$T_TMP/theirs.eml"
+chmod 0644 "$T_TMP/theirs.eml"
+chown nobody "$T_TMP/theirs.eml" 2>/dev/null
+ino=$(stat -c %i "$T_TMP/theirs.eml")
+cfb export --state-dir "$ST" -o "$T_TMP/theirs.eml" "$id2" > /dev/null 2> "$T_TMP/err"
+check "export -o onto an existing file: refused, saying --force" \
+	sh -c '[ "$1" -ne 0 ] && grep -q "theirs.eml exists.*--force replaces it" "$2"' _ "$?" "$T_TMP/err"
+check "...and the file is as it was" sh -c '[ "$(cat "$1")" = planted ]' _ "$T_TMP/theirs.eml"
+cfb export --state-dir "$ST" --force -o "$T_TMP/theirs.eml" "$id2" > /dev/null 2> "$T_TMP/err"
+check "export --force replaces it with a new file (another inode, 0600, ours)" \
+	sh -c 'grep -q "^Message-ID: " "$1" && [ "$(stat -c "%i %a %u" "$1")" = "$(stat -c %i "$1" |
+		grep -vx "$2") 600 $(id -u)" ]' _ "$T_TMP/theirs.eml" "$ino"
+ln -s "$T_TMP/theirs.eml" "$T_TMP/link.eml"
+cfb export --state-dir "$ST" -o "$T_TMP/link.eml" "$id2" > /dev/null 2>&1
+check "export -o onto a symbolic link: refused" [ $? -ne 0 ]
 check "export - writes to standard output" sh -c "'$CGFB' --config '$CONF' export --state-dir '$ST' -o - '$id2' | grep -q '^Message-ID: '"
 
 # sendmail -t -oi
@@ -77,7 +94,8 @@ cfb export --state-dir "$ST" --send "$id" 2>"$T_TMP/err"
 check "--send without mail-from: refused" grep -q 'needs mail-from' "$T_TMP/err"
 printf 'mail-from = Ops Team <ops@example.org>\nsendmail = %s/sendmail\n' "$T_TMP" >> "$CONF"
 cfb export --state-dir "$ST" --send "$id" > /dev/null
-check "--send through sendmail -t -oi" grep -qx -- '-t -oi' "$T_TMP/sendmail.args"
+check "--send through sendmail -f (mail-from's address, not login@host) -t -oi" \
+	grep -qx -- '-f ops@example.org -t -oi' "$T_TMP/sendmail.args"
 check "sendmail got the message with our From:" grep -q '^From: Ops Team <ops@example.org>' "$T_TMP/sendmail.msg"
 
 # SMTP with STARTTLS
@@ -121,10 +139,18 @@ fi
 kill $SPID 2>/dev/null
 smtp "$T_TMP/plain" --no-starttls
 SPID=$!
-sed -i "s|^smtp-url = .*|smtp-url = smtp://127.0.0.1:$(cat "$T_TMP/plain/port")|" "$CONF"
+# smtp-url may carry the server's login; a use case may carry what --redact
+# replaces. The error of a refused send names neither.
+sed -i "s|^smtp-url = .*|smtp-url = smtp://mailer:Pl4ntedSmtpPw@127.0.0.1:$(cat "$T_TMP/plain/port")|" "$CONF"
+printf 'Ask planted-uc@acme-corp.example about it.\n' > "$T_TMP/uc-planted"
 id=$(new_report M8 m6)
-cfb export --state-dir "$ST" --send "$id" > /dev/null 2>"$T_TMP/err"
+cfb export --state-dir "$ST" --send --redact --use-case-file "$T_TMP/uc-planted" "$id" \
+	> /dev/null 2>"$T_TMP/err"
 check "SMTP without STARTTLS: refused" [ $? -eq 2 ]
 check "SMTP without STARTTLS: nothing delivered" [ ! -f "$T_TMP/plain/msg-1.eml" ]
+check "SMTP error: names the server without its password, the use case's finding by place" \
+	sh -c "grep -q 'smtp://127.0.0.1:' '$T_TMP/err' && grep -q 'the use case, line 1, column 5' '$T_TMP/err'"
+check "SMTP error: neither the planted password nor the planted address is printed" \
+	sh -c "! grep -q -e Pl4ntedSmtpPw -e mailer: -e planted-uc '$T_TMP/err'"
 kill $SPID 2>/dev/null
 finish

@@ -130,7 +130,7 @@ for LIB in $LIBS; do
 			"$F" cgroup-feedback show --state-dir "$T_TMP/spool" 0f
 	fi
 	S=$COMP/cgroup-feedback-server
-	expect "server --t $w" "--tls-cert --tls-key --to" "$S" cgroup-feedback-server --t
+	expect "server --t $w" "--tls-cert --tls-key --tls-priorities --to" "$S" cgroup-feedback-server --t
 	expect "server import $w" "import" "$S" cgroup-feedback-server im
 	expect "server import completes files $w" "data/catalog.json" "$S" cgroup-feedback-server import data/cat
 	if [ -x "$SERVER" ]; then

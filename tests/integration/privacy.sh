@@ -12,6 +12,8 @@
 . tests/data/cgroupfs/lib.sh
 
 PLANTED="acme jdoe s3cret 4711 10.1.2.3 db01 wiki.corp"
+# The use case's disguised plants (issue 27), as the scan reads them.
+PLANTED="$PLANTED hunter2 s3cr3t 00-1a-2b-3c-4d-5e fs01 10.9.8.7 ledger"
 # What the hostile fixture tree plants (hostile-strings.txt) counts too.
 PLANTED="$PLANTED $(grep -v '^#' tests/data/cgroupfs/hostile-strings.txt | tr '\n' ' ')"
 
@@ -22,9 +24,27 @@ PLANTED="$PLANTED $(grep -v '^#' tests/data/cgroupfs/hostile-strings.txt | tr '\
 # the machine comes with its neighbours ("(4711)", "db01.acme-corp"), never
 # inside such a run. A long one (the planted 64-hex container id) cannot
 # turn up by chance and is looked for in the files as they are.
+# The files are also read as a reader sees them: JSON escapes and
+# quoted-printable decoded, invisible characters (Cf, Mn) dropped, NFKC,
+# Cyrillic and Greek look-alikes as the Latin letters they imitate, "[.]"
+# as a dot.
+normalised() {
+	python3 -c 'import quopri, re, sys, unicodedata
+look = str.maketrans("\u0430\u0435\u043e\u0440\u0441\u0445\u03bf\u03b1", "aeopcxoa")
+for f in sys.argv[1:]:
+    t = open(f, "rb").read()
+    if b"quoted-printable" in t:
+        t = quopri.decodestring(t)
+    t = t.decode("utf-8", "replace")
+    t = re.sub(r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})",
+               lambda m: chr(0x10000 + ((int(m.group(1), 16) - 0xd800) << 10) + int(m.group(2), 16) - 0xdc00), t)
+    t = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), t)
+    t = "".join(c for c in unicodedata.normalize("NFKC", t) if unicodedata.category(c) not in ("Cf", "Mn"))
+    print(t.translate(look).replace("[.]", "."))' "$@"
+}
 leaks() {
 	found=
-	without_random "$@" > "$T_TMP/leaks.txt"
+	{ without_random "$@"; normalised "$@" | without_random; } > "$T_TMP/leaks.txt"
 	for s in $PLANTED; do
 		if [ "${#s}" -ge 12 ]; then
 			grep -qiF -- "$s" "$@" 2>/dev/null && found="$found $s"
@@ -43,15 +63,17 @@ check_clean() {  # check_clean WHAT FILE...: the files exist and hold nothing pl
 	if [ -z "$l" ]; then ok "nothing planted reaches $what"; else not_ok "$what holds:$l"; fi
 }
 
-# In namespaces of their own the host name is planted too, and a user jdoe
-# exists (NSS reads the bind-mounted passwd), as on the machine of a
-# real administrator.
+# In namespaces of their own the host name is planted too, a user jdoe
+# exists (NSS reads the bind-mounted passwd) and the hostile tree is
+# /sys/fs/cgroup (its cgroup names are secrets of the use case), as on the
+# machine of a real administrator.
 cp /etc/passwd "$T_TMP/passwd"
 echo 'jdoe:x:1234:1234:John Doe:/home/jdoe:/bin/bash' >> "$T_TMP/passwd"
 if [ "$(id -u)" -eq 0 ] && unshare -um true 2>/dev/null; then
 	HOSTED() {
-		unshare -um sh -c 'mount --bind "$0" /etc/passwd && hostname db01.acme-corp.example &&
-			exec "$@"' "$T_TMP/passwd" "$@"
+		unshare -um sh -c 'mount --bind "$0" /etc/passwd && mount --bind "$1" /sys/fs/cgroup &&
+			hostname db01.acme-corp.example && shift && exec "$@"' "$T_TMP/passwd" \
+			"$T_TMP/fx/root/srv/acme-corp data/cgroup" "$@"
 	}
 else
 	HOSTED() { "$@"; }
@@ -67,6 +89,8 @@ printf 'BOOT_IMAGE=/boot/vmlinuz-acme root=/dev/mapper/acme-root psi=acme swapac
 cat > "$T_TMP/uc" <<'EOF'
 Our batch nodes pin jobs with memory.limit_in_bytes. Ask jdoe or ssh to 10.1.2.3.
 Runbook: https://wiki.corp.example/acme/cgroups and the host db01.acme-corp.example.
+Disguised: ops@acme​-corp.example, 𝐝𝐛𝟎𝟏-replica, jdое-admin, MAC 00-1A-2B-3C-4D-5E, \\fs01\payroll, 10[.]9[.]8[.]7,
+password is hunter2, Server=db01;User Id=app;Password=s3cr3t; and the cgroup ledger-ACME. system.slice stays.
 EOF
 
 # Kernel records in the /dev/kmsg format; \xNN is how the kernel escapes.
@@ -95,6 +119,12 @@ expect_eq "watch over the planted records exits 0" "$?" 0
 n=$(ls "$ST"/reports/*.json 2>/dev/null | wc -l)
 expect_eq "six reports (C1, C2, V1, S2, G1, S1)" "$n" 6
 check_clean "the reports on disk" "$ST"/reports/*.json
+# One report mailed before any is submitted: its tokens are the mail
+# channel's (compared with the collector's below).
+id0=$(basename "$(ls "$ST"/reports/*.json | head -n 1)" .json)
+cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_TMP/r0.eml" "$id0" \
+	> /dev/null 2>&1
+expect_eq "export of a report before any is submitted exits 0" "$?" 0
 
 # Every report, with the planted use case, over HTTP to the collector.
 for f in "$ST"/reports/*.json; do
@@ -114,6 +144,9 @@ for t, in db.execute("select name from sqlite_master where type = \"table\""):
     for row in db.execute("select * from \"%s\"" % t):
         print("\t".join(str(c) for c in row))' "$DIR/db.sqlite" > "$T_TMP/rows.txt"
 check_clean "any collector row" "$T_TMP/rows.txt"
+# The mailed report shares no token with any report at the collector (its
+# own HTTP copy included), while the collector's reports of this machine
+# share theirs: the same name gives the same token at one endpoint.
 admin /api/v1/digest > /dev/null
 cp "$T_TMP/body" "$T_TMP/digest"
 check_clean "the digest" "$T_TMP/digest"
@@ -129,6 +162,25 @@ cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_T
 	> /dev/null 2>&1
 expect_eq "export of a report exits 0" "$?" 0
 check_clean "the exported e-mail" "$T_TMP/r.eml"
+# The mailed reports — one exported before any was submitted, one exported
+# after it was sent — share no token with any report at the collector
+# (their own HTTP copies included), while the collector's reports of this
+# machine share theirs: the same name gives the same token at one endpoint.
+check "the mailed reports and the collector's share no token; reports at the collector do" \
+	python3 - "$DIR/db.sqlite" "$T_TMP/r0.eml" "$T_TMP/r.eml" <<'PYEOF'
+import re, sqlite3, sys
+tok = re.compile(r"h:[0-9a-f]{12}(?![0-9a-f])")
+stored = [set(tok.findall(b if isinstance(b, str) else b.decode()))
+          for b, in sqlite3.connect(sys.argv[1]).execute("select body from reports")]
+common = set.intersection(*stored) if stored else set()
+for f in sys.argv[2:]:
+    raw = open(f, encoding="utf-8").read()
+    body = raw.split("-----BEGIN CGROUP-FEEDBACK REPORT-----\n")[1].split("\n-----END")[0]
+    mailed = set(tok.findall(body.replace("\n", "")))
+    if not mailed or mailed & set.union(*stored):
+        sys.exit("%s: %d tokens, %d at the collector" % (f, len(mailed), len(mailed & set.union(*stored))))
+sys.exit(not common)
+PYEOF
 make_pki "$T_TMP/pki"
 mkdir -p "$T_TMP/smtp"
 python3 tests/client/smtp_double.py --port-file "$T_TMP/smtp/port" --dir "$T_TMP/smtp" \
@@ -145,6 +197,26 @@ cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --send "$id" >
 expect_eq "export --send through SMTP exits 0" "$?" 0
 check_clean "the SMTP conversation (commands and message)" "$T_TMP"/smtp/msg-*
 kill "$SMTP_PID" 2>/dev/null
+
+# consent = auto sends the configured use-case-file alone, redacted with
+# nothing kept: a draft planted in the spool (a use case, an answer and a
+# kept list that would approve its address) is not read by flush.
+id=$(python3 tests/client/pending_report.py "$ST" M8 auto1)
+dtext='Draft: mail Pl4ntedDraft@acme-corp.example'
+printf '{"use_case": "%s", "answers": {"software": "Pl4ntedAnswer"}, "kept": [{"in": "use_case", "string": "Pl4ntedDraft@acme-corp.example", "text_sha256": "%s"}, "Pl4ntedDraft@acme-corp.example"]}' \
+	"$dtext" "$(printf '%s' "$dtext" | sha256sum | cut -d' ' -f1)" > "$ST/reports/$id.draft"
+printf 'Configured: ask Pl4ntedConf@acme-corp.example.\n' > "$T_TMP/uc-auto"
+{ cat "$CONF"; printf 'consent = auto\nuse-case-file = %s/uc-auto\n' "$T_TMP"; } > "$T_TMP/conf-auto"
+HOSTED "$CGFB" --config "$T_TMP/conf-auto" flush --state-dir "$ST" > /dev/null 2>"$T_TMP/flush.err"
+check "consent = auto: the collector's row has the configured use case, redacted, nothing of the draft" \
+	python3 -c 'import json, sqlite3, sys
+body, = sqlite3.connect(sys.argv[1]).execute("select body from reports where id = ?", (sys.argv[2],)).fetchone()
+uc = json.loads(body)["use_case"]
+assert uc == {"text": "Configured: ask [redacted e-mail address].", "answers": {}}, uc' \
+	"$DIR/db.sqlite" "$id"
+check "consent = auto: flush's standard error names the replaced finding by place, no planted string" \
+	sh -c "grep -q 'the configured use-case-file, line 1, column 17 (byte 17, 29 bytes long): e-mail address found and replaced' '$T_TMP/flush.err' &&
+	! grep -q Pl4nted '$T_TMP/flush.err'"
 
 # --- one install, several boots, distributions and kernels ------------------------
 # Five machines, each seen on three boots: a distribution upgrade and a

@@ -8,6 +8,10 @@
 . tests/data/cgroupfs/lib.sh
 
 PY=/usr/bin/python3
+# Tokens are keyed by the secret bound to the machine-id (privacy/secret.h):
+# a fixed one, which the checks below use too.
+export CGFB_MACHINE_ID_FILE="$T_TMP/machine-id"
+echo 00112233445566778899aabbccddeeff > "$CGFB_MACHINE_ID_FILE"
 VALIDATE=$PWD/$BUILD/tests/tools/validate-report
 KMSG=$T_TMP/kmsg
 STATE=$T_TMP/state
@@ -64,9 +68,9 @@ check "python3-jsonschema: every report valid" \
 
 m8=$(report_for M8)
 "$PY" - "$m8" "$STATE/secret" >"$T_TMP/m8.out" 2>&1 <<'PYEOF'
-import hashlib, hmac, json, sys
+import hashlib, hmac, json, os, sys
 r = json.load(open(sys.argv[1]))
-key = open(sys.argv[2], "rb").read()
+key = hmac.new(open(sys.argv[2], "rb").read(), b"machine-id\0" + open(os.environ["CGFB_MACHINE_ID_FILE"], "rb").read(32), hashlib.sha256).digest()
 tok = lambda s: "h:" + hmac.new(key, s.encode(), hashlib.sha256).hexdigest()[:12]
 d = r["detection"]
 assert d["message"].startswith("Non-hierarchical mode is deprecated."), d
@@ -86,9 +90,9 @@ sum=$(sha256sum < "$m8")
 "$CGFB" show --reveal --state-dir "$STATE" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
 	"$m8id" > "$T_TMP/reveal" 2>&1
 check "show --reveal: A, B and C named by path beside their tokens" "$PY" - "$T_TMP/reveal" "$STATE/secret" "$FX/root" <<'PYEOF'
-import hashlib, hmac, sys
+import hashlib, hmac, os, sys
 out = open(sys.argv[1]).read()
-key = open(sys.argv[2], "rb").read()
+key = hmac.new(open(sys.argv[2], "rb").read(), b"machine-id\0" + open(os.environ["CGFB_MACHINE_ID_FILE"], "rb").read(32), hashlib.sha256).digest()
 tok = lambda s: "h:" + hmac.new(key, s.encode(), hashlib.sha256).hexdigest()[:12]
 assert "Tokens in this report, as this machine names them" in out, out[-800:]
 base = sys.argv[3] + "/sys/fs/cgroup/cpuset,memory"
@@ -99,6 +103,23 @@ PYEOF
 check "... and the report's bytes are as they were" [ "$(sha256sum < "$m8")" = "$sum" ]
 "$CGFB" show --reveal --raw --state-dir "$STATE" "$m8id" > /dev/null 2>"$T_TMP/err"
 check "show --reveal --raw: refused (--raw is the bytes alone)" [ $? -eq 2 ]
+# Consented for mail, the report carries the mail channel's tokens
+# (privacy/rekey.h); reveal takes them back and still names A, B and C.
+"$CGFB" export --state-dir "$STATE" -o "$T_TMP/m8.eml" "$m8id" > /dev/null 2>&1
+"$CGFB" show --reveal --state-dir "$STATE" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
+	"$m8id" > "$T_TMP/reveal2" 2>&1
+check "show --reveal of a report consented for mail: A, B and C beside the mail channel's tokens" \
+	"$PY" - "$T_TMP/reveal2" "$STATE/secret" "$FX/root" "$m8" <<'PYEOF'
+import hashlib, hmac, os, re, sys
+out, rep = open(sys.argv[1]).read(), open(sys.argv[4]).read()
+key = hmac.new(open(sys.argv[2], "rb").read(), b"machine-id\0" + open(os.environ["CGFB_MACHINE_ID_FILE"], "rb").read(32), hashlib.sha256).digest()
+tok = lambda s: "h:" + hmac.new(key, s.encode(), hashlib.sha256).hexdigest()[:12]
+assert '"endpoint":"mailto:linux-mm@kvack.org"' in rep, rep[-300:]
+base = sys.argv[3] + "/sys/fs/cgroup/cpuset,memory"
+for name, path in (("A", "/A"), ("B", "/A/B"), ("C", "/A/C")):
+    m = re.search(r"^  (h:[0-9a-f]{12})  cgroup %s%s$" % (re.escape(base), path), out, re.M)
+    assert m and m.group(1) != tok(name) and m.group(1) in rep, (name, out[-800:])
+PYEOF
 s2=$(report_for S2)
 check "S2 report: the pid became N, the process name a token" \
 	grep -q '"message":"h:[0-9a-f]\{12\} (N): memory.force_empty is deprecated' "$s2"

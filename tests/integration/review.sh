@@ -28,7 +28,8 @@ Why must these sibling${TAB}each VM gets its own budget
 Would the reorganisation${TAB}no: the parent holds the qemu helpers
 Describe your use case${TAB}Ask ops@acme-corp.example or log in to 10.1.2.3 as admin.
 10.1.2.3 as admin${TAB}
-Replace these with${TAB}
+(?s)>>ops@acme-corp.example<<.*\\[r\\]eplace it${TAB}
+(?s)>>10.1.2.3<<.*\\[r\\]eplace it${TAB}
 Send this report to http${TAB}y
 EOS
 check "review: exit 0" [ $? -eq 0 ]
@@ -171,7 +172,7 @@ Type the message as you want it sent${TAB}memcg acme_v2 flag on 10.9.8.7 is depr
 10.9.8.7 is deprecated${TAB}
 What were you doing${TAB}starting the batch service
 Describe your use case${TAB}
-Replace these with${TAB}y
+\\[r\\]eplace it${TAB}r
 Send this report to http${TAB}y
 EOS
 check "G1: the shaped text is shown before anything is asked" \
@@ -260,7 +261,7 @@ Why must these sibling${TAB}
 Would the reorganisation${TAB}
 Describe your use case${TAB}Questions to hpc-admins@uni.example, please.
 example, please\\.${TAB}
-Replace these with${TAB}n
+\\[r\\]eplace it${TAB}k
 Send this report to http${TAB}
 Then: \\[e\\]xport${TAB}k
 EOS
@@ -280,8 +281,10 @@ id=$(new_report M8 r14)
 printf '{"use_case": "Ask ops@acme-corp.example", "answers": {"software": "libvirt"}}' \
 	> "$ST/reports/$id.draft"
 "$CGFB" --config "$CONF" submit --state-dir "$ST" --yes "$id" > /dev/null 2>"$T_TMP/err"
-check "an unchecked draft: the secret in it is refused" \
-	sh -c "[ \"\$(grep -c '$id' '$T_TMP/requests.log')\" -eq 0 ] && grep -q 'ops@acme-corp.example' '$T_TMP/err'"
+check "an unchecked draft: the secret in it is refused, named by its place, not its text" \
+	sh -c "[ \"\$(grep -c '$id' '$T_TMP/requests.log')\" -eq 0 ] &&
+	grep -q 'the use case, line 1, column 5 (byte 5, 21 bytes long): e-mail address found' '$T_TMP/err' &&
+	! grep -q 'ops@acme' '$T_TMP/err'"
 "$CGFB" --config "$CONF" submit --state-dir "$ST" --yes --redact "$id" > /dev/null 2>"$T_TMP/err"
 check "an unchecked draft: --redact sends it redacted, with its answers" $PY -c "
 import json

@@ -90,6 +90,35 @@ s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
 s.sendall(b"GET /api/v1/digest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
           sys.argv[2].encode() + b" \t \r\nConnection: close\r\n\r\n")
 print(s.recv(12)[9:12].decode())' "$PORT" "$ADMIN")" 200
+# --- the dashboard's login: a token for a session cookie, reads only -------------
+expect_eq "POST /api/v1/session without a token: 401" "$(req POST /api/v1/session)" 401
+expect_eq "...with a wrong one: 401" \
+	"$(req POST /api/v1/session -H 'Authorization: Bearer wrong-token-0123456789')" 401
+check "...and sets no cookie" sh -c '! grep -qi "^Set-Cookie" "$1"' _ "$T_TMP/headers"
+expect_eq "POST /api/v1/session with the admin token: 200" \
+	"$(req POST /api/v1/session -H "Authorization: Bearer $ADMIN")" 200
+check "...a session cookie, HttpOnly, SameSite=Strict, for the API only, an hour" grep -q \
+	'^Set-Cookie: cgfb_session=v1\.[0-9a-f]*\.[0-9]*\.[0-9a-f]*; Path=/api/v1/; Max-Age=3600; HttpOnly; SameSite=Strict' \
+	"$T_TMP/headers"
+check "...not Secure over plain HTTP (a TLS proxy adds it)" sh -c '! grep -q "^Set-Cookie:.*Secure" "$1"' _ \
+	"$T_TMP/headers"
+check "...holding nothing of the token" sh -c '! grep -qF "$1" "$2"' _ "$ADMIN" "$T_TMP/headers"
+cookie=$(sed -n 's/^Set-Cookie: \(cgfb_session=[^;]*\);.*/\1/p' "$T_TMP/headers" | tr -d '\r')
+expect_eq "GET /api/v1/reports with the cookie: 200" "$(req GET /api/v1/reports -H "Cookie: a=1; $cookie")" 200
+expect_eq "GET /api/v1/digest with the cookie: 200" "$(req GET /api/v1/digest -H "Cookie: $cookie")" 200
+id_any=$(sed -n 's/^5\t\([^\t]*\).*/\1/p' "$R/index.tsv")
+expect_eq "DELETE with the cookie and no deletion token: 401 (a cookie is for reading)" \
+	"$(req DELETE "/api/v1/reports/$id_any" -H "Cookie: $cookie")" 401
+expect_eq "...the report is still there" "$(admin "/api/v1/reports/$id_any")" 200
+last=${cookie#"${cookie%?}"}
+[ "$last" = 0 ] && flip=1 || flip=0
+expect_eq "a cookie with its MAC changed: 401" "$(req GET /api/v1/reports -H "Cookie: ${cookie%?}$flip")" 401
+expect_eq "DELETE /api/v1/session (log out): 200" "$(req DELETE /api/v1/session -H "Cookie: $cookie")" 200
+check "...clears the cookie" grep -q '^Set-Cookie: cgfb_session=; Path=/api/v1/; Max-Age=0' "$T_TMP/headers"
+check "the log names the token's line, never the token" sh -c \
+	'grep -q "admin session opened from 127.0.0.1 with the token of line 1" "$1" && ! grep -qF "$2" "$1"' \
+	_ "$DIR/log" "$ADMIN"
+
 printf 'a-token-with a-space-0123456789\n' > "$T_TMP/spaced-token"
 expect_eq "an admin token file with a space in the token: refuses to start (exit 2)" \
 	"$(start_status "$T_TMP/spaced.log" --listen 127.0.0.1:0 --database "$T_TMP/spaced.sqlite" \

@@ -28,8 +28,41 @@ r = c.getresponse()
 sys.exit(r.status != 200 or "dimensions" not in json.loads(r.read()))' "$C/ca.pem" "$PORT"
 expect_eq "plain HTTP to the HTTPS port gets no answer" \
 	"$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PORT/api/v1/summary")" 000
+# What TLS offers (--tls-priorities' default): 1.2 and 1.3, forward secrecy,
+# AEAD only. The client is told to offer the old suites (SECLEVEL=0), so a
+# refusal is the server's.
+# tls_with ARGS...: the cipher openssl s_client agreed on, or "refused".
+tls_with() {
+	timeout 10 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$C/ca.pem" "$@" \
+		< /dev/null 2>/dev/null | sed -n 's/^New, .*Cipher is \(.*\)$/\1/p' | grep -v NONE ||
+		echo refused
+}
+check "TLS 1.3: accepted ($(tls_with -tls1_3))" sh -c 'case $1 in TLS_*) ;; *) false ;; esac' _ \
+	"$(tls_with -tls1_3)"
+expect_eq "TLS 1.2 with ECDHE and AES-GCM: accepted" \
+	"$(tls_with -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256)" ECDHE-RSA-AES128-GCM-SHA256
+for c in AES128-SHA AES256-GCM-SHA384 ECDHE-RSA-AES128-SHA ECDHE-RSA-AES256-SHA384; do
+	expect_eq "TLS 1.2 with $c (static RSA or CBC): refused" \
+		"$(tls_with -tls1_2 -cipher "$c:@SECLEVEL=0")" refused
+done
+expect_eq "TLS 1.1: refused" "$(tls_with -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0')" refused
 stop_server
 SCHEME=
+
+# --- where it listens: [::] is both families, [::1] is IPv6 only ------------------
+summary_via() { curl -gsS -o /dev/null -w '%{http_code}' --max-time 5 "http://$1:$PORT/api/v1/summary"; }
+if [ -n "$(ip -6 addr show dev lo 2>/dev/null)" ]; then
+	start_server dual --listen '[::]:0'
+	expect_eq "--listen [::]:0 answers on IPv6 ([::1])" "$(summary_via '[::1]')" 200
+	expect_eq "...and on IPv4 (127.0.0.1)" "$(summary_via 127.0.0.1)" 200
+	stop_server
+	start_server v6only --listen '[::1]:0'
+	expect_eq "--listen [::1]:0 answers on IPv6" "$(summary_via '[::1]')" 200
+	expect_eq "...and not on IPv4" "$(summary_via 127.0.0.1 2>/dev/null)" 000
+	stop_server
+else
+	skip "listening on [::]" "no IPv6 on the loopback"
+fi
 "$SERVER" --listen 127.0.0.1:0 --database "$(store_db "$T_TMP/x.sqlite")" --tls-cert "$C/server.pem" \
 	--tls-key "$C/other.key" 2>"$T_TMP/mismatch.log" &
 p=$!

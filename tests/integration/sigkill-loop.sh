@@ -35,7 +35,11 @@ export ASAN_OPTIONS
 mkdir -p "$ST/reports"
 $PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
 start_double "$T_TMP/double" api
-trap 'stop_double; t_cleanup' EXIT
+# One checker for every round (check_round).
+mkfifo "$T_TMP/chk.in" "$T_TMP/chk.out"
+$PY tests/client/spool_check.py --serve "$T_TMP/chk.in" "$T_TMP/chk.out" > "$T_TMP/chk.err" 2>&1 &
+CHK=$!
+trap 'kill $CHK 2>/dev/null; stop_double; t_cleanup' EXIT
 printf 'endpoint = %s\nmotd-path = %s/motd\nnotify = log, motd\ntimeout = %s\nconnect-timeout = %s\n' \
 	"$URL" "$T_TMP" "$(scaled 5)" "$(scaled 2)" > "$CONF"
 echo "We run one KVM guest per cgroup." > "$T_TMP/uc"
@@ -167,7 +171,12 @@ round() {
 }
 
 check_round() {
-	if ! $PY tests/client/spool_check.py "$ST/reports" "$T_TMP/double" "$MEM" > "$T_TMP/why" 2>&1; then
+	# Bounded: a checker that died must fail the round, not hang the script.
+	timeout 60 sh -c 'echo "$1" > "$2"' _ "$ST/reports $T_TMP/double $MEM" "$T_TMP/chk.in"
+	timeout 120 cat "$T_TMP/chk.out" > "$T_TMP/why"
+	if [ "$(tail -n 1 "$T_TMP/why")" != "== 0" ]; then
+		# The checker's own death is a failure too, with its reason.
+		kill -0 $CHK 2>/dev/null || cat "$T_TMP/chk.err" >> "$T_TMP/why"
 		BAD=$((BAD + 1))
 		sed "s/^/# round $ROUNDS ($1 at $2): /" "$T_TMP/why" | head -5
 	fi

@@ -8,6 +8,10 @@
 . tests/data/cgroupfs/lib.sh
 
 PY=/usr/bin/python3
+# Tokens are keyed by the secret bound to the machine-id (privacy/secret.h):
+# a fixed one, which the checks below use too.
+export CGFB_MACHINE_ID_FILE="$T_TMP/machine-id"
+echo 00112233445566778899aabbccddeeff > "$CGFB_MACHINE_ID_FILE"
 VALIDATE=$PWD/$BUILD/tests/tools/validate-report
 ST=$T_TMP/state
 
@@ -113,8 +117,8 @@ check "--for every catalog entry: reports valid for both validators${bad:+ (not:
 # Python's hmac: HMAC-SHA256(secret, name), first 12 hex digits.
 flat() {
 	"$PY" - "$ST/secret" "$@" <<'PYEOF'
-import hashlib, hmac, json, sys
-key = open(sys.argv[1], "rb").read()
+import hashlib, hmac, json, os, sys
+key = hmac.new(open(sys.argv[1], "rb").read(), b"machine-id\0" + open(os.environ["CGFB_MACHINE_ID_FILE"], "rb").read(32), hashlib.sha256).digest()
 rep = json.load(open(sys.argv[2], encoding="utf-8"))
 want = sys.argv[3]
 tok = lambda s: "h:" + hmac.new(key, s.encode(), hashlib.sha256).hexdigest()[:12]
@@ -177,8 +181,8 @@ check "hostile: only printable ASCII in the report bytes" sh -c '! LC_ALL=C grep
 # Tokens are HMAC-SHA256 under this install's secret: recomputed here for the
 # odd names (a newline, bytes that are not UTF-8, 255 bytes).
 "$PY" - "$ST/secret" "$H.json" >"$T_TMP/tokens.out" 2>&1 <<'PYEOF'
-import hashlib, hmac, sys
-key = open(sys.argv[1], "rb").read()
+import hashlib, hmac, os, sys
+key = hmac.new(open(sys.argv[1], "rb").read(), b"machine-id\0" + open(os.environ["CGFB_MACHINE_ID_FILE"], "rb").read(32), hashlib.sha256).digest()
 assert len(key) == 32
 rep = open(sys.argv[2], "rb").read()
 names = [b"ACME-Corporation-billing", b"line-one\nline-two-ACMEcorp", b"caf\xe9-latin1-ACMEcorp\xff\xfe",

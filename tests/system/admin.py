@@ -174,12 +174,13 @@ BANNER_MARK = b"@@MARK banner-review@@"
 REBOOT_MARK = b"@@MARK reboot@@"
 BANNER = re.compile(rb"Review what would be sent \(nothing leaves without your yes\):\r*\n +([^\r\n]*)\r*\n")
 # What review waits at, as the end of what the terminal shows, and the
-# answer: Enter (no answer, no use case, no to sending), q for less, k.
+# answer: Enter (no answer, no use case, no to sending), q for less, k
+# (keep for later; and keep, should a secret-looking string be asked about).
 WAITS = [
     (re.compile(rb"\[sudo\] password for admin: ?$"), None),
     (LESS_PROMPT, b"q"),
     (re.compile(rb"\[y/N\] $"), b"\r"),
-    (re.compile(rb"\[Y/n\] $"), b"n\r"),
+    (re.compile(rb"the rest\? \[r\] $"), b"k\r"),
     (re.compile(rb"\[k\] $"), b"k\r"),
     (re.compile(rb"\n> $"), b"\r"),
     (re.compile(rb"(\$EDITOR\):|remove it\.)\r*\n$"), b"\r"),

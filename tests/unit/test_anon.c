@@ -218,6 +218,47 @@ static void secret_file(void **state)
 	cgfb_statedir_close(&sd);
 }
 
+/* A golden image's secret copied to its clones: each clone's machine-id
+ * makes it another install; the same machine-id, the same key; without a
+ * machine-id (a container without one, or "uninitialized") the stored
+ * secret is the key. */
+static void machine_binding(void **state)
+{
+	uint8_t stored[CGFB_SECRET_LEN], ka[CGFB_SECRET_LEN], kb[CGFB_SECRET_LEN];
+	uint8_t k[CGFB_SECRET_LEN];
+	char sub[96], path[128], mid[128], err[256];
+	struct cgfb_statedir sd;
+	int fd;
+
+	snprintf(sub, sizeof(sub), "%s/state/clone", dir);
+	snprintf(mid, sizeof(mid), "%s/machine-id", dir);
+	assert_int_equal(setenv(CGFB_MACHINE_ID_ENV, mid, 1), 0);
+	assert_int_equal(cgfb_statedir_open(&sd, sub, CGFB_SD_CREATE, err, sizeof(err)), 0);
+	write_file(mid, "0123456789abcdef0123456789abcdef\n");
+	assert_int_equal(cgfb_secret_load(&sd, ka, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/%s", sub, CGFB_SECRET_FILE);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, stored, sizeof(stored)), sizeof(stored));
+	close(fd);
+	assert_memory_not_equal(ka, stored, sizeof(ka));
+	/* The clone: the same secret file, another machine-id. */
+	write_file(mid, "fedcba9876543210fedcba9876543210\n");
+	assert_int_equal(cgfb_secret_load(&sd, kb, err, sizeof(err)), 0);
+	assert_memory_not_equal(ka, kb, sizeof(ka));
+	write_file(mid, "0123456789abcdef0123456789abcdef\n");
+	assert_int_equal(cgfb_secret_load(&sd, k, err, sizeof(err)), 0);
+	assert_memory_equal(k, ka, sizeof(k));
+	write_file(mid, "uninitialized\n");
+	assert_int_equal(cgfb_secret_load(&sd, k, err, sizeof(err)), 0);
+	assert_memory_equal(k, stored, sizeof(k));
+	unlink(mid);
+	assert_int_equal(cgfb_secret_load(&sd, k, err, sizeof(err)), 0);
+	assert_memory_equal(k, stored, sizeof(k));
+	unsetenv(CGFB_MACHINE_ID_ENV);
+	cgfb_statedir_close(&sd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +268,7 @@ int main(void)
 		cmocka_unit_test(extra_files),
 		cmocka_unit_test(tokens),
 		cmocka_unit_test(secret_file),
+		cmocka_unit_test(machine_binding),
 	};
 
 	return cmocka_run_group_tests_name("anon", tests, setup, teardown);

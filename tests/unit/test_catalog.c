@@ -16,6 +16,11 @@ static void builtin_loads(void **state)
 		if (!cgfb_catalog_find(cat, ids[i]))
 			fail_msg("catalog lacks %s", ids[i]);
 	assert_null(cgfb_catalog_find(cat, "nope"));
+	/* The functions each message is printed from; no other. */
+	assert_true(cgfb_catalog_function(cgfb_catalog_find(cat, "S1"), "mem_cgroup_css_alloc"));
+	assert_true(cgfb_catalog_function(cgfb_catalog_find(cat, "M3"), "mem_cgroup_write"));
+	assert_false(cgfb_catalog_function(cgfb_catalog_find(cat, "S1"), "jdoe_debug_hook"));
+	assert_false(cgfb_catalog_function(cgfb_catalog_find(cat, "G1"), "mem_cgroup_write"));
 	cgfb_catalog_free(cat);
 }
 
@@ -95,6 +100,10 @@ static void rejects_bad_catalogs(void **state)
 	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"needles\": "
 		     "[\"long enough needle\"], \"regex\": \"(x)\", \"fields\": {\"comm\": 2}}]}",
 		     "A: bad field 'comm'");
+	/* A report names only a function listed here: the list holds symbols. */
+	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"needles\": "
+		     "[\"long enough needle\"], \"functions\": [\"jdoe_hook+0x1a\"]}]}",
+		     "A: function 0 is not a C symbol");
 	expect_error("{\"question_sets\": {\"generic\": []}, \"entries\": [{\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"needles\": "
 		     "[\"long enough needle\"]}, {\"id\": \"A\", \"title\": \"t\", \"message\": \"m\", \"needles\": "
 		     "[]}]}", "duplicate id A");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/urlshow.h"
 #include "config/config.h"
 #include "deliver/submit.h"
 
@@ -209,6 +210,56 @@ static void endpoints_in_config(void **state)
 	assert_string_equal(c.endpoint, "https://collector.example:8443/api/v1/reports");
 }
 
+/* A URL in a message: scheme, host, port and path; never the user
+ * information (a raw '@' in the password included), query or fragment. */
+static void url_shown_without_userinfo(void **state)
+{
+	static const struct {
+		const char *url, *shown;
+	} cases[] = {
+		{ "smtp://jdoe:s3cret@mail.example:587/", "smtp://mail.example:587/" },
+		{ "https://jdoe:p@ss@collector.example/api?token=s3cret#frag",
+		  "https://collector.example/api" },
+		{ "https://[::1]:8443/api/v1/reports", "https://[::1]:8443/api/v1/reports" },
+		{ "jdoe:s3cret@mail.example/path", "mail.example/path" },
+		{ "ftp://a:s3cret@x/\x1b[2J", "ftp://x/?[2J" },
+		{ "not a url", "not a url" },
+		{ "", "" },
+	};
+	char buf[128], tiny[8];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(cgfb_url_shown(buf, sizeof(buf), cases[i].url), cases[i].shown);
+	assert_string_equal(cgfb_url_shown(tiny, sizeof(tiny), "smtp://u:s3cret@mail.example/"),
+			    "smtp://");
+}
+
+/* A bad endpoint whose error names it names it without its password:
+ * the error goes to standard error and the journal. */
+static void endpoint_errors_hide_userinfo(void **state)
+{
+	static const char *const bad[] = {
+		"endpoint = ftp://jdoe:s3cret@collector.example/\n",
+		"endpoint = https://jdoe:s3cret@/api\n",
+	};
+	struct cgfb_config c;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_conf(bad[i]);
+		cgfb_config_defaults(&c);
+		assert_int_equal(cgfb_config_load(&c, path, true, err, sizeof(err)), -EINVAL);
+		if (strstr(err, "s3cret") || strstr(err, "jdoe"))
+			fail_msg("%s: error '%s' shows the user information", bad[i], err);
+	}
+	assert_int_equal(cgfb_submit_init(), 0);
+	assert_int_equal(cgfb_endpoint_check("https://jdoe:s3cret@bad host/", err, sizeof(err)),
+			 -EINVAL);
+	assert_null(strstr(err, "s3cret"));
+	assert_non_null(strstr(err, "'https://bad host/' is not a URL"));
+	cgfb_submit_cleanup();
+}
+
 static void backoff(void **state)
 {
 	/* 1 min doubling, half of it jittered, capped at 6 h. */
@@ -233,6 +284,8 @@ int main(void)
 		cmocka_unit_test(many_errors),
 		cmocka_unit_test(endpoints),
 		cmocka_unit_test(endpoints_in_config),
+		cmocka_unit_test(url_shown_without_userinfo),
+		cmocka_unit_test(endpoint_errors_hide_userinfo),
 		cmocka_unit_test(backoff),
 	};
 

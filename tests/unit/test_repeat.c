@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "privacy/rekey.h"
 #include "report/repeat.h"
 #include "report/repindex.h"
 #include "report/spool.h"
@@ -124,6 +125,34 @@ static void which_report_a_repeat_belongs_to(void **state)
 	assert_string_equal(owner("M8", "6.1", hier), PENDING_M8);
 }
 
+/* A sent report carries its tokens keyed for the endpoint it went to
+ * (privacy/rekey.h); a repeat, whose fresh report has the snapshot's
+ * token of the same process name, still belongs to it. */
+#define SENT_S2 "66666666-6666-4666-8666-666666666666"
+
+static void a_sent_report_with_a_keyed_token(void **state)
+{
+	const uint8_t key[CGFB_SECRET_LEN] = { 42 };
+	struct cgfb_spool_entry e;
+	struct cgfb_rekey *rk;
+	char keyed[] = "h:0123456789ab", buf[512];
+
+	assert_int_equal(cgfb_rekey_new(key, "https://collector.example/api", &rk), 0);
+	cgfb_rekey_hex(rk, keyed + 2, true);
+	cgfb_rekey_free(rk);
+	snprintf(buf, sizeof(buf), "{\"consent\":{\"endpoint\":\"https://collector.example/api\"},"
+		 "\"detection\":{\"catalog_id\":\"S2\",\"fields\":{\"comm\":\"%s\"}},"
+		 "\"system\":{\"kernel\":{\"series\":\"6.1\"}}}", keyed);
+	assert_int_equal(cgfb_spool_save_report(&sp, SENT_S2, buf, strlen(buf)), 0);
+	assert_int_equal(cgfb_spool_load(&sp, SENT_S2, &e, NULL), 0);
+	e.state = CGFB_R_SENT;
+	assert_int_equal(cgfb_spool_save_state(&sp, &e), 0);
+	cgfb_repeat_use_key(key);
+	assert_string_equal(owner("S2", "6.1", "{\"comm\":\"h:0123456789ab\"}"), SENT_S2);
+	/* Another process is still news. */
+	assert_string_equal(owner("S2", "6.1", "{\"comm\":\"h:0123456789ac\"}"), "");
+}
+
 /* Two messages no catalog entry describes (G1) have the same fields (the
  * address they name); only their shaped text tells them apart. Found by
  * pastes.sh: a paste's two G1 records made one report. */
@@ -204,6 +233,7 @@ int main(void)
 		cmocka_unit_test(generic_messages_are_told_apart),
 		cmocka_unit_test(boots_are_counted_once_each),
 		cmocka_unit_test(a_damaged_seen_file_counts_as_one_boot),
+		cmocka_unit_test(a_sent_report_with_a_keyed_token),
 	};
 
 	return cmocka_run_group_tests_name("repeat", tests, setup, teardown);

@@ -18,6 +18,7 @@
 #include "cli/review.h"
 #include "config/config.h"
 #include "consent/draft.h"
+#include "privacy/where.h"
 #include "report/snapshot.h"
 #include "report/spool.h"
 
@@ -247,7 +248,9 @@ static void secrets_redacted_then_export(void **state)
 	new_report(&e);
 	assert_int_equal(run(&e, in, &out, path), CGFB_REVIEW_EXPORTED);
 	assert_non_null(strstr(out, "contains what looks like private information"));
-	assert_non_null(strstr(out, "alice@acme-corp.example\n"));       /* the listing */
+	/* The finding, where it is, and its line around it. */
+	assert_non_null(strstr(out, "e-mail address: alice@acme-corp.example (the use case, "
+				    "line 1, column 5)\n    ask >>alice@acme-corp.example<< for"));
 	assert_non_null(strstr(out, "Write this report as an e-mail for linux-mm@kvack.org"));
 	assert_non_null(strstr(out, "Wrote "));
 	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
@@ -283,6 +286,148 @@ static void secret_kept_is_not_asked_again(void **state)
 	assert_null(strstr(out, "looks like private information"));
 	free(in);
 	free(out);
+}
+
+static char *draft_file(const char *id)
+{
+	struct cgfb_buf b = { 0 };
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s.draft", id);
+	assert_int_equal(cgfb_read_file_at(sp.fd, name, 1 << 20, 0, &b), 0);
+	return b.data;
+}
+
+/* Each finding is asked about on its own: k keeps the host name, Enter
+ * replaces the address in the same text; only the host name is kept,
+ * remembered for that text, and the next review of it asks nothing. */
+static void each_finding_asked_on_its_own(void **state)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_draft d = { 0 };
+	char *in = script(false, "our db01.acme-corp.example mails alice@acme-corp.example\n\n"
+				 "k\n\n\nk\n"),
+	     *out = NULL, *file;
+
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
+	assert_string_equal(d.text, "our db01.acme-corp.example mails [redacted e-mail address]");
+	cgfb_draft_free(&d);
+	assert_non_null(strstr(out, "    our >>db01.acme-corp.example<< mails alice"));
+	assert_non_null(strstr(out, "mails >>alice@acme-corp.example<<\n"));
+	file = draft_file(e.id);
+	assert_non_null(strstr(file, "db01.acme-corp.example"));
+	assert_null(strstr(file, "alice"));
+	free(file);
+	free(in);
+	free(out);
+	in = script(false, "\n\nk\n");
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_null(strstr(out, "looks like private information"));
+	free(in);
+	free(out);
+}
+
+/* A kept string is kept for the text it was shown in only: the use case
+ * edited, or the same string in an answer, is asked about again, and
+ * Enter there replaces it. */
+static void kept_is_bound_to_its_text(void **state)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_draft d = { 0 };
+	char *in = script(false, "host db01.acme-corp.example\n\nk\n\nk\n"), *out = NULL;
+
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	free(in);
+	free(out);
+	/* The use case edited: asked again. */
+	in = script(false, "new host db01.acme-corp.example\n\n\n\nk\n");
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
+	assert_string_equal(d.text, "new host [redacted host name]");
+	cgfb_draft_free(&d);
+	assert_non_null(strstr(out, "db01.acme-corp.example (the use case, line 1, column 10)"));
+	free(in);
+	free(out);
+	/* Kept in the use case, then typed in an answer: asked there. */
+	new_report(&e);
+	in = script(false, "host db01.acme-corp.example\n\nk\n\nk\n");
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	free(in);
+	free(out);
+	in = script(false, "\n\nk\n");
+	memmove(in + strlen("db01.acme-corp.example"), in, strlen(in) + 1);
+	memcpy(in, "db01.acme-corp.example", strlen("db01.acme-corp.example"));
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
+	assert_string_equal(d.values[0], "[redacted host name]");
+	assert_string_equal(d.text, "host db01.acme-corp.example");
+	cgfb_draft_free(&d);
+	assert_non_null(strstr(out, "db01.acme-corp.example (your answer to "));
+	free(in);
+	free(out);
+}
+
+/* A draft from before kept strings were bound to their text (a list of
+ * bare strings) keeps nothing: the string is asked about again, and a
+ * terminal closed at that question replaces it. */
+static void old_kept_list_asks_again(void **state)
+{
+	static const char old[] = "{\"use_case\": \"host db01.acme-corp.example\", "
+				  "\"kept\": [\"db01.acme-corp.example\"]}";
+	struct cgfb_spool_entry e;
+	struct cgfb_draft d = { 0 };
+	char *in = script(false, "\n"), *out = NULL, *file;
+
+	new_report(&e);
+	assert_int_equal(cgfb_spool_save_draft(&sp, e.id, old, strlen(old)), 0);
+	assert_int_equal(cgfb_draft_load(&sp, e.id, &d), 0);
+	assert_int_equal(d.n_kept, 0);
+	assert_string_equal(d.text, "host db01.acme-corp.example");
+	cgfb_draft_free(&d);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	assert_non_null(strstr(out, "looks like private information"));
+	file = draft_file(e.id);
+	assert_null(strstr(file, "db01"));
+	free(file);
+	free(in);
+	free(out);
+}
+
+/* Where a finding is: line and column in characters (a UTF-8 letter is
+ * one), and its line cut around it at character boundaries. */
+static void finding_where_and_context(void **state)
+{
+	static const char text[] = "first line\n\xc3\xa9t\xc3\xa9: ask bob@x.example now";
+	const struct cgfb_finding f = { .kind = CGFB_SECRET_EMAIL, .start = 22, .len = 13 };
+	const struct cgfb_where w = cgfb_finding_where(text, &f);
+	struct cgfb_buf b = { 0 };
+	char long_line[200];
+
+	assert_int_equal(w.line, 2);
+	assert_int_equal(w.column, 10);
+	assert_int_equal(cgfb_finding_context(&b, text, &f), 0);
+	assert_string_equal(b.data, "\xc3\xa9t\xc3\xa9: ask >>bob@x.example<< now");
+	cgfb_buf_free(&b);
+	/* 40 two-byte letters each side: cut to at most 30 bytes, whole letters. */
+	memset(long_line, 0, sizeof(long_line));
+	for (int i = 0; i < 40; i++)
+		memcpy(long_line + 2 * i, "\xc3\xa9", 2);
+	memcpy(long_line + 80, "bob@x.example", 13);
+	for (int i = 0; i < 40; i++)
+		memcpy(long_line + 93 + 2 * i, "\xc3\xa9", 2);
+	{
+		const struct cgfb_finding g = { .kind = CGFB_SECRET_EMAIL, .start = 80, .len = 13 };
+
+		assert_int_equal(cgfb_finding_context(&b, long_line, &g), 0);
+	}
+	assert_int_equal(strncmp(b.data, "...\xc3\xa9", 5), 0);
+	assert_int_equal(strlen(b.data), 3 + 30 + 4 + 13 + 30 + 3);
+	assert_non_null(strstr(b.data, "\xc3\xa9>>bob@x.example<<\xc3\xa9"));
+	assert_string_equal(b.data + strlen(b.data) - 5, "\xc3\xa9...");
+	cgfb_buf_free(&b);
 }
 
 /* A line with a control character (ESC would repaint the review) is
@@ -384,6 +529,10 @@ int main(void)
 		cmocka_unit_test_setup(never, each),
 		cmocka_unit_test_setup(secrets_redacted_then_export, each),
 		cmocka_unit_test_setup(secret_kept_is_not_asked_again, each),
+		cmocka_unit_test_setup(each_finding_asked_on_its_own, each),
+		cmocka_unit_test_setup(kept_is_bound_to_its_text, each),
+		cmocka_unit_test_setup(old_kept_list_asks_again, each),
+		cmocka_unit_test(finding_where_and_context),
 		cmocka_unit_test_setup(control_characters_refused, each),
 		cmocka_unit_test_setup(closed_terminal_keeps, each),
 		cmocka_unit_test_setup(consent_never_asks_no_send, each),

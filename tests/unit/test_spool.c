@@ -177,6 +177,121 @@ static void consent_bytes(void **state)
 	cgfb_buf_free(&out);
 }
 
+/* The first keyed token in s ("" if none) and how many s holds. */
+static size_t first_token(const char *s, char tok[15])
+{
+	size_t n = 0;
+
+	tok[0] = '\0';
+	for (const char *p = s; (p = strstr(p, "\"h:")) != NULL; p += 3) {
+		if (strspn(p + 3, "0123456789abcdef") != 12 || p[15] != '"')
+			continue;
+		if (!n++)
+			snprintf(tok, 15, "%.14s", p + 1);
+	}
+	return n;
+}
+
+/* report with the keyed token of one process name in its fields. */
+static void with_token(const struct cgfb_buf *report, const char *tok, struct cgfb_buf *out)
+{
+	json_object *doc, *det, *f;
+	char err[256];
+
+	assert_int_equal(cgfb_canon_parse(report->data, report->len, CGFB_REPORT_DEPTH_MAX, &doc,
+					  err, sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(doc, "detection", &det));
+	assert_true(json_object_object_get_ex(det, "fields", &f));
+	json_object_object_add(f, "comm", json_object_new_string(tok));
+	assert_int_equal(cgfb_canon_serialize(doc, CGFB_REPORT_MAX_BYTES, out), 0);
+	json_object_put(doc);
+}
+
+static void consent(const struct cgfb_buf *report, const char *endpoint, struct cgfb_buf *out)
+{
+	struct cgfb_use_case uc = { .text = "One VM per cgroup." };
+	char token[65], err[256];
+
+	cgfb_buf_free(out);
+	assert_int_equal(cgfb_consent_build(schema, &sd, report, &uc, endpoint, NULL, out, token,
+					    err, sizeof(err)), 0);
+}
+
+/* A mailed report (a person's From:, archived in public) shares no token
+ * with the reports of the same machine at a collector; two reports to one
+ * endpoint give one name one token, also when the report was consented
+ * for the other channel first; the report names the endpoint in a closed
+ * form and the time to the hour. */
+static void tokens_per_endpoint(void **state)
+{
+	static const char http[] = "https://collector.example/api/v1/reports?who=jdoe#acme";
+	struct cgfb_buf report = { 0 }, a = { 0 }, b = { 0 }, m = { 0 }, h = { 0 }, h2 = { 0 };
+	struct cgfb_buf again = { 0 };
+	struct cgfb_spool sp;
+	struct cgfb_spool_entry e;
+	char id[CGFB_REPORT_ID_LEN + 1], tm[15], th[15], t[15];
+	json_object *doc;
+	char err[256];
+
+	assert_int_equal(cgfb_spool_open(&sp, &sd), 0);
+	make_report("M3", id);
+	assert_int_equal(cgfb_spool_load(&sp, id, &e, &report), 0);
+	with_token(&report, "h:0123456789ab", &a);
+	cgfb_buf_free(&report);
+	make_report("M3", id);
+	assert_int_equal(cgfb_spool_load(&sp, id, &e, &report), 0);
+	with_token(&report, "h:0123456789ab", &b);
+
+	consent(&a, "mailto:jdoe@acme.example", &m);
+	consent(&b, http, &h);
+	assert_int_equal(first_token(m.data, tm), 1);
+	assert_int_equal(first_token(h.data, th), 1);
+	assert_string_not_equal(tm, "h:0123456789ab");
+	assert_string_not_equal(th, "h:0123456789ab");
+	assert_string_not_equal(tm, th);
+	/* The same name in another report to the collector: the same token. */
+	consent(&a, http, &h2);
+	assert_int_equal(first_token(h2.data, t), 1);
+	assert_string_equal(t, th);
+	/* Mailed first, then submitted: the collector's token again. */
+	consent(&m, http, &again);
+	assert_int_equal(first_token(again.data, t), 1);
+	assert_string_equal(t, th);
+	/* Sent to the collector, then exported: the mail channel's token,
+	 * the use case approved then. */
+	cgfb_buf_free(&again);
+	assert_int_equal(cgfb_consent_again(schema, &sd, &h, "mailto:jdoe@acme.example", NULL,
+					    &again, err, sizeof(err)), 0);
+	assert_int_equal(first_token(again.data, t), 1);
+	assert_string_equal(t, tm);
+	assert_non_null(strstr(again.data, "One VM per cgroup."));
+	/* Closed endpoints, the hour. */
+	assert_non_null(strstr(m.data, "\"endpoint\":\"mail\""));
+	assert_non_null(strstr(h.data, "\"endpoint\":\"https://collector.example/api/v1/reports\""));
+	assert_null(strstr(m.data, "jdoe"));
+	assert_null(strstr(h.data, "jdoe"));
+	assert_null(strstr(h.data, "acme"));
+	assert_int_equal(cgfb_canon_parse(h.data, h.len, CGFB_REPORT_DEPTH_MAX, &doc, err,
+					  sizeof(err)), 0);
+	assert_int_equal(cgfb_schema_validate(schema, doc, err, sizeof(err)), 0);
+	{
+		json_object *c = json_object_object_get(doc, "consent");
+		const char *created = json_object_get_string(json_object_object_get(doc, "created"));
+		const char *at = json_object_get_string(json_object_object_get(c, "time"));
+
+		assert_string_equal(created + 13, ":00:00Z");
+		assert_string_equal(at + 13, ":00:00Z");
+	}
+	json_object_put(doc);
+	cgfb_buf_free(&report);
+	cgfb_buf_free(&a);
+	cgfb_buf_free(&b);
+	cgfb_buf_free(&m);
+	cgfb_buf_free(&h);
+	cgfb_buf_free(&h2);
+	cgfb_buf_free(&again);
+}
+
 /* A draft survives a save and a load as it was given, file 0600; a
  * damaged one is moved aside, never read as something else. */
 static void drafts(void **state)
@@ -197,7 +312,8 @@ static void drafts(void **state)
 	assert_int_equal(cgfb_draft_set_answer(&d, "why_flat", "budgets"), 0);
 	assert_int_equal(cgfb_draft_set_answer(&d, "software", "our tool"), 0);
 	assert_int_equal(cgfb_draft_set_answer(&d, "why_flat", NULL), 0);
-	assert_int_equal(cgfb_draft_keep(&d, "ops@example.org and more", 15), 0);
+	assert_int_equal(cgfb_draft_keep(&d, "use_case", "ops@example.org and more",
+					 "ops@example.org and more", 15), 0);
 	assert_int_equal(cgfb_draft_save(&sp, id, &d), 0);
 	cgfb_path_join(path, sizeof(path), sp.dir, id, ".draft");
 	assert_int_equal(stat(path, &st), 0);
@@ -208,8 +324,10 @@ static void drafts(void **state)
 	assert_int_equal(got.n, 1);
 	assert_string_equal(cgfb_draft_answer(&got, "software"), "our tool");
 	assert_null(cgfb_draft_answer(&got, "why_flat"));
-	assert_true(cgfb_draft_is_kept(&got, "ops@example.org", 15));
-	assert_false(cgfb_draft_is_kept(&got, "ops@example.org and", 19));
+	assert_true(cgfb_draft_is_kept(&got, "use_case", "ops@example.org and more",
+				       "ops@example.org", 15));
+	assert_false(cgfb_draft_is_kept(&got, "use_case", "ops@example.org and more",
+					"ops@example.org and", 19));
 	cgfb_draft_use_case(&got, &uc);
 	assert_ptr_equal(uc.text, got.text);
 	assert_int_equal(uc.n_answers, 1);
@@ -424,6 +542,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(spool_states),
 		cmocka_unit_test(consent_bytes),
+		cmocka_unit_test(tokens_per_endpoint),
 		cmocka_unit_test(drafts),
 		cmocka_unit_test(scans_logs),
 		cmocka_unit_test(foreign_files),

@@ -155,6 +155,52 @@ static void shape_and_values(void **state)
 	cgfb_topology_free(&t);
 }
 
+/* Siblings a report names alike (user-N.slice) come in the order of keyed
+ * tokens of their raw names, not of the names: user-1000 before user-1001
+ * would say which subtree is whose. Each user-(1000+k).slice has k
+ * children, so the children counts in the walk show the order. */
+static void siblings_by_token(void **state)
+{
+	struct cgfb_topology t;
+	struct cgfb_mounts ms;
+	char root[4096], s[4096], x[4096], name[64], tok[10][CGFB_ANON_MAX], want[10];
+	size_t got = 0;
+
+	snprintf(root, sizeof(root), "%s/users", dir);
+	assert_int_equal(mkdir(root, 0755), 0);
+	for (int k = 0; k < 10; k++) {
+		snprintf(name, sizeof(name), "user-%d.slice", 1000 + k);
+		memcg(s, sizeof(s), root, name, UNLIMITED, "1\n", "");
+		for (int i = 0; i < k; i++) {
+			snprintf(name, sizeof(name), "c%d", i);
+			memcg(x, sizeof(x), s, name, UNLIMITED, "1\n", "");
+		}
+		snprintf(name, sizeof(name), "user-%d.slice", 1000 + k);
+		cgfb_anon_token(anon, name, strlen(name), tok[k]);
+		want[k] = (char)k;
+	}
+	/* The expected order: k sorted by its token. */
+	for (int i = 1; i < 10; i++)
+		for (int j = i; j > 0 && strcmp(tok[(int)want[j - 1]], tok[(int)want[j]]) > 0; j--) {
+			const char tmp = want[j];
+
+			want[j] = want[j - 1];
+			want[j - 1] = tmp;
+		}
+	one_mount(&ms, root, 1, 1u << CGFB_C_MEMORY);
+	assert_int_equal(cgfb_topology_walk(&ms, anon, NULL, &t), 0);
+	cgfb_mounts_free(&ms);
+	for (size_t i = 0; i < t.h[0].n; i++) {
+		if (strcmp(t.h[0].nodes[i].name, "user-N.slice") != 0)
+			continue;
+		assert_true(got < 10);
+		assert_int_equal(t.h[0].nodes[i].children, (int)want[got]);
+		got++;
+	}
+	assert_int_equal(got, 10);
+	cgfb_topology_free(&t);
+}
+
 /* A cgroup removed between the listing of its parent and its own visit:
  * the hook moves B out of the tree as rmdir would take it away. */
 static void vanish(void *arg, int dirfd, uint32_t depth)
@@ -321,6 +367,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shape_and_values),
+		cmocka_unit_test(siblings_by_token),
 		cmocka_unit_test(vanished_cgroup),
 		cmocka_unit_test(node_cap),
 		cmocka_unit_test(odd_entries),

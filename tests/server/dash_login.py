@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""The dashboard as a maintainer uses it, in Debian's chromium driven by
+chromedriver (python3-selenium): open the page, type the admin token into
+the login form, read the use cases, reload (the session carries them), log
+out. The browser's profile is kept for the caller to search.
+
+  dash_login.py URL TOKEN PROFILE_DIR OUT_DIR
+
+Writes OUT_DIR/dom.html (the page with the use cases), OUT_DIR/shot.png,
+OUT_DIR/console.log (the browser's console: CSP violations land there) and
+OUT_DIR/steps (one line per step: "ok NAME" or "fail NAME: why").
+"""
+import json
+import os
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+url, token, profile, out = sys.argv[1:5]
+steps = open(os.path.join(out, "steps"), "w")
+
+
+def step(name, ok, why=""):
+    steps.write(("ok %s\n" % name) if ok else ("fail %s: %s\n" % (name, why)))
+    steps.flush()
+
+
+opts = webdriver.ChromeOptions()
+opts.binary_location = "/usr/bin/chromium"
+for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+          "--window-size=1280,2200", "--hide-scrollbars", "--user-data-dir=" + profile):
+    opts.add_argument(a)
+opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver",
+                                       log_path=os.path.join(out, "chromedriver.log")),
+                       options=opts)
+wait = WebDriverWait(drv, 20)
+console = []
+
+
+def cookies():
+    # All of the browser's, whatever their path: the session's is /api/v1/,
+    # which the page's own (get_cookies) does not show.
+    return {c["name"]: c for c in drv.execute_cdp_cmd("Network.getAllCookies", {})["cookies"]}
+
+
+def use_cases():
+    return len(drv.find_elements(By.CSS_SELECTOR, "#use-cases > li"))
+
+
+try:
+    drv.get(url + "/")
+    wait.until(lambda d: d.find_element(By.ID, "status").get_attribute("data-state"))
+    step("the page loads, with no use case before the login", use_cases() == 0,
+         "%d shown" % use_cases())
+    field = drv.find_element(By.ID, "admin-token")
+    field.send_keys(token)
+    drv.find_element(By.CSS_SELECTOR, "#admin-form button[type=submit]").click()
+    wait.until(lambda d: use_cases() > 0)
+    step("the token typed into the form shows the use cases", True)
+    step("...and the field is emptied", field.get_attribute("value") == "")
+    c = cookies().get("cgfb_session", {})
+    step("the session is a cookie, HttpOnly and SameSite=Strict",
+         c.get("httpOnly") is True and c.get("sameSite") == "Strict", json.dumps(c))
+    step("...that scripts cannot read",
+         "cgfb_session" not in drv.execute_script("return document.cookie"))
+    step("...that expires within the hour",
+         0 < c.get("expires", 0) - drv.execute_script("return Date.now() / 1000") <= 3600,
+         str(c.get("expires")))
+    open(os.path.join(out, "dom.html"), "w").write(drv.page_source)
+    drv.save_screenshot(os.path.join(out, "shot.png"))
+    console += drv.get_log("browser")
+    drv.refresh()
+    wait.until(lambda d: use_cases() > 0)
+    step("a reload shows them again from the session, nothing typed", True)
+    drv.find_element(By.ID, "admin-logout").click()
+    wait.until(lambda d: use_cases() == 0 and d.find_element(By.ID, "admin-form").is_displayed())
+    step("log out: the use cases are gone, the form is back",
+         "cgfb_session" not in cookies())
+    console += drv.get_log("browser")
+except Exception as e:  # the step that did not happen is the failure
+    step("the browser session", False, repr(e)[:300])
+finally:
+    with open(os.path.join(out, "console.log"), "w") as f:
+        for m in console:
+            f.write("%s %s\n" % (m.get("level"), m.get("message")))
+    drv.quit()
