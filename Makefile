@@ -71,7 +71,7 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_TOOLS := $(BUILD)/tests/tools/validate-report $(BUILD)/tests/tools/killshim.so
 SERVER_SRC := $(wildcard server-stub/*.c server-stub/*/*.c)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
-              $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o
+              $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o $(BUILD)/allowlist_blob.o
 SERVER     := $(BUILD)/cgroup-feedback-server
 WATCHER    := $(BUILD)/cgroup-feedback-watch
 REPORTER   := $(BUILD)/cgroup-feedback-report

@@ -428,6 +428,31 @@ static int encode_body(struct cgfb_buf *out)
 	return rc;
 }
 
+int cgfb_mail_format_withdrawal(const char *id, const char *token,
+				const struct cgfb_mail_opts *o, time_t when, struct cgfb_buf *out)
+{
+	struct mail m = { out, 0 };
+	char created[32];
+	struct tm tm;
+
+	out->len = 0;
+	gmtime_r(&when, &tm);
+	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	add_header_text(&m, "From", o && o->from ? o->from :
+			"cgroup-feedback <cgroup-feedback@localhost>");
+	add_header_text(&m, "To", o && o->to ? o->to : "linux-mm@kvack.org");
+	addf(&m, "Subject: [cgroup-feedback] withdrawal %s\n", id);
+	add_date(&m, created);
+	addf(&m, "Message-ID: <w-%s@cgroup-feedback.invalid>\n", id);
+	add(&m, MIME_HEADERS, sizeof(MIME_HEADERS) - 1);
+	addf(&m, "%s: %s\n%s: %s\n\n", CGFB_MAIL_HDR_WITHDRAW, id, CGFB_MAIL_HDR_TOKEN, token);
+	addf(&m, "The sender of cgroup-feedback report\n%s withdraws it.\n\n"
+	     "Maintainers: cgroup-feedback-server import of this message deletes the\n"
+	     "report from the collector, as its deletion token (above) proves the\n"
+	     "sender's right to; please do not quote it further.\n", id);
+	return m.rc ? m.rc : encode_body(out);
+}
+
 int cgfb_mail_format(const char *report, size_t len, const struct cgfb_mail_opts *o,
 		     struct cgfb_buf *out)
 {

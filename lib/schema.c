@@ -50,6 +50,7 @@ struct node {
 	int64_t max_length;         /* < 0: none */
 	pcre2_code *pattern;
 	const char *pattern_text;
+	bool date_time;             /* "format": "date-time", asserted */
 	/* integers */
 	bool has_min, has_max;
 	int64_t min, max;
@@ -94,7 +95,7 @@ struct ctx {
 static const char *const known_keywords[] = {
 	"$schema", "$id", "title", "description", "$defs", "type", "properties", "required",
 	"additionalProperties", "propertyNames", "maxProperties", "items", "maxItems", "minimum",
-	"maximum", "maxLength", "pattern", "const", "enum", "anyOf", "$ref",
+	"maximum", "maxLength", "pattern", "const", "enum", "anyOf", "$ref", "format",
 };
 
 /* ---- loading ---------------------------------------------------------- */
@@ -193,11 +194,16 @@ static void compile_any_of(struct loader *l, struct node *n, json_object *v)
 		n->any_of[i] = compile(l, json_object_array_get_idx(v, i));
 }
 
+/* "#" is the whole schema: the sent report is the report and more. */
 static void compile_ref(struct loader *l, struct node *n, json_object *v)
 {
 	const char *r = json_object_get_string(v);
 	json_object *target;
 
+	if (strcmp(r, "#") == 0) {
+		n->ref = compile(l, l->s->root);
+		return;
+	}
 	if (strncmp(r, "#/$defs/", 8) != 0 || !l->s->defs ||
 	    !json_object_object_get_ex(l->s->defs, r + 8, &target)) {
 		load_fail(l, -EINVAL, "schema has an unresolvable $ref %s", r);
@@ -228,6 +234,20 @@ static void compile_pattern(struct loader *l, struct node *n, json_object *v)
 		load_fail(l, -EINVAL, "schema pattern does not compile: %s", n->pattern_text);
 }
 
+/* A format is an annotation unless the validator asserts it (2020-12);
+ * this one asserts the only format the report uses and refuses to load
+ * any other, which it would otherwise silently let through. */
+static void compile_format(struct loader *l, struct node *n, json_object *v)
+{
+	const char *f = json_object_get_string(v);
+
+	if (strcmp(f, "date-time") != 0) {
+		load_fail(l, -ENOTSUP, "schema uses unsupported format '%s'", f);
+		return;
+	}
+	n->date_time = true;
+}
+
 static void compile_keyword(struct loader *l, struct node *n, const char *key, json_object *v)
 {
 	if (strcmp(key, "$ref") == 0) {
@@ -247,6 +267,8 @@ static void compile_keyword(struct loader *l, struct node *n, const char *key, j
 		n->max_length = json_object_get_int64(v);
 	} else if (strcmp(key, "pattern") == 0) {
 		compile_pattern(l, n, v);
+	} else if (strcmp(key, "format") == 0) {
+		compile_format(l, n, v);
 	} else if (strcmp(key, "minimum") == 0) {
 		n->has_min = true;
 		n->min = json_object_get_int64(v);
@@ -483,6 +505,46 @@ static int check_any_of(struct ctx *c, const struct node *n, json_object *doc, c
 	return fail(c, path, "has none of the allowed forms");
 }
 
+static bool leap_year(int y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* The number in the n digits at s, or -1 when one is not a digit. */
+static int digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* RFC 3339's date-time as the schema's utc_time writes it
+ * (YYYY-MM-DDTHH:MM:SSZ), its date a real calendar day: no 02-30, and
+ * 02-29 in leap years only, which no pattern can say. */
+static bool real_date_time(const char *s, size_t len)
+{
+	static const int mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, m, d;
+
+	if (len != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+	    s[16] != ':' || s[19] != 'Z')
+		return false;
+	y = digits(s, 4);
+	m = digits(s + 5, 2);
+	d = digits(s + 8, 2);
+	if (y < 0 || m < 1 || m > 12 || d < 1 || digits(s + 11, 2) > 23 ||
+	    digits(s + 14, 2) > 59 || digits(s + 17, 2) > 60)
+		return false;
+	if (digits(s + 11, 2) < 0 || digits(s + 14, 2) < 0 || digits(s + 17, 2) < 0)
+		return false;
+	return d <= mdays[m - 1] + (m == 2 && leap_year(y));
+}
+
 static int check_str(struct ctx *c, const struct node *n, const char *s, size_t len,
 		     const char *path)
 {
@@ -494,6 +556,8 @@ static int check_str(struct ctx *c, const struct node *n, const char *s, size_t 
 		return fail(c, path, "holds a NUL character");
 	if (n->pattern && pcre2_match(n->pattern, (PCRE2_SPTR)s, len, 0, 0, c->md, NULL) < 0)
 		return fail(c, path, "does not match %s", n->pattern_text);
+	if (n->date_time && !real_date_time(s, len))
+		return fail(c, path, "is not a real date and time");
 	return 0;
 }
 
@@ -655,40 +719,55 @@ static int validate(struct ctx *c, const struct node *n, json_object *doc, const
 	}
 }
 
-int cgfb_schema_validate(const struct cgfb_schema *s, json_object *doc, char *err, size_t errsz)
+static const struct node *find_def(const struct cgfb_schema *s, const char *def)
 {
-	struct ctx c = { .err = err, .errsz = errsz };
+	for (size_t i = 0; i < s->n_defs; i++)
+		if (strcmp(s->def_nodes[i].name, def) == 0)
+			return s->def_nodes[i].node;
+	return NULL;
+}
+
+/* One run of the validator from node n; quiet when err is NULL. */
+static int run(const struct node *n, json_object *doc, char *err, size_t errsz)
+{
+	struct ctx c = { .err = err, .errsz = errsz, .quiet = !err };
 	int rc;
 
-	if (errsz)
+	if (err && errsz)
 		err[0] = '\0';
 	c.md = pcre2_match_data_create(1, NULL);
 	if (!c.md) {
-		snprintf(err, errsz, "/: out of memory");
+		if (err)
+			snprintf(err, errsz, "/: out of memory");
 		return -ENOMEM;
 	}
-	rc = validate(&c, s->top, doc, "");
+	rc = validate(&c, n, doc, "");
 	pcre2_match_data_free(c.md);
 	return rc;
 }
 
+int cgfb_schema_validate(const struct cgfb_schema *s, json_object *doc, char *err, size_t errsz)
+{
+	return run(s->top, doc, err, errsz);
+}
+
+int cgfb_schema_validate_sent(const struct cgfb_schema *s, json_object *doc, char *err,
+			      size_t errsz)
+{
+	const struct node *n = find_def(s, "sent_report");
+
+	if (!n) {
+		snprintf(err, errsz, "/: the schema has no $defs/sent_report");
+		return -ENOENT;
+	}
+	return run(n, doc, err, errsz);
+}
+
 int cgfb_schema_check_def(const struct cgfb_schema *s, const char *def, json_object *value)
 {
-	struct ctx c = { .quiet = true };
-	const struct node *n = NULL;
-	int rc;
+	const struct node *n = find_def(s, def);
 
-	for (size_t i = 0; i < s->n_defs && !n; i++)
-		if (strcmp(s->def_nodes[i].name, def) == 0)
-			n = s->def_nodes[i].node;
-	if (!n)
-		return -ENOENT;
-	c.md = pcre2_match_data_create(1, NULL);
-	if (!c.md)
-		return -ENOMEM;
-	rc = validate(&c, n, value, "");
-	pcre2_match_data_free(c.md);
-	return rc;
+	return n ? run(n, value, NULL, 0) : -ENOENT;
 }
 
 int cgfb_schema_check_word(const struct cgfb_schema *s, const char *def, const char *word)

@@ -2,10 +2,12 @@
  * default) or import and owns the service's lifecycle: start the writer,
  * then HTTP; on SIGTERM or SIGINT stop accepting, let requests in flight
  * finish, commit what is queued, close the database. */
+#include <errno.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "api/api.h"
@@ -40,6 +42,20 @@ static struct store *checkpointer(const char *path)
 	return s;
 }
 
+/* The published numbers' rules; the noise's key is fresh at every start
+ * and never leaves the process. */
+static int policy_init(struct api *a, const struct server_opts *o)
+{
+	a->policy.catalog = a->catalog;
+	a->policy.epsilon = o->summary_epsilon;
+	if (getrandom(a->policy.key, sizeof(a->policy.key), 0) != (ssize_t)sizeof(a->policy.key)) {
+		cgfb_log(LOG_ERR, "getrandom: %s: the public summary cannot be blurred",
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 static int api_init(struct api *a, const struct server_opts *o, struct cgfb_schema *schema)
 {
 	struct store *s = NULL;
@@ -63,7 +79,10 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 	if (rc == 0 && (rc = store_open(&s, o->db_path, false)) < 0)
 		cgfb_log(LOG_ERR, "%s: cannot open the database", o->db_path);
 	/* After the migration: the first summary reads the current schema. */
-	if (rc == 0 && (rc = pubsum_start(&a->pubsum, o->db_path, o->summary_interval)) < 0)
+	if (rc == 0)
+		rc = policy_init(a, o);
+	if (rc == 0 && (rc = pubsum_start(&a->pubsum, o->db_path, o->summary_interval,
+					  &a->policy)) < 0)
 		cgfb_log(LOG_ERR, "cannot start the public summary");
 	if (rc == 0 && o->no_store) {
 		cgfb_log(LOG_WARNING, "CGFB_SERVER_BENCH_NO_STORE is set: reports are "

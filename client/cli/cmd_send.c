@@ -11,6 +11,7 @@
 
 #include "base/hint.h"
 #include "cgfb/log.h"
+#include "cgfb/mail.h"
 #include "cgfb/sha256.h"
 #include "cli/commands.h"
 #include "cli/report_cmd.h"
@@ -82,17 +83,97 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }
 
+/* An exported report went out by e-mail (exporting is consenting to the
+ * mail channel); the maintainers may have imported it into the collector,
+ * where only its deletion token, which stayed here, can delete it. */
+static bool mailed(const struct cgfb_spool_entry *e)
+{
+	return (e->state == CGFB_R_CONSENTED || e->state == CGFB_R_WITHDRAWN) &&
+	       strncmp(e->endpoint, "mailto:", 7) == 0 && e->deletion_token[0];
+}
+
+/* No collector to reach (none that answers: the built-in endpoint is a
+ * collector on this machine): the withdrawal goes the way the report went, as
+ * an e-mail to the same address, which the collector's import reads
+ * (server-stub/ingest/import.c). Written to --output or
+ * ./cgroup-feedback-withdraw-ID.eml for the administrator to send. */
+static int withdrawal_mail(struct report_cmd *c, const struct cgfb_spool_entry *e)
+{
+	struct cgfb_mail_opts mo = { .to = e->endpoint + 7,
+				     .from = c->config.mail_from[0] ? c->config.mail_from : NULL };
+	struct cgfb_buf mail = { 0 };
+	char path[PATH_MAX];
+	int rc;
+
+	if (c->output)
+		snprintf(path, sizeof(path), "%s", c->output);
+	else
+		snprintf(path, sizeof(path), "cgroup-feedback-withdraw-%s.eml", e->id);
+	rc = cgfb_mail_format_withdrawal(e->id, e->deletion_token, &mo, time(NULL), &mail);
+	if (rc == 0)
+		rc = cgfb_mailout_file(&mail, path, false);
+	cgfb_buf_free(&mail);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report %s: writing its withdrawal to %s: %s", e->id, path,
+			 strerror(-rc));
+		return rc;
+	}
+	fprintf(strcmp(path, "-") == 0 ? stderr : stdout,
+		"%s: was sent by e-mail and no collector can be reached (endpoint): the\n"
+		"withdrawal is an e-mail too, %s; send it to %s, whose maintainers'\n"
+		"import deletes the report from their collector.%s%s\n", e->id,
+		strcmp(path, "-") == 0 ? "on standard output" : path, e->endpoint + 7,
+		mo.from ? "" : " ", mo.from ? "" : CGFB_MAILOUT_NO_FROM);
+	return 0;
+}
+
+/* The collector of the configuration (or --endpoint) deletes the copy it
+ * imported from the e-mail; 404 is said, since the import may come later.
+ * One that gives no HTTP answer at all gets the withdrawal as an e-mail. */
+static int withdraw_mailed(struct report_cmd *c, const struct cgfb_spool_entry *e)
+{
+	struct cgfb_submit_result res;
+	char err[256];
+	int rc;
+
+	if (!c->config.endpoint[0] || cgfb_endpoint_check(c->config.endpoint, err, sizeof(err)) < 0)
+		return withdrawal_mail(c, e);
+	rc = cgfb_submit_delete(&c->config, c->config.endpoint, e->id, e->deletion_token, &res);
+	if (rc < 0 && res.http_status == 0) {
+		cgfb_log(LOG_NOTICE, "report %s (sent by e-mail): no collector answers at %s: %s",
+			 e->id, c->config.endpoint, res.error);
+		return withdrawal_mail(c, e);
+	}
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "withdrawing %s (sent by e-mail) from %s: %s", e->id,
+			 c->config.endpoint, res.error);
+		return rc;
+	}
+	if (res.http_status == 404)
+		printf("%s: was sent by e-mail and is not stored on %s (not imported yet?);\n"
+		       "run withdraw again if it is imported later\n", e->id, c->config.endpoint);
+	else
+		printf("%s: sent by e-mail; the copy imported into %s is deleted\n", e->id,
+		       c->config.endpoint);
+	return 0;
+}
+
 int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 {
-	static const char usage[] = "Usage: cgroup-feedback withdraw [--state-dir DIR] [--config FILE] ID\n"
-				    "Delete a sent report from the collector (or stop an unsent one).\n";
+	static const char usage[] =
+		"Usage: cgroup-feedback withdraw [--state-dir DIR] [--config FILE] [--endpoint URL]\n"
+		"                                [--output FILE] ID\n"
+		"Delete a sent report from the collector (or stop an unsent one); for a report\n"
+		"sent by e-mail, the copy imported into the collector of --endpoint or the\n"
+		"configuration, or without one write the withdrawal as an e-mail to FILE (- for\n"
+		"standard output; default ./cgroup-feedback-withdraw-ID.eml).\n";
 	struct cgfb_submit_result res;
 	struct cgfb_spool_entry e;
 	const char *id;
 	struct report_cmd c;
-	int rc = 0;
+	int rc = 0, saved;
 
-	SETUP("state-dir", usage);
+	SETUP("state-dir endpoint output", usage);
 	id = report_cmd_one_id(&c, argc, argv, usage);
 	if (!id || report_cmd_load_entry(&c, id, &e, NULL) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
@@ -103,6 +184,9 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 			return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 		}
 		printf("%s: deleted from %s\n", id, e.endpoint);
+	} else if (mailed(&e)) {
+		/* Withdrawn locally in any case: it is never sent again. */
+		rc = withdraw_mailed(&c, &e);
 	} else if (e.state == CGFB_R_WITHDRAWN) {
 		printf("%s: was withdrawn already\n", id);
 	} else {
@@ -110,10 +194,12 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 	}
 	e.state = CGFB_R_WITHDRAWN;
 	e.next_attempt = 0;
-	rc = cgfb_spool_save_state(&c.spool, &e);
-	if (rc < 0)
+	saved = cgfb_spool_save_state(&c.spool, &e);
+	if (saved < 0) {
 		cgfb_log(LOG_ERR, "report %s: recording the withdrawal in %s: %s", id, c.spool.dir,
-			 strerror(-rc));
+			 strerror(-saved));
+		rc = saved;
+	}
 	cgfb_notify_refresh_motd(&c.config, &c.sd);
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }

@@ -207,7 +207,7 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_state
 	}
 	json_object_object_add(r, "consent", consent);
 	json_object_object_add(r, "deletion", deletion);
-	rc = cgfb_schema_validate(schema, r, err, errsz);
+	rc = cgfb_schema_validate_sent(schema, r, err, errsz);
 	if (rc < 0)
 		goto out;
 	rc = cgfb_canon_serialize(r, CGFB_REPORT_MAX_BYTES, out);

@@ -23,6 +23,9 @@
 #define CGFB_MAIL_WIDTH 76
 #define CGFB_MAIL_HDR_ID     "X-Cgroup-Feedback-Report-Id"
 #define CGFB_MAIL_HDR_SHA256 "X-Cgroup-Feedback-SHA256"
+/* A withdrawal: the report id and its deletion token (64 hex digits). */
+#define CGFB_MAIL_HDR_WITHDRAW "X-Cgroup-Feedback-Withdraw"
+#define CGFB_MAIL_HDR_TOKEN    "X-Cgroup-Feedback-Deletion-Token"
 
 struct cgfb_mail_opts {
 	const char *from;   /* NULL: "cgroup-feedback <cgroup-feedback@localhost>" */
@@ -35,6 +38,14 @@ struct cgfb_mail_opts {
  * gives the same message. Returns 0, -EINVAL (not a report) or -ENOMEM. */
 int cgfb_mail_format(const char *report, size_t len, const struct cgfb_mail_opts *o,
 		     struct cgfb_buf *out);
+
+/* The withdrawal of report id, for a report that went out by e-mail and
+ * a sender with no collector to reach: a message whose headers carry the
+ * id and the deletion token, which the collector's import presents like a
+ * DELETE. Once sent, the token is as public as the list; it deletes
+ * nothing but this report, which is what its sender asked. When is now. */
+int cgfb_mail_format_withdrawal(const char *id, const char *token,
+				const struct cgfb_mail_opts *o, time_t when, struct cgfb_buf *out);
 
 /* Find the first report in one message (LF, CRLF or CR; 8bit,
  * quoted-printable or base64; as written or with mboxrd ">From " quoting),

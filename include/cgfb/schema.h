@@ -21,6 +21,11 @@ const char *cgfb_schema_sha256(const struct cgfb_schema *s);
 
 /* 0 when doc is valid; otherwise -EINVAL and "<json pointer>: <reason>" in err. */
 int cgfb_schema_validate(const struct cgfb_schema *s, json_object *doc, char *err, size_t errsz);
+/* The same for a report leaving the client or reaching the collector
+ * (#/$defs/sent_report): a report and a consent object, never the null of
+ * a report still pending on the machine. */
+int cgfb_schema_validate_sent(const struct cgfb_schema *s, json_object *doc, char *err,
+			      size_t errsz);
 
 /* Whether value is valid under #/$defs/<def>: 0, -EINVAL, or -ENOENT when
  * the schema has no such definition. The vocabularies a report may use

@@ -19,6 +19,7 @@
 #include "api/pubsum.h"
 #include "http/ratelimit.h"
 #include "store/store.h"
+#include "store/summary.h"
 #include "ingest/writer.h"
 
 #define API_READERS 4
@@ -32,6 +33,7 @@ struct api {
 	struct ratelimit *rl;            /* report writes */
 	struct ratelimit *rl_read;       /* everything else */
 	struct pubsum *pubsum;           /* the public summary, served from memory */
+	struct summary_policy policy;    /* what the summary and the digest publish */
 	struct auth auth;
 	/* Read-only connections, reused between requests. */
 	pthread_mutex_t lock;

@@ -176,7 +176,8 @@ void api_digest(struct api *a, const struct http_request *rq, struct http_reply 
 	if (!(s = api_reader(a, rp)))
 		return;
 	since_days((unsigned)days, since);
-	rc = summary_build(s, since, &sum);
+	/* The digest goes to a public list: the public summary's rules. */
+	rc = summary_build(s, since, &a->policy, &sum);
 	if (rc == 0) {
 		header(&rp->body, sum, (unsigned)days, since);
 		for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)

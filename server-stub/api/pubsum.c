@@ -19,6 +19,7 @@ struct pubsum {
 	bool stop, started;
 	const char *db_path;
 	unsigned interval;
+	const struct summary_policy *policy;
 	/* What requests get, replaced whole under lock. */
 	struct cgfb_buf body;
 	char etag[72];
@@ -33,7 +34,7 @@ static int build(struct store *s, struct cgfb_buf *out, void *ud)
 	char when[32];
 	const time_t now = time(NULL);
 	struct tm tm;
-	int rc = summary_build(s, NULL, &o);
+	int rc = summary_build(s, NULL, p->policy, &o);
 
 	if (rc < 0)
 		return rc;
@@ -118,7 +119,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval)
+int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval,
+		 const struct summary_policy *policy)
 {
 	struct pubsum *p = calloc(1, sizeof(*p));
 	pthread_condattr_t ca;
@@ -128,6 +130,7 @@ int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval)
 		return -ENOMEM;
 	p->db_path = db_path;
 	p->interval = interval;
+	p->policy = policy;
 	pthread_mutex_init(&p->lock, NULL);
 	/* CLOCK_REALTIME for the deadline: next is a wall-clock time. */
 	pthread_condattr_init(&ca);

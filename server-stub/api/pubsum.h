@@ -12,12 +12,14 @@
 #include <stddef.h>
 
 #include "http/http.h"
+#include "store/summary.h"
 
 struct pubsum;
 
 /* Compute the first summary from db_path now, then every interval
  * seconds. 0 or a negative errno after logging why. */
-int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval);
+int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval,
+		 const struct summary_policy *policy);
 void pubsum_stop(struct pubsum *p);
 
 /* The current summary into rp: 200 with the bytes, ETag and Cache-Control

@@ -36,7 +36,9 @@ static void usage(FILE *out)
 	      "  --burst N                writes allowed at once before --rate applies (50)\n"
 	      "  --read-rate N            other requests per second per client address (50; 0 off)\n"
 	      "  --read-burst N           other requests at once before --read-rate applies (200)\n"
-	      "  --summary-interval S     recompute the public summary every S seconds (600)\n"
+	      "  --summary-interval S     recompute the public summary every S seconds (86400)\n"
+	      "  --summary-epsilon E      differential privacy of the public numbers: noise\n"
+	      "                           with this epsilon on each (1; 0: exact counts)\n"
 	      "  --db-lock-timeout SEC    PostgreSQL: how long a statement waits for a lock (2)\n"
 	      "  --db-statement-timeout SEC  PostgreSQL: how long a write may run (10)\n"
 	      "  --shutdown-grace SEC     at SIGTERM, how long requests in flight may finish (10)\n"
@@ -100,6 +102,7 @@ static int set(struct server_opts *o, int opt, const char *name, const char *arg
 	case 'L': o->db_lock_ms = (unsigned)(v * 1000); break;
 	case 'W': o->db_statement_ms = (unsigned)(v * 1000); break;
 	case 'g': o->grace_ms = (unsigned)(v * 1000); break;
+	case 'E': o->summary_epsilon = v; break;
 	}
 	return 0;
 }
@@ -144,6 +147,7 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		{ "db-lock-timeout", required_argument, NULL, 'L' },
 		{ "db-statement-timeout", required_argument, NULL, 'W' },
 		{ "shutdown-grace", required_argument, NULL, 'g' },
+		{ "summary-epsilon", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -157,7 +161,8 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		.burst = 50, .head_timeout = 10, .read_rate = 50, .read_burst = 200,
 		/* store.h's STORE_LOCK_MS and STORE_WRITE_MS (no layer of
 		 * options may include the store's). */
-		.summary_interval = 600, .tls_priorities = SERVER_TLS_PRIORITIES,
+		.summary_interval = 86400, .summary_epsilon = 1,
+		.tls_priorities = SERVER_TLS_PRIORITIES,
 		.db_lock_ms = 2000, .db_statement_ms = 10000, .grace_ms = 10000,
 	};
 	/* For measuring the HTTP and validation ceiling only (bench/server.sh). */

@@ -34,6 +34,7 @@ struct server_opts {
 	unsigned db_lock_ms;         /* PostgreSQL lock_timeout of every session */
 	unsigned db_statement_ms;    /* PostgreSQL statement_timeout of the writer's session */
 	unsigned grace_ms;           /* at shutdown, for requests in flight */
+	double summary_epsilon;      /* its noise (store/summary.h); 0: exact counts */
 	bool quiet;                  /* no per-request log lines */
 	bool no_store;               /* benchmark only: validate, answer 201, store nothing */
 };

@@ -152,6 +152,45 @@ static void import_report(struct writer *w, const struct cgfb_schema *schema, co
 	ingest_meta_free(&m);
 }
 
+/* A sender's withdrawal of a report that went out by e-mail (the client
+ * writes one when it has no collector to reach): its id and deletion token
+ * are presented like a DELETE, checked against the stored hash. A report
+ * that is not stored counts as withdrawn too, so that importing an archive
+ * again is quiet; the log says it, since the report's own e-mail may just
+ * not have been imported yet. false when msg is no withdrawal. */
+static bool import_withdrawal(struct writer *w, const char *at, const char *msg, size_t len,
+			      struct counts *c)
+{
+	char id[80], token[80];
+	struct job j = { .kind = JOB_DELETE, .id = id, .token = token };
+	int rc;
+
+	if (!cgfb_mail_header(msg, len, CGFB_MAIL_HDR_WITHDRAW, id, sizeof(id)))
+		return false;
+	if (!cgfb_report_id_valid(id) ||
+	    !cgfb_mail_header(msg, len, CGFB_MAIL_HDR_TOKEN, token, sizeof(token))) {
+		c->failed++;
+		cgfb_log(LOG_ERR, "%s: a withdrawal without a valid report id and deletion token", at);
+		return true;
+	}
+	rc = writer_submit(w, &j);
+	if (rc == 0 || rc == -ENOENT)
+		c->withdrawn++;
+	else
+		c->failed++;
+	if (rc == 0)
+		cgfb_log(LOG_NOTICE, "%s: report %s withdrawn by its sender", at, id);
+	else if (rc == -ENOENT)
+		cgfb_log(LOG_NOTICE, "%s: withdrawal of report %s, which is not stored (withdrawn "
+			 "already, or its own e-mail is not imported yet: then import this again "
+			 "after it)", at, id);
+	else
+		cgfb_log(LOG_ERR, "%s: withdrawal of report %s refused: %s", at, id,
+			 rc == -EACCES ? "the deletion token does not match" :
+			 rc == -EPERM ? "the report carries no deletion token" : strerror(-rc));
+	return true;
+}
+
 /* Every report of one message; a message that has a report's header or
  * marker but yields none, or a damaged report in it, is counted as failed
  * and said why, never passed over as "without a report". */
@@ -164,6 +203,9 @@ static void import_one(struct writer *w, const struct cgfb_schema *schema, const
 	int rc;
 
 	where(at, sizeof(at), file, n, msg, len);
+	memset(&r, 0, sizeof(r));
+	if (import_withdrawal(w, at, msg, len, c))
+		goto out;
 	rc = cgfb_mail_open(&r, msg, len, err, sizeof(err));
 	if (rc == -ENOENT) {
 		c->empty++;

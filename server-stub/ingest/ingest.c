@@ -118,7 +118,9 @@ int ingest_report(const struct cgfb_schema *schema, const char *body, size_t len
 		snprintf(err, errsz, "/: %s", why);
 		return rc == -ENOMEM ? rc : -EINVAL;
 	}
-	rc = cgfb_schema_validate(schema, doc, err, errsz);
+	/* Only a consented report is stored and counted: a pending one's null
+	 * consent says nobody agreed to send it. */
+	rc = cgfb_schema_validate_sent(schema, doc, err, errsz);
 	if (rc < 0)
 		goto out;
 	cgfb_sha256_hex(body, len, m->sha256);

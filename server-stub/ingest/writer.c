@@ -17,6 +17,15 @@
 #define BATCH_MAX 512
 /* How often the WAL is copied back into the database file. */
 #define CHECKPOINT_MS 250
+/* After a withdrawal the store is scrubbed (store_scrub) as soon as the
+ * queue allows, but at most once per SCRUB_GAP_MS: a VACUUM or a TRUNCATE
+ * checkpoint stops the writer while it runs, and a client that sends and
+ * withdraws in a loop must not turn that into a stall. A scrub that met a
+ * reader on an old snapshot is tried again after SCRUB_RETRY_MS; one that
+ * has waited SCRUB_WARN_MS is said once in the log. */
+#define SCRUB_GAP_MS 2000
+#define SCRUB_RETRY_MS 250
+#define SCRUB_WARN_MS 10000
 
 struct writer {
 	struct store *store;
@@ -38,6 +47,10 @@ struct writer {
 	bool stopping;
 	bool writer_done;        /* the writer thread has drained the queue */
 	bool failed;             /* an fsync failed: nothing is acknowledged any more */
+	bool scrub_pending;      /* a withdrawal committed since the last scrub */
+	bool scrub_warned;
+	struct timespec scrub_due;   /* CLOCK_REALTIME: not before then */
+	struct timespec scrub_since; /* when the pending scrub was first due */
 	char wal_path[PATH_MAX];
 	int wal_fd;
 };
@@ -99,6 +112,77 @@ static int run_batch(struct writer *w, struct job *batch)
 	return rc;
 }
 
+static struct timespec after_ms(struct timespec t, long ms)
+{
+	t.tv_nsec += ms * 1000000L;
+	t.tv_sec += t.tv_nsec / 1000000000L;
+	t.tv_nsec %= 1000000000L;
+	return t;
+}
+
+static bool reached(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+}
+
+/* Before the batch is answered (answering may free its jobs). */
+static void note_withdrawals(struct writer *w, const struct job *batch, int rc)
+{
+	if (rc < 0 || w->scrub_pending)
+		return;
+	for (const struct job *j = batch; j; j = j->next)
+		if (j->kind != JOB_PUT && j->result == 0) {
+			w->scrub_pending = true;
+			clock_gettime(CLOCK_REALTIME, &w->scrub_since);
+			return;
+		}
+}
+
+/* Under the lock. At shutdown a pending scrub runs once, due or not. */
+static bool scrub_now(struct writer *w)
+{
+	return w->scrub_pending && (w->stopping || reached(&w->scrub_due));
+}
+
+/* Under the lock, which it drops while the store works. */
+static void scrub(struct writer *w)
+{
+	struct timespec now;
+	int rc;
+
+	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_lock(&w->db_lock);
+	rc = store_scrub(w->store);
+	pthread_mutex_unlock(&w->db_lock);
+	pthread_mutex_lock(&w->lock);
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (rc == -EBUSY && !w->stopping) {
+		w->scrub_due = after_ms(now, SCRUB_RETRY_MS);
+		if (!w->scrub_warned &&
+		    now.tv_sec - w->scrub_since.tv_sec >= SCRUB_WARN_MS / 1000) {
+			cgfb_log(LOG_WARNING, "database: withdrawn reports stay in the WAL while a"
+				 " reader keeps an older snapshot open (an export?)");
+			w->scrub_warned = true;
+		}
+		return;
+	}
+	/* An error was logged by the store; the next withdrawal tries again. */
+	w->scrub_pending = w->scrub_warned = false;
+	w->scrub_due = after_ms(now, SCRUB_GAP_MS);
+}
+
+/* Under the lock: until there is work, or a scrub is due. */
+static void wait_for_work(struct writer *w)
+{
+	if (w->scrub_pending)
+		pthread_cond_timedwait(&w->work, &w->lock, &w->scrub_due);
+	else
+		pthread_cond_wait(&w->work, &w->lock);
+}
+
 static struct job *take_batch(struct writer *w)
 {
 	struct job *batch = w->head, *last = w->head;
@@ -152,8 +236,12 @@ static void *writer_main(void *arg)
 		struct job *batch;
 		int rc;
 
-		while (!w->head && !w->stopping)
-			pthread_cond_wait(&w->work, &w->lock);
+		while (!w->head && !w->stopping && !scrub_now(w))
+			wait_for_work(w);
+		if (scrub_now(w)) {
+			scrub(w);
+			continue;
+		}
 		if (!w->head)
 			break;
 		batch = take_batch(w);
@@ -166,6 +254,7 @@ static void *writer_main(void *arg)
 		rc = run_batch(w, batch);
 		pthread_mutex_unlock(&w->db_lock);
 		pthread_mutex_lock(&w->lock);
+		note_withdrawals(w, batch, rc);
 		hand_over(w, batch, rc);
 	}
 	w->writer_done = true;

@@ -67,6 +67,11 @@ int store_checkpoint(struct store *s)
 	return s->ops->checkpoint(s);
 }
 
+int store_scrub(struct store *s)
+{
+	return s->ops->scrub(s);
+}
+
 int store_defer_sync(struct store *s)
 {
 	return s->ops->defer_sync(s);
@@ -150,8 +155,7 @@ void store_groups_end(struct store *s)
 }
 
 int store_groups(struct store *s, enum store_dim d,
-		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
-		 void *ud)
+		 int (*fn)(const struct store_group *g, void *ud), void *ud)
 {
 	return s->ops->groups(s, d, fn, ud);
 }

@@ -95,6 +95,16 @@ int store_checkpoint(struct store *s);
 int store_defer_sync(struct store *s);
 int store_wal_path(struct store *s, char *buf, size_t bufsz);
 
+/* After withdrawals, outside a transaction: make the deleted reports
+ * unreadable in the store's own files, as far as the backend allows.
+ * SQLite: a TRUNCATE checkpoint copies the WAL, whose frames still hold
+ * the inserted pages, into the database file (where secure_delete zeroed
+ * the deleted cells and freed pages) and cuts the WAL to zero bytes.
+ * PostgreSQL: VACUUM of the reports table (and its TOAST table) prunes
+ * the dead tuples. Returns 0, -EBUSY when a reader's snapshot still needs
+ * the old frames (try again later), or an error (logged). */
+int store_scrub(struct store *s);
+
 int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
@@ -168,14 +178,26 @@ enum store_dim {
 };
 
 const char *store_dim_name(enum store_dim d);
+
+/* What one report contributes to a group's capped count: the public
+ * summary's noise is scaled to what one install can change (summary.h). */
+#define STORE_CAP_PER_INSTALL 3
+#define STORE_CAP_TEXT "3"
+
+/* One group of a dimension: its reports, its distinct installs, and its
+ * reports counted at most STORE_CAP_PER_INSTALL per install. */
+struct store_group {
+	const char *key;
+	int64_t reports, installs, capped;
+};
+
 /* The window of reports received since `since` (NULL: all) that the
  * following store_groups calls count, all from one snapshot of the
  * database; store_groups_end releases it. */
 int store_groups_begin(struct store *s, const char *since);
 void store_groups_end(struct store *s);
 int store_groups(struct store *s, enum store_dim d,
-		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
-		 void *ud);
+		 int (*fn)(const struct store_group *g, void *ud), void *ud);
 
 /* The public summary into out, made by compute(s, out, ud) (which may run
  * store_groups). SQLite: computed now. PostgreSQL, which several collectors

@@ -20,6 +20,7 @@ struct store_ops {
 	int (*checkpoint)(struct store *s);
 	int (*defer_sync)(struct store *s);
 	int (*wal_path)(struct store *s, char *buf, size_t bufsz);
+	int (*scrub)(struct store *s);
 	int (*begin)(struct store *s);
 	int (*commit)(struct store *s);
 	void (*rollback)(struct store *s);
@@ -37,7 +38,7 @@ struct store_ops {
 	int (*groups_begin)(struct store *s, const char *since);
 	void (*groups_end)(struct store *s);
 	int (*groups)(struct store *s, enum store_dim d,
-		      int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
+		      int (*fn)(const struct store_group *g, void *ud),
 		      void *ud);
 	/* Migration: NULL where a backend is not a source (scan,
 	 * withdrawn_list) or a destination (put_row, put_withdrawn). */

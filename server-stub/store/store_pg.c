@@ -63,9 +63,16 @@ static const char groups_src_sql[] =
 	"CREATE TEMP TABLE IF NOT EXISTS groups_src ON COMMIT DELETE ROWS AS SELECT "
 	GROUPS_SRC_COLS " FROM reports WHERE false";
 
+/* Per install first, so that each install's reports can be capped;
+ * bigint, as the readers take it (sum of bigint is numeric). */
 #define GROUP_BY(col, where, order) \
-	"SELECT " col ", count(*), count(DISTINCT install) FROM pg_temp.groups_src" \
-	where " GROUP BY 1 ORDER BY " order
+	"SELECT k, sum(n)::bigint, count(*), sum(least(n, " STORE_CAP_TEXT "))::bigint FROM" \
+	" (SELECT " col " AS k, install, count(*) AS n FROM pg_temp.groups_src" where \
+	" GROUP BY 1, 2) AS per_install GROUP BY 1 ORDER BY " order
+#define ONE_GROUP(key, where) \
+	"SELECT '" key "', coalesce(sum(n), 0)::bigint, count(*), coalesce(sum(least(n, " \
+	STORE_CAP_TEXT ")), 0)::bigint FROM (SELECT install, count(*) AS n" \
+	" FROM pg_temp.groups_src" where " GROUP BY 1) AS per_install"
 
 
 static const char *const pst_sql[P_COUNT] = {
@@ -122,10 +129,8 @@ static const char *const pst_sql[P_COUNT] = {
 	[P_DIM0 + DIM_MONTH] = GROUP_BY("month", "", "1"),
 	[P_DIM0 + DIM_CHECK_CATALOG_ID] = GROUP_BY("catalog_id", " WHERE origin = 'check'",
 						   "2 DESC, 1"),
-	[P_DIM0 + DIM_ALL] = "SELECT 'all', count(*), count(DISTINCT install)"
-			     " FROM pg_temp.groups_src",
-	[P_DIM0 + DIM_CHECK_ALL] = "SELECT 'check', count(*), count(DISTINCT install)"
-				   " FROM pg_temp.groups_src WHERE origin = 'check'",
+	[P_DIM0 + DIM_ALL] = ONE_GROUP("all", ""),
+	[P_DIM0 + DIM_CHECK_ALL] = ONE_GROUP("check", " WHERE origin = 'check'"),
 };
 
 

@@ -102,7 +102,7 @@ int pg_list(struct store *base, const struct store_filter *f,
 int pg_groups_begin(struct store *base, const char *since);
 void pg_groups_end(struct store *base);
 int pg_groups(struct store *base, enum store_dim d,
-	      int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud), void *ud);
+	      int (*fn)(const struct store_group *g, void *ud), void *ud);
 int pg_summary_shared(struct store *base, unsigned max_age,
 		      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
 		      struct cgfb_buf *out);

@@ -31,6 +31,16 @@ static int pg_wal_path(struct store *base, char *buf, size_t bufsz)
 	return -EOPNOTSUPP;
 }
 
+/* VACUUM (never inside a transaction: the writer calls this between
+ * batches) prunes the deleted rows' tuples and their TOAST chunks, so
+ * they are no longer in a live page as a dead tuple waiting for
+ * autovacuum. Not VACUUM FULL: that rewrites the table under an exclusive
+ * lock. What PostgreSQL keeps regardless is in docs/PRIVACY.md. */
+static int pg_scrub(struct store *base)
+{
+	return pg_exec_const(pgs(base), "vacuum after a withdrawal", "VACUUM reports");
+}
+
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -43,6 +53,7 @@ const struct store_ops store_pg_ops = {
 	.checkpoint = pg_unsupported,
 	.defer_sync = pg_unsupported,
 	.wal_path = pg_wal_path,
+	.scrub = pg_scrub,
 	.begin = pg_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,

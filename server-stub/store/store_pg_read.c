@@ -120,8 +120,7 @@ void pg_groups_end(struct store *base)
 }
 
 int pg_groups(struct store *base, enum store_dim d,
-		     int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
-		     void *ud)
+	      int (*fn)(const struct store_group *g, void *ud), void *ud)
 {
 	struct pg_store *s = pgs(base);
 	int rc, ret = 0;
@@ -129,8 +128,12 @@ int pg_groups(struct store *base, enum store_dim d,
 
 	if (!res)
 		return rc;
-	for (int i = 0; !ret && i < PQntuples(res); i++)
-		ret = fn(col(res, i, 0), pg_int8_at(res, i, 1), pg_int8_at(res, i, 2), ud);
+	for (int i = 0; !ret && i < PQntuples(res); i++) {
+		const struct store_group g = { col(res, i, 0), pg_int8_at(res, i, 1),
+					       pg_int8_at(res, i, 2), pg_int8_at(res, i, 3) };
+
+		ret = fn(&g, ud);
+	}
 	PQclear(res);
 	return ret;
 }

@@ -57,9 +57,14 @@ static const char groups_src_sql[] =
 
 /* Group-by columns, indexed by enum store_dim: SQL identifiers cannot be
  * bound, so they come from this fixed list only. */
+/* Per install first, so that each install's reports can be capped. */
 #define GROUP_BY(col, where, order) \
-	"SELECT " col ", count(*), count(DISTINCT install) FROM temp.groups_src" \
-	where " GROUP BY 1 ORDER BY " order
+	"SELECT k, sum(n), count(*), sum(min(n, " STORE_CAP_TEXT ")) FROM (SELECT " col \
+	" AS k, install, count(*) AS n FROM temp.groups_src" where " GROUP BY 1, 2)" \
+	" GROUP BY 1 ORDER BY " order
+#define ONE_GROUP(key, where) \
+	"SELECT '" key "', coalesce(sum(n), 0), count(*), coalesce(sum(min(n, " STORE_CAP_TEXT \
+	")), 0) FROM (SELECT install, count(*) AS n FROM temp.groups_src" where " GROUP BY 1)"
 
 static const char *const dim_sql[DIM_COUNT] = {
 	GROUP_BY("catalog_id", " WHERE origin = 'kernel'", "2 DESC, 1"),
@@ -71,9 +76,8 @@ static const char *const dim_sql[DIM_COUNT] = {
 	GROUP_BY("reorganisation", "", "2 DESC, 1"),
 	GROUP_BY("month", "", "1"),
 	GROUP_BY("catalog_id", " WHERE origin = 'check'", "2 DESC, 1"),
-	"SELECT 'all', count(*), count(DISTINCT install) FROM temp.groups_src",
-	"SELECT 'check', count(*), count(DISTINCT install) FROM temp.groups_src"
-	" WHERE origin = 'check'",
+	ONE_GROUP("all", ""),
+	ONE_GROUP("check", " WHERE origin = 'check'"),
 };
 
 
@@ -317,7 +321,8 @@ static int sq_open(struct store **out, const char *path, bool readonly)
 	/* WAL: readers never block the writer. synchronous=FULL: a commit
 	 * is on disk (WAL fsync'd) before it returns, so a 201 that follows
 	 * it survives a crash or a power cut. secure_delete: a withdrawn
-	 * report is overwritten, not left in a free page of the file.
+	 * report is overwritten, not left in a free page of the file (its
+	 * WAL frames go at the TRUNCATE checkpoint of sq_scrub).
 	 * journal_size_limit: a WAL that grew while a long read held its
 	 * checkpoints off (bounded by STORE_READ_MS) is cut back to this
 	 * size at the next complete checkpoint instead of keeping its
@@ -378,6 +383,22 @@ static int sq_checkpoint(struct store *base)
 	const int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 
 	return rc == SQLITE_OK || rc == SQLITE_BUSY ? 0 : db_error(s, "checkpoint");
+}
+
+/* TRUNCATE waits for readers through the busy handler: here it must not,
+ * since the writer holds its lock meanwhile; a reader on an old snapshot
+ * makes it -EBUSY and the writer tries again a moment later. */
+static int sq_scrub(struct store *base)
+{
+	struct sq_store *s = sq(base);
+	int rc;
+
+	sqlite3_busy_timeout(s->db, 0);
+	rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(s->db, 10000);
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return -EBUSY;
+	return rc == SQLITE_OK ? 0 : db_error(s, "checkpoint after a withdrawal");
 }
 
 static int sq_defer_sync(struct store *base)
@@ -644,15 +665,19 @@ static void sq_groups_end(struct store *base)
 }
 
 static int sq_groups(struct store *base, enum store_dim d,
-		 int (*fn)(const char *key, int64_t reports, int64_t installs, void *ud),
-		 void *ud)
+		     int (*fn)(const struct store_group *g, void *ud), void *ud)
 {
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st = s->dim[d];
 	int rc, ret = 0;
 
-	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		ret = fn(col(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), ud);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const struct store_group g = { col(st, 0), sqlite3_column_int64(st, 1),
+					       sqlite3_column_int64(st, 2),
+					       sqlite3_column_int64(st, 3) };
+
+		ret = fn(&g, ud);
+	}
 	if (!ret && rc != SQLITE_DONE)
 		ret = db_error(s, "summary");
 	sqlite3_reset(st);
@@ -711,6 +736,7 @@ const struct store_ops store_sqlite_ops = {
 	.checkpoint = sq_checkpoint,
 	.defer_sync = sq_defer_sync,
 	.wal_path = sq_wal_path,
+	.scrub = sq_scrub,
 	.begin = sq_begin,
 	.commit = sq_commit,
 	.rollback = sq_rollback,

@@ -104,9 +104,10 @@ start_server() {
 	mkdir -p "$DIR"
 	echo "$ADMIN" > "$DIR/admin"
 	rm -f "$DIR/port"
-	# A summary recomputed every second unless the test says otherwise
-	# (a later --summary-interval wins); fresh_summary waits for one.
-	"$SERVER" --summary-interval 1 --listen 127.0.0.1:0 --database "$(store_db "${SERVER_STORE:-$DIR/db.sqlite}")" \
+	# A summary recomputed every second, with exact counts, unless the
+	# test says otherwise (a later --summary-interval or --summary-epsilon
+	# wins); fresh_summary waits for one.
+	"$SERVER" --summary-interval 1 --summary-epsilon 0 --listen 127.0.0.1:0 --database "$(store_db "${SERVER_STORE:-$DIR/db.sqlite}")" \
 		--port-file "$DIR/port" \
 		--admin-token-file "$DIR/admin" "$@" 2>>"$DIR/log" &
 	SPID=$!

@@ -9,7 +9,8 @@ writes DIR/<name>.json (canonical bytes) for
   plain-0 .. plain-54  no use case: one default burst from one address
   long              a 2,048-character answer and use case of 2- and
                     3-byte characters, its last character at byte 8,190
-  unknown-0 .. -5   catalog id Zz9, which no catalog knows, 6 installs
+  unknown-0 .. -5   catalog id Zz9, which no catalog knows, and process name
+                    Buy-pills-at-evil.example, which no allowlist does, 6 installs
   check-0 .. -5     findings of cgroup-feedback check --report (source
                     "check", no message): V1 from 6 installs
   check-m3          the same for M3 from one install (a group too small)
@@ -58,6 +59,7 @@ def main():
     def unknown(i):
         def change(o):
             o["detection"]["catalog_id"] = "Zz9"
+            o["detection"]["fields"]["comm"] = "Buy-pills-at-evil.example"
             o["use_case"] = None
             o["consent"]["install"] = hashlib.sha256(b"forged %d" % i).hexdigest()[:32]
         return change

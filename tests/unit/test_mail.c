@@ -368,6 +368,34 @@ static void every_report(void **state)
 	cgfb_buf_free(&got);
 }
 
+/* A withdrawal: its id and token in headers the import reads, lines within
+ * the mail's width, and nothing a report reader would take for a report. */
+static void withdrawal(void **state)
+{
+	static const char id[] = "0badf00d-0000-4000-8000-00000000c0de";
+	static const char token[] = "f36507819df1da02c52398f8e97366092b0d033e9e955490efbeda3ffe66014f";
+	const struct cgfb_mail_opts mo = { .to = "linux-mm@kvack.org" };
+	struct cgfb_mail_reader r;
+	struct cgfb_buf mail = { 0 };
+	char got[80], err[128];
+	size_t start = 0;
+
+	assert_int_equal(cgfb_mail_format_withdrawal(id, token, &mo, 0, &mail), 0);
+	assert_true(cgfb_mail_header(mail.data, mail.len, CGFB_MAIL_HDR_WITHDRAW, got, sizeof(got)));
+	assert_string_equal(got, id);
+	assert_true(cgfb_mail_header(mail.data, mail.len, CGFB_MAIL_HDR_TOKEN, got, sizeof(got)));
+	assert_string_equal(got, token);
+	for (size_t i = 0; i < mail.len; i++)
+		if (mail.data[i] == '\n') {
+			if (i - start > 78 && strncmp(mail.data + start, "X-Cgroup", 8) != 0)
+				fail_msg("a line of %zu columns", i - start);
+			start = i + 1;
+		}
+	assert_int_equal(cgfb_mail_open(&r, mail.data, mail.len, err, sizeof(err)), -ENOENT);
+	cgfb_mail_close(&r);
+	cgfb_buf_free(&mail);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +407,7 @@ int main(void)
 		cmocka_unit_test(damaged),
 		cmocka_unit_test(header_injection),
 		cmocka_unit_test(every_report),
+		cmocka_unit_test(withdrawal),
 	};
 
 	return cmocka_run_group_tests_name("mail", tests, NULL, NULL);

@@ -126,6 +126,88 @@ static void free_text_refuses_hidden_controls(void **state)
 	cgfb_schema_free(s);
 }
 
+/* utc_time's format: a real calendar day, which the pattern alone lets
+ * through (issue 30: 2026-02-30 was stored and counted). */
+static void times_are_real_calendar_days(void **state)
+{
+	static const struct {
+		const char *s;
+		int rc;
+	} cases[] = {
+		{ "2026-02-28T23:59:59Z", 0 }, { "2024-02-29T00:00:00Z", 0 },
+		{ "2000-02-29T00:00:00Z", 0 }, { "2026-12-31T23:59:60Z", 0 },
+		{ "2026-04-30T00:00:00Z", 0 }, { "2026-02-30T00:00:00Z", -EINVAL },
+		{ "2026-02-29T00:00:00Z", -EINVAL }, { "1900-02-29T00:00:00Z", -EINVAL },
+		{ "2026-04-31T00:00:00Z", -EINVAL }, { "2026-11-31T00:00:00Z", -EINVAL },
+		{ "9999-99-99T99:99:99Z", -EINVAL }, { "2026-01-01T24:00:00Z", -EINVAL },
+		{ "2026-01-01T00:00:00", -EINVAL }, { "2026-1-01T00:00:00Z", -EINVAL },
+	};
+	struct cgfb_schema *s = NULL;
+	char err[200];
+
+	assert_int_equal(cgfb_schema_load_builtin(&s, err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (cgfb_schema_check_word(s, "utc_time", cases[i].s) != cases[i].rc)
+			fail_msg("%s: got %d, want %d", cases[i].s,
+				 cgfb_schema_check_word(s, "utc_time", cases[i].s), cases[i].rc);
+	cgfb_schema_free(s);
+}
+
+/* The format is asserted, and named when it fails; a format the validator
+ * does not know is refused at load rather than passed over. */
+static void format_is_asserted(void **state)
+{
+	static const char dt[] = "{\"properties\":{\"t\":{\"type\":\"string\","
+				 "\"format\":\"date-time\"}}}";
+	static const char email[] = "{\"type\":\"string\",\"format\":\"email\"}";
+	struct cgfb_schema *s = NULL;
+	json_object *o = json_tokener_parse("{\"t\":\"2025-02-29T00:00:00Z\"}");
+	char err[200];
+
+	assert_int_equal(cgfb_schema_load_buffer(&s, S(dt), err, sizeof(err)), 0);
+	assert_int_equal(cgfb_schema_validate(s, o, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "/t: is not a real date and time");
+	json_object_put(o);
+	cgfb_schema_free(s);
+	assert_int_equal(cgfb_schema_load_buffer(&s, S(email), err, sizeof(err)), -ENOTSUP);
+	assert_non_null(strstr(err, "'email'"));
+}
+
+/* $defs/sent_report is the whole report ("$ref": "#") and a consent
+ * object: the pending report's null consent is valid on the machine and
+ * refused as a sent report (issue 30: "consent": null was stored). */
+static void sent_report_needs_consent(void **state)
+{
+	static const char sch[] =
+		"{\"type\":\"object\",\"required\":[\"n\",\"consent\"],"
+		"\"properties\":{\"n\":{\"type\":\"integer\"},"
+		"\"consent\":{\"anyOf\":[{\"type\":\"null\"},{\"type\":\"object\"}]}},"
+		"\"$defs\":{\"sent_report\":{\"$ref\":\"#\","
+		"\"properties\":{\"consent\":{\"type\":\"object\"}}}}}";
+	struct cgfb_schema *s = NULL, *b = NULL;
+	json_object *pending = json_tokener_parse("{\"n\":1,\"consent\":null}");
+	json_object *sent = json_tokener_parse("{\"n\":1,\"consent\":{}}");
+	json_object *bad = json_tokener_parse("{\"n\":\"x\",\"consent\":{}}");
+	char err[200];
+
+	assert_int_equal(cgfb_schema_load_buffer(&s, S(sch), err, sizeof(err)), 0);
+	assert_int_equal(cgfb_schema_validate(s, pending, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_schema_validate_sent(s, pending, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "/consent: must be of type object, not null");
+	assert_int_equal(cgfb_schema_validate_sent(s, sent, err, sizeof(err)), 0);
+	/* The rest of the report is still checked through "#". */
+	assert_int_equal(cgfb_schema_validate_sent(s, bad, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "/n: must be of type integer, not string");
+	/* The built-in schema has the definition the collector uses. */
+	assert_int_equal(cgfb_schema_load_builtin(&b, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_schema_validate_sent(b, pending, err, sizeof(err)), -EINVAL);
+	json_object_put(pending);
+	json_object_put(sent);
+	json_object_put(bad);
+	cgfb_schema_free(b);
+	cgfb_schema_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +215,9 @@ int main(void)
 		cmocka_unit_test(refuses_unknown_keywords),
 		cmocka_unit_test(builtin_report_schema_loads),
 		cmocka_unit_test(free_text_refuses_hidden_controls),
+		cmocka_unit_test(times_are_real_calendar_days),
+		cmocka_unit_test(format_is_asserted),
+		cmocka_unit_test(sent_report_needs_consent),
 	};
 
 	return cmocka_run_group_tests_name("schema", tests, setup, teardown);

@@ -69,6 +69,31 @@ static void rate_limits(void **state)
 	ratelimit_free(rl);
 }
 
+/* good with the text from its first `from` to the end of the next `until`
+ * replaced by `to`; ingest refuses it, naming `where`. */
+static void expect_refused(const char *from, const char *until, const char *to,
+			   const char *where)
+{
+	const char *at = strstr(good.data, from), *end;
+	struct report_meta m;
+	char err[256], *bad;
+
+	assert_non_null(at);
+	end = strstr(at + strlen(from), until);
+	assert_non_null(end);
+	end += strlen(until);
+	bad = malloc(good.len + strlen(to) + 1);
+	assert_non_null(bad);
+	memcpy(bad, good.data, (size_t)(at - good.data));
+	strcpy(bad + (at - good.data), to);
+	strcat(bad, end);
+	assert_int_equal(ingest_report(schema, bad, strlen(bad), &m, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, where))
+		fail_msg("refused for '%s', not at %s", err, where);
+	ingest_meta_free(&m);
+	free(bad);
+}
+
 static void ingests(void **state)
 {
 	struct report_meta m;
@@ -97,6 +122,13 @@ static void ingests(void **state)
 	assert_non_null(strstr(err, "/schema_version"));
 	ingest_meta_free(&m);
 	free(bad);
+	/* A report nobody consented to, or made on a day that never was, is
+	 * not stored (issue 30). */
+	expect_refused("\"consent\":{", "}", "\"consent\":null", "/consent");
+	expect_refused("\"created\":\"", "Z\"", "\"created\":\"2026-02-30T00:00:00Z\"",
+		       "/created");
+	expect_refused("\"created\":\"", "Z\"", "\"created\":\"9999-99-99T99:99:99Z\"",
+		       "/created");
 }
 
 static void parses_options(void **state)

@@ -16,10 +16,17 @@
 
 #include <json-c/json.h>
 
+#include <math.h>
+
+#include "cgfb/canon.h"
+#include "cgfb/catalog.h"
+#include "cgfb/jsonget.h"
 #include "cgfb/readfile.h"
 #include "cgfb/schema.h"
+#include "cgfb/sha256.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
+#include "store/noise.h"
 #include "store/summary.h"
 
 #define N 90
@@ -168,7 +175,7 @@ static void counts_and_suppresses(void **state)
 	json_object *o = NULL, *dims, *total, *check, *v;
 	int shown = 0, small = 0;
 
-	assert_int_equal(summary_build(store, NULL, &o), 0);
+	assert_int_equal(summary_build(store, NULL, NULL, &o), 0);
 	assert_true(json_object_object_get_ex(o, "min_installs", &v));
 	assert_int_equal(json_object_get_int(v), SUMMARY_MIN_INSTALLS);
 	assert_true(json_object_object_get_ex(o, "total", &total));
@@ -202,7 +209,7 @@ static void since_counts_nothing_older(void **state)
 {
 	json_object *o = NULL, *total, *v;
 
-	assert_int_equal(summary_build(store, "2027-01-01T00:00:00Z", &o), 0);
+	assert_int_equal(summary_build(store, "2027-01-01T00:00:00Z", NULL, &o), 0);
 	assert_true(json_object_object_get_ex(o, "total", &total));
 	assert_true(json_object_object_get_ex(total, "suppressed", &v));
 	assert_true(json_object_get_boolean(v));
@@ -210,6 +217,224 @@ static void since_counts_nothing_older(void **state)
 	assert_true(json_object_object_get_ex(v, "suppressed", &v));
 	assert_true(json_object_get_boolean(v));
 	json_object_put(o);
+}
+
+
+/* ---- the public view: known keys only, capped, blurred (issue 27, 30) ---- */
+
+static char pubdir[] = "/tmp/cgfb-pub.XXXXXX";
+static struct store *pub;
+static struct cgfb_catalog *catalog;
+static int pub_seq;
+
+/* copies reports like the first generated one, each from its own install
+ * "<tag>-<i>" (or all from install "<tag>" when one_install), with this
+ * catalog id and process name. */
+static void put_reports(const char *tag, int copies, bool one_install, const char *catalog_id,
+			const char *comm)
+{
+	struct cgfb_schema *schema = NULL;
+	struct cgfb_buf base = { 0 };
+	char path[128], err[256];
+
+	snprintf(path, sizeof(path), "%s/0.json", pubdir);
+	assert_int_equal(cgfb_read_file(path, CGFB_REPORT_MAX_BYTES, 0, &base), 0);
+	assert_int_equal(cgfb_schema_load_builtin(&schema, err, sizeof(err)), 0);
+	assert_int_equal(store_begin(pub), 0);
+	for (int i = 0; i < copies; i++) {
+		json_object *o = json_tokener_parse(base.data), *det, *fields, *consent;
+		struct cgfb_buf b = { 0 };
+		struct report_meta m;
+		struct receipt r;
+		char id[64], install[80], hex[65];
+
+		snprintf(id, sizeof(id), "00000000-0000-4000-8000-%012d", ++pub_seq);
+		snprintf(install, sizeof(install), "%s-%d", tag, one_install ? 0 : i);
+		cgfb_sha256_hex(install, strlen(install), hex);
+		hex[32] = '\0';
+		json_object_object_add(o, "report_id", json_object_new_string(id));
+		det = json_object_object_get(o, "detection");
+		json_object_object_add(det, "catalog_id", json_object_new_string(catalog_id));
+		json_object_object_add(det, "source", json_object_new_string("kmsg"));
+		fields = json_object_object_get(det, "fields");
+		json_object_object_add(fields, "comm", json_object_new_string(comm));
+		consent = json_object_object_get(o, "consent");
+		json_object_object_add(consent, "install", json_object_new_string(hex));
+		assert_int_equal(cgfb_canon_serialize(o, CGFB_REPORT_MAX_BYTES, &b), 0);
+		if (ingest_report(schema, b.data, b.len, &m, err, sizeof(err)) < 0)
+			fail_msg("variant %s: %s", id, err);
+		assert_int_equal(store_put(pub, &m, b.data, b.len, "2026-12-04T00:00:00.000Z",
+					   "http", &r), STORE_CREATED);
+		ingest_meta_free(&m);
+		cgfb_buf_free(&b);
+		json_object_put(o);
+	}
+	assert_int_equal(store_commit(pub), 0);
+	cgfb_schema_free(schema);
+	cgfb_buf_free(&base);
+}
+
+/* M8 from 6 installs with libvirtd, and what issue 30 saw forged: a
+ * catalog id nobody knows (Zz9) and a made-up software name, each from 6
+ * installs; M3 from 4 installs and M4 from 5, one each side of k; one
+ * install with 40 reports of M8. */
+static int pub_setup(void **state)
+{
+	char cmd[256], path[128], err[256];
+
+	if (!mkdtemp(pubdir) || cgfb_catalog_load_builtin(&catalog, err, sizeof(err)) < 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "python3 tests/server/genreport.py --dir %s --count 1", pubdir);
+	snprintf(path, sizeof(path), "%s/db.sqlite", pubdir);
+	if (system(cmd) != 0 || store_open(&pub, path, false) < 0)
+		return -1;
+	put_reports("m8", 6, false, "M8", "libvirtd");
+	put_reports("forged", 6, false, "Zz9", "Buy-pills-at-evil.example");
+	put_reports("m3", 4, false, "M3", "containerd");
+	put_reports("m4", 5, false, "M4", "containerd");
+	put_reports("heavy", 40, true, "M8", "libvirtd");
+	return 0;
+}
+
+static int pub_teardown(void **state)
+{
+	char cmd[64];
+
+	store_close(pub);
+	cgfb_catalog_free(catalog);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", pubdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The group of key in dimension dim of summary o, or NULL. */
+static json_object *group(json_object *o, const char *dim, const char *key)
+{
+	json_object *groups = cgfb_json_get(json_object_object_get(o, "dimensions"), dim);
+
+	groups = json_object_object_get(groups, "groups");
+	for (size_t i = 0; i < json_object_array_length(groups); i++) {
+		json_object *g = json_object_array_get_idx(groups, i);
+
+		if (strcmp(json_object_get_string(json_object_object_get(g, "key")), key) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+static int64_t field(json_object *g, const char *name)
+{
+	return json_object_get_int64(json_object_object_get(g, name));
+}
+
+static json_object *build(const struct summary_policy *p)
+{
+	json_object *o = NULL;
+
+	assert_int_equal(summary_build(pub, NULL, p, &o), 0);
+	return o;
+}
+
+/* Unknown catalog ids and software names reach no public number, however
+ * many installs send them; the admin's view (no policy) still has them. */
+static void public_view_shows_known_keys_only(void **state)
+{
+	struct summary_policy p = { .catalog = catalog };
+	json_object *all = build(NULL), *o = build(&p);
+	const char *text = json_object_to_json_string(o);
+
+	assert_non_null(group(all, "catalog_id", "Zz9"));
+	assert_non_null(group(all, "software", "Buy-pills-at-evil.example"));
+	assert_null(strstr(text, "Zz9"));
+	assert_null(strstr(text, "Buy-pills"));
+	assert_non_null(group(o, "catalog_id", "M8"));
+	assert_non_null(group(o, "software", "libvirtd"));
+	assert_int_equal(field(group(o, "catalog_id", "M8"), "installs"), 7);
+	json_object_put(all);
+	json_object_put(o);
+}
+
+/* Under noise a group's reports count each install at most
+ * STORE_CAP_PER_INSTALL times, so one install moves them by at most that
+ * (an epsilon this large draws no noise at all). */
+static void one_install_moves_reports_by_the_cap(void **state)
+{
+	struct summary_policy p = { .catalog = catalog, .epsilon = 1000 };
+	json_object *all = build(NULL), *o = build(&p);
+
+	assert_int_equal(field(group(all, "catalog_id", "M8"), "reports"), 46);
+	assert_int_equal(field(group(o, "catalog_id", "M8"), "reports"), 6 + STORE_CAP_PER_INSTALL);
+	assert_int_equal(field(group(o, "catalog_id", "M8"), "installs"), 7);
+	json_object_put(all);
+	json_object_put(o);
+}
+
+/* The draw is the discrete Laplace distribution: for eps 1, P(0) =
+ * (1-a)/(1+a) = 0.462 and variance 2a/(1-a)^2 = 1.84 (a = 1/e), mean 0;
+ * the same label gives the same draw, another key another one. A fixed
+ * key here; the collector's comes from getrandom(2). */
+static void noise_is_discrete_laplace(void **state)
+{
+	unsigned char key[NOISE_KEY_LEN] = { 1, 2, 3 }, other[NOISE_KEY_LEN] = { 3, 2, 1 };
+	const int n = 20000;
+	double sum = 0, sq = 0;
+	int zeros = 0, differ = 0;
+	char label[32];
+
+	for (int i = 0; i < n; i++) {
+		int64_t x;
+
+		snprintf(label, sizeof(label), "count %d", i);
+		x = noise_geometric(key, label, 1.0);
+		assert_int_equal(x, noise_geometric(key, label, 1.0));
+		differ += x != noise_geometric(other, label, 1.0);
+		sum += (double)x;
+		sq += (double)(x * x);
+		zeros += x == 0;
+	}
+	if (fabs(sum / n) > 0.05 || fabs((double)zeros / n - 0.462) > 0.02 ||
+	    fabs(sq / n - 1.84) > 0.15)
+		fail_msg("mean %.3f, P(0) %.3f, variance %.3f", sum / n, (double)zeros / n, sq / n);
+	assert_true(differ > n / 3);
+	assert_int_equal(noise_geometric(key, "x", 0), 0);
+}
+
+/* Issue 27's attack: four forged pseudonyms and one real install make a
+ * group of 5, which the exact k rule then shows (and without the real
+ * one hides), so the real install's presence is read off the page. With
+ * noise before the threshold, over many keys, M3 (4 installs) and M4 (5)
+ * are each sometimes shown and sometimes not, and their chances differ by
+ * no more than e^epsilon allows (the real install decides nothing for
+ * sure). Recomputing one state with one key gives the same bytes, so
+ * many summaries of it average nothing away. */
+static void forged_pseudonyms_no_longer_decide(void **state)
+{
+	struct summary_policy p = { .catalog = catalog, .epsilon = 1 };
+	const int runs = 400;
+	int shown4 = 0, shown5 = 0;
+	json_object *exact = build(&(struct summary_policy){ .catalog = catalog });
+
+	/* The exact rule: the real install alone decides. */
+	assert_null(group(exact, "catalog_id", "M3"));
+	assert_non_null(group(exact, "catalog_id", "M4"));
+	json_object_put(exact);
+	for (int i = 0; i < runs; i++) {
+		json_object *o, *again;
+
+		memcpy(p.key, &i, sizeof(i));
+		o = build(&p);
+		shown4 += group(o, "catalog_id", "M3") != NULL;
+		shown5 += group(o, "catalog_id", "M4") != NULL;
+		if (i < 5) {
+			again = build(&p);
+			assert_string_equal(json_object_to_json_string(o),
+					    json_object_to_json_string(again));
+			json_object_put(again);
+		}
+		json_object_put(o);
+	}
+	/* P(shown | 4) = P(X >= 1) = a/(1+a) = 0.27, P(shown | 5) = 0.73. */
+	if (shown4 < runs / 10 || shown5 > runs * 9 / 10 || shown5 > shown4 * 2.72 * 1.3)
+		fail_msg("shown: %d of %d with 4 installs, %d with 5", shown4, runs, shown5);
 }
 
 int main(void)
@@ -220,5 +445,13 @@ int main(void)
 		cmocka_unit_test(since_counts_nothing_older),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	const struct CMUnitTest public[] = {
+		cmocka_unit_test(public_view_shows_known_keys_only),
+		cmocka_unit_test(one_install_moves_reports_by_the_cap),
+		cmocka_unit_test(noise_is_discrete_laplace),
+		cmocka_unit_test(forged_pseudonyms_no_longer_decide),
+	};
+	const int rc = cmocka_run_group_tests(tests, setup, teardown);
+
+	return rc ? rc : cmocka_run_group_tests_name("public view", public, pub_setup, pub_teardown);
 }
