@@ -86,9 +86,17 @@ direct=$(i=0; while [ $i -lt 8 ]; do
 		-H "X-Forwarded-For: 192.0.2.$i" "$URL/api/v1/summary"; i=$((i + 1)); done |
 	sort | uniq -c | awk '{ printf "%s%s:%s", sep, $2, $1; sep = " " }')
 expect_eq "a direct client's X-Forwarded-For is not listened to" "$direct" "200:5 429:3"
+# A report from B through the proxy: B's address is used, never kept.
+gen "$T_TMP/reports" 1 1 1
+expect_eq "B posts a report through the proxy: 201" "$(curl -s -o /dev/null -w '%{http_code}' \
+	--max-time 10 --interface $B -H 'Content-Type: application/json' \
+	--data-binary "@$T_TMP/reports/0.json" "http://127.0.0.1:$PPORT/api/v1/reports")" 201
 stop_proxy
 stop_server
 expect_eq "SIGTERM: clean exit" "$?" 0
+check "B's address is in no file of the store (it was never refused, nor logged)" sh -c \
+	'! grep -rqaF "$1" "$2"' _ $B "$DIR"
+expect_eq "...which holds B's report" "$(rows "$DIR/db.sqlite")" 1
 check "the log counts the refusals of A and of the direct client, not of the proxy" sh -c \
 	'grep -q "from 127\.0\.0\.10\b" "$1" && grep -q "from 127\.0\.0\.20\b" "$1" &&
 	 ! grep -q "from 127\.0\.0\.1\b" "$1"' _ "$DIR/log"
