@@ -4,8 +4,10 @@
  * <state-dir>/reports/<id>.json, tells the administrators (consent/notify.h)
  * and prints the report id (followed by " silenced" when the administrator
  * asked not to be told of that message); for a repeat of a report already in the spool
- * (report/repeat.h) it counts the boot there and prints "<id> repeat". With --report-id the id is the watcher's, and
- * a report already there under it (written before a kill) is the report.
+ * (report/repeat.h) it counts the boot there and prints "<id> repeat". With --report-id the id is made
+ * from the watcher's (its nonce, bound to the report's deletion token:
+ * privacy/deltoken.h), the same every time, and a report already there
+ * under it (written before a kill) is the report.
  * Errors are logged here, once, with context; the exit status is 0, 75
  * (EX_TEMPFAIL) when no report was written for now (a full disk: the
  * watcher tries again later), or 2 when none can be written. With
