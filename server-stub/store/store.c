@@ -240,7 +240,9 @@ int store_scan(struct store *s, int64_t after, unsigned limit,
 	return s->ops->scan(s, after, limit, fn, ud);
 }
 
-int store_withdrawn_list(struct store *s, int (*fn)(const char *id, const char *at, void *ud),
+int store_withdrawn_list(struct store *s,
+			 int (*fn)(const char *id, const char *at, const char *token_sha256,
+				   void *ud),
 			 void *ud)
 {
 	if (!s->ops->withdrawn_list)
@@ -255,10 +257,11 @@ int store_put_row(struct store *s, const struct store_row *row)
 	return s->ops->put_row(s, row);
 }
 
-int store_put_withdrawn(struct store *s, const char *id, const char *at)
+int store_put_withdrawn(struct store *s, const char *id, const char *at,
+			const char *token_sha256)
 {
 	if (!s->ops->put_withdrawn)
 		return unsupported(s, "destination");
-	return s->ops->put_withdrawn(s, id, at);
+	return s->ops->put_withdrawn(s, id, at, token_sha256);
 }
 

@@ -166,14 +166,19 @@ int store_list(struct store *s, const struct store_filter *f,
  * at most limit of them, with every column (SQLite only). */
 int store_scan(struct store *s, int64_t after, unsigned limit,
 	       int (*fn)(const struct store_row *row, void *ud), void *ud);
-/* Every withdrawn id and when it was withdrawn (SQLite only). */
-int store_withdrawn_list(struct store *s, int (*fn)(const char *id, const char *at, void *ud),
+/* Every withdrawn id, when it was withdrawn and the hash of the token it
+ * was withdrawn with (NULL for a withdrawal of before: schema version 3)
+ * (SQLite only). */
+int store_withdrawn_list(struct store *s,
+			 int (*fn)(const char *id, const char *at, const char *token_sha256,
+				   void *ud),
 			 void *ud);
 /* Inside a transaction: row stored as it is, its received_at and via
  * kept (PostgreSQL only). STORE_CREATED, STORE_SAME (this id with these
  * bytes is there), STORE_CONFLICT, or a negative errno. */
 int store_put_row(struct store *s, const struct store_row *row);
-int store_put_withdrawn(struct store *s, const char *id, const char *at);
+int store_put_withdrawn(struct store *s, const char *id, const char *at,
+			const char *token_sha256);
 
 /* Aggregation: for each value of one dimension, the number of reports and
  * of distinct installs (see report_meta), counting reports received at or

@@ -52,9 +52,12 @@ struct store_ops {
 	int (*scan)(struct store *s, int64_t after, unsigned limit,
 		    int (*fn)(const struct store_row *row, void *ud), void *ud);
 	int (*withdrawn_list)(struct store *s,
-			      int (*fn)(const char *id, const char *at, void *ud), void *ud);
+			      int (*fn)(const char *id, const char *at,
+					const char *token_sha256, void *ud),
+			      void *ud);
 	int (*put_row)(struct store *s, const struct store_row *row);
-	int (*put_withdrawn)(struct store *s, const char *id, const char *at);
+	int (*put_withdrawn)(struct store *s, const char *id, const char *at,
+			     const char *token_sha256);
 	/* NULL: compute it here and now (one instance per database). */
 	int (*summary_shared)(struct store *s, unsigned max_age,
 			      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud),

@@ -77,7 +77,8 @@ int pg_remove(struct store *base, const char *id);
 int pg_withdrawn_token(struct store *base, const char *id, char out[65]);
 int pg_unwithdraw(struct store *base, const char *id);
 int pg_put_row(struct store *base, const struct store_row *row);
-int pg_put_withdrawn(struct store *base, const char *id, const char *at);
+int pg_put_withdrawn(struct store *base, const char *id, const char *at,
+		     const char *token_sha256);
 /* store_pg_readers.c. Shutdown: reads fail from now on, and the
  * statements readers run now are cancelled (SQLite's readers stop at their
  * progress handler). */

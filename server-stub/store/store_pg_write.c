@@ -180,10 +180,11 @@ int pg_put_row(struct store *base, const struct store_row *row)
 	return strcmp(r.sha256, row->sha256) == 0 ? STORE_SAME : STORE_CONFLICT;
 }
 
-int pg_put_withdrawn(struct store *base, const char *id, const char *at)
+int pg_put_withdrawn(struct store *base, const char *id, const char *at,
+		     const char *token_sha256)
 {
 	struct pg_store *s = pgs(base);
-	const char *vals[3] = { id, at, NULL };
+	const char *vals[3] = { id, at, pg_nonempty(token_sha256) };
 	int rc;
 	PGresult *res = pg_run(s, P_FORGET, 3, vals, NULL, NULL, "migrate", &rc);
 

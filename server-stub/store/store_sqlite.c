@@ -128,7 +128,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		    " distribution, cgroup_mode, software, verdict, reorganisation, use_case, body,"
 		    " token_sha256, install, month, origin FROM reports WHERE seq > ?1 ORDER BY seq"
 		    " LIMIT ?2",
-	[ST_WITHDRAWN_ALL] = "SELECT id, at FROM withdrawn ORDER BY at, id",
+	[ST_WITHDRAWN_ALL] = "SELECT id, at, token_sha256 FROM withdrawn ORDER BY at, id",
 };
 
 struct sq_store {
@@ -753,14 +753,16 @@ static int sq_scan(struct store *base, int64_t after, unsigned limit,
 }
 
 static int sq_withdrawn_list(struct store *base,
-			     int (*fn)(const char *id, const char *at, void *ud), void *ud)
+			     int (*fn)(const char *id, const char *at, const char *token_sha256,
+				       void *ud),
+			     void *ud)
 {
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st = s->st[ST_WITHDRAWN_ALL];
 	int rc, ret = 0;
 
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		ret = fn(col(st, 0), col(st, 1), ud);
+		ret = fn(col(st, 0), col(st, 1), col_or_null(st, 2), ud);
 	if (!ret && rc != SQLITE_DONE)
 		ret = db_error(s, "withdrawn");
 	sqlite3_reset(st);
