@@ -8,6 +8,7 @@
 
 #include "cgfb/sha256.h"
 #include "consent/consent.h"
+#include "privacy/deltoken.h"
 #include "privacy/rekey.h"
 #include "privacy/secret.h"
 
@@ -27,6 +28,27 @@ static int cgfb_random_hex(char *out, size_t nbytes)
 	}
 	out[2 * nbytes] = '\0';
 	return 0;
+}
+
+/* The report's deletion token: the one kept from an earlier consent (a
+ * re-consent keeps it), else the token its id is bound to (derived from
+ * the raw secret: the collector then lets only this install claim the
+ * id), else, for an id of an earlier client, a random one. */
+static int deletion_token(const struct cgfb_statedir *sd, const char *id, const char *keep,
+			  char token[65])
+{
+	uint8_t raw[CGFB_SECRET_LEN];
+	char err[256];
+	bool bound = false;
+
+	if (keep && strlen(keep) == 64) {
+		memcpy(token, keep, 65);
+		return 0;
+	}
+	if (id && cgfb_secret_load_raw(sd, raw, err, sizeof(err)) == 0)
+		bound = cgfb_deltoken_of(raw, id, token);
+	explicit_bzero(raw, sizeof(raw));
+	return bound ? 0 : cgfb_random_hex(token, 32);
 }
 
 /* To the hour: minutes and seconds of a yes, compared with a log of
@@ -179,10 +201,8 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_state
 		snprintf(err, errsz, "the tokens for %s: %s", named, strerror(-rc));
 		goto out;
 	}
-	if (keep_token && strlen(keep_token) == 64)
-		memcpy(token, keep_token, 65);
-	else
-		rc = cgfb_random_hex(token, 32);
+	rc = deletion_token(sd, json_object_get_string(json_object_object_get(r, "report_id")),
+			    keep_token, token);
 	if (rc < 0) {
 		snprintf(err, errsz, "no random bytes for the deletion token");
 		goto out;

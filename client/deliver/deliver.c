@@ -50,7 +50,8 @@ int cgfb_deliver(const struct cgfb_config *c, struct cgfb_spool *sp, struct cgfb
 		goto save;
 	}
 	e->attempts++;
-	rc = cgfb_submit_post(c, e->endpoint, bytes.data, bytes.len, e->sha256, &res);
+	rc = cgfb_submit_post(c, e->endpoint, bytes.data, bytes.len, e->sha256,
+			      e->deletion_token, &res);
 	if (rc == 0) {
 		e->state = CGFB_R_SENT;
 		e->next_attempt = 0;

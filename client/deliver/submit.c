@@ -277,6 +277,8 @@ static int transfer(const struct cgfb_config *c, const struct request *rq, struc
 		hdr = curl_slist_append(hdr, "Content-Type: application/json");
 		/* No "100 Continue" round trip for a few KiB. */
 		hdr = hdr ? curl_slist_append(hdr, "Expect:") : NULL;
+		if (hdr && rq->header)
+			hdr = curl_slist_append(hdr, rq->header);
 	} else {
 		hdr = curl_slist_append(hdr, rq->header);
 	}
@@ -297,15 +299,19 @@ out:
 }
 
 int cgfb_submit_post(const struct cgfb_config *c, const char *url, const char *body, size_t len,
-		     const char *sha256, struct cgfb_submit_result *res)
+		     const char *sha256, const char *token, struct cgfb_submit_result *res)
 {
-	const struct request rq = { .url = url, .body = body, .len = len };
+	char proof[128];
+	const struct request rq = { .url = url, .body = body, .len = len,
+				    .header = token && *token ? proof : NULL };
 	struct body *b = calloc(1, sizeof(*b));
 	int rc;
 
 	if (!b)
 		return -ENOMEM;
+	snprintf(proof, sizeof(proof), "X-Deletion-Token: %s", token ? token : "");
 	rc = transfer(c, &rq, b, res);
+	explicit_bzero(proof, sizeof(proof));
 	if (rc == 0 && (res->http_status == 200 || res->http_status == 201)) {
 		rc = parse_receipt(b, sha256, res);
 	} else if (rc == 0) {

@@ -36,9 +36,13 @@ int cgfb_endpoint_check(const char *url, char *err, size_t errsz);
 
 /* POST the exact bytes; on 200/201 the receipt is parsed and its SHA-256
  * must equal sha256 (what we sent), else it is an error. Returns 0 when the
- * collector holds exactly these bytes, a negative errno otherwise. */
+ * collector holds exactly these bytes, a negative errno otherwise. The
+ * report's deletion token, when not NULL or "", goes with it in
+ * X-Deletion-Token: the proof that the report's id is the sender's
+ * (cgfb/report_id.h); a collector that held a squatter's report
+ * under it replaces that. It is never printed. */
 int cgfb_submit_post(const struct cgfb_config *c, const char *url, const char *body, size_t len,
-		     const char *sha256, struct cgfb_submit_result *res);
+		     const char *sha256, const char *token, struct cgfb_submit_result *res);
 
 /* DELETE <url>/<id> presenting the deletion token. 0 when it is gone (or was
  * never there: 404). */

@@ -144,8 +144,8 @@ static int bind_to_machine(uint8_t key[CGFB_SECRET_LEN], char *err, size_t errsz
 	return 0;
 }
 
-int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN], char *err,
-		     size_t errsz)
+int cgfb_secret_load_raw(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN],
+			 char *err, size_t errsz)
 {
 	int rc;
 
@@ -158,6 +158,16 @@ int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN
 	} else if (rc < 0 && !*err) {
 		snprintf(err, errsz, "%s", strerror(-rc));
 	}
+	if (rc < 0)
+		explicit_bzero(key, CGFB_SECRET_LEN);
+	return rc;
+}
+
+int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN], char *err,
+		     size_t errsz)
+{
+	int rc = cgfb_secret_load_raw(sd, key, err, errsz);
+
 	if (rc == 0)
 		rc = bind_to_machine(key, err, errsz);
 	if (rc < 0)

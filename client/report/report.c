@@ -141,18 +141,20 @@ int cgfb_report_make(const struct cgfb_report_in *in, const struct cgfb_schema *
 
 	*err = '\0';
 	my.an = &an;
-	if (in->id) {
-		if (!cgfb_report_id_valid(in->id)) {
-			snprintf(err, errsz, "'%.40s' is not a report id", in->id);
-			return -EINVAL;
-		}
+	if (in->id && !cgfb_report_id_valid(in->id)) {
+		snprintf(err, errsz, "'%.40s' is not a report id", in->id);
+		return -EINVAL;
+	}
+	if (in->id_secret) {
+		rc = cgfb_deltoken_new_id(in->id_secret, in->id, id);
+	} else if (in->id) {
 		memcpy(id, in->id, CGFB_UUID_LEN + 1);
 		rc = 0;
 	} else {
 		rc = cgfb_uuid4(id);
 	}
 	if (rc < 0) {
-		snprintf(err, errsz, "getrandom: %s", strerror(-rc));
+		snprintf(err, errsz, "no report id: %s", strerror(-rc));
 		return rc;
 	}
 	doc = document(&my, schema, id);

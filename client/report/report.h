@@ -13,6 +13,7 @@
 #include "cgfb/schema.h"
 #include "snapshot/analysis.h"
 #include "privacy/anon.h"
+#include "privacy/deltoken.h"
 #include "detect/detect.h"
 #include "snapshot/profile.h"
 #include "snapshot/topology.h"
@@ -29,6 +30,10 @@ struct cgfb_report_in {
 	struct cgfb_anon *anon;
 	time_t now;
 	const char *id;              /* reserved by the watcher, or NULL: a new one */
+	/* The raw per-install secret: the id is bound to its derived deletion
+	 * token (privacy/deltoken.h), a reserved id giving its nonce. NULL: a
+	 * random id, or the reserved one as it is (tests). */
+	const uint8_t *id_secret;
 };
 
 /* Canonical bytes of the report into out, at most max_bytes; its id into

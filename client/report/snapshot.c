@@ -16,6 +16,8 @@ struct cgfb_snapshot {
 	struct cgfb_allowlist *al;
 	struct cgfb_anon *anon;
 	struct cgfb_schema *schema;
+	/* The raw secret, that new report ids are bound with. */
+	uint8_t id_secret[CGFB_SECRET_LEN];
 };
 
 int cgfb_snapshot_new(const struct cgfb_snapshot_opts *o, struct cgfb_snapshot **out)
@@ -32,6 +34,11 @@ int cgfb_snapshot_new(const struct cgfb_snapshot_opts *o, struct cgfb_snapshot *
 	}
 	s->o = *o;
 	rc = cgfb_secret_load(o->state, key, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "secret %s/%s: %s", o->state->path, CGFB_SECRET_FILE, err);
+		goto fail;
+	}
+	rc = cgfb_secret_load_raw(o->state, s->id_secret, err, sizeof(err));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "secret %s/%s: %s", o->state->path, CGFB_SECRET_FILE, err);
 		goto fail;
@@ -64,6 +71,7 @@ void cgfb_snapshot_free(struct cgfb_snapshot *s)
 	cgfb_schema_free(s->schema);
 	cgfb_anon_free(s->anon);
 	cgfb_allowlist_free(s->al);
+	explicit_bzero(s->id_secret, sizeof(s->id_secret));
 	free(s);
 }
 
@@ -139,6 +147,7 @@ int cgfb_snapshot_report(struct cgfb_snapshot *s, const struct cgfb_entry *e,
 	const struct cgfb_report_in in = {
 		.entry = e, .det = d, .source = source, .profile = &p, .topo = &t, .an = &an,
 		.anon = s->anon, .now = time(NULL), .id = s->o.report_id,
+		.id_secret = s->id_secret,
 	};
 
 	rc = cgfb_report_make(&in, s->schema, s->o.max_bytes ? s->o.max_bytes :

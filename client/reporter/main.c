@@ -4,8 +4,10 @@
  * <state-dir>/reports/<id>.json, tells the administrators (consent/notify.h)
  * and prints the report id (followed by " silenced" when the administrator
  * asked not to be told of that message); for a repeat of a report already in the spool
- * (report/repeat.h) it counts the boot there and prints "<id> repeat". With --report-id the id is the watcher's, and
- * a report already there under it (written before a kill) is the report.
+ * (report/repeat.h) it counts the boot there and prints "<id> repeat". With --report-id the id is made
+ * from the watcher's (its nonce, bound to the report's deletion token:
+ * privacy/deltoken.h), the same every time, and a report already there
+ * under it (written before a kill) is the report.
  * Errors are logged here, once, with context; the exit status is 0, 75
  * (EX_TEMPFAIL) when no report was written for now (a full disk: the
  * watcher tries again later), or 2 when none can be written. With
@@ -27,6 +29,7 @@
 #include "base/bootid.h"
 #include "consent/notify.h"
 #include "privacy/allowlist.h"
+#include "privacy/deltoken.h"
 #include "privacy/secret.h"
 #include "report/repeat.h"
 #include "report/repindex.h"
@@ -442,6 +445,34 @@ out:
 	return rc;
 }
 
+/* The id the watcher reserved gives its nonce to the report's id, which
+ * is bound to the report's deletion token (privacy/deltoken.h): the same
+ * reserved id makes the same id, so a writer killed after the report was
+ * written finds it again. The secret read here is read again by the
+ * snapshot; trouble with it is logged there too, and passes. */
+static int bind_reserved(struct opts *o, char bound[CGFB_UUID_LEN + 1])
+{
+	uint8_t key[CGFB_SECRET_LEN];
+	char err[256];
+	int rc;
+
+	if (!o->s.report_id)
+		return 0;
+	rc = cgfb_secret_load_raw(&o->sd, key, err, sizeof(err));
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "secret %s/%s: %s", o->state_dir, CGFB_SECRET_FILE, err);
+		rc = -EAGAIN;
+	} else {
+		rc = cgfb_deltoken_new_id(key, o->s.report_id, bound);
+		if (rc < 0)
+			cgfb_log(LOG_ERR, "report id from %s: %s", o->s.report_id, strerror(-rc));
+	}
+	explicit_bzero(key, sizeof(key));
+	if (rc == 0)
+		o->s.report_id = bound;
+	return rc;
+}
+
 /* --check, at the watcher's start: everything a report will need from
  * the configuration (the allowlist file it names, the catalog) is read
  * now, so that a mistake stops the watcher before it reads the log, with
@@ -471,7 +502,7 @@ int main(int argc, char **argv)
 	struct cgfb_buf in = { 0 };
 	struct cgfb_detection d;
 	struct cgfb_config conf;
-	char source[16], err[256];
+	char source[16], err[256], bound[CGFB_UUID_LEN + 1];
 	struct opts o;
 	int rc;
 
@@ -521,7 +552,9 @@ int main(int argc, char **argv)
 		cgfb_log(LOG_ERR, "%s", err);
 		goto out;
 	}
-	rc = write_report(&o, &conf, cat, &d, source);
+	rc = bind_reserved(&o, bound);
+	if (rc == 0)
+		rc = write_report(&o, &conf, cat, &d, source);
 out:
 	cgfb_buf_free(&in);
 	cgfb_catalog_free(cat);

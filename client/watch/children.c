@@ -137,8 +137,9 @@ static int writer_status(const char *reporter, const struct cgfb_detection *d, i
 
 /* A new detection's report, by cgroup-feedback-report in a child process
  * that holds no capability: it links the snapshot, the crypto and the
- * schema that this process never maps. Its id (report_id when not NULL)
- * lands in id, "" if none. Returns 0, -EAGAIN when it may work later (a
+ * schema that this process never maps. Its id (made from report_id when
+ * not NULL: the writer binds it to the report's deletion token, the same
+ * id for the same report_id) lands in id, "" if none. Returns 0, -EAGAIN when it may work later (a
  * full disk, a writer killed), or -EIO when it will not. */
 int cgfb_child_report(const struct cgfb_watch_opts *o, const char *reporter,
 		      const struct cgfb_detection *d, const char *source, const char *report_id,

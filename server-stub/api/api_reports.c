@@ -113,6 +113,27 @@ static void defer_write(struct api *a, const struct http_request *rq, struct pen
 	writer_queue(a->writer, &w->j);
 }
 
+/* A report whose id is bound to its deletion hash is stored only with
+ * the proof, its token (cgfb/report_id.h): else anyone who read it could
+ * send it first. Answered 403 here when it is missing or wrong. */
+static int claim(const struct http_request *rq, struct report_meta *m, struct http_reply *rp)
+{
+	size_t len = 0;
+	const char *token = auth_deletion_token(rq, &len);
+	int rc;
+
+	if (token && len > DELETION_TOKEN_MAX)
+		len = DELETION_TOKEN_MAX + 1;   /* cannot match; hashed no further */
+	rc = ingest_claim(m, token, len, true);
+	if (rc == -EACCES)
+		api_error(rp, 403, "proof_required", token ?
+			  "wrong deletion token: this report's id is bound to its deletion token, "
+			  "send the token in X-Deletion-Token" :
+			  "this report's id is bound to its deletion token; send the token in "
+			  "X-Deletion-Token");
+	return rc;
+}
+
 void api_post_report(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
 	struct report_meta m;
@@ -129,6 +150,10 @@ void api_post_report(struct api *a, const struct http_request *rq, struct http_r
 	}
 	if (rc < 0) {
 		invalid(rp, err);
+		return;
+	}
+	if (claim(rq, &m, rp) < 0) {
+		ingest_meta_free(&m);
 		return;
 	}
 	if (!a->writer) {

@@ -127,6 +127,10 @@ static void import_report(struct writer *w, const struct cgfb_schema *schema, co
 	char err[512];
 	int rc = ingest_report(schema, json->data, json->len, &m, err, sizeof(err));
 
+	/* A mail carries no token: a bound id takes its place from an
+	 * unbound report under it (a squatter's), nothing more. */
+	if (rc == 0)
+		rc = ingest_claim(&m, NULL, 0, false);
 	if (rc == 0) {
 		j.meta = &m;
 		j.body = json->data;

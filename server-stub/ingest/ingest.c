@@ -4,9 +4,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/crypto.h>
+
 #include "cgfb/canon.h"
 #include "cgfb/sha256.h"
 #include "cgfb/jsonget.h"
+#include "cgfb/report_id.h"
 #include "cgfb/utf8.h"
 #include "ingest/ingest.h"
 
@@ -136,4 +139,24 @@ void ingest_meta_free(struct report_meta *m)
 {
 	free(m->use_case);
 	m->use_case = NULL;
+}
+
+int ingest_claim(struct report_meta *m, const char *token, size_t len, bool proof_required)
+{
+	char got[65];
+
+	m->claim = CLAIM_NONE;
+	if (!cgfb_report_id_bound(m->id, m->token_sha256))
+		return 0;
+	if (!token && !proof_required) {
+		m->claim = CLAIM_BOUND;
+		return 0;
+	}
+	if (!token || len != 64)
+		return -EACCES;
+	cgfb_sha256_hex(token, len, got);
+	if (CRYPTO_memcmp(got, m->token_sha256, 64) != 0)
+		return -EACCES;
+	m->claim = CLAIM_PROVEN;
+	return 0;
 }

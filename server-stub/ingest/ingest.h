@@ -4,6 +4,7 @@
 #ifndef CGFB_SERVER_INGEST_H
 #define CGFB_SERVER_INGEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cgfb/schema.h"
@@ -14,5 +15,14 @@
 int ingest_report(const struct cgfb_schema *schema, const char *body, size_t len,
 		  struct report_meta *m, char *err, size_t errsz);
 void ingest_meta_free(struct report_meta *m);
+
+/* What report m may claim of its id (store.h's enum report_claim), from
+ * the deletion token its sender showed (token of len bytes; NULL: none,
+ * as in a mail). An id not bound to the report's own hash claims nothing
+ * and the token is not looked at. A bound id with the token whose SHA-256
+ * is the report's hash: CLAIM_PROVEN. A bound id without a token:
+ * CLAIM_BOUND when proof may not be asked (a mail, proof_required false),
+ * else -EACCES; with a wrong token, -EACCES. */
+int ingest_claim(struct report_meta *m, const char *token, size_t len, bool proof_required);
 
 #endif

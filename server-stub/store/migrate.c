@@ -65,10 +65,10 @@ static int copy_page(struct store *src, struct copy *c)
 	return c->last != was;
 }
 
-static int copy_withdrawn(const char *id, const char *at, void *ud)
+static int copy_withdrawn(const char *id, const char *at, const char *token_sha256, void *ud)
 {
 	struct copy *c = ud;
-	const int rc = store_put_withdrawn(c->dst, id, at);
+	const int rc = store_put_withdrawn(c->dst, id, at, token_sha256);
 
 	if (rc == 0)
 		c->withdrawn++;

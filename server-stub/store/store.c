@@ -6,6 +6,7 @@
 #include <openssl/crypto.h>
 
 #include "cgfb/log.h"
+#include "cgfb/report_id.h"
 #include "cgfb/sha256.h"
 #include "store/store_impl.h"
 
@@ -97,10 +98,65 @@ void store_rollback(struct store *s)
 	s->ops->rollback(s);
 }
 
+/* A claim against the row under m's id (other bytes): it goes when its id
+ * is not bound to its own hash, the claimant's report is stored instead. */
+static int claim_row(struct store *s, const struct report_meta *m, const char *body, size_t len,
+		     const char *received_at, const char *via, struct receipt *r)
+{
+	char held[65] = "";
+	int rc = s->ops->token(s, m->id, held);
+
+	if (rc == -EPERM) {
+		held[0] = '\0';
+		rc = 0;
+	}
+	if (rc < 0)
+		return rc == -ENOENT ? -EAGAIN : rc;   /* withdrawn meanwhile: retried */
+	if (cgfb_report_id_bound(m->id, held))
+		return STORE_CONFLICT;
+	rc = s->ops->remove(s, m->id);
+	if (rc == 0)
+		rc = s->ops->put(s, m, body, len, received_at, via, r);
+	if (rc == STORE_CREATED)
+		cgfb_log(LOG_NOTICE, "report %s: stored in place of a report under its id that "
+			 "was not bound to it (token hash %.12s replaced by %.12s, %s)", m->id,
+			 held[0] ? held : "none", m->token_sha256,
+			 m->claim == CLAIM_PROVEN ? "proven" : "bound");
+	return rc;
+}
+
+/* A proven claim against a withdrawal: only one made with another token
+ * than the claimant's (a squatter's) gives the id back. */
+static int claim_withdrawn(struct store *s, const struct report_meta *m, const char *body,
+			   size_t len, const char *received_at, const char *via, struct receipt *r)
+{
+	char marker[65] = "";
+	int rc = s->ops->withdrawn_token(s, m->id, marker);
+
+	if (rc < 0)
+		return rc == -ENOENT ? -EAGAIN : rc;
+	if (!marker[0] || strcmp(marker, m->token_sha256) == 0)
+		return STORE_WITHDRAWN;
+	rc = s->ops->unwithdraw(s, m->id);
+	if (rc == 0)
+		rc = s->ops->put(s, m, body, len, received_at, via, r);
+	if (rc == STORE_CREATED)
+		cgfb_log(LOG_NOTICE, "report %s: stored again, proven by its token; the id had "
+			 "been withdrawn with another token (token hash %.12s, now %.12s)", m->id,
+			 marker, m->token_sha256);
+	return rc;
+}
+
 int store_put(struct store *s, const struct report_meta *m, const char *body, size_t len,
 	      const char *received_at, const char *via, struct receipt *r)
 {
-	return s->ops->put(s, m, body, len, received_at, via, r);
+	int rc = s->ops->put(s, m, body, len, received_at, via, r);
+
+	if (rc == STORE_CONFLICT && m->claim != CLAIM_NONE)
+		rc = claim_row(s, m, body, len, received_at, via, r);
+	else if (rc == STORE_WITHDRAWN && m->claim == CLAIM_PROVEN)
+		rc = claim_withdrawn(s, m, body, len, received_at, via, r);
+	return rc;
 }
 
 /* 0 when TOKEN hashes to WANT, the stored token's SHA-256 (64 hex
@@ -124,7 +180,7 @@ int store_delete(struct store *s, const char *id, const char *token, const char 
 	if (rc == 0)
 		rc = token_matches(want, token);
 	if (rc == 0)
-		rc = s->ops->del(s, id, when);
+		rc = s->ops->del(s, id, want, when);
 	return rc;
 }
 
@@ -184,7 +240,9 @@ int store_scan(struct store *s, int64_t after, unsigned limit,
 	return s->ops->scan(s, after, limit, fn, ud);
 }
 
-int store_withdrawn_list(struct store *s, int (*fn)(const char *id, const char *at, void *ud),
+int store_withdrawn_list(struct store *s,
+			 int (*fn)(const char *id, const char *at, const char *token_sha256,
+				   void *ud),
 			 void *ud)
 {
 	if (!s->ops->withdrawn_list)
@@ -199,10 +257,11 @@ int store_put_row(struct store *s, const struct store_row *row)
 	return s->ops->put_row(s, row);
 }
 
-int store_put_withdrawn(struct store *s, const char *id, const char *at)
+int store_put_withdrawn(struct store *s, const char *id, const char *at,
+			const char *token_sha256)
 {
 	if (!s->ops->put_withdrawn)
 		return unsupported(s, "destination");
-	return s->ops->put_withdrawn(s, id, at);
+	return s->ops->put_withdrawn(s, id, at, token_sha256);
 }
 

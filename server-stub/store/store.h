@@ -21,6 +21,16 @@ struct store;
 /* Installs are counted by the pseudonym a client derives for this collector
  * from its per-install secret (consent.install): the same machine across
  * boots and kernels is one install, two collectors cannot link it. */
+/* What a report may claim of its id (cgfb/report_id.h): an id bound to
+ * its deletion hash is its sender's, and a sender who shows the token
+ * proves it. A claim takes the id from a report whose id is not bound to
+ * its own hash (a squatter's, or an earlier client's). */
+enum report_claim {
+	CLAIM_NONE,        /* unbound: first come, first stored */
+	CLAIM_BOUND,       /* bound, without proof (a mail): takes an unbound row's id */
+	CLAIM_PROVEN,      /* bound, its token shown: also takes an id a squatter withdrew */
+};
+
 struct report_meta {
 	char id[CGFB_REPORT_ID_LEN + 1];
 	char sha256[65];
@@ -37,6 +47,7 @@ struct report_meta {
 	char origin[8];              /* "check": found by cgroup-feedback check, the
 				      * kernel printed nothing; else "kernel" */
 	char *use_case;              /* use_case.text or NULL; owned */
+	enum report_claim claim;     /* set by ingest_claim (ingest.h) */
 };
 
 struct receipt {
@@ -110,12 +121,19 @@ int store_commit(struct store *s);
 void store_rollback(struct store *s);
 
 /* Inside a transaction. received_at is used only for a new report; r gets
- * the stored receipt for STORE_CREATED and STORE_SAME. */
+ * the stored receipt for STORE_CREATED and STORE_SAME. A claim (m->claim)
+ * changes two answers: a row under the id whose id is not bound to its own
+ * hash is replaced (STORE_CREATED; logged with both hashes' first 12
+ * digits) where it was STORE_CONFLICT; and, for CLAIM_PROVEN, an id
+ * withdrawn with another token than this report's (the squatter's) is
+ * stored again (STORE_CREATED, the marker gone) where it was
+ * STORE_WITHDRAWN. A marker of before the markers kept a hash holds. */
 int store_put(struct store *s, const struct report_meta *m, const char *body, size_t len,
 	      const char *received_at, const char *via, struct receipt *r);
 /* Delete report id if token's SHA-256 matches the stored one (constant-time
  * compare). Returns 0, -ENOENT, -EACCES (wrong token) or -EPERM (the report
- * carries no deletion token). The id is remembered as withdrawn. */
+ * carries no deletion token). The id is remembered as withdrawn, with the
+ * SHA-256 of the token it was withdrawn with. */
 int store_delete(struct store *s, const char *id, const char *token, const char *when);
 
 /* The stored bytes and receipt of one report; -ENOENT if absent. */
@@ -148,14 +166,19 @@ int store_list(struct store *s, const struct store_filter *f,
  * at most limit of them, with every column (SQLite only). */
 int store_scan(struct store *s, int64_t after, unsigned limit,
 	       int (*fn)(const struct store_row *row, void *ud), void *ud);
-/* Every withdrawn id and when it was withdrawn (SQLite only). */
-int store_withdrawn_list(struct store *s, int (*fn)(const char *id, const char *at, void *ud),
+/* Every withdrawn id, when it was withdrawn and the hash of the token it
+ * was withdrawn with (NULL for a withdrawal of before: schema version 3)
+ * (SQLite only). */
+int store_withdrawn_list(struct store *s,
+			 int (*fn)(const char *id, const char *at, const char *token_sha256,
+				   void *ud),
 			 void *ud);
 /* Inside a transaction: row stored as it is, its received_at and via
  * kept (PostgreSQL only). STORE_CREATED, STORE_SAME (this id with these
  * bytes is there), STORE_CONFLICT, or a negative errno. */
 int store_put_row(struct store *s, const struct store_row *row);
-int store_put_withdrawn(struct store *s, const char *id, const char *at);
+int store_put_withdrawn(struct store *s, const char *id, const char *at,
+			const char *token_sha256);
 
 /* Aggregation: for each value of one dimension, the number of reports and
  * of distinct installs (see report_meta), counting reports received at or

@@ -29,9 +29,16 @@ struct store_ops {
 	/* The deletion token's stored SHA-256 (64 hex digits) into want:
 	 * 0, -ENOENT (no such report) or -EPERM (none stored). */
 	int (*token)(struct store *s, const char *id, char want[65]);
-	/* Delete the report and remember it withdrawn at when; the token was
-	 * checked (store.c: the one flow both backends share). */
-	int (*del)(struct store *s, const char *id, const char *when);
+	/* Delete the report and remember it withdrawn at when with the hash of
+	 * its token; the token was checked (store.c: the one flow both
+	 * backends share). */
+	int (*del)(struct store *s, const char *id, const char *token_sha256, const char *when);
+	/* Claims (store.c's store_put): delete the row only, no marker; the
+	 * hash a withdrawal marker keeps ("" for a marker of before: NULL)
+	 * or -ENOENT; forget the marker. */
+	int (*remove)(struct store *s, const char *id);
+	int (*withdrawn_token)(struct store *s, const char *id, char out[65]);
+	int (*unwithdraw)(struct store *s, const char *id);
 	int (*get)(struct store *s, const char *id, struct cgfb_buf *body, struct receipt *r);
 	int (*list)(struct store *s, const struct store_filter *f,
 		    int (*fn)(const struct store_row *row, void *ud), void *ud);
@@ -45,9 +52,12 @@ struct store_ops {
 	int (*scan)(struct store *s, int64_t after, unsigned limit,
 		    int (*fn)(const struct store_row *row, void *ud), void *ud);
 	int (*withdrawn_list)(struct store *s,
-			      int (*fn)(const char *id, const char *at, void *ud), void *ud);
+			      int (*fn)(const char *id, const char *at,
+					const char *token_sha256, void *ud),
+			      void *ud);
 	int (*put_row)(struct store *s, const struct store_row *row);
-	int (*put_withdrawn)(struct store *s, const char *id, const char *at);
+	int (*put_withdrawn)(struct store *s, const char *id, const char *at,
+			     const char *token_sha256);
 	/* NULL: compute it here and now (one instance per database). */
 	int (*summary_shared)(struct store *s, unsigned max_age,
 			      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud),

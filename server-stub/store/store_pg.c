@@ -53,6 +53,10 @@ static const char *const migrations[] = {
 	" CHECK (origin IN ('kernel', 'check'));"
 	/* The stored summary was made before check_catalog_id existed. */
 	"DELETE FROM summary_snapshot;",
+	/* The hash of the token an id was withdrawn with: a squatter's
+	 * withdrawal does not keep the id from its owner (store_put). The
+	 * markers of before have none, and keep the id from everyone. */
+	"ALTER TABLE withdrawn ADD COLUMN token_sha256 TEXT COLLATE \"C\";",
 };
 
 #define GROUPS_SRC_COLS "catalog_id, kernel_series, distribution, cgroup_mode, software," \
@@ -91,7 +95,10 @@ static const char *const pst_sql[P_COUNT] = {
 		     " SELECT (SELECT count(*) FROM w), (SELECT count(*) FROM ins)",
 	[P_TOKEN] = "SELECT token_sha256 FROM reports WHERE id = $1",
 	[P_DELETE] = "DELETE FROM reports WHERE id = $1",
-	[P_FORGET] = "INSERT INTO withdrawn (id, at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+	[P_FORGET] = "INSERT INTO withdrawn (id, at, token_sha256) VALUES ($1, $2, $3)"
+		     " ON CONFLICT DO NOTHING",
+	[P_MARKER] = "SELECT coalesce(token_sha256, '') FROM withdrawn WHERE id = $1",
+	[P_UNWITHDRAW] = "DELETE FROM withdrawn WHERE id = $1",
 	[P_GET] = "SELECT body, sha256, received_at FROM reports WHERE id = $1",
 	[P_LIST] = "SELECT seq, id, sha256, received_at, via, catalog_id, kernel_series,"
 		   " distribution, cgroup_mode, software, verdict, reorganisation, use_case, body"

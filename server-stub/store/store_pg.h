@@ -18,7 +18,7 @@
 /* The prepared statements, named "c<index>" in every session. */
 enum pst {
 	P_FIND, P_INSERT, P_TOKEN, P_DELETE, P_FORGET, P_GET, P_LIST, P_SRC_FILL,
-	P_SNAP_FRESH, P_SNAP_GET, P_SNAP_PUT, P_PUT_ROW, P_DIM0,
+	P_SNAP_FRESH, P_SNAP_GET, P_SNAP_PUT, P_PUT_ROW, P_MARKER, P_UNWITHDRAW, P_DIM0,
 	P_COUNT = P_DIM0 + DIM_COUNT
 };
 
@@ -72,9 +72,13 @@ void pg_rollback(struct store *base);
 int pg_put(struct store *base, const struct report_meta *m, const char *body, size_t len,
 	   const char *received_at, const char *via, struct receipt *r);
 int pg_token(struct store *base, const char *id, char want[65]);
-int pg_delete(struct store *base, const char *id, const char *when);
+int pg_delete(struct store *base, const char *id, const char *token_sha256, const char *when);
+int pg_remove(struct store *base, const char *id);
+int pg_withdrawn_token(struct store *base, const char *id, char out[65]);
+int pg_unwithdraw(struct store *base, const char *id);
 int pg_put_row(struct store *base, const struct store_row *row);
-int pg_put_withdrawn(struct store *base, const char *id, const char *at);
+int pg_put_withdrawn(struct store *base, const char *id, const char *at,
+		     const char *token_sha256);
 /* store_pg_readers.c. Shutdown: reads fail from now on, and the
  * statements readers run now are cancelled (SQLite's readers stop at their
  * progress handler). */

@@ -102,18 +102,51 @@ int pg_token(struct store *base, const char *id, char want[65])
 	return strlen(want) == 64 ? 0 : -EPERM;
 }
 
-int pg_delete(struct store *base, const char *id, const char *when)
+int pg_remove(struct store *base, const char *id)
+{
+	int rc;
+	PGresult *res = pg_run(pgs(base), P_DELETE, 1, &id, NULL, NULL, "delete", &rc);
+
+	PQclear(res);
+	return rc;
+}
+
+int pg_delete(struct store *base, const char *id, const char *token_sha256, const char *when)
 {
 	struct pg_store *s = pgs(base);
-	const char *forget[2] = { id, when };
+	const char *forget[3] = { id, when, pg_nonempty(token_sha256) };
 	PGresult *res;
-	int rc;
+	int rc = pg_remove(base, id);
 
-	res = pg_run(s, P_DELETE, 1, &id, NULL, NULL, "delete", &rc);
-	PQclear(res);
 	if (rc < 0)
 		return rc;
-	res = pg_run(s, P_FORGET, 2, forget, NULL, NULL, "withdraw", &rc);
+	res = pg_run(s, P_FORGET, 3, forget, NULL, NULL, "withdraw", &rc);
+	PQclear(res);
+	return rc;
+}
+
+int pg_withdrawn_token(struct store *base, const char *id, char out[65])
+{
+	int rc;
+	PGresult *res = pg_run(pgs(base), P_MARKER, 1, &id, NULL, NULL, "withdrawal marker", &rc);
+
+	out[0] = '\0';
+	if (!res)
+		return rc;
+	if (PQntuples(res) == 0)
+		rc = -ENOENT;
+	else
+		pg_copy_at(res, 0, 0, out, 65);
+	PQclear(res);
+	return rc;
+}
+
+int pg_unwithdraw(struct store *base, const char *id)
+{
+	int rc;
+	PGresult *res = pg_run(pgs(base), P_UNWITHDRAW, 1, &id, NULL, NULL,
+			       "forget a withdrawal", &rc);
+
 	PQclear(res);
 	return rc;
 }
@@ -147,12 +180,13 @@ int pg_put_row(struct store *base, const struct store_row *row)
 	return strcmp(r.sha256, row->sha256) == 0 ? STORE_SAME : STORE_CONFLICT;
 }
 
-int pg_put_withdrawn(struct store *base, const char *id, const char *at)
+int pg_put_withdrawn(struct store *base, const char *id, const char *at,
+		     const char *token_sha256)
 {
 	struct pg_store *s = pgs(base);
-	const char *vals[2] = { id, at };
+	const char *vals[3] = { id, at, pg_nonempty(token_sha256) };
 	int rc;
-	PGresult *res = pg_run(s, P_FORGET, 2, vals, NULL, NULL, "migrate", &rc);
+	PGresult *res = pg_run(s, P_FORGET, 3, vals, NULL, NULL, "migrate", &rc);
 
 	PQclear(res);
 	return rc;

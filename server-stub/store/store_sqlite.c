@@ -43,6 +43,10 @@ static const char *const migrations[] = {
 	 * check --report existed was a kernel's warning. */
 	"ALTER TABLE reports ADD COLUMN origin TEXT NOT NULL DEFAULT 'kernel'"
 	" CHECK (origin IN ('kernel', 'check'));",
+	/* The hash of the token an id was withdrawn with: a squatter's
+	 * withdrawal does not keep the id from its owner (store_put). The
+	 * markers of before have none, and keep the id from everyone. */
+	"ALTER TABLE withdrawn ADD COLUMN token_sha256 TEXT;",
 };
 
 /* The summary's columns of the reports in its window, copied into a
@@ -84,7 +88,7 @@ static const char *const dim_sql[DIM_COUNT] = {
 enum stmt {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_READ, ST_SRC_FILL, ST_SRC_CLEAR, ST_FIND,
 	ST_WITHDRAWN, ST_INSERT, ST_TOKEN, ST_DELETE, ST_FORGET, ST_GET, ST_LIST, ST_SCAN,
-	ST_WITHDRAWN_ALL, ST_COUNT
+	ST_WITHDRAWN_ALL, ST_MARKER, ST_UNWITHDRAW, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -104,7 +108,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 		      " ?17)",
 	[ST_TOKEN] = "SELECT token_sha256 FROM reports WHERE id = ?1",
 	[ST_DELETE] = "DELETE FROM reports WHERE id = ?1",
-	[ST_FORGET] = "INSERT OR IGNORE INTO withdrawn (id, at) VALUES (?1, ?2)",
+	[ST_FORGET] = "INSERT OR IGNORE INTO withdrawn (id, at, token_sha256) VALUES (?1, ?2, ?3)",
+	[ST_MARKER] = "SELECT token_sha256 FROM withdrawn WHERE id = ?1",
+	[ST_UNWITHDRAW] = "DELETE FROM withdrawn WHERE id = ?1",
 	[ST_GET] = "SELECT body, sha256, received_at FROM reports WHERE id = ?1",
 	/* NULL filters match everything; ?8 is the seq cursor; ?10 keeps only
 	 * reports with a use case, in the query: a burst without one must not
@@ -122,7 +128,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		    " distribution, cgroup_mode, software, verdict, reorganisation, use_case, body,"
 		    " token_sha256, install, month, origin FROM reports WHERE seq > ?1 ORDER BY seq"
 		    " LIMIT ?2",
-	[ST_WITHDRAWN_ALL] = "SELECT id, at FROM withdrawn ORDER BY at, id",
+	[ST_WITHDRAWN_ALL] = "SELECT id, at, token_sha256 FROM withdrawn ORDER BY at, id",
 };
 
 struct sq_store {
@@ -210,7 +216,8 @@ static int migrate(struct sq_store *s)
 {
 	const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
 	static const char *const set_version[] = { "PRAGMA user_version = 1",
-						   "PRAGMA user_version = 2" };
+						   "PRAGMA user_version = 2",
+						   "PRAGMA user_version = 3" };
 	_Static_assert(sizeof(set_version) == sizeof(migrations), "a version per migration");
 	int v, rc;
 
@@ -547,18 +554,52 @@ static int sq_token(struct store *base, const char *id, char want[65])
 	return strlen(want) == 64 ? 0 : -EPERM;
 }
 
-static int sq_delete(struct store *base, const char *id, const char *when)
+static int sq_remove(struct store *base, const char *id)
 {
 	struct sq_store *s = sq(base);
-	int rc;
 
 	sqlite3_bind_text(s->st[ST_DELETE], 1, id, -1, SQLITE_STATIC);
-	rc = step_done(s, ST_DELETE, "delete");
+	return step_done(s, ST_DELETE, "delete");
+}
+
+static int sq_delete(struct store *base, const char *id, const char *token_sha256,
+		     const char *when)
+{
+	struct sq_store *s = sq(base);
+	int rc = sq_remove(base, id);
+
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_text(s->st[ST_FORGET], 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s->st[ST_FORGET], 2, when, -1, SQLITE_STATIC);
+	bind_text(s->st[ST_FORGET], 3, token_sha256);
 	return step_done(s, ST_FORGET, "withdraw");
+}
+
+static int sq_withdrawn_token(struct store *base, const char *id, char out[65])
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = s->st[ST_MARKER];
+	int rc;
+
+	out[0] = '\0';
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		column_copy(st, 0, out, 65);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? -ENOENT : db_error(s, "withdrawal marker");
+}
+
+static int sq_unwithdraw(struct store *base, const char *id)
+{
+	struct sq_store *s = sq(base);
+
+	sqlite3_bind_text(s->st[ST_UNWITHDRAW], 1, id, -1, SQLITE_STATIC);
+	return step_done(s, ST_UNWITHDRAW, "forget a withdrawal");
 }
 
 static int sq_get(struct store *base, const char *id, struct cgfb_buf *body, struct receipt *r)
@@ -712,14 +753,16 @@ static int sq_scan(struct store *base, int64_t after, unsigned limit,
 }
 
 static int sq_withdrawn_list(struct store *base,
-			     int (*fn)(const char *id, const char *at, void *ud), void *ud)
+			     int (*fn)(const char *id, const char *at, const char *token_sha256,
+				       void *ud),
+			     void *ud)
 {
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st = s->st[ST_WITHDRAWN_ALL];
 	int rc, ret = 0;
 
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		ret = fn(col(st, 0), col(st, 1), ud);
+		ret = fn(col(st, 0), col(st, 1), col_or_null(st, 2), ud);
 	if (!ret && rc != SQLITE_DONE)
 		ret = db_error(s, "withdrawn");
 	sqlite3_reset(st);
@@ -743,6 +786,9 @@ const struct store_ops store_sqlite_ops = {
 	.put = sq_put,
 	.token = sq_token,
 	.del = sq_delete,
+	.remove = sq_remove,
+	.withdrawn_token = sq_withdrawn_token,
+	.unwithdraw = sq_unwithdraw,
 	.get = sq_get,
 	.list = sq_list,
 	.groups_begin = sq_groups_begin,

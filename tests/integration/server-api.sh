@@ -165,11 +165,13 @@ expect_eq "DELETE again: 404" "$(req DELETE "/api/v1/reports/$id1" -H "X-Deletio
 expect_eq "a late retry of the deleted report: 410, not stored again" "$(post "$R/1.json")" 410
 expect_eq "DELETE with Authorization: Bearer: 200" "$(req DELETE "/api/v1/reports/$id2" -H "Authorization: Bearer $(cat "$R/2.token")")" 200
 expect_eq "38 rows after two deletions" "$(rows "$DB")" 38
-# The id stays (as withdrawn, for the 410); the report's content must not,
-# once the checkpointer has copied the overwritten pages back (secure_delete).
-tok1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["deletion"]["token_sha256"])' "$R/1.json")
+# The id stays (as withdrawn, for the 410, with the hash of the token it
+# was withdrawn with); the report's row must not, once the checkpointer
+# has copied the overwritten pages back (secure_delete): its SHA-256, in
+# no other table, is the mark.
+sha1=$(sed -n 's/^1\t[^\t]*\t\([^\t]*\).*/\1/p' "$R/index.tsv")
 check "the deleted report's content is overwritten in the database file" \
-	wait_for 50 sh -c '! grep -q "$1" "$2"' _ "$tok1" "$DB"
+	wait_for 50 sh -c '! grep -q "$1" "$2"' _ "$sha1" "$DB"
 # Withdrawn means gone from every file of the store within seconds of the
 # 200, the WAL too (issue 27): a report with a planted use case and a
 # created time no other report has, present before, absent after.
@@ -306,6 +308,38 @@ expect_eq "its receipt is the one from the import" \
 	"$(sql "$DB" "select received_at, via from reports where id = '$(json 'j["id"]')'")" \
 	"$(json 'j["received_at"]')|mail"
 
+# --- report-id squatting (issue 30): a bound id is its token holder's -------------------
+# The owners' reports have ids bound to their deletion hashes, as the client
+# makes them; each squatter's is another report under an owner's id.
+python3 "$GEN" --dir "$T_TMP/own" --count 2 --seed 77 --bound
+for n in 0 1; do
+	python3 "$GEN" --dir "$T_TMP/sq$n" --count 1 --seed $((80 + n)) \
+		--id "$(sed -n "s/^$n\t\([^\t]*\).*/\1/p" "$T_TMP/own/index.tsv")"
+done
+oid=$(sed -n 's/^0\t\([^\t]*\).*/\1/p' "$T_TMP/own/index.tsv")
+proof() { echo "X-Deletion-Token: $(cat "$1")"; }
+expect_eq "a squatter's unbound report under a bound id: 201 (first come)" "$(post "$T_TMP/sq0/0.json")" 201
+expect_eq "the owner's report without proof: 403" "$(post "$T_TMP/own/0.json")" 403
+expect_eq "...proof_required" "$(json 'j["error"]')" proof_required
+cat "$T_TMP/body" >> "$T_TMP/all-errors"
+expect_eq "...with the squatter's token: 403" \
+	"$(post "$T_TMP/own/0.json" -H "$(proof "$T_TMP/sq0/0.token")")" 403
+expect_eq "...with its own token: 201, the squatter's report replaced" \
+	"$(post "$T_TMP/own/0.json" -H "$(proof "$T_TMP/own/0.token")")" 201
+admin "/api/v1/reports/$oid" >/dev/null
+check "GET shows the owner's bytes" cmp -s "$T_TMP/body" "$T_TMP/own/0.json"
+expect_eq "the squatter again: 409" "$(post "$T_TMP/sq0/0.json")" 409
+oid=$(sed -n 's/^1\t\([^\t]*\).*/\1/p' "$T_TMP/own/index.tsv")
+expect_eq "another squat: 201" "$(post "$T_TMP/sq1/0.json")" 201
+expect_eq "...withdrawn by the squatter with its token: 200" \
+	"$(req DELETE "/api/v1/reports/$oid" -H "$(proof "$T_TMP/sq1/0.token")")" 200
+expect_eq "...the owner's proven report is stored all the same: 201" \
+	"$(post "$T_TMP/own/1.json" -H "$(proof "$T_TMP/own/1.token")")" 201
+expect_eq "the owner withdraws it: 200" \
+	"$(req DELETE "/api/v1/reports/$oid" -H "$(proof "$T_TMP/own/1.token")")" 200
+expect_eq "...and its proven report comes back no more: 410" \
+	"$(post "$T_TMP/own/1.json" -H "$(proof "$T_TMP/own/1.token")")" 410
+
 # --- routing, and what error bodies never contain -----------------------------------------
 expect_eq "PUT /api/v1/reports: 405" "$(req PUT /api/v1/reports)" 405
 expect_eq "unknown path: 404" "$(req GET /etc/passwd)" 404
@@ -319,12 +353,12 @@ for line in open(sys.argv[1]):
 # --- schema versions -----------------------------------------------------------------------
 if [ "$STORE" = pg ]; then
 	expect_eq "the database records its schema version (table cgfb_schema)" \
-		"$(sql "$DB" "select version from cgfb_schema")" 2
+		"$(sql "$DB" "select version from cgfb_schema")" 3
 	store_db "$T_TMP/future.sqlite" >/dev/null
 	sql "$T_TMP/future.sqlite" "create table cgfb_schema (version integer); insert into cgfb_schema values (99)"
 else
-	check "the database records its schema version (PRAGMA user_version = 2)" python3 -c 'import sqlite3, sys
-sys.exit(sqlite3.connect(sys.argv[1]).execute("pragma user_version").fetchone()[0] != 2)' "$DB"
+	check "the database records its schema version (PRAGMA user_version = 3)" python3 -c 'import sqlite3, sys
+sys.exit(sqlite3.connect(sys.argv[1]).execute("pragma user_version").fetchone()[0] != 3)' "$DB"
 	python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1]); db.execute("create table t (x)"); db.execute("pragma user_version = 99"); db.commit()' \
 		"$T_TMP/future.sqlite"

@@ -128,6 +128,43 @@ admin /api/v1/export.mbox >/dev/null
 check "the collector's mbox export carries the same report" python3 -c 'import mailbox, sys
 box = mailbox.mbox(sys.argv[1])
 sys.exit(sorted(m["X-Cgroup-Feedback-Report-Id"] for m in box) != sorted(sys.argv[2:]))' "$T_TMP/body" "$id4"
+
+# --- a report the client wrote itself: its id is bound to its deletion token,
+# and submit proves it with the token (issue 30, report-id squatting) --------------------
+SB=$T_TMP/bound-state
+echo "[    1.000000] Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality." > "$T_TMP/m8.log"
+cfb scan --report --state-dir "$SB" --mountinfo /dev/null "$T_TMP/m8.log" > "$T_TMP/out" 2>&1
+idb=$(sed -n 's/^M8: report \([0-9a-f-]*\) written.*/\1/p' "$T_TMP/out")
+cfb submit --state-dir "$SB" --endpoint "$EP" --yes --use-case-file "$T_TMP/uc" "$idb" \
+	> "$T_TMP/out" 2>&1
+expect_eq "submit of a report the client wrote: exit 0" "$?" 0
+stored_bytes "$idb" > "$T_TMP/storedb"
+check "...stored, its id bound to its deletion hash (checked by genreport.py's own code)" \
+	python3 -c 'import json, sys; sys.path.insert(0, "tests/server"); import genreport
+r = json.load(open(sys.argv[1]))
+sys.exit(r["report_id"] != sys.argv[2] or
+         genreport.bound_id(r["report_id"], r["deletion"]["token_sha256"]) != r["report_id"])' \
+	"$T_TMP/storedb" "$idb"
+expect_eq "...the same bytes without the token: 403 (the submit carried the proof)" \
+	"$(post "$T_TMP/storedb")" 403
+tokb=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["deletion_token"])' \
+	"$SB/reports/$idb.state")
+check "...and the client printed no token" sh -c '[ ${#1} = 64 ] && ! grep -rqF "$1" "$2" "$3"' _ \
+	"$tokb" "$T_TMP/out" "$DIR/log"
+# Mailed, a bound report takes its id back from a squatter's copy sent first.
+echo "[    1.000000] soft_limit_in_bytes is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality." > "$T_TMP/m3.log"
+cfb scan --report --state-dir "$SB" --mountinfo /dev/null "$T_TMP/m3.log" > "$T_TMP/out" 2>&1
+idm=$(sed -n 's/^M3: report \([0-9a-f-]*\) written.*/\1/p' "$T_TMP/out")
+cfb export --state-dir "$SB" --use-case-file "$T_TMP/uc" --output "$T_TMP/rb.eml" "$idm" > /dev/null 2>&1
+python3 "$GEN" --dir "$T_TMP/squat" --count 1 --seed 90 --id "$idm"
+expect_eq "a squatter's copy under the mailed report's id, sent first: 201" \
+	"$(post "$T_TMP/squat/0.json")" 201
+out=$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/rb.eml" 2>&1)
+expect_eq "...the mailed bound report imported over it" "$(echo "$out" | tail -n 1)" \
+	"import: 1 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
+cfb show --state-dir "$SB" --raw "$idm" > "$T_TMP/shownm"
+check "...the collector now holds the client's bytes" sh -c 'cmp -s "$1" "$2"' _ \
+	"$(stored_bytes "$idm" > "$T_TMP/storedm"; echo "$T_TMP/storedm")" "$T_TMP/shownm"
 stop_server
 
 # --- HTTPS with a CA made now ------------------------------------------------------------

@@ -75,7 +75,9 @@ check "the SHA-256 of every body, computed by each database, is the same" \
 	cmp -s "$T_TMP/src.bodies" "$T_TMP/dst.bodies"
 check "...and is the hash recorded in its receipt" \
 	sh -c '! awk -F"|" "\$2 != \$3" "$1" | grep -q .' _ "$T_TMP/dst.bodies"
-expect_eq "the withdrawn id came along" "$(sql "$T_TMP/dst.sqlite" "select count(*) from withdrawn where id = '$id3'")" 1
+expect_eq "the withdrawn id came along, with the hash of the token it was withdrawn with" \
+	"$(sql "$T_TMP/dst.sqlite" "select token_sha256 from withdrawn where id = '$id3'")" \
+	"$(sha256sum < "$R/3.token" | cut -c1-64)"
 
 # Run again: nothing new, all verified.
 "$MIGRATE" migrate --from "$SRC" --to "$DST" > "$T_TMP/out" 2> "$T_TMP/err"

@@ -124,13 +124,15 @@ sys.exit(any(len(l) > 72 for l in open(sys.argv[1], encoding="utf-8").read().spl
 	"$T_TMP/digest.txt"
 stop_server
 
-# --- a database of schema version 1 (before the origin column) is migrated -------------
+# --- a database of schema version 1 (before the origin column and the
+# withdrawal's token hash) is migrated ------------------------------------------------
 if [ "$STORE" = pg ]; then
-	sql "$DB" "alter table reports drop column origin; update cgfb_schema set version = 1"
+	sql "$DB" "alter table reports drop column origin; alter table withdrawn drop column token_sha256; update cgfb_schema set version = 1"
 else
 	python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-db.execute("alter table reports drop column origin"); db.execute("pragma user_version = 1")
+db.execute("alter table reports drop column origin")
+db.execute("alter table withdrawn drop column token_sha256"); db.execute("pragma user_version = 1")
 db.commit()' "$DB"
 fi
 # Restarted with noise on, an epsilon so large that the noise is 0: the
@@ -138,10 +140,11 @@ fi
 # install's reports counted at most 3 times (test_srv_summary has the noise).
 start_server a --rate 0 --summary-epsilon 1000 || { not_ok "server starts on schema 1"; finish; exit 1; }
 check "schema 1 migrated to 2" grep -q "database schema migrated to version 2" "$DIR/log"
+check "...and to 3" grep -q "database schema migrated to version 3" "$DIR/log"
 if [ "$STORE" = pg ]; then
-	expect_eq "...recorded (cgfb_schema)" "$(sql "$DB" "select version from cgfb_schema")" 2
+	expect_eq "...recorded (cgfb_schema)" "$(sql "$DB" "select version from cgfb_schema")" 3
 else
-	expect_eq "...recorded (user_version)" "$(sql "$DB" "pragma user_version")" 2
+	expect_eq "...recorded (user_version)" "$(sql "$DB" "pragma user_version")" 3
 fi
 expect_eq "...its 74 reports are the kernel's" \
 	"$(sql "$DB" "select origin || ':' || count(*) from reports group by origin")" "kernel:74"

@@ -12,7 +12,10 @@ deletion token whose SHA-256 is in the report), and DIR/index.tsv with
 profiles (the collector counts installs by profile). --check validates every
 report with python3-jsonschema too. --from-check K makes every K-th report
 (0, K, 2K ...) a finding of cgroup-feedback check --report: detection.source
-"check" and an empty message, since the kernel printed none.
+"check" and an empty message, since the kernel printed none. --bound makes
+each report's id bound to its deletion token's hash, as the client does
+(lib/report_id.c): the collector then stores it only with the token in
+X-Deletion-Token. --id ID gives every report that id (a squatter's copy).
 """
 import argparse
 import hashlib
@@ -52,6 +55,18 @@ def uuid4(rng):
                                   h[17:20], h[20:32])
 
 
+def bound_id(nonce_id, token_sha256):
+    """The id lib/report_id.c makes: nonce_id's first 8 bytes (version 4),
+    then SHA-256("cgroup-feedback report id\\0" h)'s first 8 (variant 10)."""
+    u = bytearray.fromhex(nonce_id.replace("-", ""))
+    d = hashlib.sha256(b"cgroup-feedback report id\0" + token_sha256.encode()).digest()
+    u[8:16] = d[:8]
+    u[6] = (u[6] & 0x0f) | 0x40
+    u[8] = (u[8] & 0x3f) | 0x80
+    h = u.hex()
+    return "%s-%s-%s-%s-%s" % (h[0:8], h[8:12], h[12:16], h[16:20], h[20:32])
+
+
 def canonical(obj):
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -85,7 +100,7 @@ def topology():
         "nodes_listed": 3, "max_depth": 1, "cut": None, "nodes": nodes}]}
 
 
-def report(n, rng, systems, from_check=0):
+def report(n, rng, systems, from_check=0, bound=False, force_id=None):
     cid, title, msg = CATALOG[n % len(CATALOG)]
     token = "%064x" % rng.getrandbits(256)
     affected = n % 3 != 0
@@ -125,6 +140,10 @@ def report(n, rng, systems, from_check=0):
                     "install": hashlib.sha256(b"install %d" % (n % systems)).hexdigest()[:32]},
         "deletion": {"token_sha256": hashlib.sha256(token.encode()).hexdigest()},
     }
+    if bound:
+        rep["report_id"] = bound_id(rep["report_id"], rep["deletion"]["token_sha256"])
+    if force_id:
+        rep["report_id"] = force_id
     if from_check and n % from_check == 0:
         rep["detection"].update(source="check", message="")
     return rep, token
@@ -138,6 +157,8 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--from-check", type=int, default=0)
+    ap.add_argument("--bound", action="store_true")
+    ap.add_argument("--id")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     validator = None
@@ -149,7 +170,7 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     with open(os.path.join(a.dir, "index.tsv"), "w") as idx:
         for n in range(a.count):
-            rep, token = report(n, rng, a.systems, a.from_check)
+            rep, token = report(n, rng, a.systems, a.from_check, a.bound, a.id)
             if validator:
                 validator.validate(rep)
             body = canonical(rep)

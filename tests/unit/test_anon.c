@@ -11,6 +11,8 @@
 
 #include "privacy/allowlist.h"
 #include "privacy/anon.h"
+#include "privacy/deltoken.h"
+#include "cgfb/sha256.h"
 #include "privacy/secret.h"
 
 static char dir[64];
@@ -255,8 +257,48 @@ static void machine_binding(void **state)
 	unlink(mid);
 	assert_int_equal(cgfb_secret_load(&sd, k, err, sizeof(err)), 0);
 	assert_memory_equal(k, stored, sizeof(k));
+	/* The raw secret is the stored one whatever the machine-id: the
+	 * deletion tokens derived from it survive a change of machine-id. */
+	write_file(mid, "fedcba9876543210fedcba9876543210\n");
+	assert_int_equal(cgfb_secret_load_raw(&sd, k, err, sizeof(err)), 0);
+	assert_memory_equal(k, stored, sizeof(k));
 	unsetenv(CGFB_MACHINE_ID_ENV);
 	cgfb_statedir_close(&sd);
+}
+
+/* A new report id is bound to the token derived for it, which only the
+ * secret's holder can derive again; a reserved id gives its nonce. */
+static void deletion_tokens(void **state)
+{
+	uint8_t secret[CGFB_SECRET_LEN], other[CGFB_SECRET_LEN];
+	char id[CGFB_REPORT_ID_LEN + 1], again[CGFB_REPORT_ID_LEN + 1], t[65], t2[65], h[65];
+	const char *reserved = "0b0e0000-1111-4222-8333-444455556666";
+
+	memset(secret, 7, sizeof(secret));
+	memset(other, 8, sizeof(other));
+	assert_int_equal(cgfb_deltoken_new_id(secret, NULL, id), 0);
+	assert_true(cgfb_report_id_valid(id));
+	assert_true(cgfb_deltoken_of(secret, id, t));
+	assert_int_equal(strlen(t), 64);
+	cgfb_sha256_hex(t, 64, h);
+	assert_true(cgfb_report_id_bound(id, h));
+	/* Another install's secret derives no token for it. */
+	assert_false(cgfb_deltoken_of(other, id, t2));
+	assert_string_equal(t2, "");
+	/* Two new ids: two nonces, two tokens. */
+	assert_int_equal(cgfb_deltoken_new_id(secret, NULL, again), 0);
+	assert_string_not_equal(id, again);
+	assert_true(cgfb_deltoken_of(secret, again, t2));
+	assert_string_not_equal(t, t2);
+	/* An id of an earlier client (random) is bound to nothing. */
+	assert_false(cgfb_deltoken_of(secret, reserved, t2));
+	/* The watcher's reserved id gives the same id every time. */
+	assert_int_equal(cgfb_deltoken_new_id(secret, reserved, id), 0);
+	assert_int_equal(cgfb_deltoken_new_id(secret, reserved, again), 0);
+	assert_string_equal(id, again);
+	assert_memory_equal(id, reserved, 18);   /* its nonce: the first 8 bytes */
+	assert_true(cgfb_deltoken_of(secret, id, t));
+	assert_int_equal(cgfb_deltoken_new_id(secret, "not-an-id", id), -EINVAL);
 }
 
 int main(void)
@@ -269,6 +311,7 @@ int main(void)
 		cmocka_unit_test(tokens),
 		cmocka_unit_test(secret_file),
 		cmocka_unit_test(machine_binding),
+		cmocka_unit_test(deletion_tokens),
 	};
 
 	return cmocka_run_group_tests_name("anon", tests, setup, teardown);

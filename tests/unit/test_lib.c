@@ -16,6 +16,7 @@
 #include "base/hint.h"
 #include "base/path.h"
 #include "cgfb/readfile.h"
+#include "cgfb/report_id.h"
 #include "cgfb/sha256.h"
 #include "cgfb/wire.h"
 
@@ -150,6 +151,72 @@ static void report_ids(void **state)
 	assert_string_equal(CGFB_REPORT_TOO_LARGE, "a report is at most 262144 bytes");
 }
 
+/* Flip one bit of the hex digit at position i of id. */
+static void flip(char *id, int i, int bit)
+{
+	static const char hex[] = "0123456789abcdef";
+	const int v = id[i] <= '9' ? id[i] - '0' : id[i] - 'a' + 10;
+
+	id[i] = hex[v ^ (1 << bit)];
+}
+
+static void bound_report_ids(void **state)
+{
+	/* sha256("token"); the id as tests/server/genreport.py makes it too. */
+	const char *h = "3c469e9d6c5875d37a43f353d4f88e61fcf812c66eee3457465a40b0da4153e0";
+	const char *want = "01020304-0506-4708-b976-e6d55064a128";
+	const uint8_t nonce[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t back[8], rnd[8];
+	char id[CGFB_REPORT_ID_LEN + 1], h2[65];
+
+	assert_int_equal(cgfb_report_id_make(nonce, h, id), 0);
+	assert_string_equal(id, want);
+	assert_true(cgfb_report_id_valid(id));
+	assert_true(cgfb_report_id_bound(id, h));
+	assert_int_equal(cgfb_report_id_nonce(id, back), 0);
+	assert_memory_equal(back, nonce, 8);
+	/* Every bit of the binding matters, the variant's two included. */
+	for (int i = 19; i < CGFB_REPORT_ID_LEN; i++) {
+		if (id[i] == '-')
+			continue;
+		for (int bit = 0; bit < 4; bit++) {
+			flip(id, i, bit);
+			assert_false(cgfb_report_id_bound(id, h));
+			flip(id, i, bit);
+		}
+	}
+	/* The nonce is no part of the binding; the version nibble is kept. */
+	flip(id, 0, 0);
+	assert_true(cgfb_report_id_bound(id, h));
+	flip(id, 0, 0);
+	flip(id, 14, 0);
+	assert_false(cgfb_report_id_bound(id, h));
+	flip(id, 14, 0);
+	/* Every bit of the hash matters. */
+	for (int i = 0; i < 64; i++) {
+		snprintf(h2, sizeof(h2), "%s", h);
+		flip(h2, i, 0);
+		assert_false(cgfb_report_id_bound(id, h2));
+	}
+	assert_false(cgfb_report_id_bound(id, "3C469E9D6C5875D37A43F353D4F88E61FCF812C66EEE3457465A40B0DA4153E0"));
+	assert_false(cgfb_report_id_bound(id, ""));
+	assert_false(cgfb_report_id_bound(id, NULL));
+	assert_false(cgfb_report_id_bound("0b0e0000-1111-4222-8333-444455556666", h));
+	assert_int_equal(cgfb_report_id_make(nonce, "abc", id), -EINVAL);
+	assert_int_equal(cgfb_report_id_nonce("../x", back), -EINVAL);
+	/* A random nonce comes back as it went in; the id has version 4 and
+	 * the RFC 4122 variant whatever the nonce's bits. */
+	assert_int_equal(cgfb_report_nonce_random(rnd), 0);
+	assert_int_equal(rnd[6] >> 4, 0);
+	memset(rnd, 0xff, sizeof(rnd));
+	rnd[6] = 0x0f;
+	assert_int_equal(cgfb_report_id_make(rnd, h, id), 0);
+	assert_int_equal(id[14], '4');
+	assert_non_null(strchr("89ab", id[19]));
+	assert_int_equal(cgfb_report_id_nonce(id, back), 0);
+	assert_memory_equal(back, rnd, 8);
+}
+
 static void sha256(void **state)
 {
 	char hex[65];
@@ -218,6 +285,7 @@ int main(void)
 		cmocka_unit_test(writes_all),
 		cmocka_unit_test(joins_paths),
 		cmocka_unit_test(report_ids),
+		cmocka_unit_test(bound_report_ids),
 		cmocka_unit_test(sha256),
 		cmocka_unit_test(hints),
 		cmocka_unit_test(hints_program_and_config),

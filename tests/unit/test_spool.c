@@ -2,6 +2,8 @@
  * saved logs (detect/scan.c), on real files in a scratch directory. */
 #include "testutil.h"
 
+#include "cgfb/report_id.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -138,6 +140,9 @@ static void consent_bytes(void **state)
 	assert_null(strstr(out.data, token));
 	cgfb_sha256_hex(token, 64, sha);
 	assert_non_null(strstr(out.data, sha));
+	/* The snapshot made the id bound to the token the consent derived:
+	 * only this install can prove to the collector that the id is its. */
+	assert_true(cgfb_report_id_bound(id, sha));
 	assert_non_null(strstr(out.data, "\"install\":\""));
 	assert_non_null(strstr(out.data, "One VM per cgroup."));
 	assert_int_equal(cgfb_consent_schema(&out, schema_sha), 0);
