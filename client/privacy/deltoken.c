@@ -9,23 +9,13 @@
 static int derive(const uint8_t secret[CGFB_SECRET_LEN], const uint8_t nonce[CGFB_REPORT_NONCE_LEN],
 		  char token[CGFB_DELETION_TOKEN_HEX + 1])
 {
-	static const char label[] = "deletion-token";   /* with its NUL: a domain separator */
-	static const char hex[] = "0123456789abcdef";
-	unsigned char msg[sizeof(label) + CGFB_REPORT_NONCE_LEN], md[EVP_MAX_MD_SIZE];
-	size_t mdlen = 0;
+	unsigned char md[32];
+	const int rc = cgfb_secret_derive(secret, "deletion-token", nonce, CGFB_REPORT_NONCE_LEN, md);
 
-	memcpy(msg, label, sizeof(label));
-	memcpy(msg + sizeof(label), nonce, CGFB_REPORT_NONCE_LEN);
-	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, secret, CGFB_SECRET_LEN, msg,
-		       sizeof(msg), md, sizeof(md), &mdlen) || mdlen != CGFB_DELETION_TOKEN_HEX / 2)
-		return -EIO;
-	for (size_t i = 0; i < mdlen; i++) {
-		token[2 * i] = hex[md[i] >> 4];
-		token[2 * i + 1] = hex[md[i] & 15];
-	}
-	token[CGFB_DELETION_TOKEN_HEX] = '\0';
+	if (rc == 0)
+		cgfb_secret_hex(md, CGFB_DELETION_TOKEN_HEX / 2, token);
 	explicit_bzero(md, sizeof(md));
-	return 0;
+	return rc;
 }
 
 int cgfb_deltoken_new_id(const uint8_t secret[CGFB_SECRET_LEN], const char *reserved,

@@ -20,19 +20,7 @@ struct cgfb_rekey {
 static int endpoint_key(const uint8_t key[CGFB_SECRET_LEN], const char *endpoint,
 			unsigned char out[32])
 {
-	static const char label[] = "tokens";   /* with its NUL: a domain separator */
-	unsigned char msg[sizeof(label) + 512];
-	const size_t elen = strlen(endpoint);
-	size_t mdlen = 0;
-
-	if (elen > 512)
-		return -EINVAL;
-	memcpy(msg, label, sizeof(label));
-	memcpy(msg + sizeof(label), endpoint, elen);
-	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, key, CGFB_SECRET_LEN, msg,
-		       sizeof(label) + elen, out, 32, &mdlen) || mdlen != 32)
-		return -EIO;
-	return 0;
+	return cgfb_secret_derive(key, "tokens", endpoint, strlen(endpoint), out);
 }
 
 int cgfb_rekey_new(const uint8_t key[CGFB_SECRET_LEN], const char *endpoint,

@@ -117,6 +117,36 @@ static void machine_id(char out[33])
 	out[32] = '\0';
 }
 
+int cgfb_secret_derive(const uint8_t key[CGFB_SECRET_LEN], const char *label, const void *data,
+		       size_t len, unsigned char out[32])
+{
+	const size_t ll = strlen(label) + 1;
+	unsigned char msg[64 + 512];
+	size_t mdlen = 0;
+	int rc = 0;
+
+	if (ll > 64 || len > 512)
+		return -EINVAL;
+	memcpy(msg, label, ll);
+	memcpy(msg + ll, data, len);
+	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, key, CGFB_SECRET_LEN, msg, ll + len,
+		       out, 32, &mdlen) || mdlen != 32)
+		rc = -EIO;
+	explicit_bzero(msg, sizeof(msg));
+	return rc;
+}
+
+void cgfb_secret_hex(const unsigned char *b, size_t n, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
 /* The key tokens and pseudonyms are made with: the stored secret bound to
  * this machine's id, so that the clones of an image whose secret was made
  * before cloning (and each given its own machine-id, as systemd does on
@@ -124,18 +154,13 @@ static void machine_id(char out[33])
  * of their own. Without a machine-id the stored secret is the key. */
 static int bind_to_machine(uint8_t key[CGFB_SECRET_LEN], char *err, size_t errsz)
 {
-	static const char label[] = "machine-id";   /* with its NUL: a domain separator */
-	unsigned char msg[sizeof(label) + 32], md[EVP_MAX_MD_SIZE];
+	unsigned char md[32];
 	char mid[33];
-	size_t mdlen = 0;
 
 	machine_id(mid);
 	if (!mid[0])
 		return 0;
-	memcpy(msg, label, sizeof(label));
-	memcpy(msg + sizeof(label), mid, 32);
-	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, key, CGFB_SECRET_LEN, msg, sizeof(msg),
-		       md, sizeof(md), &mdlen) || mdlen < CGFB_SECRET_LEN) {
+	if (cgfb_secret_derive(key, "machine-id", mid, 32, md) < 0) {
 		snprintf(err, errsz, "binding it to the machine-id failed");
 		return -EIO;
 	}
@@ -178,23 +203,11 @@ int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN
 int cgfb_install_pseudonym(const uint8_t key[CGFB_SECRET_LEN], const char *endpoint,
 			   char out[CGFB_PSEUDONYM_HEX + 1])
 {
-	static const char label[] = "install";   /* with its NUL: a domain separator */
-	static const char hex[] = "0123456789abcdef";
-	unsigned char msg[sizeof(label) + 512], md[EVP_MAX_MD_SIZE];
-	const size_t elen = strlen(endpoint);
-	size_t mdlen = 0;
+	unsigned char md[32];
+	const int rc = cgfb_secret_derive(key, "install", endpoint, strlen(endpoint), md);
 
-	if (elen > 512)
-		return -EINVAL;
-	memcpy(msg, label, sizeof(label));
-	memcpy(msg + sizeof(label), endpoint, elen);
-	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, key, CGFB_SECRET_LEN, msg,
-		       sizeof(label) + elen, md, sizeof(md), &mdlen) || mdlen < CGFB_PSEUDONYM_HEX / 2)
-		return -EIO;
-	for (size_t i = 0; i < CGFB_PSEUDONYM_HEX / 2; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[CGFB_PSEUDONYM_HEX] = '\0';
+	if (rc < 0)
+		return rc;
+	cgfb_secret_hex(md, CGFB_PSEUDONYM_HEX / 2, out);
 	return 0;
 }
