@@ -69,7 +69,8 @@ stop_server
 # heads are held, and a client from another /48 is served. The store plays
 # no part: on SQLite only.
 if [ "$STORE" != sqlite ]; then
-	skip "IPv6 /64s of one /56" "the same on either store: run on SQLite"
+	# Not a skip: nothing is missing, the SQLite run is the test.
+	echo "# IPv6 /64s of one /56: on the SQLite run of this script"
 elif unshare -n true 2>/dev/null; then
 	mkdir -p "$T_TMP/v6"
 	echo "$ADMIN" > "$T_TMP/v6/admin"

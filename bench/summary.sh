@@ -1,0 +1,84 @@
+#!/bin/sh
+# The public summary's recomputation as the store grows (issue 30): a
+# SQLite collector of SUMMARY_REPORTS reports (1,000,000: 500 posted over
+# HTTP, the rest copies made by SQLite, as tests/integration/
+# server-pg-migrate.sh makes its store), then started: the time its first
+# summary takes (the collector computes one before it listens, and logs a
+# recomputation of a second or more), against a peer measured on the same
+# file in the same run, warm as well: one full scan of the reports table by
+# python's sqlite3 (every row read once, the least any recomputation from
+# the rows can cost). Fails when the summary does not finish within the
+# collector's read deadline (STORE_READ_MS, 15 s).
+set -eu
+BUILD=${BUILD:-build}
+SERVER=${SERVER:-$PWD/$BUILD/cgroup-feedback-server}
+N=${SUMMARY_REPORTS:-1000000}
+DEADLINE=15
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/cgfb-bench-summary.XXXXXX")
+PID=""
+trap '[ -z "$PID" ] || kill -9 "$PID" 2>/dev/null || true; rm -rf "$DIR"' EXIT
+[ -x "$SERVER" ] || { echo "bench/summary.sh: build $SERVER first" >&2; exit 2; }
+
+# start: the collector on $DIR/db.sqlite; seconds until it listens in $DIR/took.
+start() {
+	rm -f "$DIR/port"
+	t0=$(date +%s.%N)
+	"$SERVER" --listen 127.0.0.1:0 --database "$DIR/db.sqlite" --port-file "$DIR/port" \
+		--rate 0 --read-rate 0 --summary-interval 86400 --quiet > /dev/null 2>>"$DIR/log" &
+	PID=$!
+	i=0
+	while [ ! -s "$DIR/port" ]; do
+		i=$((i + 1))
+		[ $i -lt 6000 ] || { echo "bench/summary.sh: the collector did not start" >&2; exit 1; }
+		sleep 0.01
+	done
+	echo "$(date +%s.%N) - $t0" | bc > "$DIR/took"
+}
+stop() { kill -TERM "$PID"; wait "$PID" || true; PID=""; }
+
+python3 tests/server/genreport.py --dir "$DIR/r" --count 500 --seed 31 --systems 9 > /dev/null
+start
+python3 tests/server/load.py 127.0.0.1 "$(cat "$DIR/port")" "$DIR/r" 0 500 4 "$DIR/ids" > /dev/null
+stop
+python3 - "$DIR/db.sqlite" "$N" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+n = int(sys.argv[2])
+cols = [r[1] for r in db.execute("PRAGMA table_info(reports)") if r[1] not in ("seq", "id", "install")]
+have = db.execute("SELECT count(*) FROM reports").fetchone()[0]
+# Copies of the posted reports under new ids, each round of copies from
+# installs of its own (about 18,000 installs at 1,000,000 reports: the
+# summary counts installs and at most 3 reports of each).
+db.execute("""INSERT INTO reports (id, install, %s)
+  SELECT r.id || '-' || k.value, substr(r.install, 1, 24) || printf('%%08x', k.value), %s FROM
+  (WITH RECURSIVE c(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM c WHERE value < ? / ? + 1)
+   SELECT value FROM c) k CROSS JOIN reports r ORDER BY k.value, r.seq LIMIT ?"""
+           % (", ".join(cols), ", ".join("r." + c for c in cols)), (n, have, n - have))
+db.commit()
+assert db.execute("SELECT count(*) FROM reports").fetchone()[0] == n
+PY
+size=$(du -m "$DIR/db.sqlite" | cut -f1)
+# The peer, warm: every row read once.
+scan=$(python3 - "$DIR/db.sqlite" <<'PY'
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+db.execute("SELECT sum(length(body)) FROM reports").fetchone()
+t = time.monotonic()
+db.execute("SELECT count(*), sum(length(body)), count(DISTINCT install) FROM reports").fetchone()
+print("%.2f" % (time.monotonic() - t))
+PY
+)
+start
+took=$(cat "$DIR/took")
+logged=$(sed -n 's/.*public summary recomputed in \([0-9.]*\) s.*/\1/p' "$DIR/log" | tail -n 1)
+code=$(curl -s -o "$DIR/summary.json" -w '%{http_code}' "http://127.0.0.1:$(cat "$DIR/port")/api/v1/summary")
+stop
+reports=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["total"]["reports"])' "$DIR/summary.json")
+summary=${logged:-$took}
+printf 'public summary of %d reports (%d MB of SQLite): %.2f s (listening after %.2f s); one full scan of the table by sqlite3: %s s; ratio summary/scan %.1fx; deadline %d s\n' \
+	"$N" "$size" "$summary" "$took" "$scan" "$(echo "$summary / $scan" | bc -l)" "$DEADLINE"
+echo "   the summary answered $code and counts about $reports reports, at most 3 of each install (noise of epsilon 1)"
+if [ "$code" != 200 ] || [ "$(echo "$summary >= $DEADLINE" | bc)" = 1 ]; then
+	echo "bench/summary.sh: the summary did not finish within its $DEADLINE s deadline" >&2
+	exit 1
+fi
