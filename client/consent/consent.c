@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "cgfb/hex.h"
 #include "cgfb/sha256.h"
 #include "consent/consent.h"
 #include "privacy/deltoken.h"
@@ -15,18 +16,13 @@
 
 static int cgfb_random_hex(char *out, size_t nbytes)
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char raw[64];
 
 	if (nbytes > sizeof(raw))
 		return -EINVAL;
 	if (getrandom(raw, nbytes, 0) != (ssize_t)nbytes)
 		return -EIO;
-	for (size_t i = 0; i < nbytes; i++) {
-		out[2 * i] = digits[raw[i] >> 4];
-		out[2 * i + 1] = digits[raw[i] & 15];
-	}
-	out[2 * nbytes] = '\0';
+	cgfb_hex(raw, nbytes, out);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <json-c/json.h>
 
+#include "cgfb/hex.h"
 #include "detect/handoff.h"
 
 static const char hexdigits[] = "0123456789abcdef";
@@ -15,10 +16,7 @@ static json_object *hex_string(const char *s, size_t len)
 	/* What the other side can hold with its NUL. */
 	if (len > CGFB_DETECTION_TEXT_MAX - 1)
 		len = CGFB_DETECTION_TEXT_MAX - 1;
-	for (size_t i = 0; i < len; i++) {
-		buf[2 * i] = hexdigits[(unsigned char)s[i] >> 4];
-		buf[2 * i + 1] = hexdigits[(unsigned char)s[i] & 15];
-	}
+	cgfb_hex(s, len, buf);
 	return json_object_new_string_len(buf, (int)(2 * len));
 }
 

@@ -6,6 +6,7 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 
+#include "cgfb/hex.h"
 #include "privacy/anon.h"
 
 struct cgfb_anon {
@@ -59,7 +60,6 @@ void cgfb_anon_free(struct cgfb_anon *a)
 
 void cgfb_anon_token(struct cgfb_anon *a, const char *s, size_t len, char out[CGFB_ANON_MAX])
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char md[EVP_MAX_MD_SIZE];
 	size_t mdlen = 0;
 
@@ -70,11 +70,7 @@ void cgfb_anon_token(struct cgfb_anon *a, const char *s, size_t len, char out[CG
 		memset(md, 0, sizeof(md));
 	}
 	memcpy(out, "h:", 2);
-	for (size_t i = 0; i < CGFB_TOKEN_HEX / 2; i++) {
-		out[2 + 2 * i] = hex[md[i] >> 4];
-		out[3 + 2 * i] = hex[md[i] & 15];
-	}
-	out[2 + CGFB_TOKEN_HEX] = '\0';
+	cgfb_hex(md, CGFB_TOKEN_HEX / 2, out + 2);
 }
 
 void cgfb_anon_name(struct cgfb_anon *a, const char *name, size_t len, char out[CGFB_ANON_MAX])

@@ -3,6 +3,7 @@
 
 #include <openssl/evp.h>
 
+#include "cgfb/hex.h"
 #include "cgfb/sha256.h"
 #include "privacy/deltoken.h"
 
@@ -13,7 +14,7 @@ static int derive(const uint8_t secret[CGFB_SECRET_LEN], const uint8_t nonce[CGF
 	const int rc = cgfb_secret_derive(secret, "deletion-token", nonce, CGFB_REPORT_NONCE_LEN, md);
 
 	if (rc == 0)
-		cgfb_secret_hex(md, CGFB_DELETION_TOKEN_HEX / 2, token);
+		cgfb_hex(md, CGFB_DELETION_TOKEN_HEX / 2, token);
 	explicit_bzero(md, sizeof(md));
 	return rc;
 }

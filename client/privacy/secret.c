@@ -11,6 +11,7 @@
 
 #include "base/statedir.h"
 #include "cgfb/readfile.h"
+#include "cgfb/hex.h"
 #include "privacy/secret.h"
 
 static int fill_random(uint8_t *p, size_t n)
@@ -136,17 +137,6 @@ int cgfb_secret_derive(const uint8_t key[CGFB_SECRET_LEN], const char *label, co
 	return rc;
 }
 
-void cgfb_secret_hex(const unsigned char *b, size_t n, char *out)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = hex[b[i] >> 4];
-		out[2 * i + 1] = hex[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 /* The key tokens and pseudonyms are made with: the stored secret bound to
  * this machine's id, so that the clones of an image whose secret was made
  * before cloning (and each given its own machine-id, as systemd does on
@@ -208,6 +198,6 @@ int cgfb_install_pseudonym(const uint8_t key[CGFB_SECRET_LEN], const char *endpo
 
 	if (rc < 0)
 		return rc;
-	cgfb_secret_hex(md, CGFB_PSEUDONYM_HEX / 2, out);
+	cgfb_hex(md, CGFB_PSEUDONYM_HEX / 2, out);
 	return 0;
 }

@@ -38,8 +38,6 @@ int cgfb_secret_load_raw(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET
  * 0, -EINVAL when data is over 512 bytes, or -EIO. */
 int cgfb_secret_derive(const uint8_t key[CGFB_SECRET_LEN], const char *label, const void *data,
 		       size_t len, unsigned char out[32]);
-/* n bytes as 2n lowercase hex digits and a NUL. */
-void cgfb_secret_hex(const unsigned char *b, size_t n, char *out);
 
 #define CGFB_PSEUDONYM_HEX 32
 

@@ -90,15 +90,17 @@ static int refresh(struct pubsum *p)
 	struct cgfb_buf b = { 0 }, old;
 	char etag[72];
 	struct timespec t0;
+	double took;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = compute(p, &b, etag);
+	took = since(&t0);
 	/* A slow one is said, with its deadline: the store's growth shows
 	 * here long before the deadline is passed. */
-	if (rc == 0 && since(&t0) >= 1.0)
+	if (rc == 0 && took >= 1.0)
 		cgfb_log(LOG_INFO, "public summary recomputed in %.1f s (the deadline is %u s)",
-			 since(&t0), STORE_READ_MS / 1000);
+			 took, STORE_READ_MS / 1000);
 
 	if (rc < 0) {
 		/* The last summary stays up; the next interval tries again. */

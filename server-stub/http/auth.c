@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 
 #include "http/auth.h"
+#include "cgfb/hex.h"
 #include "cgfb/sha256.h"
 #include "cgfb/log.h"
 
@@ -32,17 +33,6 @@ static bool token68(const char *t, size_t *len)
 	n += strspn(t + n, "=");
 	*len = n;
 	return t[n + strspn(t + n, " \t")] == '\0';
-}
-
-static void hex(const unsigned char *b, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = '\0';
 }
 
 static int add_token(struct auth *a, const char *path, unsigned line, const char *t, size_t n)
@@ -74,7 +64,7 @@ static int add_token(struct auth *a, const char *path, unsigned line, const char
 	/* The cookie names its token by a hash of the hash: nothing to test
 	 * guesses against. */
 	EVP_Digest(k->key, sizeof(k->key), idmd, &len, EVP_sha256(), NULL);
-	hex(idmd, 8, k->id);
+	cgfb_hex(idmd, 8, k->id);
 	k->line = line;
 	a->n++;
 	return 0;
@@ -166,7 +156,7 @@ static int session_mac(const struct auth_token *k, const char *head, size_t n, c
 	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, k->key, sizeof(k->key), msg, n + 13,
 		       md, sizeof(md), &mdlen))
 		return -EIO;
-	hex(md, sizeof(md), out);
+	cgfb_hex(md, sizeof(md), out);
 	return 0;
 }
 

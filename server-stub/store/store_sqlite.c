@@ -535,22 +535,32 @@ static int sq_put(struct store *base, const struct report_meta *m, const char *b
 	return STORE_CREATED;
 }
 
-static int sq_token(struct store *base, const char *id, char want[65])
+/* The text of statement which's one column for id into out (65 bytes):
+ * 0, -ENOENT without a row, or the database's error about what. */
+static int id_text(struct sq_store *s, enum stmt which, const char *id, char out[65],
+		   const char *what)
 {
-	struct sq_store *s = sq(base);
-	sqlite3_stmt *st = s->st[ST_TOKEN];
+	sqlite3_stmt *st = s->st[which];
 	int rc;
 
+	out[0] = '\0';
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		column_copy(st, 0, want, 65);
+		column_copy(st, 0, out, 65);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	if (rc == SQLITE_DONE)
-		return -ENOENT;
-	if (rc != SQLITE_ROW)
-		return db_error(s, "token");
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? -ENOENT : db_error(s, what);
+}
+
+static int sq_token(struct store *base, const char *id, char want[65])
+{
+	const int rc = id_text(sq(base), ST_TOKEN, id, want, "token");
+
+	if (rc < 0)
+		return rc;
 	return strlen(want) == 64 ? 0 : -EPERM;
 }
 
@@ -578,20 +588,7 @@ static int sq_delete(struct store *base, const char *id, const char *token_sha25
 
 static int sq_withdrawn_token(struct store *base, const char *id, char out[65])
 {
-	struct sq_store *s = sq(base);
-	sqlite3_stmt *st = s->st[ST_MARKER];
-	int rc;
-
-	out[0] = '\0';
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		column_copy(st, 0, out, 65);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE ? -ENOENT : db_error(s, "withdrawal marker");
+	return id_text(sq(base), ST_MARKER, id, out, "withdrawal marker");
 }
 
 static int sq_unwithdraw(struct store *base, const char *id)

@@ -17,17 +17,21 @@ if under_valgrind; then
 		"deadlines are measured: it runs natively; the ASan+UBSan run covers its memory"
 fi
 
-# attack ARGS...: run attack.py, one TAP test per line it prints.
-attack() {
-	python3 "$ATTACK" "$@" > "$T_TMP/attack.out" 2>&1
-	rc=$?
+# verdicts: one TAP test per line attack.py printed to $T_TMP/attack.out.
+verdicts() {
 	while IFS='	' read -r verdict name why; do
 		case $verdict in
 		ok) ok "$name" ;;
 		fail) not_ok "$name: $why" ;;
-		*) echo "$verdict $name $why" ;;
+		*) echo "# $verdict $name $why" ;;
 		esac
 	done < "$T_TMP/attack.out"
+}
+# attack ARGS...: run attack.py, one TAP test per line it prints.
+attack() {
+	python3 "$ATTACK" "$@" > "$T_TMP/attack.out" 2>&1
+	rc=$?
+	verdicts
 	[ $rc -eq 0 ] || not_ok "attack.py $1 exited with $rc"
 }
 
@@ -90,13 +94,7 @@ elif unshare -n true 2>/dev/null; then
 		wait $pid
 	' _ "$SERVER" "$T_TMP/v6" "$ATTACK" > "$T_TMP/attack.out" 2>&1
 	rc=$?
-	while IFS='	' read -r verdict name why; do
-		case $verdict in
-		ok) ok "$name" ;;
-		fail) not_ok "$name: $why" ;;
-		*) echo "# $verdict $name $why" ;;
-		esac
-	done < "$T_TMP/attack.out"
+	verdicts
 	expect_eq "...and the server in the namespace exits 0" "$rc" 0
 else
 	skip "IPv6 /64s of one /56" "no network namespace (unshare -n needs root)"
