@@ -353,16 +353,22 @@ def many6(port, nets, per, max_per_ip):
             socks.append(s)
         except OSError:
             s.close()
-    time.sleep(0.5)
-    held = 0
+    # A refused connection is closed by the server's event loop, which a
+    # loaded machine (or ASan) may run late: counted until it settles.
     for s in socks:
         s.setblocking(False)
-        try:
-            held += s.recv(1) != b""
-        except BlockingIOError:
-            held += 1
-        except OSError:
-            pass
+    for _ in range(10):
+        time.sleep(0.5)
+        held = 0
+        for s in socks:
+            try:
+                held += s.recv(1) != b""
+            except BlockingIOError:
+                held += 1
+            except OSError:
+                pass
+        if held <= max_per_ip:
+            break
     out(held <= max_per_ip, "%d /64s of one /56, %d slow heads each: one key, %d held "
         "(at most --max-per-ip %d)" % (nets, per, held, max_per_ip), "%d held" % held)
     got = 0
