@@ -42,6 +42,19 @@ static struct store *checkpointer(const char *path)
 	return s;
 }
 
+/* The public summary's thread, before a recomputation: the writer folds
+ * (none before it starts, nor without a store). */
+static int api_fold(void *ud)
+{
+	struct api *a = ud;
+	struct writer *w;
+
+	pthread_mutex_lock(&a->lock);
+	w = a->writer;
+	pthread_mutex_unlock(&a->lock);
+	return w ? writer_fold(w) : 0;
+}
+
 /* The published numbers' rules; the noise's key is fresh at every start
  * and never leaves the process. */
 static int policy_init(struct api *a, const struct server_opts *o)
@@ -81,15 +94,24 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 	/* After the migration: the first summary reads the current schema. */
 	if (rc == 0)
 		rc = policy_init(a, o);
+	/* What came in while the server was down (an import, a migration,
+	 * a new schema's backfill) is counted before the first summary. */
+	if (rc == 0 && (rc = store_fold(s)) < 0)
+		cgfb_log(LOG_ERR, "%s: the public summary's counts cannot be updated", o->db_path);
 	if (rc == 0 && (rc = pubsum_start(&a->pubsum, o->db_path, o->summary_interval,
-					  &a->policy)) < 0)
+					  &a->policy, api_fold, a)) < 0)
 		cgfb_log(LOG_ERR, "cannot start the public summary");
 	if (rc == 0 && o->no_store) {
 		cgfb_log(LOG_WARNING, "CGFB_SERVER_BENCH_NO_STORE is set: reports are "
 			 "validated and answered but NOT stored (benchmark only)");
 		store_close(s);
 	} else if (rc == 0) {
-		rc = writer_start(&a->writer, s, checkpointer(o->db_path));
+		struct writer *w = NULL;
+
+		rc = writer_start(&w, s, checkpointer(o->db_path));
+		pthread_mutex_lock(&a->lock);
+		a->writer = w;
+		pthread_mutex_unlock(&a->lock);
 	}
 	return rc;
 }

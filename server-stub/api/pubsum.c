@@ -20,6 +20,11 @@ struct pubsum {
 	const char *db_path;
 	unsigned interval;
 	const struct summary_policy *policy;
+	/* Before each recomputation but the first: the newest reports
+	 * counted (store_fold, on the writer's connection). */
+	int (*fold)(void *ud);
+	void *fold_ud;
+	bool first_done;
 	/* What requests get, replaced whole under lock. */
 	struct cgfb_buf body;
 	char etag[72];
@@ -94,6 +99,12 @@ static int refresh(struct pubsum *p)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* A fold that failed leaves the newest reports to the next one: the
+	 * summary is served as of the last. */
+	if (p->first_done && p->fold && (rc = p->fold(p->fold_ud)) < 0)
+		cgfb_log(LOG_WARNING, "public summary: the newest reports are not counted yet: %s",
+			 strerror(-rc));
+	p->first_done = true;
 	rc = compute(p, &b, etag);
 	took = since(&t0);
 	/* A slow one is said, with its deadline: the store's growth shows
@@ -140,7 +151,7 @@ static void *run(void *arg)
 }
 
 int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval,
-		 const struct summary_policy *policy)
+		 const struct summary_policy *policy, int (*fold)(void *ud), void *fold_ud)
 {
 	struct pubsum *p = calloc(1, sizeof(*p));
 	pthread_condattr_t ca;
@@ -151,6 +162,8 @@ int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval,
 	p->db_path = db_path;
 	p->interval = interval;
 	p->policy = policy;
+	p->fold = fold;
+	p->fold_ud = fold_ud;
 	pthread_mutex_init(&p->lock, NULL);
 	/* CLOCK_REALTIME for the deadline: next is a wall-clock time. */
 	pthread_condattr_init(&ca);

@@ -16,10 +16,11 @@
 
 struct pubsum;
 
-/* Compute the first summary from db_path now, then every interval
- * seconds. 0 or a negative errno after logging why. */
+/* Compute the first summary from db_path now (the caller has folded the
+ * store: store_fold), then every interval seconds, each after
+ * fold(fold_ud) (NULL: none). 0 or a negative errno after logging why. */
 int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval,
-		 const struct summary_policy *policy);
+		 const struct summary_policy *policy, int (*fold)(void *ud), void *fold_ud);
 void pubsum_stop(struct pubsum *p);
 
 /* The current summary into rp: 200 with the bytes, ETag and Cache-Control

@@ -155,6 +155,9 @@ static void scrub(struct writer *w)
 
 	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_lock(&w->db_lock);
+	/* The withdrawn reports' deltas (their install and columns) go from
+	 * the store with them, and their counts from the summary's. */
+	store_fold(w->store);
 	rc = store_scrub(w->store);
 	pthread_mutex_unlock(&w->db_lock);
 	pthread_mutex_lock(&w->lock);
@@ -183,12 +186,15 @@ static void wait_for_work(struct writer *w)
 		pthread_cond_wait(&w->work, &w->lock);
 }
 
+/* The jobs of one transaction; a fold runs alone, in transactions of its
+ * own. */
 static struct job *take_batch(struct writer *w)
 {
 	struct job *batch = w->head, *last = w->head;
 	unsigned n = 1;
 
-	while (last->next && n < BATCH_MAX) {
+	while (batch->kind != JOB_FOLD && last->next && last->next->kind != JOB_FOLD &&
+	       n < BATCH_MAX) {
 		last = last->next;
 		n++;
 	}
@@ -251,9 +257,18 @@ static void *writer_main(void *arg)
 		}
 		pthread_mutex_unlock(&w->lock);
 		pthread_mutex_lock(&w->db_lock);
-		rc = run_batch(w, batch);
+		if (batch->kind == JOB_FOLD)
+			rc = batch->result = store_fold(w->store);
+		else
+			rc = run_batch(w, batch);
 		pthread_mutex_unlock(&w->db_lock);
 		pthread_mutex_lock(&w->lock);
+		if (batch->kind == JOB_FOLD) {
+			/* Nothing to make durable first: a fold lost in a crash is
+			 * done again from the deltas it did not remove. */
+			finish(batch, 0);
+			continue;
+		}
 		note_withdrawals(w, batch, rc);
 		hand_over(w, batch, rc);
 	}
@@ -430,6 +445,13 @@ int writer_submit(struct writer *w, struct job *j)
 		;
 	sem_destroy(&done);
 	return j->result;
+}
+
+int writer_fold(struct writer *w)
+{
+	struct job j = { .kind = JOB_FOLD };
+
+	return writer_submit(w, &j);
 }
 
 void writer_stop(struct writer *w)

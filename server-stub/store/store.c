@@ -200,6 +200,11 @@ const char *store_dim_name(enum store_dim d)
 	return dim_names[d];
 }
 
+int store_fold(struct store *s)
+{
+	return s->ops->fold(s);
+}
+
 int store_groups_begin(struct store *s, const char *since)
 {
 	return s->ops->groups_begin(s, since);

@@ -214,9 +214,19 @@ struct store_group {
 	int64_t reports, installs, capped;
 };
 
-/* The window of reports received since `since` (NULL: all) that the
- * following store_groups calls count, all from one snapshot of the
- * database; store_groups_end releases it. */
+/* Outside a transaction, on the writing connection: count the reports
+ * stored and deleted since the last fold into the counts a summary of all
+ * reports reads (store/tally_sql.h), a bounded chunk per transaction. A
+ * summary of all reports is as recent as the last fold; its cost is the
+ * number of keys, not of reports. The collector folds at start, before
+ * each recomputation of the public summary, and before a scrub (a
+ * withdrawn report's counts go with it). 0 or a negative errno (logged). */
+int store_fold(struct store *s);
+
+/* The window of reports received since `since` (NULL: all, as of the
+ * last store_fold) that the following store_groups calls count, all from
+ * one snapshot of the database; store_groups_end releases it. A window is
+ * a scan of its reports. */
 int store_groups_begin(struct store *s, const char *since);
 void store_groups_end(struct store *s);
 int store_groups(struct store *s, enum store_dim d,

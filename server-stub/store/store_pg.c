@@ -19,6 +19,7 @@
 
 #include "cgfb/log.h"
 #include "store/store_pg.h"
+#include "store/tally_sql.h"
 
 /* Each entry moves the schema from version i to i + 1. Never edit one that
  * has shipped: add the next. */
@@ -57,6 +58,29 @@ static const char *const migrations[] = {
 	 * withdrawal does not keep the id from its owner (store_put). The
 	 * markers of before have none, and keep the id from everyone. */
 	"ALTER TABLE withdrawn ADD COLUMN token_sha256 TEXT COLLATE \"C\";",
+	/* The summary's counts kept as reports come and go (tally_sql.h):
+	 * the tables, the trigger that logs each report in and out, and the
+	 * reports already stored as deltas, which the first fold counts. */
+	"CREATE TABLE tally_delta (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+	" d INTEGER NOT NULL, install TEXT COLLATE \"C\" NOT NULL, catalog_id TEXT COLLATE \"C\" NOT NULL,"
+	" kernel_series TEXT COLLATE \"C\" NOT NULL, distribution TEXT COLLATE \"C\" NOT NULL,"
+	" cgroup_mode TEXT COLLATE \"C\" NOT NULL, software TEXT COLLATE \"C\" NOT NULL, verdict TEXT COLLATE \"C\" NOT NULL,"
+	" reorganisation TEXT COLLATE \"C\" NOT NULL, month TEXT COLLATE \"C\" NOT NULL, origin TEXT COLLATE \"C\" NOT NULL);"
+	"CREATE TABLE tally (dim INTEGER NOT NULL, key TEXT COLLATE \"C\" NOT NULL,"
+	" install TEXT COLLATE \"C\" NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (dim, key, install));"
+	"CREATE TABLE tally_groups (dim INTEGER NOT NULL, key TEXT COLLATE \"C\" NOT NULL,"
+	" reports BIGINT NOT NULL, installs BIGINT NOT NULL, capped BIGINT NOT NULL,"
+	" PRIMARY KEY (dim, key));"
+	"CREATE FUNCTION cgfb_tally() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+	" IF TG_OP = 'INSERT' THEN"
+	" INSERT INTO tally_delta (d, " TALLY_COLS ") VALUES (1, " TALLY_ROW("NEW") ");"
+	" ELSE"
+	" INSERT INTO tally_delta (d, " TALLY_COLS ") VALUES (-1, " TALLY_ROW("OLD") ");"
+	" END IF; RETURN NULL; END $$;"
+	"CREATE TRIGGER reports_tally AFTER INSERT OR DELETE ON reports"
+	" FOR EACH ROW EXECUTE FUNCTION cgfb_tally();"
+	"INSERT INTO tally_delta (d, " TALLY_COLS ") SELECT 1, " TALLY_COLS
+	" FROM reports ORDER BY seq;",
 };
 
 #define GROUPS_SRC_COLS "catalog_id, kernel_series, distribution, cgroup_mode, software," \
@@ -126,6 +150,40 @@ static const char *const pst_sql[P_COUNT] = {
 		      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,"
 		      " $17)"
 		      " ON CONFLICT (id) DO NOTHING RETURNING seq",
+	/* The summary of all reports: tally_groups (tally_sql.h). */
+	[P_TALLY] = "SELECT key, reports, installs, capped FROM tally_groups WHERE dim = $1::int"
+		    " ORDER BY reports DESC, key",
+	[P_TALLY_MONTH] = "SELECT key, reports, installs, capped FROM tally_groups"
+			  " WHERE dim = $1::int ORDER BY key",
+	[P_TALLY_ONE] = "SELECT CASE WHEN $1::int = 9 THEN 'all' ELSE 'check' END,"
+			" coalesce(sum(reports), 0)::bigint, coalesce(sum(installs), 0)::bigint,"
+			" coalesce(sum(capped), 0)::bigint FROM tally_groups WHERE dim = $1::int",
+	/* One chunk of the fold, one statement: the deltas taken (by the one
+	 * folder the advisory lock lets in) become per-install changes, with
+	 * each install's count before (o), which move tally and
+	 * tally_groups. The CTEs see one snapshot: up and gone touch
+	 * disjoint rows. The number of deltas taken comes back. */
+	[P_FOLD] = "WITH g AS (DELETE FROM tally_delta WHERE seq < (SELECT min(seq)"
+		   " FROM tally_delta) + " TALLY_CHUNK_TEXT " RETURNING *),"
+		   " x AS (" TALLY_EXPAND("g") "),"
+		   " c AS (SELECT dim, key, install, sum(d)::bigint AS d FROM x GROUP BY 1, 2, 3),"
+		   " o AS (SELECT c.dim, c.key, c.install, c.d, coalesce(t.n, 0) AS o FROM c"
+		   " LEFT JOIN tally AS t ON t.dim = c.dim AND t.key = c.key"
+		   " AND t.install = c.install),"
+		   " up AS (INSERT INTO tally (dim, key, install, n)"
+		   " SELECT dim, key, install, o + d FROM o WHERE o + d > 0"
+		   " ON CONFLICT (dim, key, install) DO UPDATE SET n = excluded.n),"
+		   " gone AS (DELETE FROM tally AS t USING o WHERE o.o + o.d <= 0"
+		   " AND t.dim = o.dim AND t.key = o.key AND t.install = o.install),"
+		   " grp AS (INSERT INTO tally_groups (dim, key, reports, installs, capped)"
+		   " SELECT dim, key, sum(d), sum((o + d > 0)::int - (o > 0)::int),"
+		   " sum(least(o + d, " STORE_CAP_TEXT ") - least(o, " STORE_CAP_TEXT "))"
+		   " FROM o GROUP BY dim, key ON CONFLICT (dim, key) DO UPDATE SET"
+		   " reports = tally_groups.reports + excluded.reports,"
+		   " installs = tally_groups.installs + excluded.installs,"
+		   " capped = tally_groups.capped + excluded.capped)"
+		   " SELECT count(*) FROM g",
+	[P_FOLD_EMPTY] = "DELETE FROM tally_groups WHERE reports <= 0",
 	[P_DIM0 + DIM_CATALOG_ID] = GROUP_BY("catalog_id", " WHERE origin = 'kernel'", "2 DESC, 1"),
 	[P_DIM0 + DIM_KERNEL_SERIES] = GROUP_BY("kernel_series", "", "2 DESC, 1"),
 	[P_DIM0 + DIM_DISTRIBUTION] = GROUP_BY("distribution", "", "2 DESC, 1"),

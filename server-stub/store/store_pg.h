@@ -14,11 +14,13 @@
 #define LOCK_SPACE   1667721826  /* "cgfb" */
 #define LOCK_MIGRATE 1
 #define LOCK_SUMMARY 2
+#define LOCK_FOLD    3
 
 /* The prepared statements, named "c<index>" in every session. */
 enum pst {
 	P_FIND, P_INSERT, P_TOKEN, P_DELETE, P_FORGET, P_GET, P_LIST, P_SRC_FILL,
-	P_SNAP_FRESH, P_SNAP_GET, P_SNAP_PUT, P_PUT_ROW, P_MARKER, P_UNWITHDRAW, P_DIM0,
+	P_SNAP_FRESH, P_SNAP_GET, P_SNAP_PUT, P_PUT_ROW, P_MARKER, P_UNWITHDRAW, P_TALLY,
+	P_TALLY_MONTH, P_TALLY_ONE, P_FOLD, P_FOLD_EMPTY, P_DIM0,
 	P_COUNT = P_DIM0 + DIM_COUNT
 };
 
@@ -27,6 +29,7 @@ struct pg_store {
 	PGconn *conn;
 	char *conninfo;
 	bool readonly;
+	bool whole;              /* pg_groups_begin(NULL): from tally_groups */
 	bool down;               /* the last (re)connection failed: logged once */
 	int tx_err;              /* first error inside the open transaction */
 	unsigned timeout_ms;     /* statement_timeout of the session */
@@ -107,6 +110,7 @@ int pg_groups_begin(struct store *base, const char *since);
 void pg_groups_end(struct store *base);
 int pg_groups(struct store *base, enum store_dim d,
 	      int (*fn)(const struct store_group *g, void *ud), void *ud);
+int pg_fold(struct store *base);
 int pg_summary_shared(struct store *base, unsigned max_age,
 		      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
 		      struct cgfb_buf *out);

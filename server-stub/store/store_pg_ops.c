@@ -34,11 +34,13 @@ static int pg_wal_path(struct store *base, char *buf, size_t bufsz)
 /* VACUUM (never inside a transaction: the writer calls this between
  * batches) prunes the deleted rows' tuples and their TOAST chunks, so
  * they are no longer in a live page as a dead tuple waiting for
- * autovacuum. Not VACUUM FULL: that rewrites the table under an exclusive
+ * autovacuum; the same for the counts the fold before it removed (their
+ * install pseudonym and columns). Not VACUUM FULL: that rewrites the table under an exclusive
  * lock. What PostgreSQL keeps regardless is in docs/PRIVACY.md. */
 static int pg_scrub(struct store *base)
 {
-	return pg_exec_const(pgs(base), "vacuum after a withdrawal", "VACUUM reports");
+	return pg_exec_const(pgs(base), "vacuum after a withdrawal",
+			     "VACUUM reports, tally_delta, tally");
 }
 
 const struct store_ops store_pg_ops = {
@@ -54,6 +56,7 @@ const struct store_ops store_pg_ops = {
 	.defer_sync = pg_unsupported,
 	.wal_path = pg_wal_path,
 	.scrub = pg_scrub,
+	.fold = pg_fold,
 	.begin = pg_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,

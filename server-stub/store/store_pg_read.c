@@ -101,7 +101,9 @@ int pg_groups_begin(struct store *base, const char *since)
 
 	if (rc == 0)
 		rc = pg_exec_const(s, "summary", "BEGIN ISOLATION LEVEL REPEATABLE READ");
-	if (rc < 0)
+	/* All reports: the folded counts, a row per key. */
+	s->whole = !since;
+	if (rc < 0 || s->whole)
 		return rc;
 	res = pg_run(s, P_SRC_FILL, 1, &from, NULL, NULL, "summary", &rc);
 	PQclear(res);
@@ -115,6 +117,7 @@ void pg_groups_end(struct store *base)
 	struct pg_store *s = pgs(base);
 
 	/* Read-only work: the commit only empties groups_src. */
+	s->whole = false;
 	if (pg_exec_const(s, "summary", "COMMIT") < 0)
 		pg_rollback(base);
 }
@@ -123,8 +126,15 @@ int pg_groups(struct store *base, enum store_dim d,
 	      int (*fn)(const struct store_group *g, void *ud), void *ud)
 {
 	struct pg_store *s = pgs(base);
+	char dim[8];
+	const char *vals[1] = { dim };
+	const enum pst st = !s->whole ? (enum pst)(P_DIM0 + d) : d >= DIM_ALL ? P_TALLY_ONE :
+			   d == DIM_MONTH ? P_TALLY_MONTH : P_TALLY;
 	int rc, ret = 0;
-	PGresult *res = pg_run(s, (enum pst)(P_DIM0 + d), 0, NULL, NULL, NULL, "summary", &rc);
+	PGresult *res;
+
+	snprintf(dim, sizeof(dim), "%d", (int)d);
+	res = pg_run(s, st, s->whole ? 1 : 0, vals, NULL, NULL, "summary", &rc);
 
 	if (!res)
 		return rc;

@@ -191,3 +191,43 @@ int pg_put_withdrawn(struct store *base, const char *id, const char *at,
 	PQclear(res);
 	return rc;
 }
+
+/* One chunk in one transaction, under the fold's advisory lock (two
+ * collectors folding at once would both count the same install's
+ * change from the same count before): 1 when deltas were folded. */
+static int fold_chunk(struct pg_store *s)
+{
+	char lock[96];
+	PGresult *res = NULL;
+	int rc = pg_begin(&s->base), n = 0;
+
+	snprintf(lock, sizeof(lock), "SELECT pg_advisory_xact_lock(%d, %d)", LOCK_SPACE,
+		 LOCK_FOLD);
+	if (rc == 0)
+		rc = pg_exec_const(s, "summary counts", lock);
+	if (rc == 0)
+		res = pg_run(s, P_FOLD, 0, NULL, NULL, NULL, "summary counts", &rc);
+	if (res) {
+		n = PQntuples(res) == 1 && pg_int8_at(res, 0, 0) > 0;
+		PQclear(res);
+	}
+	if (rc == 0 && n)
+		PQclear(pg_run(s, P_FOLD_EMPTY, 0, NULL, NULL, NULL, "summary counts", &rc));
+	if (rc == 0)
+		rc = pg_commit(&s->base);
+	if (rc < 0) {
+		pg_rollback(&s->base);
+		return rc;
+	}
+	return n;
+}
+
+int pg_fold(struct store *base)
+{
+	struct pg_store *s = pgs(base);
+	int rc;
+
+	while ((rc = fold_chunk(s)) == 1)
+		;
+	return rc;
+}

@@ -15,6 +15,7 @@
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
 #include "store/store_impl.h"
+#include "store/tally_sql.h"
 
 /* Each entry moves the schema from version i to i + 1. Never edit one that
  * has shipped: add the next. */
@@ -47,6 +48,25 @@ static const char *const migrations[] = {
 	 * withdrawal does not keep the id from its owner (store_put). The
 	 * markers of before have none, and keep the id from everyone. */
 	"ALTER TABLE withdrawn ADD COLUMN token_sha256 TEXT;",
+	/* The summary's counts kept as reports come and go (tally_sql.h):
+	 * the tables, the triggers that log each report in and out, and the
+	 * reports already stored as deltas, which the first fold counts. */
+	"CREATE TABLE tally_delta (seq INTEGER PRIMARY KEY, d INTEGER NOT NULL,"
+	" install TEXT NOT NULL, catalog_id TEXT NOT NULL, kernel_series TEXT NOT NULL,"
+	" distribution TEXT NOT NULL, cgroup_mode TEXT NOT NULL, software TEXT NOT NULL,"
+	" verdict TEXT NOT NULL, reorganisation TEXT NOT NULL, month TEXT NOT NULL,"
+	" origin TEXT NOT NULL);"
+	"CREATE TABLE tally (dim INTEGER NOT NULL, key TEXT NOT NULL, install TEXT NOT NULL,"
+	" n INTEGER NOT NULL, PRIMARY KEY (dim, key, install)) WITHOUT ROWID;"
+	"CREATE TABLE tally_groups (dim INTEGER NOT NULL, key TEXT NOT NULL,"
+	" reports INTEGER NOT NULL, installs INTEGER NOT NULL, capped INTEGER NOT NULL,"
+	" PRIMARY KEY (dim, key)) WITHOUT ROWID;"
+	"CREATE TRIGGER reports_tally_in AFTER INSERT ON reports BEGIN"
+	" INSERT INTO tally_delta (d, " TALLY_COLS ") VALUES (1, " TALLY_ROW("NEW") "); END;"
+	"CREATE TRIGGER reports_tally_out AFTER DELETE ON reports BEGIN"
+	" INSERT INTO tally_delta (d, " TALLY_COLS ") VALUES (-1, " TALLY_ROW("OLD") "); END;"
+	"INSERT INTO tally_delta (d, " TALLY_COLS ") SELECT 1, " TALLY_COLS
+	" FROM reports ORDER BY seq;",
 };
 
 /* The summary's columns of the reports in its window, copied into a
@@ -136,6 +156,11 @@ struct sq_store {
 	sqlite3 *db;
 	sqlite3_stmt *st[ST_COUNT];
 	sqlite3_stmt *dim[DIM_COUNT];
+	/* The summary of all reports reads tally_groups (tally_sql.h) with
+	 * these, prepared at first use: a read-only connection to a file of
+	 * before migration 4 (migrate's source) never has the table. */
+	sqlite3_stmt *tally[DIM_COUNT];
+	bool whole;                  /* store_groups_begin(NULL): from tally */
 	struct timespec deadline;    /* reads: interrupted after this; 0: none */
 };
 
@@ -217,7 +242,8 @@ static int migrate(struct sq_store *s)
 	const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
 	static const char *const set_version[] = { "PRAGMA user_version = 1",
 						   "PRAGMA user_version = 2",
-						   "PRAGMA user_version = 3" };
+						   "PRAGMA user_version = 3",
+						   "PRAGMA user_version = 4" };
 	_Static_assert(sizeof(set_version) == sizeof(migrations), "a version per migration");
 	int v, rc;
 
@@ -360,8 +386,10 @@ static void sq_close(struct store *base)
 		return;
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
-	for (int i = 0; i < DIM_COUNT; i++)
+	for (int i = 0; i < DIM_COUNT; i++) {
 		sqlite3_finalize(s->dim[i]);
+		sqlite3_finalize(s->tally[i]);
+	}
 	/* The last connection to close checkpoints and removes the WAL. */
 	if (sqlite3_close(s->db) != SQLITE_OK)
 		cgfb_log(LOG_ERR, "database: close: %s", sqlite3_errmsg(s->db));
@@ -682,8 +710,11 @@ static int sq_groups_begin(struct store *base, const char *since)
 	struct sq_store *s = sq(base);
 	int rc = step_done(s, ST_READ, "summary");
 
-	if (rc == 0)
-		rc = step_done(s, ST_SRC_CLEAR, "summary");
+	/* All reports: the folded counts, a row per key. */
+	s->whole = !since;
+	if (rc < 0 || s->whole)
+		return rc;
+	rc = step_done(s, ST_SRC_CLEAR, "summary");
 	if (rc == 0) {
 		sqlite3_bind_text(s->st[ST_SRC_FILL], 1, since ? since : "", -1, SQLITE_STATIC);
 		rc = step_done(s, ST_SRC_FILL, "summary");
@@ -697,9 +728,33 @@ static void sq_groups_end(struct store *base)
 {
 	struct sq_store *s = sq(base);
 
-	step_done(s, ST_SRC_CLEAR, "summary");
+	if (!s->whole)
+		step_done(s, ST_SRC_CLEAR, "summary");
+	s->whole = false;
 	if (step_done(s, ST_COMMIT, "summary") < 0)
 		sq_rollback(base);
+}
+
+/* tally_groups' rows of dimension d, as dim_sql[d] gives the scan's. */
+static int tally_stmt(struct sq_store *s, enum store_dim d, sqlite3_stmt **out)
+{
+	static const char *const sql[] = {
+		"SELECT key, reports, installs, capped FROM tally_groups WHERE dim = ?1"
+		" ORDER BY reports DESC, key",
+		"SELECT key, reports, installs, capped FROM tally_groups WHERE dim = ?1"
+		" ORDER BY key",
+		"SELECT iif(?1 = 9, 'all', 'check'), coalesce(sum(reports), 0),"
+		" coalesce(sum(installs), 0), coalesce(sum(capped), 0) FROM tally_groups"
+		" WHERE dim = ?1",
+	};
+	const char *q = d >= DIM_ALL ? sql[2] : d == DIM_MONTH ? sql[1] : sql[0];
+
+	if (!s->tally[d] && sqlite3_prepare_v3(s->db, q, -1, SQLITE_PREPARE_PERSISTENT,
+					       &s->tally[d], NULL) != SQLITE_OK)
+		return db_error(s, "prepare");
+	sqlite3_bind_int(s->tally[d], 1, (int)d);
+	*out = s->tally[d];
+	return 0;
 }
 
 static int sq_groups(struct store *base, enum store_dim d,
@@ -708,6 +763,9 @@ static int sq_groups(struct store *base, enum store_dim d,
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st = s->dim[d];
 	int rc, ret = 0;
+
+	if (s->whole && (rc = tally_stmt(s, d, &st)) < 0)
+		return rc;
 
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const struct store_group g = { col(st, 0), sqlite3_column_int64(st, 1),
@@ -721,6 +779,104 @@ static int sq_groups(struct store *base, enum store_dim d,
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return ret;
+}
+
+/* The fold (tally_sql.h), one chunk: the deltas up to seq ?1 become
+ * per-install changes (each with the install's count before, o), which
+ * move tally_groups and tally, and go. */
+static const char *const fold_sql[] = {
+	"CREATE TEMP TABLE IF NOT EXISTS tally_change (dim INTEGER, key TEXT, install TEXT,"
+	" d INTEGER, o INTEGER)",
+	"WITH g AS MATERIALIZED (SELECT * FROM main.tally_delta WHERE seq <= ?1),"
+	" x AS (" TALLY_EXPAND("g") "),"
+	" c AS (SELECT dim, key, install, sum(d) AS d FROM x GROUP BY 1, 2, 3)"
+	" INSERT INTO temp.tally_change SELECT c.dim, c.key, c.install, c.d, coalesce(t.n, 0)"
+	" FROM c LEFT JOIN main.tally AS t"
+	" ON t.dim = c.dim AND t.key = c.key AND t.install = c.install",
+	"INSERT INTO main.tally_groups (dim, key, reports, installs, capped)"
+	" SELECT dim, key, sum(d), sum((o + d > 0) - (o > 0)),"
+	" sum(min(o + d, " STORE_CAP_TEXT ") - min(o, " STORE_CAP_TEXT "))"
+	" FROM temp.tally_change WHERE true GROUP BY dim, key"
+	" ON CONFLICT (dim, key) DO UPDATE SET reports = reports + excluded.reports,"
+	" installs = installs + excluded.installs, capped = capped + excluded.capped",
+	"INSERT INTO main.tally (dim, key, install, n) SELECT dim, key, install, o + d"
+	" FROM temp.tally_change WHERE o + d > 0"
+	" ON CONFLICT (dim, key, install) DO UPDATE SET n = excluded.n",
+	"DELETE FROM main.tally WHERE (dim, key, install) IN"
+	" (SELECT dim, key, install FROM temp.tally_change WHERE o + d <= 0)",
+	"DELETE FROM main.tally_groups WHERE reports <= 0 AND (dim, key) IN"
+	" (SELECT dim, key FROM temp.tally_change)",
+	"DELETE FROM main.tally_delta WHERE seq <= ?1",
+	"DELETE FROM temp.tally_change",
+};
+
+/* One statement of the fold, ?1 (when it has one) bound to hi. */
+static int fold_step(struct sq_store *s, const char *sql, int64_t hi)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, "summary counts");
+	if (sqlite3_bind_parameter_count(st) > 0)
+		sqlite3_bind_int64(st, 1, hi);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, "summary counts");
+}
+
+/* The first seq pending into lo: 1, or 0 when nothing is. */
+static int fold_pending(struct sq_store *s, int64_t *lo)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT min(seq) FROM tally_delta", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return db_error(s, "summary counts");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*lo = sqlite3_column_int64(st, 0);
+		rc = 1;
+	} else {
+		rc = rc == SQLITE_ROW ? 0 : db_error(s, "summary counts");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* One transaction, one chunk: 1 when a chunk was folded, 0 when none was
+ * pending. */
+static int fold_chunk(struct sq_store *s)
+{
+	int64_t lo = 0;
+	int rc = sq_begin(&s->base);
+
+	if (rc == 0)
+		rc = fold_pending(s, &lo);
+	for (size_t i = 0; rc == 1 && i < sizeof(fold_sql) / sizeof(fold_sql[0]); i++) {
+		const int r = fold_step(s, fold_sql[i], lo + TALLY_CHUNK - 1);
+
+		rc = r < 0 ? r : rc;
+	}
+	if (rc >= 0) {
+		const int r = sq_commit(&s->base);
+
+		rc = r < 0 ? r : rc;
+	}
+	if (rc < 0)
+		sq_rollback(&s->base);
+	return rc;
+}
+
+static int sq_fold(struct store *base)
+{
+	struct sq_store *s = sq(base);
+	int rc;
+
+	while ((rc = fold_chunk(s)) == 1)
+		;
+	return rc;
 }
 
 static int sq_scan(struct store *base, int64_t after, unsigned limit,
@@ -791,6 +947,7 @@ const struct store_ops store_sqlite_ops = {
 	.groups_begin = sq_groups_begin,
 	.groups_end = sq_groups_end,
 	.groups = sq_groups,
+	.fold = sq_fold,
 	.scan = sq_scan,
 	.withdrawn_list = sq_withdrawn_list,
 };

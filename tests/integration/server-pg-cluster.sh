@@ -26,10 +26,10 @@ wait
 PA=$(cat "$T_TMP/a/port" 2>/dev/null) PB=$(cat "$T_TMP/b/port" 2>/dev/null)
 check "two instances starting together both listen" sh -c '[ -n "$1" ] && [ -n "$2" ]' _ "$PA" "$PB"
 SERVER_PIDS="$SERVER_PIDS $(pgrep -f -- "--port-file $T_TMP/a/port") $(pgrep -f -- "--port-file $T_TMP/b/port")"
-expect_eq "the schema was migrated once, to version 3" \
-	"$(sql "$SERVER_STORE" "select string_agg(version::text, ',') from cgfb_schema")" 3
+expect_eq "the schema was migrated once, to version 4" \
+	"$(sql "$SERVER_STORE" "select string_agg(version::text, ',') from cgfb_schema")" 4
 expect_eq "one of them logged the migration" \
-	"$(cat "$T_TMP/a/log" "$T_TMP/b/log" | grep -c "schema migrated to version 3")" 1
+	"$(cat "$T_TMP/a/log" "$T_TMP/b/log" | grep -c "schema migrated to version 4")" 1
 A=http://127.0.0.1:$PA B=http://127.0.0.1:$PB
 
 # --- the same ids to both at the same moment -------------------------------------------------
@@ -81,6 +81,12 @@ check "the summary is the same from either instance" cmp -s "$T_TMP/sum.a" "$T_T
 check "...with the same ETag" sh -c 'test -s "$1" && cmp -s "$1" "$2"' _ "$T_TMP/etag.a" "$T_TMP/etag.b"
 expect_eq "...kept in the database for all (summary_snapshot)" \
 	"$(sql "$SERVER_STORE" "select count(*) from summary_snapshot")" 1
+# Both folded what both wrote before their summaries (store_fold, one at a
+# time under an advisory lock): the counts kept are the rows', none pending.
+expect_eq "...from the counts kept: every row counted once, installs and all, none pending" \
+	"$(sql "$SERVER_STORE" "select (select count(*) from tally_delta) || ':' ||
+		(select reports - (select count(*) from reports) from tally_groups where dim = 9) || ':' ||
+		(select installs - (select count(distinct install) from reports) from tally_groups where dim = 9)")" "0:0:0"
 
 # --- the other two spellings of a PostgreSQL database ---------------------------------------
 for spec in "host=$PG_SOCK dbname=$(pg_dbname "$SERVER_STORE") user=postgres" \
