@@ -342,7 +342,7 @@ expect_eq "...and its proven report comes back no more: 410" \
 # A reader of the owner's mail forges a bound copy (the count changed: same
 # id, same deletion hash) and mails it first. A mail proves nothing, so the
 # owner's proven POST takes the id from it; a proven row stays.
-python3 "$GEN" --dir "$T_TMP/own2" --count 1 --seed 79 --bound
+python3 "$GEN" --dir "$T_TMP/own2" --count 2 --seed 79 --bound
 python3 - "$T_TMP/own2/0.json" "$T_TMP/forged" <<'PY'
 import hashlib, json, sys
 def eml(body, path):
@@ -376,6 +376,12 @@ expect_eq "the replacement is logged once" \
 	"$(grep -c "report $oid: stored in place of an unproven copy under its id that came by mail" "$T_TMP/a/log")" 1
 expect_eq "other bytes proven by the same token against the proven row: 409" \
 	"$(post "$T_TMP/forged.json" -H "$(proof "$T_TMP/own2/0.token")")" 409
+# A withdrawal marker of before schema version 3 has no hash: nobody can
+# tell who withdrew the id, so it stays withdrawn, even to the proof.
+oid=$(sed -n 's/^1\t\([^\t]*\).*/\1/p' "$T_TMP/own2/index.tsv")
+sql "$DB" "insert into withdrawn (id, at) values ('$oid', '2020-01-01T00:00:00.000Z')" >/dev/null
+expect_eq "an id withdrawn before the hash was kept: 410 to a proven POST" \
+	"$(post "$T_TMP/own2/1.json" -H "$(proof "$T_TMP/own2/1.token")")" 410
 
 # --- routing, and what error bodies never contain -----------------------------------------
 expect_eq "PUT /api/v1/reports: 405" "$(req PUT /api/v1/reports)" 405
