@@ -137,7 +137,7 @@ static int claim(const struct http_request *rq, struct report_meta *m, struct ht
 void api_post_report(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
 	struct report_meta m;
-	struct job j = { .kind = JOB_PUT, .via = "http" };
+	struct job j = { .kind = JOB_PUT, .via = STORE_VIA_HTTP };
 	struct pending *w;
 	char err[512];
 	int rc;

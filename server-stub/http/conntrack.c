@@ -97,32 +97,40 @@ static bool evict(struct conntrack *ct)
 	return true;
 }
 
-bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr)
+/* Which rule refuses a key holding held of live connections, or NULL. */
+static const char *refusal(const struct conntrack *ct, unsigned held, unsigned live)
+{
+	if (held >= ct->per_key)
+		return CONNTRACK_WHY_PER_KEY;
+	if (live >= ct->max)
+		return CONNTRACK_WHY_FULL;
+	if (live >= ct->max - ct->max / 4 && held >= CONNTRACK_FAIR)
+		return CONNTRACK_WHY_FAIR;
+	return NULL;
+}
+
+bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr, const char **why)
 {
 	char key[PEER_KEY_MAX];
-	bool ok;
-	unsigned held, live;
+	unsigned held;
 
 	peer_key(addr, key);
 	pthread_mutex_lock(&ct->lock);
 	held = held_by(ct, key);
-	live = ct->count - ct->shut;
-	ok = live < ct->max && held < ct->per_key &&
-	     (live < ct->max - ct->max / 4 || held < CONNTRACK_FAIR);
-	if (!ok && live >= ct->max && held < ct->per_key && held < CONNTRACK_FAIR)
-		ok = evict(ct);
+	*why = refusal(ct, held, ct->count - ct->shut);
+	/* A full table makes room only for a key that holds few. */
+	if (*why && strcmp(*why, CONNTRACK_WHY_FULL) == 0 && held < CONNTRACK_FAIR && evict(ct))
+		*why = NULL;
 	pthread_mutex_unlock(&ct->lock);
-	return ok;
+	return !*why;
 }
 
-bool conntrack_admit_proxy(struct conntrack *ct)
+bool conntrack_admit_proxy(struct conntrack *ct, const char **why)
 {
-	bool ok;
-
 	pthread_mutex_lock(&ct->lock);
-	ok = ct->count - ct->shut < ct->max || evict(ct);
+	*why = ct->count - ct->shut < ct->max || evict(ct) ? NULL : CONNTRACK_WHY_FULL;
 	pthread_mutex_unlock(&ct->lock);
-	return ok;
+	return !*why;
 }
 
 struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd)

@@ -30,16 +30,22 @@ void conntrack_stop(struct conntrack *ct);
  * the server's other once-a-second work, without a thread of its own. */
 void conntrack_on_tick(struct conntrack *ct, void (*fn)(void *ud), void *ud);
 
-/* Whether a connection from addr may be accepted now. When every slot
+/* Why a connection was refused (static strings, for the log). */
+#define CONNTRACK_WHY_PER_KEY "per-address connection limit"
+#define CONNTRACK_WHY_FAIR "last quarter of the slots kept for addresses holding few"
+#define CONNTRACK_WHY_FULL "every connection slot taken"
+
+/* Whether a connection from addr may be accepted now; when not, *why
+ * says which rule refused it (one of CONNTRACK_WHY_*). When every slot
  * is taken and addr's key holds fewer than CONNTRACK_FAIR, the
  * connection whose request head has been due the longest is shut down
  * to make room (never one whose head is in), so that a complete request
  * always gets a slot. */
-bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr);
+bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr, const char **why);
 /* The same for a trusted reverse proxy (proxy.h), which speaks for many
  * clients: no share of a key applies, only the total, and the oldest
  * incomplete head makes room as for anyone. */
-bool conntrack_admit_proxy(struct conntrack *ct);
+bool conntrack_admit_proxy(struct conntrack *ct, const char **why);
 /* An accepted connection on socket fd; NULL when out of memory (the
  * connection is then only counted by libmicrohttpd). */
 struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd);

@@ -47,6 +47,7 @@ struct http_server {
 	atomic_int suspended;        /* deferred, not yet resumed */
 	struct conntrack *ct;        /* open connections, across all event loops */
 	struct refusals *refused;    /* 429s, counted instead of logged each */
+	struct refusals *refused_conns;   /* connections refused at accept, likewise */
 	atomic_bool closing;
 	char *cert, *key;            /* PEM text, kept for the daemon's lifetime */
 	struct proxies proxies;      /* --trusted-proxy */
@@ -561,18 +562,25 @@ static bool worth_a_line(struct http_server *h, const struct req *r)
 	return r->status != 429 || refusals_note(h->refused, r->client_key, "rate limit", now_s());
 }
 
+/* ud: what was refused, "requests" or "connections". */
 static void log_refused(void *ud, const char *key, const char *why, unsigned long n,
 			unsigned seconds)
 {
-	cgfb_log(LOG_WARNING, "refused %lu requests from %s in the last %u s (%s)", n, key,
-		 seconds, why);
+	cgfb_log(LOG_WARNING, "refused %lu %s from %s in the last %u s (%s)", n, (const char *)ud,
+		 key, seconds, why);
+}
+
+static void flush_refusals(struct http_server *h, bool all)
+{
+	const double now = now_s();
+
+	refusals_flush(h->refused, now, all, log_refused, "requests");
+	refusals_flush(h->refused_conns, now, all, log_refused, "connections");
 }
 
 static void on_tick(void *cls)
 {
-	struct http_server *h = cls;
-
-	refusals_flush(h->refused, now_s(), false, log_refused, NULL);
+	flush_refusals(cls, false);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -617,6 +625,20 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	cgfb_log(LOG_WARNING, "http: %s", msg);
 }
 
+/* A refused connection has no request to log: an attack at accept would
+ * leave no trace. Its key's first refusal of an interval is a line, the
+ * rest are counted (refusals.h), as for 429s. */
+static void log_refused_connection(struct http_server *h, const struct sockaddr *addr,
+				   const char *why)
+{
+	char key[PEER_KEY_MAX];
+
+	if (peer_key(addr, key) < 0)
+		snprintf(key, sizeof(key), "an address of family %d", addr->sa_family);
+	if (refusals_note(h->refused_conns, key, why, now_s()))
+		cgfb_log(LOG_WARNING, "refused a connection from %s (%s)", key, why);
+}
+
 /* --max-connections for the whole server and --max-per-ip per address
  * key (conntrack.h): libmicrohttpd would split the first between its
  * event loops, so that one loop could refuse while another had room, and
@@ -625,10 +647,13 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct http_server *h = cls;
+	const char *why;
+	const bool ok = proxies_trusted(&h->proxies, addr) ? conntrack_admit_proxy(h->ct, &why) :
+							     conntrack_admit(h->ct, addr, &why);
 
-	if (proxies_trusted(&h->proxies, addr))
-		return conntrack_admit_proxy(h->ct) ? MHD_YES : MHD_NO;
-	return conntrack_admit(h->ct, addr) ? MHD_YES : MHD_NO;
+	if (!ok)
+		log_refused_connection(h, addr, why);
+	return ok ? MHD_YES : MHD_NO;
 }
 
 /* libmicrohttpd 0.9.75 reports CLOSED before it closes the socket, so the
@@ -811,6 +836,8 @@ int http_start(struct http_server **out, const struct server_opts *o,
 		goto fail;
 	rc = refusals_new(&h->refused, REFUSALS_INTERVAL);
 	if (rc == 0)
+		rc = refusals_new(&h->refused_conns, REFUSALS_INTERVAL);
+	if (rc == 0)
 		rc = conntrack_start(&h->ct, o->max_connections, o->max_per_ip, o->head_timeout);
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "cannot start the connection reaper: %s", strerror(-rc));
@@ -881,9 +908,10 @@ void http_stop(struct http_server *h, unsigned grace_ms)
 		MHD_stop_daemon(h->d);
 	}
 	conntrack_stop(h->ct);
-	if (h->refused)
-		refusals_flush(h->refused, now_s(), true, log_refused, NULL);
+	if (h->refused && h->refused_conns)
+		flush_refusals(h, true);
 	refusals_free(h->refused);
+	refusals_free(h->refused_conns);
 	free(h->cert);
 	free(h->key);
 	free(h);

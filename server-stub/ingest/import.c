@@ -123,7 +123,7 @@ static void import_report(struct writer *w, const struct cgfb_schema *schema, co
 			  unsigned index, const struct cgfb_buf *json, struct counts *c)
 {
 	struct report_meta m = { 0 };
-	struct job j = { .kind = JOB_PUT, .via = "mail" };
+	struct job j = { .kind = JOB_PUT, .via = STORE_VIA_MAIL };
 	char err[512];
 	int rc = ingest_report(schema, json->data, json->len, &m, err, sizeof(err));
 

@@ -98,13 +98,38 @@ void store_rollback(struct store *s)
 	s->ops->rollback(s);
 }
 
-/* A claim against the row under m's id (other bytes): it goes when its id
- * is not bound to its own hash, the claimant's report is stored instead. */
+/* Whether the row under a claim's id (token hash held, come by via)
+ * gives way to it: a row whose id is not bound to its own hash gives way
+ * to any claim; a bound row that came by mail was never proven, so it
+ * gives way to the proof. A bound row that came by a proven POST was made
+ * by the token's holder: it stays. */
+static bool gives_way(const struct report_meta *m, const char *held, const char *via)
+{
+	if (!cgfb_report_id_bound(m->id, held))
+		return true;
+	return m->claim == CLAIM_PROVEN && strcmp(via, STORE_VIA_MAIL) == 0;
+}
+
+static void log_replaced(const struct report_meta *m, const char *held, const char *via)
+{
+	if (cgfb_report_id_bound(m->id, held))
+		cgfb_log(LOG_NOTICE, "report %s: stored in place of an unproven copy under its id "
+			 "that came by mail (token hash %.12s, other bytes), proven by its token",
+			 m->id, held);
+	else
+		cgfb_log(LOG_NOTICE, "report %s: stored in place of a report under its id that "
+			 "was not bound to it (token hash %.12s replaced by %.12s, %s)", m->id,
+			 held[0] ? held : "none", m->token_sha256,
+			 m->claim == CLAIM_PROVEN ? "proven" : "bound");
+}
+
+/* A claim against the row under m's id (other bytes): it goes when it
+ * gives way, the claimant's report is stored instead. */
 static int claim_row(struct store *s, const struct report_meta *m, const char *body, size_t len,
 		     const char *received_at, const char *via, struct receipt *r)
 {
-	char held[65] = "";
-	int rc = s->ops->token(s, m->id, held);
+	char held[65] = "", held_via[STORE_VIA_MAX] = "";
+	int rc = s->ops->token(s, m->id, held, held_via);
 
 	if (rc == -EPERM) {
 		held[0] = '\0';
@@ -112,16 +137,13 @@ static int claim_row(struct store *s, const struct report_meta *m, const char *b
 	}
 	if (rc < 0)
 		return rc == -ENOENT ? -EAGAIN : rc;   /* withdrawn meanwhile: retried */
-	if (cgfb_report_id_bound(m->id, held))
+	if (!gives_way(m, held, held_via))
 		return STORE_CONFLICT;
 	rc = s->ops->remove(s, m->id);
 	if (rc == 0)
 		rc = s->ops->put(s, m, body, len, received_at, via, r);
 	if (rc == STORE_CREATED)
-		cgfb_log(LOG_NOTICE, "report %s: stored in place of a report under its id that "
-			 "was not bound to it (token hash %.12s replaced by %.12s, %s)", m->id,
-			 held[0] ? held : "none", m->token_sha256,
-			 m->claim == CLAIM_PROVEN ? "proven" : "bound");
+		log_replaced(m, held, held_via);
 	return rc;
 }
 
@@ -175,7 +197,7 @@ static int token_matches(const char *want, const char *token)
 int store_delete(struct store *s, const char *id, const char *token, const char *when)
 {
 	char want[65];
-	int rc = s->ops->token(s, id, want);
+	int rc = s->ops->token(s, id, want, NULL);
 
 	if (rc == 0)
 		rc = token_matches(want, token);

@@ -24,12 +24,21 @@ struct store;
 /* What a report may claim of its id (cgfb/report_id.h): an id bound to
  * its deletion hash is its sender's, and a sender who shows the token
  * proves it. A claim takes the id from a report whose id is not bound to
- * its own hash (a squatter's, or an earlier client's). */
+ * its own hash (a squatter's, or an earlier client's). A proof also takes
+ * it from a bound report that came by mail: a mail shows no token, so
+ * anyone who read the owner's mail could have sent a forged copy first. */
 enum report_claim {
 	CLAIM_NONE,        /* unbound: first come, first stored */
 	CLAIM_BOUND,       /* bound, without proof (a mail): takes an unbound row's id */
-	CLAIM_PROVEN,      /* bound, its token shown: also takes an id a squatter withdrew */
+	CLAIM_PROVEN,      /* bound, its token shown: also takes a mailed row's id and an
+			    * id a squatter withdrew */
 };
+
+/* The way a report came (the via column): a POST, or the mail import,
+ * whose bound reports were never proven. */
+#define STORE_VIA_HTTP "http"
+#define STORE_VIA_MAIL "mail"
+#define STORE_VIA_MAX 16
 
 struct report_meta {
 	char id[CGFB_REPORT_ID_LEN + 1];
@@ -123,11 +132,15 @@ void store_rollback(struct store *s);
 /* Inside a transaction. received_at is used only for a new report; r gets
  * the stored receipt for STORE_CREATED and STORE_SAME. A claim (m->claim)
  * changes two answers: a row under the id whose id is not bound to its own
- * hash is replaced (STORE_CREATED; logged with both hashes' first 12
- * digits) where it was STORE_CONFLICT; and, for CLAIM_PROVEN, an id
- * withdrawn with another token than this report's (the squatter's) is
- * stored again (STORE_CREATED, the marker gone) where it was
- * STORE_WITHDRAWN. A marker of before the markers kept a hash holds. */
+ * hash, and for CLAIM_PROVEN also a bound row that came by mail (via
+ * STORE_VIA_MAIL), is replaced (STORE_CREATED; logged with both hashes'
+ * first 12 digits) where it was STORE_CONFLICT; a bound row that came by
+ * a proven POST stays STORE_CONFLICT, and so does any bound row against
+ * CLAIM_BOUND (between two unproven copies the first stays). And, for
+ * CLAIM_PROVEN, an id withdrawn with another token than this report's
+ * (the squatter's) is stored again (STORE_CREATED, the marker gone) where
+ * it was STORE_WITHDRAWN. A marker of before the markers kept a hash
+ * holds. */
 int store_put(struct store *s, const struct report_meta *m, const char *body, size_t len,
 	      const char *received_at, const char *via, struct receipt *r);
 /* Delete report id if token's SHA-256 matches the stored one (constant-time

@@ -26,9 +26,11 @@ struct store_ops {
 	void (*rollback)(struct store *s);
 	int (*put)(struct store *s, const struct report_meta *m, const char *body, size_t len,
 		   const char *received_at, const char *via, struct receipt *r);
-	/* The deletion token's stored SHA-256 (64 hex digits) into want:
-	 * 0, -ENOENT (no such report) or -EPERM (none stored). */
-	int (*token)(struct store *s, const char *id, char want[65]);
+	/* The deletion token's stored SHA-256 (64 hex digits) into want,
+	 * and, unless via is NULL, the way the report came ("http", "mail")
+	 * into via: 0, -ENOENT (no such report) or -EPERM (no token stored;
+	 * via is filled all the same). */
+	int (*token)(struct store *s, const char *id, char want[65], char via[STORE_VIA_MAX]);
 	/* Delete the report and remember it withdrawn at when with the hash of
 	 * its token; the token was checked (store.c: the one flow both
 	 * backends share). */

@@ -117,7 +117,7 @@ static const char *const pst_sql[P_COUNT] = {
 		     " $15, $16, $17 WHERE NOT EXISTS (SELECT 1 FROM w)"
 		     " ON CONFLICT (id) DO NOTHING RETURNING seq)"
 		     " SELECT (SELECT count(*) FROM w), (SELECT count(*) FROM ins)",
-	[P_TOKEN] = "SELECT token_sha256 FROM reports WHERE id = $1",
+	[P_TOKEN] = "SELECT token_sha256, via FROM reports WHERE id = $1",
 	[P_DELETE] = "DELETE FROM reports WHERE id = $1",
 	[P_FORGET] = "INSERT INTO withdrawn (id, at, token_sha256) VALUES ($1, $2, $3)"
 		     " ON CONFLICT DO NOTHING",

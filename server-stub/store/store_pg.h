@@ -74,7 +74,7 @@ void pg_rollback(struct store *base);
 /* store_pg_write.c */
 int pg_put(struct store *base, const struct report_meta *m, const char *body, size_t len,
 	   const char *received_at, const char *via, struct receipt *r);
-int pg_token(struct store *base, const char *id, char want[65]);
+int pg_token(struct store *base, const char *id, char want[65], char via[STORE_VIA_MAX]);
 int pg_delete(struct store *base, const char *id, const char *token_sha256, const char *when);
 int pg_remove(struct store *base, const char *id);
 int pg_withdrawn_token(struct store *base, const char *id, char out[65]);

@@ -84,18 +84,22 @@ int pg_put(struct store *base, const struct report_meta *m, const char *body, si
 	return strcmp(r->sha256, m->sha256) == 0 ? STORE_SAME : STORE_CONFLICT;
 }
 
-int pg_token(struct store *base, const char *id, char want[65])
+int pg_token(struct store *base, const char *id, char want[65], char via[STORE_VIA_MAX])
 {
 	struct pg_store *s = pgs(base);
 	int rc;
 	PGresult *res = pg_run(s, P_TOKEN, 1, &id, NULL, NULL, "token", &rc);
 
+	want[0] = '\0';
 	if (!res)
 		return rc;
-	if (PQntuples(res) == 0)
+	if (PQntuples(res) == 0) {
 		rc = -ENOENT;
-	else
+	} else {
 		pg_copy_at(res, 0, 0, want, 65);
+		if (via)
+			pg_copy_at(res, 0, 1, via, STORE_VIA_MAX);
+	}
 	PQclear(res);
 	if (rc < 0)
 		return rc;

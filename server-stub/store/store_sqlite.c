@@ -126,7 +126,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		      " verdict, reorganisation, month, use_case, origin)"
 		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
 		      " ?17)",
-	[ST_TOKEN] = "SELECT token_sha256 FROM reports WHERE id = ?1",
+	[ST_TOKEN] = "SELECT token_sha256, via FROM reports WHERE id = ?1",
 	[ST_DELETE] = "DELETE FROM reports WHERE id = ?1",
 	[ST_FORGET] = "INSERT OR IGNORE INTO withdrawn (id, at, token_sha256) VALUES (?1, ?2, ?3)",
 	[ST_MARKER] = "SELECT token_sha256 FROM withdrawn WHERE id = ?1",
@@ -583,12 +583,25 @@ static int id_text(struct sq_store *s, enum stmt which, const char *id, char out
 	return rc == SQLITE_DONE ? -ENOENT : db_error(s, what);
 }
 
-static int sq_token(struct store *base, const char *id, char want[65])
+static int sq_token(struct store *base, const char *id, char want[65],
+		    char via[STORE_VIA_MAX])
 {
-	const int rc = id_text(sq(base), ST_TOKEN, id, want, "token");
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = s->st[ST_TOKEN];
+	int rc;
 
-	if (rc < 0)
-		return rc;
+	want[0] = '\0';
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		column_copy(st, 0, want, 65);
+		if (via)
+			column_copy(st, 1, via, STORE_VIA_MAX);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? -ENOENT : db_error(s, "token");
 	return strlen(want) == 64 ? 0 : -EPERM;
 }
 

@@ -339,6 +339,49 @@ expect_eq "the owner withdraws it: 200" \
 	"$(req DELETE "/api/v1/reports/$oid" -H "$(proof "$T_TMP/own/1.token")")" 200
 expect_eq "...and its proven report comes back no more: 410" \
 	"$(post "$T_TMP/own/1.json" -H "$(proof "$T_TMP/own/1.token")")" 410
+# A reader of the owner's mail forges a bound copy (the count changed: same
+# id, same deletion hash) and mails it first. A mail proves nothing, so the
+# owner's proven POST takes the id from it; a proven row stays.
+python3 "$GEN" --dir "$T_TMP/own2" --count 2 --seed 79 --bound
+python3 - "$T_TMP/own2/0.json" "$T_TMP/forged" <<'PY'
+import hashlib, json, sys
+def eml(body, path):
+    lines, rest = [], body.decode()
+    while rest:
+        n = min(76, len(rest))
+        while n < len(rest) and (rest[n] in "-.> " or rest[n:n + 5] == "From "):
+            n -= 1
+        lines.append(rest[:n]); rest = rest[n:]
+    open(path, "w").write("From: a@example.org\nX-Cgroup-Feedback-SHA256: %s\n\n"
+        "-----BEGIN CGROUP-FEEDBACK REPORT-----\n%s\n-----END CGROUP-FEEDBACK REPORT-----\n"
+        % (hashlib.sha256(body).hexdigest(), "\n".join(lines)))
+own = open(sys.argv[1], "rb").read()
+o = json.loads(own); o["detection"]["count"] += 1
+forged = json.dumps(o, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+open(sys.argv[2] + ".json", "wb").write(forged)
+eml(forged, sys.argv[2] + ".eml"); eml(own, sys.argv[1] + ".eml")
+PY
+oid=$(sed -n 's/^0\t\([^\t]*\).*/\1/p' "$T_TMP/own2/index.tsv")
+expect_eq "a forged bound copy by mail, first: imported" \
+	"$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/forged.eml" 2>&1 | tail -n 1)" \
+	"import: 1 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
+expect_eq "...the owner's own mail after it fails (first of two unproven copies stays)" \
+	"$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/own2/0.json.eml" 2>&1 | tail -n 1)" \
+	"import: 0 imported, 0 already stored, 0 withdrawn, 0 without a report, 1 failed"
+expect_eq "...the owner's proven POST: 201, the mailed copy replaced" \
+	"$(post "$T_TMP/own2/0.json" -H "$(proof "$T_TMP/own2/0.token")")" 201
+admin "/api/v1/reports/$oid" >/dev/null
+check "GET shows the owner's bytes" cmp -s "$T_TMP/body" "$T_TMP/own2/0.json"
+expect_eq "the replacement is logged once" \
+	"$(grep -c "report $oid: stored in place of an unproven copy under its id that came by mail" "$T_TMP/a/log")" 1
+expect_eq "other bytes proven by the same token against the proven row: 409" \
+	"$(post "$T_TMP/forged.json" -H "$(proof "$T_TMP/own2/0.token")")" 409
+# A withdrawal marker of before schema version 3 has no hash: nobody can
+# tell who withdrew the id, so it stays withdrawn, even to the proof.
+oid=$(sed -n 's/^1\t\([^\t]*\).*/\1/p' "$T_TMP/own2/index.tsv")
+sql "$DB" "insert into withdrawn (id, at) values ('$oid', '2020-01-01T00:00:00.000Z')" >/dev/null
+expect_eq "an id withdrawn before the hash was kept: 410 to a proven POST" \
+	"$(post "$T_TMP/own2/1.json" -H "$(proof "$T_TMP/own2/1.token")")" 410
 
 # --- routing, and what error bodies never contain -----------------------------------------
 expect_eq "PUT /api/v1/reports: 405" "$(req PUT /api/v1/reports)" 405

@@ -52,6 +52,10 @@ stop_server
 start_server slow --rate 0
 attack slowloris "$PORT" 3 256 10
 check "the log says slow heads were closed" grep -q "request head took over 10 s" "$DIR/log"
+# Connections refused at accept have no request line: counted per address
+# (refusals.h), the count logged once the interval (10 s) is over.
+check "the log counts the connections refused at accept, by address" \
+	wait_for 50 grep -Eq "refused [0-9]+ connections from 127\.0\.0\.1[0-2] in the last [0-9]+ s \(" "$DIR/log"
 stop_server
 
 # --- slow heads from many addresses, each under every share; ghosts ---------------

@@ -3,8 +3,11 @@
  * a report may claim from the token shown; store_put, on a real SQLite
  * file, lets a claim take the id from a squatter's unbound report and
  * from a squatter's withdrawal, never from a bound report or from the
- * owner's own withdrawal. The reports are genreport.py's: the owner's
- * bound, the squatter's a copy of another report under the owner's id. */
+ * owner's own withdrawal; and a proof takes the id from a forged bound
+ * copy that came by mail, never from a proven one. The reports are
+ * genreport.py's: the owner's bound, the squatter's a copy of another
+ * report under the owner's id, the forger's the owner's report with one
+ * number changed (same id, same deletion hash: bound too). */
 #include "testutil.h"
 
 #include <errno.h>
@@ -26,6 +29,8 @@ static char dir[] = "/tmp/cgfb-claim.XXXXXX";
 static struct cgfb_schema *schema;
 static struct cgfb_buf body[OWNERS], sq_body[OWNERS];
 static struct report_meta meta[OWNERS], sq_meta[OWNERS];
+static struct cgfb_buf forged_body;
+static struct report_meta forged_meta;
 static char token[OWNERS][80], sq_token[OWNERS][80];
 
 static int load(const char *sub, int i, struct cgfb_buf *b, struct report_meta *m, char *tok)
@@ -43,6 +48,24 @@ static int load(const char *sub, int i, struct cgfb_buf *b, struct report_meta *
 	snprintf(tok, 80, "%.*s", (int)strcspn(t.data, "\n"), t.data);
 	cgfb_buf_free(&t);
 	return 0;
+}
+
+/* What a reader of owner i's mail can make: its report with the count
+ * changed, still canonical, under the same id and deletion hash. */
+static int forge(int i)
+{
+	char cmd[512], path[160], err[256];
+
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys\n"
+		 "o = json.load(open(sys.argv[1])); o[\"detection\"][\"count\"] += 1\n"
+		 "open(sys.argv[2], \"wb\").write(json.dumps(o, sort_keys=True, "
+		 "separators=(\",\", \":\"), ensure_ascii=False).encode())' %s/own/%d.json "
+		 "%s/forged.json", dir, i, dir);
+	snprintf(path, sizeof(path), "%s/forged.json", dir);
+	if (system(cmd) != 0 || cgfb_read_file(path, CGFB_REPORT_MAX_BYTES, 0, &forged_body) < 0)
+		return -1;
+	return ingest_report(schema, forged_body.data, forged_body.len, &forged_meta, err,
+			     sizeof(err));
 }
 
 static int setup(void **state)
@@ -64,7 +87,7 @@ static int setup(void **state)
 		if (system(cmd) != 0 || load(sub, 0, &sq_body[i], &sq_meta[i], sq_token[i]) < 0)
 			return -1;
 	}
-	return 0;
+	return forge(0);
 }
 
 static int teardown(void **state)
@@ -77,6 +100,8 @@ static int teardown(void **state)
 		ingest_meta_free(&meta[i]);
 		ingest_meta_free(&sq_meta[i]);
 	}
+	cgfb_buf_free(&forged_body);
+	ingest_meta_free(&forged_meta);
 	cgfb_schema_free(schema);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : -1;
@@ -108,17 +133,23 @@ static void claims(void **state)
 	assert_int_equal(s.claim, CLAIM_NONE);
 }
 
-static int put(struct store *st, struct report_meta *m, const struct cgfb_buf *b,
-	       enum report_claim c)
+static int put_via(struct store *st, struct report_meta *m, const struct cgfb_buf *b,
+		   enum report_claim c, const char *via)
 {
 	struct receipt r;
 	int rc;
 
 	m->claim = c;
 	assert_int_equal(store_begin(st), 0);
-	rc = store_put(st, m, b->data, b->len, "2026-01-01T00:00:00.000Z", "http", &r);
+	rc = store_put(st, m, b->data, b->len, "2026-01-01T00:00:00.000Z", via, &r);
 	assert_int_equal(store_commit(st), 0);
 	return rc;
+}
+
+static int put(struct store *st, struct report_meta *m, const struct cgfb_buf *b,
+	       enum report_claim c)
+{
+	return put_via(st, m, b, c, STORE_VIA_HTTP);
 }
 
 static int withdraw(struct store *st, const char *id, const char *tok)
@@ -172,6 +203,40 @@ static void replaces_squatter(void **state)
 	store_close(st);
 }
 
+static void mail_copies(void **state)
+{
+	struct store *st = NULL;
+	char path[96], sha[65];
+
+	snprintf(path, sizeof(path), "%s/mail.db", dir);
+	assert_int_equal(store_open(&st, path, false), 0);
+	assert_string_equal(forged_meta.id, meta[0].id);
+	assert_string_equal(forged_meta.token_sha256, meta[0].token_sha256);
+	assert_string_not_equal(forged_meta.sha256, meta[0].sha256);
+	/* The forger's mail is imported first: bound, so stored. */
+	assert_int_equal(put_via(st, &forged_meta, &forged_body, CLAIM_BOUND, STORE_VIA_MAIL),
+			 STORE_CREATED);
+	/* The owner's own mail after it: between two unproven copies the
+	 * first stays. */
+	assert_int_equal(put_via(st, &meta[0], &body[0], CLAIM_BOUND, STORE_VIA_MAIL),
+			 STORE_CONFLICT);
+	stored(st, meta[0].id, sha);
+	assert_string_equal(sha, forged_meta.sha256);
+	/* The owner's proven POST takes the id from the mailed copy. */
+	assert_int_equal(put(st, &meta[0], &body[0], CLAIM_PROVEN), STORE_CREATED);
+	stored(st, meta[0].id, sha);
+	assert_string_equal(sha, meta[0].sha256);
+	assert_int_equal(put(st, &meta[0], &body[0], CLAIM_PROVEN), STORE_SAME);
+	/* A row stored by proof stays: against the forged mail, and against
+	 * other bytes proven by the same token (only its holder makes those). */
+	assert_int_equal(put_via(st, &forged_meta, &forged_body, CLAIM_BOUND, STORE_VIA_MAIL),
+			 STORE_CONFLICT);
+	assert_int_equal(put(st, &forged_meta, &forged_body, CLAIM_PROVEN), STORE_CONFLICT);
+	stored(st, meta[0].id, sha);
+	assert_string_equal(sha, meta[0].sha256);
+	store_close(st);
+}
+
 static void withdrawals(void **state)
 {
 	struct store *st = NULL;
@@ -204,6 +269,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(claims),
 		cmocka_unit_test(replaces_squatter),
+		cmocka_unit_test(mail_copies),
 		cmocka_unit_test(withdrawals),
 	};
 

@@ -220,31 +220,37 @@ static void keys_peers(void **state)
 }
 
 /* Slots by key: per_key at most, and the last quarter only for keys that
- * hold fewer than CONNTRACK_FAIR. */
+ * hold fewer than CONNTRACK_FAIR; each refusal says which rule it was. */
 static void shares_connections(void **state)
 {
 	struct conntrack *ct;
 	struct conn *held[16];
 	const struct sockaddr_storage a = addr("2001:db8::1"), a2 = addr("2001:db8::2"),
 		b = addr("192.0.2.1"), c = addr("192.0.2.2"), d = addr("192.0.2.3");
+	const char *why;
 	unsigned n = 0;
 
 	assert_int_equal(conntrack_start(&ct, 16, 8, 10), 0);
-	while (conntrack_admit(ct, (const struct sockaddr *)(n % 2 ? &a : &a2)))
+	while (conntrack_admit(ct, (const struct sockaddr *)(n % 2 ? &a : &a2), &why))
 		held[n++] = conntrack_add(ct, (const struct sockaddr *)&a, -1);
 	assert_int_equal(n, 8);            /* one /48: per_key */
-	while (conntrack_admit(ct, (const struct sockaddr *)&b))
+	assert_string_equal(why, CONNTRACK_WHY_PER_KEY);
+	while (conntrack_admit(ct, (const struct sockaddr *)&b, &why))
 		held[n++] = conntrack_add(ct, (const struct sockaddr *)&b, -1);
 	assert_int_equal(n, 12);           /* the last quarter (4) is reserved */
+	assert_string_equal(why, CONNTRACK_WHY_FAIR);
 	assert_int_equal(conntrack_count(ct), 12);
-	while (conntrack_admit(ct, (const struct sockaddr *)&c))
+	while (conntrack_admit(ct, (const struct sockaddr *)&c, &why))
 		held[n++] = conntrack_add(ct, (const struct sockaddr *)&c, -1);
 	assert_int_equal(n, 16 > 12 + CONNTRACK_FAIR ? 12 + CONNTRACK_FAIR : 16);
-	assert_false(conntrack_admit(ct, (const struct sockaddr *)&c));
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&c, &why));
+	assert_string_equal(why, CONNTRACK_WHY_FULL);
 	conntrack_remove(ct, held[0]);
 	/* A free slot in the reserved quarter: not for a key holding many. */
-	assert_false(conntrack_admit(ct, (const struct sockaddr *)&a));
-	assert_true(conntrack_admit(ct, (const struct sockaddr *)&d));
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&a, &why));
+	assert_string_equal(why, CONNTRACK_WHY_FAIR);
+	assert_true(conntrack_admit(ct, (const struct sockaddr *)&d, &why));
+	assert_null(why);
 	for (unsigned i = 1; i < n; i++)
 		conntrack_remove(ct, held[i]);
 	assert_int_equal(conntrack_count(ct), 0);
@@ -311,6 +317,29 @@ static void counts_refusals(void **state)
 	refusals_free(r);
 }
 
+/* Connections refused at accept, counted as the 429s are: one address
+ * refused by two rules gets a line per rule, each with its own count. */
+static void counts_connection_refusals(void **state)
+{
+	struct refusals *r;
+	struct lines l = { 0 };
+	unsigned first = 0;
+
+	assert_int_equal(refusals_new(&r, 10), 0);
+	for (int i = 0; i < 300; i++)
+		first += refusals_note(r, "192.0.2.7", CONNTRACK_WHY_PER_KEY, 100 + i * 0.01);
+	for (int i = 0; i < 40; i++)
+		first += refusals_note(r, "192.0.2.7", CONNTRACK_WHY_FULL, 102 + i * 0.01);
+	assert_int_equal(first, 2);
+	refusals_flush(r, 111, false, keep_line, &l);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.text[0], "300 192.0.2.7 11 " CONNTRACK_WHY_PER_KEY);
+	refusals_flush(r, 113, false, keep_line, &l);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.text[1], "40 192.0.2.7 11 " CONNTRACK_WHY_FULL);
+	refusals_free(r);
+}
+
 /* Many more addresses than the table holds: still a bounded number of
  * lines, every refusal counted, those that found no room together. */
 static void counts_refusals_of_many_addresses(void **state)
@@ -353,15 +382,16 @@ static void evicts_oldest_incomplete_head(void **state)
 					       addr("192.0.2.3"), addr("192.0.2.4") },
 		fresh = addr("198.51.100.1"), fresh2 = addr("198.51.100.2"),
 		many = addr("203.0.113.1");
+	const char *why;
 
 	assert_int_equal(conntrack_start(&ct, 4, 4, 10), 0);
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
-		assert_true(conntrack_admit(ct, (const struct sockaddr *)&a[i]));
+		assert_true(conntrack_admit(ct, (const struct sockaddr *)&a[i], &why));
 		held[i] = conntrack_add(ct, (const struct sockaddr *)&a[i], sv[i][0]);
 	}
 	conntrack_head_done(ct, held[0]);          /* the oldest, but being served */
-	assert_true(conntrack_admit(ct, (const struct sockaddr *)&fresh));
+	assert_true(conntrack_admit(ct, (const struct sockaddr *)&fresh, &why));
 	assert_false(was_shut(sv[0]));
 	assert_true(was_shut(sv[1]));
 	assert_false(was_shut(sv[2]));
@@ -369,7 +399,7 @@ static void evicts_oldest_incomplete_head(void **state)
 	assert_int_equal(conntrack_count(ct), 4);
 	struct conn *n1 = conntrack_add(ct, (const struct sockaddr *)&fresh, -1);
 
-	assert_true(conntrack_admit(ct, (const struct sockaddr *)&fresh2));
+	assert_true(conntrack_admit(ct, (const struct sockaddr *)&fresh2, &why));
 	assert_true(was_shut(sv[2]));
 	assert_false(was_shut(sv[3]));
 	struct conn *n2 = conntrack_add(ct, (const struct sockaddr *)&fresh2, -1);
@@ -378,9 +408,10 @@ static void evicts_oldest_incomplete_head(void **state)
 	conntrack_head_done(ct, n1);
 	conntrack_head_done(ct, n2);
 	/* Every head in: nothing to give up. */
-	assert_false(conntrack_admit(ct, (const struct sockaddr *)&many));
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&many, &why));
+	assert_string_equal(why, CONNTRACK_WHY_FULL);
 	conntrack_wait_head(ct, held[3]);          /* kept alive, idle */
-	assert_true(conntrack_admit(ct, (const struct sockaddr *)&many));
+	assert_true(conntrack_admit(ct, (const struct sockaddr *)&many, &why));
 	assert_true(was_shut(sv[3]));
 	for (int i = 0; i < 4; i++) {
 		conntrack_remove(ct, held[i]);
@@ -400,17 +431,19 @@ static void does_not_evict_for_a_key_holding_many(void **state)
 	struct conn *held[8];
 	int sv[2];
 	const struct sockaddr_storage a = addr("192.0.2.1"), b = addr("192.0.2.2");
+	const char *why;
 	unsigned n = 0;
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	assert_int_equal(conntrack_start(&ct, 8, 8, 10), 0);
 	held[n++] = conntrack_add(ct, (const struct sockaddr *)&b, sv[0]);
-	while (n < 8 && conntrack_admit(ct, (const struct sockaddr *)&a))
+	while (n < 8 && conntrack_admit(ct, (const struct sockaddr *)&a, &why))
 		held[n++] = conntrack_add(ct, (const struct sockaddr *)&a, -1);
 	assert_int_equal(n, 8 - 8 / 4);                /* the rest is for the fair */
 	while (n < 8)
 		held[n++] = conntrack_add(ct, (const struct sockaddr *)&b, -1);
-	assert_false(conntrack_admit(ct, (const struct sockaddr *)&a));
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&a, &why));
+	assert_string_equal(why, CONNTRACK_WHY_FULL);
 	assert_false(was_shut(sv));
 	for (unsigned i = 0; i < n; i++)
 		conntrack_remove(ct, held[i]);
@@ -664,6 +697,7 @@ int main(void)
 		cmocka_unit_test(evicts_oldest_incomplete_head),
 		cmocka_unit_test(does_not_evict_for_a_key_holding_many),
 		cmocka_unit_test(counts_refusals),
+		cmocka_unit_test(counts_connection_refusals),
 		cmocka_unit_test(counts_refusals_of_many_addresses),
 		cmocka_unit_test(rfc9112_6_3_two_framings),
 		cmocka_unit_test(rfc9112_6_3_chunked_not_final),

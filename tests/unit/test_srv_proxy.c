@@ -130,23 +130,25 @@ static void proxy_takes_any_slot(void **state)
 	struct conntrack *ct;
 	struct conn *held[16];
 	const struct sockaddr_storage px = v4("127.0.0.1"), other = v4("192.0.2.1");
+	const char *why;
 	unsigned n = 0;
 
 	assert_int_equal(conntrack_start(&ct, 16, 8, 10), 0);
 	/* As any address, the proxy would stop at its share. */
-	while (n < 16 && conntrack_admit(ct, SA(px)))
+	while (n < 16 && conntrack_admit(ct, SA(px), &why))
 		held[n++] = conntrack_add(ct, SA(px), -1);
 	assert_int_equal(n, 8);
-	while (n < 16 && conntrack_admit_proxy(ct))
+	while (n < 16 && conntrack_admit_proxy(ct, &why))
 		held[n++] = conntrack_add(ct, SA(px), -1);
 	assert_int_equal(n, 16);
 	for (unsigned i = 0; i < n; i++)
 		conntrack_head_done(ct, held[i]);
 	/* Every slot taken by requests whose heads are in: nobody is evicted. */
-	assert_false(conntrack_admit_proxy(ct));
-	assert_false(conntrack_admit(ct, SA(other)));
+	assert_false(conntrack_admit_proxy(ct, &why));
+	assert_string_equal(why, CONNTRACK_WHY_FULL);
+	assert_false(conntrack_admit(ct, SA(other), &why));
 	conntrack_remove(ct, held[0]);
-	assert_true(conntrack_admit_proxy(ct));
+	assert_true(conntrack_admit_proxy(ct, &why));
 	for (unsigned i = 1; i < n; i++)
 		conntrack_remove(ct, held[i]);
 	conntrack_stop(ct);
