@@ -287,18 +287,21 @@ static void run_command(const struct cgfb_config *c, const char *id, const char 
 
 void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
 			    const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
-			    const char *report_id, const char *catalog_id)
+			    const char *report_id, const char *catalog_id, bool by_check)
 {
 	struct cgfb_pending pending = { .known = false };
 
-	cgfb_notify_new_report_with(c, p, cat, sd, report_id, catalog_id, &pending);
+	cgfb_notify_new_report_with(c, p, cat, sd, report_id, catalog_id, by_check, &pending);
 }
 
 void cgfb_notify_new_report_with(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
 				 const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
-				 const char *report_id, const char *catalog_id,
+				 const char *report_id, const char *catalog_id, bool by_check,
 				 struct cgfb_pending *pending)
 {
+	/* The kernel printed nothing for check's findings: it would ask. */
+	const char *const asked = by_check ? "check found what the kernel asks about" :
+					     "the kernel asked for your use case";
 	const char *const state_dir = sd->path;
 	const struct cgfb_entry *e = cgfb_catalog_find(cat, catalog_id);
 	const char *title = e ? e->title : catalog_id;
@@ -309,17 +312,17 @@ void cgfb_notify_new_report_with(const struct cgfb_config *c, const struct cgfb_
 	if (cgfb_silenced(sd, catalog_id))
 		return;
 	if (c->notify & CGFB_NOTIFY_LOG)
-		cgfb_log(LOG_NOTICE, "the kernel asked for your use case (%s: %s); report %s is "
-			 "ready for review: %s", catalog_id, title, report_id,
+		cgfb_log(LOG_NOTICE, "%s (%s: %s); report %s is ready for review: %s", asked,
+			 catalog_id, title, report_id,
 			 cgfb_hint(hint, sizeof(hint), state_dir, "review %s", report_id));
 	if (c->notify & CGFB_NOTIFY_MOTD)
 		cgfb_notify_motd(c, sd, pending);
 	if (c->notify & CGFB_NOTIFY_WALL) {
 		snprintf(msg, sizeof(msg),
-			 "\r\n\a*** cgroup-feedback: the kernel asked for your use case ***\r\n"
+			 "\r\n\a*** cgroup-feedback: %s ***\r\n"
 			 "%s: %s\r\n"
 			 "Review it (nothing is sent without your yes): %s\r\n\r\n",
-			 catalog_id, title,
+			 asked, catalog_id, title,
 			 cgfb_sudo_hint(hint, sizeof(hint), state_dir, "review %s", report_id));
 		rc = cgfb_wall_admins(c, p, msg, &wc);
 		if (rc < 0)

@@ -14,10 +14,12 @@ struct cgfb_notify_paths {
 };
 
 /* A new report was written: every channel the config enables. Failures are
- * logged, never fatal: a missing banner must not stop the watcher. */
+ * logged, never fatal: a missing banner must not stop the watcher.
+ * by_check: the finding came from cgroup-feedback check (the kernel
+ * printed nothing), and the log line and the wall say so. */
 void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
 			    const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
-			    const char *report_id, const char *catalog_id);
+			    const char *report_id, const char *catalog_id, bool by_check);
 
 /* The same, with the pending reports already known (the report writer
  * keeps them, report/spool.h): the banner is written from them, without
@@ -25,7 +27,7 @@ void cgfb_notify_new_report(const struct cgfb_config *c, const struct cgfb_notif
  * filled, for the writer to keep. */
 void cgfb_notify_new_report_with(const struct cgfb_config *c, const struct cgfb_notify_paths *p,
 				 const struct cgfb_catalog *cat, const struct cgfb_statedir *sd,
-				 const char *report_id, const char *catalog_id,
+				 const char *report_id, const char *catalog_id, bool by_check,
 				 struct cgfb_pending *pending);
 
 /* What a wall did: the terminals of logged-in administrators, and of

@@ -367,13 +367,14 @@ static void index_new(const struct opts *o, const char *id, struct spool_ctx *c)
  * seal vouches for. */
 static void notify_new(const struct opts *o, const struct cgfb_config *conf,
 		       const struct cgfb_catalog *cat, const struct cgfb_detection *d,
-		       const char *id, struct spool_ctx *c)
+		       const char *id, bool by_check, struct spool_ctx *c)
 {
 	struct cgfb_pending pending = { .known = false };
 
 	if (c->indexed && cgfb_repindex_pending(&c->ix, &pending) == 0)
 		cgfb_pending_add(&pending, (long long)time(NULL), id, d->entry->id);
-	cgfb_notify_new_report_with(conf, NULL, cat, &o->sd, id, d->entry->id, &pending);
+	cgfb_notify_new_report_with(conf, NULL, cat, &o->sd, id, d->entry->id, by_check,
+				    &pending);
 	if (c->indexed && pending.known)
 		index_gives_way(o, c, cgfb_repindex_save_pending(&c->ix, &pending));
 }
@@ -399,7 +400,7 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 
 	if (written_before(o)) {
 		cgfb_notify_new_report(conf, NULL, cat, &o->sd, o->s.report_id,
-				       d->entry->id);
+				       d->entry->id, strcmp(source, "check") == 0);
 		print_new(o, o->s.report_id, d);
 		return 0;
 	}
@@ -435,7 +436,7 @@ static int write_report(const struct opts *o, const struct cgfb_config *conf,
 	if (c.sp.fd >= 0)
 		seen_first(id, boot, &c);
 	expire_spool(o, &c);
-	notify_new(o, conf, cat, d, id, &c);
+	notify_new(o, conf, cat, d, id, strcmp(source, "check") == 0, &c);
 	seal_index(o, &c);
 	print_new(o, id, d);
 out:

@@ -195,6 +195,9 @@ for f in files:
 EOP
 check "... nothing of the machine's names or paths in any report" sh -c \
 	'! grep -l -e acme -e payroll -e db01 -e "$2" -e /proc/cmdline -e "/sys/fs" -e batch -e job1 "$1"/reports/*.json' _ "$RS" "$T_TMP"
+check "... the log says check found them, not that the kernel asked" sh -c \
+	'[ "$(grep -c "check found what the kernel asks about (.*); report .* is ready for review" "$1")" -eq 10 ] &&
+	 ! grep -q "kernel asked" "$1"' _ "$T_TMP/report.err"
 check "... each said with its review command" sh -c \
 	'[ "$(grep -c "report .* written, waiting for review: .*review [0-9a-f-]*$" "$1")" -eq 10 ] &&
 	 grep -q "^--report: 10 new reports, 0 counted on earlier ones$" "$1"' _ "$T_TMP/report.out"

@@ -119,7 +119,7 @@ static void walls_admin_terminals(void **state)
 	add_login(utmp, "nobody", other_name + 5);
 	config(&c, CGFB_NOTIFY_WALL);
 	p.utmp = utmp;
-	cgfb_notify_new_report(&c, &p, cat, &sd, "4f0c9a55-0000-4000-8000-000000000001", "M8");
+	cgfb_notify_new_report(&c, &p, cat, &sd, "4f0c9a55-0000-4000-8000-000000000001", "M8", false);
 	drain(am, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "the kernel asked for your use case"));
 	assert_non_null(strstr(buf, "M8: Non-hierarchical memory cgroup mode is deprecated"));
@@ -133,7 +133,7 @@ static void walls_admin_terminals(void **state)
 
 /* The wall's command works as pasted: it names the program that wrote it
  * (a build tree's, by path) and the configuration it ran with, as every
- * hint does (base/hint.h). */
+ * hint does (base/hint.h). For a finding of check's it says who found it. */
 static void wall_names_program_and_config(void **state)
 {
 	struct cgfb_config c;
@@ -150,10 +150,14 @@ static void wall_names_program_and_config(void **state)
 	p.utmp = utmp;
 	cgfb_hint_use_program("/src/build/cgroup-feedback");
 	cgfb_hint_use_config("/srv/cgfb test.conf");
-	cgfb_notify_new_report(&c, &p, cat, &sd, "4f0c9a55-0000-4000-8000-000000000005", "M8");
+	/* A finding of check's: the kernel printed nothing, and the wall
+	 * does not say it did. */
+	cgfb_notify_new_report(&c, &p, cat, &sd, "4f0c9a55-0000-4000-8000-000000000005", "M8", true);
 	cgfb_hint_use_program(NULL);
 	cgfb_hint_use_config(NULL);
 	drain(m, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "*** cgroup-feedback: check found what the kernel asks about ***"));
+	assert_null(strstr(buf, "kernel asked"));
 	snprintf(want, sizeof(want), "sudo /src/build/cgroup-feedback --config '/srv/cgfb test.conf' "
 		 "--state-dir %s review 4f0c9a55-0000-4000-8000-000000000005", dir);
 	if (!strstr(buf, want))
@@ -265,7 +269,7 @@ static void motd_follows_the_spool(void **state)
 	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
 	assert_int_equal(access(c.motd_path, F_OK), -1);
 	write_report("4f0c9a55-0000-4000-8000-000000000002", "M7");
-	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000002", "M7");
+	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000002", "M7", false);
 	f = fopen(c.motd_path, "r");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -292,7 +296,7 @@ static void default_banner_only_for_the_system_spool(void **state)
 	config(&c, CGFB_NOTIFY_MOTD);
 	c.motd_path_set = false;
 	write_report("4f0c9a55-0000-4000-8000-000000000003", "M8");
-	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000003", "M8");
+	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000003", "M8", false);
 	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
 	assert_int_equal(access(c.motd_path, F_OK), -1);
 	c.motd_path_set = true;
@@ -312,7 +316,7 @@ static void runs_the_command(void **state)
 	snprintf(c.notify_command, sizeof(c.notify_command),
 		 "printf '%%s %%s %%s' \"$CGFB_REPORT_ID\" \"$CGFB_CATALOG_ID\" \"${HOME:-nohome}\" > %s.tmp && mv %s.tmp %s",
 		 out, out, out);
-	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000003", "M1b");
+	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000003", "M1b", false);
 	for (int i = 0; i < 100 && !(f = fopen(out, "r")); i++)
 		usleep(20000);
 	assert_non_null(f);
@@ -340,7 +344,7 @@ static void silenced_ids_stay_quiet(void **state)
 	assert_true(cgfb_silenced(&sd, "V3"));
 	assert_true(cgfb_silenced(&sd, "M2"));
 	assert_false(cgfb_silenced(&sd, "V"));
-	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000004", "V3");
+	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000004", "V3", false);
 	usleep(200000);
 	assert_int_equal(access(out, F_OK), -1);
 	snprintf(path, sizeof(path), "%s/silenced", dir);
