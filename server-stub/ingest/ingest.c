@@ -89,7 +89,10 @@ static int fill_meta(json_object *doc, struct report_meta *m)
 	normalise_answer(m->reorganisation, sizeof(m->reorganisation),
 			 cgfb_json_get(uc, "answers.reorganisation"));
 	snprintf(m->month, sizeof(m->month), "%.7s", json_object_get_string(cgfb_json_get(doc, "created")));
-	if (json_object_is_type(cgfb_json_get(uc, "text"), json_type_string)) {
+	/* An empty text is no use case: both stores keep it as NULL, so that
+	 * "with a use case" selects the same reports on each. */
+	if (json_object_is_type(cgfb_json_get(uc, "text"), json_type_string) &&
+	    json_object_get_string_len(cgfb_json_get(uc, "text")) > 0) {
 		m->use_case = strdup(json_object_get_string(cgfb_json_get(uc, "text")));
 		if (!m->use_case)
 			return -ENOMEM;

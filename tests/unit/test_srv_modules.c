@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cgfb/canon.h"
 #include "cgfb/readfile.h"
 #include "cgfb/schema.h"
 #include "ingest/ingest.h"
@@ -21,6 +22,7 @@
 #include "http/refusals.h"
 
 #include <arpa/inet.h>
+#include <json-c/json.h>
 #include <string.h>
 
 static char dir[] = "/tmp/cgfb-srv.XXXXXX";
@@ -129,6 +131,38 @@ static void ingests(void **state)
 		       "/created");
 	expect_refused("\"created\":\"", "Z\"", "\"created\":\"9999-99-99T99:99:99Z\"",
 		       "/created");
+}
+
+/* good with its use case's text replaced by text, canonical. */
+static void with_use_case_text(const char *text, struct cgfb_buf *out)
+{
+	json_object *o = json_tokener_parse(good.data), *uc = json_object_new_object();
+
+	json_object_object_add(uc, "text", json_object_new_string(text));
+	json_object_object_add(uc, "answers", json_object_new_object());
+	json_object_object_add(o, "use_case", uc);
+	assert_int_equal(cgfb_canon_serialize(o, CGFB_REPORT_MAX_BYTES, out), 0);
+	json_object_put(o);
+}
+
+/* An empty use case is none, whatever the store (PostgreSQL stored NULL
+ * and SQLite "", so the list's "with a use case" differed between them). */
+static void empty_use_case_is_none(void **state)
+{
+	struct cgfb_buf b = { 0 };
+	struct report_meta m;
+	char err[256];
+
+	with_use_case_text("", &b);
+	assert_int_equal(ingest_report(schema, b.data, b.len, &m, err, sizeof(err)), 0);
+	assert_null(m.use_case);
+	ingest_meta_free(&m);
+	b.len = 0;
+	with_use_case_text("We pin memory per tenant.", &b);
+	assert_int_equal(ingest_report(schema, b.data, b.len, &m, err, sizeof(err)), 0);
+	assert_string_equal(m.use_case, "We pin memory per tenant.");
+	ingest_meta_free(&m);
+	cgfb_buf_free(&b);
 }
 
 static void parses_options(void **state)
@@ -690,6 +724,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rate_limits),
 		cmocka_unit_test(ingests),
+		cmocka_unit_test(empty_use_case_is_none),
 		cmocka_unit_test(parses_options),
 		cmocka_unit_test(parses_query_values),
 		cmocka_unit_test(keys_peers),
