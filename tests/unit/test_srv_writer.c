@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "cgfb/readfile.h"
 #include "cgfb/schema.h"
 #include "ingest/ingest.h"
@@ -108,6 +110,34 @@ static void put_job(struct job *j, int i)
 	j->done = done;
 }
 
+/* One integer from SQL on a connection of its own. */
+static int64_t sql_int(const char *db, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	sqlite3_busy_timeout(h, 10000);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* Reports counted for the public summary, and deltas not yet counted. */
+static int64_t counted(const char *db)
+{
+	return sql_int(db, "SELECT coalesce(sum(reports), 0) FROM tally_groups WHERE dim = 9");
+}
+
+static int64_t pending(const char *db)
+{
+	return sql_int(db, "SELECT count(*) FROM tally_delta");
+}
+
 static void batches(bool helpers)
 {
 	static struct job jobs[N + 2];
@@ -117,12 +147,21 @@ static void batches(bool helpers)
 	snprintf(db, sizeof(db), "%s/%s.sqlite", dir, helpers ? "pipelined" : "plain");
 	w = start(db, helpers);
 	answered = 0;
-	/* Everything queued at once: the writer takes them in batches. */
+	/* Everything queued at once: the writer takes them in batches; a
+	 * fold queued among them runs alone, after what was queued before it
+	 * and before what comes after. */
 	for (int i = 0; i < N; i++) {
 		put_job(&jobs[i], i);
 		writer_queue(w, &jobs[i]);
+		if (i == N / 2 - 1) {
+			assert_int_equal(writer_fold(w), 0);
+			assert_int_equal(counted(db), N / 2);
+		}
 	}
 	wait_for(N);
+	assert_int_equal(writer_fold(w), 0);
+	assert_int_equal(counted(db), N);
+	assert_int_equal(pending(db), 0);
 	for (int i = 0; i < N; i++) {
 		assert_int_equal(jobs[i].result, STORE_CREATED);
 		assert_string_equal(jobs[i].receipt.id, meta[i].id);
@@ -151,6 +190,9 @@ static void batches(bool helpers)
 	put_job(&jobs[2], 2);
 	assert_int_equal(writer_submit(w, &jobs[2]), STORE_WITHDRAWN);
 	writer_stop(w);
+	/* The withdrawal's scrub counted it out: no line of it waits. */
+	assert_int_equal(pending(db), 0);
+	assert_int_equal(counted(db), N - 1);
 }
 
 static void group_commit(void **state)
