@@ -95,9 +95,11 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 	if (rc == 0)
 		rc = policy_init(a, o);
 	/* What came in while the server was down (an import, a migration,
-	 * a new schema's backfill) is counted before the first summary. */
-	if (rc == 0 && (rc = store_fold(s)) < 0)
-		cgfb_log(LOG_ERR, "%s: the public summary's counts cannot be updated", o->db_path);
+	 * a new schema's backfill) is counted before the first summary; what
+	 * a failure leaves is counted at the next recomputation. */
+	if (rc == 0 && store_fold(s, 0) < 0)
+		cgfb_log(LOG_WARNING, "%s: the public summary's counts are behind; they are "
+			 "brought up to date at its next recomputation", o->db_path);
 	if (rc == 0 && (rc = pubsum_start(&a->pubsum, o->db_path, o->summary_interval,
 					  &a->policy, api_fold, a)) < 0)
 		cgfb_log(LOG_ERR, "cannot start the public summary");

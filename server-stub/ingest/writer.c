@@ -157,7 +157,7 @@ static void scrub(struct writer *w)
 	pthread_mutex_lock(&w->db_lock);
 	/* The withdrawn reports' deltas (their install and columns) go from
 	 * the store with them, and their counts from the summary's. */
-	store_fold(w->store);
+	store_fold(w->store, 0);
 	rc = store_scrub(w->store);
 	pthread_mutex_unlock(&w->db_lock);
 	pthread_mutex_lock(&w->lock);
@@ -258,7 +258,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		pthread_mutex_lock(&w->db_lock);
 		if (batch->kind == JOB_FOLD)
-			rc = batch->result = store_fold(w->store);
+			rc = batch->result = store_fold(w->store, 1);
 		else
 			rc = run_batch(w, batch);
 		pthread_mutex_unlock(&w->db_lock);
@@ -447,11 +447,18 @@ int writer_submit(struct writer *w, struct job *j)
 	return j->result;
 }
 
+/* A chunk per job: the requests queued meanwhile wait for one chunk at
+ * most, not for all that is pending (an import of many mails, say). */
 int writer_fold(struct writer *w)
 {
-	struct job j = { .kind = JOB_FOLD };
+	struct job j;
+	int rc;
 
-	return writer_submit(w, &j);
+	do {
+		j = (struct job){ .kind = JOB_FOLD };
+		rc = writer_submit(w, &j);
+	} while (rc == 1);
+	return rc;
 }
 
 void writer_stop(struct writer *w)

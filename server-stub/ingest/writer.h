@@ -52,8 +52,9 @@ int writer_start(struct writer **out, struct store *s, struct store *ckpt);
 void writer_queue(struct writer *w, struct job *j);
 /* Queue j and wait for its outcome: returns j->result. Sets j->done. */
 int writer_submit(struct writer *w, struct job *j);
-/* store_fold on the writing connection, between two batches; waits for
- * it. Returns its result, or -ESHUTDOWN once the writer is stopping. */
+/* store_fold on the writing connection until nothing is left, a chunk
+ * between two batches at a time; waits for it. 0, or a negative errno
+ * (-ESHUTDOWN once the writer is stopping). */
 int writer_fold(struct writer *w);
 /* Finish the queued jobs, stop the thread, close the database. */
 void writer_stop(struct writer *w);

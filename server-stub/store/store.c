@@ -222,9 +222,9 @@ const char *store_dim_name(enum store_dim d)
 	return dim_names[d];
 }
 
-int store_fold(struct store *s)
+int store_fold(struct store *s, unsigned chunks)
 {
-	return s->ops->fold(s);
+	return s->ops->fold(s, chunks);
 }
 
 int store_groups_begin(struct store *s, const char *since)

@@ -229,12 +229,14 @@ struct store_group {
 
 /* Outside a transaction, on the writing connection: count the reports
  * stored and deleted since the last fold into the counts a summary of all
- * reports reads (store/tally_sql.h), a bounded chunk per transaction. A
- * summary of all reports is as recent as the last fold; its cost is the
- * number of keys, not of reports. The collector folds at start, before
- * each recomputation of the public summary, and before a scrub (a
- * withdrawn report's counts go with it). 0 or a negative errno (logged). */
-int store_fold(struct store *s);
+ * reports reads (store/tally_sql.h), a bounded chunk per transaction, at
+ * most chunks of them (0: until none is left). A summary of all reports
+ * is as recent as the last fold; its cost is the number of keys, not of
+ * reports. The collector folds at start, before each recomputation of the
+ * public summary, and before a scrub (a withdrawn report's counts go with
+ * it). 0 when nothing is left, 1 when chunks were folded and more may be,
+ * or a negative errno (logged). */
+int store_fold(struct store *s, unsigned chunks);
 
 /* The window of reports received since `since` (NULL: all, as of the
  * last store_fold) that the following store_groups calls count, all from

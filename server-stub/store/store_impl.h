@@ -49,7 +49,7 @@ struct store_ops {
 	int (*groups)(struct store *s, enum store_dim d,
 		      int (*fn)(const struct store_group *g, void *ud),
 		      void *ud);
-	int (*fold)(struct store *s);
+	int (*fold)(struct store *s, unsigned chunks);
 	/* Migration: NULL where a backend is not a source (scan,
 	 * withdrawn_list) or a destination (put_row, put_withdrawn). */
 	int (*scan)(struct store *s, int64_t after, unsigned limit,

@@ -226,12 +226,12 @@ static int fold_chunk(struct pg_store *s)
 	return n;
 }
 
-int pg_fold(struct store *base)
+int pg_fold(struct store *base, unsigned chunks)
 {
 	struct pg_store *s = pgs(base);
 	int rc;
 
-	while ((rc = fold_chunk(s)) == 1)
+	for (unsigned i = 0; (rc = fold_chunk(s)) == 1 && (!chunks || ++i < chunks);)
 		;
 	return rc;
 }

@@ -882,12 +882,12 @@ static int fold_chunk(struct sq_store *s)
 	return rc;
 }
 
-static int sq_fold(struct store *base)
+static int sq_fold(struct store *base, unsigned chunks)
 {
 	struct sq_store *s = sq(base);
 	int rc;
 
-	while ((rc = fold_chunk(s)) == 1)
+	for (unsigned i = 0; (rc = fold_chunk(s)) == 1 && (!chunks || ++i < chunks);)
 		;
 	return rc;
 }
