@@ -177,7 +177,9 @@ follow_until() {
 		--boot-id-file "$T_TMP/boot-open" > "$T_TMP/$1.out" 2> "$T_TMP/$1.err" &
 	pid=$!
 	i=0
-	while [ $i -lt "$(scaled 400)" ] && [ "$(grep -c '"id"' "$T_TMP/$1.out")" -lt "$3" ]; do
+	# (cat: the output file may not be there yet, and grep -c of a
+	# missing file prints no count; the wait then ended at once.)
+	while [ $i -lt "$(scaled 400)" ] && [ "$(cat "$T_TMP/$1.out" 2>/dev/null | grep -c '"id"')" -lt "$3" ]; do
 		sleep 0.05; i=$((i + 1))
 	done
 	# What was printed before the stop: at the stop everything is handed out.
