@@ -43,6 +43,11 @@ case ${VALGRIND:-0}:$BUILD in
 	;;
 esac
 CGFB=${CGFB:-$PWD/$BUILD/cgroup-feedback}
+# CGFB_NATIVE: the same build's program, never under valgrind, for a run
+# whose code paths another run of the same script already takes under
+# valgrind (each such run says which); it costs seconds of valgrind's
+# start-up per process and finds nothing new. Natively it is $CGFB.
+CGFB_NATIVE=$PWD/$BUILD/cgroup-feedback
 T_SCALE=${CGFB_TIMEOUT_SCALE:-1}
 # under_valgrind: true when the programs run under valgrind.
 under_valgrind() { [ -n "$VG" ]; }

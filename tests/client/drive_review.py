@@ -9,7 +9,8 @@ contains EXPECT (a regular expression), then type ANSWER and Enter (an empty
 ANSWER is just Enter; the word <EOF> closes the terminal's input, <INTR> types
 Ctrl-C, which the terminal turns into SIGINT). The whole
 transcript is written to TRANSCRIPT. Exit status: the command's, or 124 when a
-prompt did not come within 30 seconds.
+prompt did not come within 30 seconds or the command did not exit within 20
+seconds of the last step (said on standard error).
 """
 import os
 import pty
@@ -77,6 +78,10 @@ def main():
         pass
     open(transcript, "wb").write(out)
     if status is None:
+        # Most often a question the script does not answer: the end of
+        # the transcript shows which.
+        sys.stderr.write("no exit within 20 s of the last step; the transcript ends %r\n"
+                         % out[-200:].decode("utf-8", "replace"))
         os.kill(pid, 9)
         return 124
     return status

@@ -397,6 +397,8 @@ check "...which withdrew that report at the collector" \
 # When sending from review fails, its hint works too: a 503 leaves the
 # report to flush, a refusal (409) to an administrator, who is sent to
 # status. (The double's mode file sets every answer while it exists.)
+# After the failed send review asks what then; Enter keeps the report as
+# it is. Unanswered, the driver waited out its 20 s for each.
 for mode in fail503 conflict; do
 	echo "$mode" > "$T_TMP/mode"
 	id=$(new_report M8 "f-$mode")
@@ -407,7 +409,10 @@ Would the reorganisation${TAB}no
 Describe your use case${TAB}one budget per VM
 one budget per VM${TAB}
 Send this report to http${TAB}y
+Then: \\[e\\]xport${TAB}
 EOS
+	check "a failed send ($mode): Enter at what then keeps it as it was, review exits 0" \
+		sh -c '[ "$1" -eq 0 ] && grep -q "Kept as it was: you consented" "$2"' _ $? "$T_TMP/fail-$mode.log"
 done
 rm -f "$T_TMP/mode"
 paste_hint 's/.*It will be tried again by \([^ ]*cgroup-feedback .*\)\.$/\1/p' "$T_TMP/fail-fail503.log" \
