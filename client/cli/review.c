@@ -778,7 +778,12 @@ out:
 	return r < 0 ? r : r == CGFB_REVIEW_KEPT ? r : CGFB_REVIEW_EXPORTED;
 }
 
-/* Build for the collector, show, ask. 1: not sent (go on), else an outcome. */
+/* offer_send's answer when there was no yes: decide goes on to what then.
+ * Not an outcome's value. */
+#define NOT_SENT 100
+_Static_assert(NOT_SENT > CGFB_REVIEW_SILENCED, "NOT_SENT is no outcome");
+
+/* Build for the collector, show, ask. NOT_SENT, else an outcome. */
 static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		      const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
@@ -789,7 +794,7 @@ static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry 
 	if (r < 0)
 		return r;
 	snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ", rc->config->endpoint);
-	r = offer(rc, a, &bytes, NULL, prompt) ? do_send(rc, e, &bytes, token) : 1;
+	r = offer(rc, a, &bytes, NULL, prompt) ? do_send(rc, e, &bytes, token) : NOT_SENT;
 	cgfb_buf_free(&bytes);
 	return r;
 }
@@ -847,7 +852,9 @@ static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 
 	if (rc->config->consent != CGFB_CONSENT_NEVER) {
 		c = offer_send(rc, e, report, a);
-		if (c != 1)
+		/* A send that failed goes on too: the report may still go out as
+		 * an e-mail, and kept it says that flush retries it. */
+		if (c != NOT_SENT && c != CGFB_REVIEW_SEND_FAILED)
 			return c;
 	} else {
 		fputs("Sending is off (consent = never in the configuration).\n", rc->out);
