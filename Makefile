@@ -264,6 +264,8 @@ install: $(PROGRAMS)
 	install -m 0755 $(REPORTER) $(DESTDIR)$(LIBEXECDIR)/cgroup-feedback-report
 	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
 	install -m 0644 docs/report.schema.json $(DESTDIR)$(DATADIR)/report.schema.json
+	install -m 0644 docs/check.schema.json $(DESTDIR)$(DATADIR)/check.schema.json
+	install -m 0644 docs/status.schema.json $(DESTDIR)$(DATADIR)/status.schema.json
 	install -m 0644 data/allowlist.json $(DESTDIR)$(DATADIR)/allowlist.json
 
 include packaging/packaging.mk

@@ -171,6 +171,8 @@ check "cgroup-feedback scan finds S1 in a SUSE log" [ $? -eq 0 ]
 check "scan output names S1" grep -q '"id":"S1"' "$T_TMP/scan.out"
 check "the installed catalog is used" \
 	sh -c 'chroot "$1" cgroup-feedback catalog | grep -q S1 && [ -f "$1/usr/share/cgroup-feedback/catalog.json" ]' _ "$ROOT"
+check "the JSON Schemas of a report, check --json and status --json are installed" sh -c \
+	'for s in report check status; do cmp -s "$1/usr/share/cgroup-feedback/$s.schema.json" "docs/$s.schema.json" || exit 1; done' _ "$ROOT"
 # A part of the product: missing is a failure, not a skip.
 # The flat memory hierarchy of the 2012 patch: A (use_hierarchy=0) with B and C.
 FX=$ROOT/tmp/fixture
