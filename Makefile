@@ -165,7 +165,7 @@ $(SERVER): $(SERVER_OBJ) $(LIB_OBJ)
 
 # The collector's unit tests (test_srv_*.c) link its objects but main.o.
 SERVER_TEST_OBJ := $(filter-out $(BUILD)/server-stub/main.o,$(SERVER_OBJ))
-$(BUILD)/tests/test_srv_%: tests/unit/test_srv_%.c tests/unit/testutil.h $(SERVER_TEST_OBJ) $(LIB_OBJ)
+$(BUILD)/tests/test_srv_%: tests/unit/test_srv_%.c tests/unit/testutil.h tests/unit/srvsql.h $(SERVER_TEST_OBJ) $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Iserver-stub -Itests/unit $(ALL_CFLAGS) \
 	  $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS) $(TEST_PKGS)) $< -o $@ $(LDFLAGS) \

@@ -7,7 +7,7 @@
  * Every fifth report is a finding of cgroup-feedback check (issue 25): its
  * catalog id is counted in check_catalog_id, under the same rule, and not
  * in catalog_id, which counts what the kernel printed. */
-#include "testutil.h"
+#include "srvsql.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
-#include <sqlite3.h>
 
 #include <math.h>
 
@@ -499,21 +498,10 @@ static int fold_teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* One integer from SQL run on a connection of its own. */
+/* One integer from SQL on the store's file. */
 static int64_t sql_int(const char *sql)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v = -1;
-
-	assert_int_equal(sqlite3_open(folddb, &db), SQLITE_OK);
-	sqlite3_busy_timeout(db, 10000);
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
+	return test_sql_int(folddb, sql);
 }
 
 static int group_line(const struct store_group *g, void *ud)

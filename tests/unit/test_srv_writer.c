@@ -4,15 +4,13 @@
  * not spoil the others of its batch; the queue is finished at stop. Both
  * ways the writer runs: with the
  * checkpoint and sync helpers (pipelined) and without. */
-#include "testutil.h"
+#include "srvsql.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-#include <sqlite3.h>
 
 #include "cgfb/readfile.h"
 #include "cgfb/schema.h"
@@ -110,32 +108,15 @@ static void put_job(struct job *j, int i)
 	j->done = done;
 }
 
-/* One integer from SQL on a connection of its own. */
-static int64_t sql_int(const char *db, const char *sql)
-{
-	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v = -1;
-
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	sqlite3_busy_timeout(h, 10000);
-	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
-}
-
 /* Reports counted for the public summary, and deltas not yet counted. */
 static int64_t counted(const char *db)
 {
-	return sql_int(db, "SELECT coalesce(sum(reports), 0) FROM tally_groups WHERE dim = 9");
+	return test_sql_int(db, "SELECT coalesce(sum(reports), 0) FROM tally_groups WHERE dim = 9");
 }
 
 static int64_t pending(const char *db)
 {
-	return sql_int(db, "SELECT count(*) FROM tally_delta");
+	return test_sql_int(db, "SELECT count(*) FROM tally_delta");
 }
 
 static void batches(bool helpers)
