@@ -17,8 +17,18 @@ struct conn {
 	int fd;
 	bool head_done;
 	bool reaped;
-	struct timespec since;       /* monotonic: when the head was due to start */
+	/* Admitted, not yet added: the slot is held from the admission, so
+	 * that the event loops, each accepting on its own thread, cannot all
+	 * admit the last slot of a key before any of them adds it (129 of a
+	 * limit of 128 were held that way). No descriptor yet. */
+	bool reserved;
+	struct timespec since;       /* monotonic: when the head was due to start,
+				      * or, reserved, when it was admitted */
 };
+
+/* A reservation that libmicrohttpd never turned into a connection (it can
+ * still fail one it accepted) is given up after this. */
+#define RESERVED_S 2
 
 struct conntrack {
 	pthread_mutex_t lock;
@@ -66,7 +76,8 @@ static struct conn *victim(const struct conntrack *ct)
 	struct conn *v = NULL;
 
 	for (struct conn *c = ct->head; c; c = c->next)
-		if (!c->head_done && !c->reaped && (!v || earlier(&c->since, &v->since)))
+		if (!c->head_done && !c->reaped && !c->reserved &&
+		    (!v || earlier(&c->since, &v->since)))
 			v = c;
 	return v;
 }
@@ -109,6 +120,44 @@ static const char *refusal(const struct conntrack *ct, unsigned held, unsigned l
 	return NULL;
 }
 
+/* Under the lock: c first in the list, counted. */
+static void link_conn(struct conntrack *ct, struct conn *c)
+{
+	c->prev = NULL;
+	c->next = ct->head;
+	if (ct->head)
+		ct->head->prev = c;
+	ct->head = c;
+	ct->count++;
+}
+
+static void unlink_conn(struct conntrack *ct, struct conn *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		ct->head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	ct->count--;
+	ct->shut -= c->reaped;
+}
+
+/* Under the lock: hold a slot for key until conntrack_add takes it.
+ * Without memory the admission stands all the same, unreserved. */
+static void reserve(struct conntrack *ct, const char *key)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return;
+	snprintf(c->key, sizeof(c->key), "%s", key);
+	c->fd = -1;
+	c->reserved = true;
+	now(&c->since);
+	link_conn(ct, c);
+}
+
 bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr, const char **why)
 {
 	char key[PEER_KEY_MAX];
@@ -121,33 +170,53 @@ bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr, const ch
 	/* A full table makes room only for a key that holds few. */
 	if (*why && strcmp(*why, CONNTRACK_WHY_FULL) == 0 && held < CONNTRACK_FAIR && evict(ct))
 		*why = NULL;
+	if (!*why)
+		reserve(ct, key);
 	pthread_mutex_unlock(&ct->lock);
 	return !*why;
 }
 
-bool conntrack_admit_proxy(struct conntrack *ct, const char **why)
+bool conntrack_admit_proxy(struct conntrack *ct, const struct sockaddr *addr, const char **why)
 {
+	char key[PEER_KEY_MAX];
+
+	peer_key(addr, key);
 	pthread_mutex_lock(&ct->lock);
 	*why = ct->count - ct->shut < ct->max || evict(ct) ? NULL : CONNTRACK_WHY_FULL;
+	if (!*why)
+		reserve(ct, key);
 	pthread_mutex_unlock(&ct->lock);
 	return !*why;
+}
+
+/* Under the lock: key's oldest reservation, or NULL. */
+static struct conn *reservation(struct conntrack *ct, const char *key)
+{
+	struct conn *r = NULL;
+
+	for (struct conn *c = ct->head; c; c = c->next)
+		if (c->reserved && strcmp(c->key, key) == 0 && (!r || earlier(&c->since, &r->since)))
+			r = c;
+	return r;
 }
 
 struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd)
 {
-	struct conn *c = calloc(1, sizeof(*c));
+	char key[PEER_KEY_MAX];
+	struct conn *c;
 
-	if (!c)
-		return NULL;
-	peer_key(addr, c->key);
-	c->fd = fd;
-	now(&c->since);
+	peer_key(addr, key);
 	pthread_mutex_lock(&ct->lock);
-	c->next = ct->head;
-	if (ct->head)
-		ct->head->prev = c;
-	ct->head = c;
-	ct->count++;
+	c = reservation(ct, key);
+	if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
+		snprintf(c->key, sizeof(c->key), "%s", key);
+		link_conn(ct, c);
+	}
+	if (c) {
+		c->reserved = false;
+		c->fd = fd;
+		now(&c->since);
+	}
 	pthread_mutex_unlock(&ct->lock);
 	return c;
 }
@@ -157,14 +226,7 @@ void conntrack_remove(struct conntrack *ct, struct conn *c)
 	if (!c)
 		return;
 	pthread_mutex_lock(&ct->lock);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		ct->head = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	ct->count--;
-	ct->shut -= c->reaped;
+	unlink_conn(ct, c);
 	pthread_mutex_unlock(&ct->lock);
 	free(c);
 }
@@ -207,10 +269,22 @@ unsigned conntrack_unread_heads(struct conntrack *ct)
 	 * conntrack_remove, when its number may be reused. */
 	pthread_mutex_lock(&ct->lock);
 	for (const struct conn *c = ct->head; c; c = c->next)
-		n += !c->head_done && !c->reaped && ioctl(c->fd, FIONREAD, &waiting) == 0 &&
-		     waiting > 0;
+		n += !c->head_done && !c->reaped && !c->reserved &&
+		     ioctl(c->fd, FIONREAD, &waiting) == 0 && waiting > 0;
 	pthread_mutex_unlock(&ct->lock);
 	return n;
+}
+
+/* Reservations never taken, given up. */
+static void expire_reservations(struct conntrack *ct, const struct timespec *t)
+{
+	for (struct conn *c = ct->head, *next; c; c = next) {
+		next = c->next;
+		if (c->reserved && t->tv_sec - c->since.tv_sec >= RESERVED_S) {
+			unlink_conn(ct, c);
+			free(c);
+		}
+	}
 }
 
 /* Shut down every socket whose head is overdue. */
@@ -220,8 +294,10 @@ static unsigned reap(struct conntrack *ct, char *example, size_t examplesz)
 	unsigned n = 0;
 
 	now(&t);
+	expire_reservations(ct, &t);
 	for (struct conn *c = ct->head; c; c = c->next) {
-		if (c->head_done || c->reaped || t.tv_sec - c->since.tv_sec < (time_t)ct->head_timeout)
+		if (c->head_done || c->reaped || c->reserved ||
+		    t.tv_sec - c->since.tv_sec < (time_t)ct->head_timeout)
 			continue;
 		shut(ct, c);
 		if (n++ == 0)

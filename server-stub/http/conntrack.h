@@ -36,7 +36,10 @@ void conntrack_on_tick(struct conntrack *ct, void (*fn)(void *ud), void *ud);
 #define CONNTRACK_WHY_FULL "every connection slot taken"
 
 /* Whether a connection from addr may be accepted now; when not, *why
- * says which rule refused it (one of CONNTRACK_WHY_*). When every slot
+ * says which rule refused it (one of CONNTRACK_WHY_*). When it may, its
+ * slot is held from now until conntrack_add takes it (or, never taken,
+ * for a couple of seconds): admissions on several threads at once cannot
+ * pass a limit between two admissions and their adds. When every slot
  * is taken and addr's key holds fewer than CONNTRACK_FAIR, the
  * connection whose request head has been due the longest is shut down
  * to make room (never one whose head is in), so that a complete request
@@ -45,9 +48,10 @@ bool conntrack_admit(struct conntrack *ct, const struct sockaddr *addr, const ch
 /* The same for a trusted reverse proxy (proxy.h), which speaks for many
  * clients: no share of a key applies, only the total, and the oldest
  * incomplete head makes room as for anyone. */
-bool conntrack_admit_proxy(struct conntrack *ct, const char **why);
-/* An accepted connection on socket fd; NULL when out of memory (the
- * connection is then only counted by libmicrohttpd). */
+bool conntrack_admit_proxy(struct conntrack *ct, const struct sockaddr *addr, const char **why);
+/* An accepted connection on socket fd, in the slot its admission held
+ * for addr's key (a new one when there is none); NULL when out of memory
+ * (the connection is then only counted by libmicrohttpd). */
 struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd);
 /* Before fd is closed: the reaper never touches it after this. */
 void conntrack_remove(struct conntrack *ct, struct conn *c);

@@ -648,7 +648,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
 {
 	struct http_server *h = cls;
 	const char *why;
-	const bool ok = proxies_trusted(&h->proxies, addr) ? conntrack_admit_proxy(h->ct, &why) :
+	const bool ok = proxies_trusted(&h->proxies, addr) ? conntrack_admit_proxy(h->ct, addr, &why) :
 							     conntrack_admit(h->ct, addr, &why);
 
 	if (!ok)

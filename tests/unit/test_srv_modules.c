@@ -285,7 +285,44 @@ static void shares_connections(void **state)
 	assert_string_equal(why, CONNTRACK_WHY_FAIR);
 	assert_true(conntrack_admit(ct, (const struct sockaddr *)&d, &why));
 	assert_null(why);
-	for (unsigned i = 1; i < n; i++)
+	held[0] = conntrack_add(ct, (const struct sockaddr *)&d, -1);
+	for (unsigned i = 0; i < n; i++)
+		conntrack_remove(ct, held[i]);
+	assert_int_equal(conntrack_count(ct), 0);
+	conntrack_stop(ct);
+}
+
+/* An admission holds its slot until its connection is added: the event
+ * loops admit on threads of their own, and two admissions of a key's
+ * last slot before either add held 129 of 128. A slot admitted and never
+ * added (libmicrohttpd failed the connection) is given up by the reaper. */
+static void admission_holds_the_slot(void **state)
+{
+	struct conntrack *ct;
+	struct conn *held[4];
+	const struct sockaddr_storage a = addr("192.0.2.1"), a2 = addr("192.0.2.1"),
+		b = addr("192.0.2.2");
+	const char *why;
+
+	assert_int_equal(conntrack_start(&ct, 8, 3, 10), 0);
+	/* Three admitted, none added yet: the fourth is refused. */
+	for (int i = 0; i < 3; i++)
+		assert_true(conntrack_admit(ct, (const struct sockaddr *)&a, &why));
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&a2, &why));
+	assert_string_equal(why, CONNTRACK_WHY_PER_KEY);
+	assert_int_equal(conntrack_count(ct), 3);
+	/* Each add takes a held slot: still three. */
+	for (int i = 0; i < 3; i++)
+		held[i] = conntrack_add(ct, (const struct sockaddr *)&a, -1);
+	assert_int_equal(conntrack_count(ct), 3);
+	assert_false(conntrack_admit(ct, (const struct sockaddr *)&a, &why));
+	/* One admitted and never added: its slot is free within 3 s. */
+	assert_true(conntrack_admit(ct, (const struct sockaddr *)&b, &why));
+	assert_int_equal(conntrack_count(ct), 4);
+	for (int i = 0; i < 40 && conntrack_count(ct) > 3; i++)
+		usleep(100000);
+	assert_int_equal(conntrack_count(ct), 3);
+	for (int i = 0; i < 3; i++)
 		conntrack_remove(ct, held[i]);
 	assert_int_equal(conntrack_count(ct), 0);
 	conntrack_stop(ct);
@@ -429,9 +466,12 @@ static void evicts_oldest_incomplete_head(void **state)
 	assert_false(was_shut(sv[0]));
 	assert_true(was_shut(sv[1]));
 	assert_false(was_shut(sv[2]));
-	/* The shut one is still listed until libmicrohttpd closes it. */
-	assert_int_equal(conntrack_count(ct), 4);
+	/* The shut one is still listed until libmicrohttpd closes it, and
+	 * the newcomer's slot is held from its admission. */
+	assert_int_equal(conntrack_count(ct), 5);
 	struct conn *n1 = conntrack_add(ct, (const struct sockaddr *)&fresh, -1);
+
+	assert_int_equal(conntrack_count(ct), 5);
 
 	assert_true(conntrack_admit(ct, (const struct sockaddr *)&fresh2, &why));
 	assert_true(was_shut(sv[2]));
@@ -447,6 +487,7 @@ static void evicts_oldest_incomplete_head(void **state)
 	conntrack_wait_head(ct, held[3]);          /* kept alive, idle */
 	assert_true(conntrack_admit(ct, (const struct sockaddr *)&many, &why));
 	assert_true(was_shut(sv[3]));
+	conntrack_remove(ct, conntrack_add(ct, (const struct sockaddr *)&many, -1));
 	for (int i = 0; i < 4; i++) {
 		conntrack_remove(ct, held[i]);
 		close(sv[i][0]);
@@ -729,6 +770,7 @@ int main(void)
 		cmocka_unit_test(parses_query_values),
 		cmocka_unit_test(keys_peers),
 		cmocka_unit_test(shares_connections),
+		cmocka_unit_test(admission_holds_the_slot),
 		cmocka_unit_test(evicts_oldest_incomplete_head),
 		cmocka_unit_test(does_not_evict_for_a_key_holding_many),
 		cmocka_unit_test(counts_refusals),

@@ -138,17 +138,17 @@ static void proxy_takes_any_slot(void **state)
 	while (n < 16 && conntrack_admit(ct, SA(px), &why))
 		held[n++] = conntrack_add(ct, SA(px), -1);
 	assert_int_equal(n, 8);
-	while (n < 16 && conntrack_admit_proxy(ct, &why))
+	while (n < 16 && conntrack_admit_proxy(ct, SA(px), &why))
 		held[n++] = conntrack_add(ct, SA(px), -1);
 	assert_int_equal(n, 16);
 	for (unsigned i = 0; i < n; i++)
 		conntrack_head_done(ct, held[i]);
 	/* Every slot taken by requests whose heads are in: nobody is evicted. */
-	assert_false(conntrack_admit_proxy(ct, &why));
+	assert_false(conntrack_admit_proxy(ct, SA(px), &why));
 	assert_string_equal(why, CONNTRACK_WHY_FULL);
 	assert_false(conntrack_admit(ct, SA(other), &why));
 	conntrack_remove(ct, held[0]);
-	assert_true(conntrack_admit_proxy(ct, &why));
+	assert_true(conntrack_admit_proxy(ct, SA(px), &why));
 	for (unsigned i = 1; i < n; i++)
 		conntrack_remove(ct, held[i]);
 	conntrack_stop(ct);
