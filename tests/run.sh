@@ -41,9 +41,15 @@ if [ "${1:-}" = --job ]; then
 	# falls back to the host's login banner there, and the host's banner is
 	# never a test's to write (tests/lib.sh says so when it is written
 	# anyway, without this namespace).
+	# The command is evaluated in that namespace's shell, a new process:
+	# dir and n, which commands name (the valgrind scripts' log directory
+	# is $dir/vg.$n), go with it in its environment. Without them every
+	# valgrind job logged to one directory, /vg., shared by all jobs and
+	# runs: each verdict read every log there, and a process of another
+	# user could not create its log where a PID's old one was left.
 	if [ "$(id -u)" = 0 ] && mkdir -p /run/motd.d 2>/dev/null &&
 		unshare --mount --propagation private true 2>/dev/null; then
-		unshare --mount --propagation private sh -c \
+		dir=$dir n=$n unshare --mount --propagation private sh -c \
 			'mount -t tmpfs -o mode=755,size=1m cgfb-test-motd /run/motd.d && eval "$1"' \
 			sh "$cmd" >"$dir/$n.log" 2>&1 </dev/null
 	else
