@@ -24,7 +24,12 @@ for f in "$LOGDIR"/vg.*.log; do
 		sed 's/^/#   /' "$f"
 	fi
 done
-if [ "$bad" -eq 0 ]; then
+if [ "$n" -eq 0 ]; then
+	# Every such script runs programs, and valgrind makes a log for each
+	# (empty with -q): none means they logged elsewhere, unchecked.
+	echo "not ok 1 - valgrind: $NAME (no process logged in $LOGDIR)"
+	bad=1
+elif [ "$bad" -eq 0 ]; then
 	echo "ok 1 - valgrind: $NAME ($n processes, no error, no definite leak)"
 else
 	echo "not ok 1 - valgrind: $NAME ($bad of $n processes with errors or definite leaks)"
