@@ -20,11 +20,10 @@ struct pubsum {
 	const char *db_path;
 	unsigned interval;
 	const struct summary_policy *policy;
-	/* Before each recomputation but the first: the newest reports
+	/* Before each recomputation of the thread: the newest reports
 	 * counted (store_fold, on the writer's connection). */
 	int (*fold)(void *ud);
 	void *fold_ud;
-	bool first_done;
 	/* What requests get, replaced whole under lock. */
 	struct cgfb_buf body;
 	char etag[72];
@@ -90,7 +89,9 @@ static double since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static int refresh(struct pubsum *p)
+/* fold: count the newest reports first (not at start, before the writer
+ * runs: the caller has folded). */
+static int refresh(struct pubsum *p, bool fold)
 {
 	struct cgfb_buf b = { 0 }, old;
 	char etag[72];
@@ -101,10 +102,9 @@ static int refresh(struct pubsum *p)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* A fold that failed leaves the newest reports to the next one: the
 	 * summary is served as of the last. */
-	if (p->first_done && p->fold && (rc = p->fold(p->fold_ud)) < 0)
+	if (fold && p->fold && (rc = p->fold(p->fold_ud)) < 0)
 		cgfb_log(LOG_WARNING, "public summary: the newest reports are not counted yet: %s",
 			 strerror(-rc));
-	p->first_done = true;
 	rc = compute(p, &b, etag);
 	took = since(&t0);
 	/* A slow one is said, with its deadline: the store's growth shows
@@ -142,7 +142,7 @@ static void *run(void *arg)
 
 		if (pthread_cond_timedwait(&p->wake, &p->lock, &until) == ETIMEDOUT && !p->stop) {
 			pthread_mutex_unlock(&p->lock);
-			refresh(p);
+			refresh(p, true);
 			pthread_mutex_lock(&p->lock);
 		}
 	}
@@ -169,7 +169,7 @@ int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval,
 	pthread_condattr_init(&ca);
 	pthread_cond_init(&p->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	refresh(p);
+	refresh(p, false);
 	rc = -pthread_create(&p->thread, NULL, run, p);
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "public summary: no thread: %s", strerror(-rc));

@@ -189,15 +189,14 @@ bool conntrack_admit_proxy(struct conntrack *ct, const struct sockaddr *addr, co
 	return !*why;
 }
 
-/* Under the lock: key's oldest reservation, or NULL. */
+/* Under the lock: a reservation of key, or NULL. Any will do: each is
+ * one admitted connection of that key. */
 static struct conn *reservation(struct conntrack *ct, const char *key)
 {
-	struct conn *r = NULL;
-
 	for (struct conn *c = ct->head; c; c = c->next)
-		if (c->reserved && strcmp(c->key, key) == 0 && (!r || earlier(&c->since, &r->since)))
-			r = c;
-	return r;
+		if (c->reserved && strcmp(c->key, key) == 0)
+			return c;
+	return NULL;
 }
 
 struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd)

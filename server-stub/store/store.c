@@ -224,7 +224,11 @@ const char *store_dim_name(enum store_dim d)
 
 int store_fold(struct store *s, unsigned chunks)
 {
-	return s->ops->fold(s, chunks);
+	int rc;
+
+	for (unsigned i = 0; (rc = s->ops->fold_chunk(s)) == 1 && (!chunks || ++i < chunks);)
+		;
+	return rc;
 }
 
 int store_groups_begin(struct store *s, const char *since)

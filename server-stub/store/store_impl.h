@@ -49,7 +49,9 @@ struct store_ops {
 	int (*groups)(struct store *s, enum store_dim d,
 		      int (*fn)(const struct store_group *g, void *ud),
 		      void *ud);
-	int (*fold)(struct store *s, unsigned chunks);
+	/* One chunk of store_fold in one transaction: 1 when deltas were
+	 * counted, 0 when none was pending. */
+	int (*fold_chunk)(struct store *s);
 	/* Migration: NULL where a backend is not a source (scan,
 	 * withdrawn_list) or a destination (put_row, put_withdrawn). */
 	int (*scan)(struct store *s, int64_t after, unsigned limit,

@@ -110,7 +110,7 @@ int pg_groups_begin(struct store *base, const char *since);
 void pg_groups_end(struct store *base);
 int pg_groups(struct store *base, enum store_dim d,
 	      int (*fn)(const struct store_group *g, void *ud), void *ud);
-int pg_fold(struct store *base, unsigned chunks);
+int pg_fold_chunk(struct store *base);
 int pg_summary_shared(struct store *base, unsigned max_age,
 		      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
 		      struct cgfb_buf *out);

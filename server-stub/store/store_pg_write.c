@@ -226,12 +226,7 @@ static int fold_chunk(struct pg_store *s)
 	return n;
 }
 
-int pg_fold(struct store *base, unsigned chunks)
+int pg_fold_chunk(struct store *base)
 {
-	struct pg_store *s = pgs(base);
-	int rc;
-
-	for (unsigned i = 0; (rc = fold_chunk(s)) == 1 && (!chunks || ++i < chunks);)
-		;
-	return rc;
+	return fold_chunk(pgs(base));
 }

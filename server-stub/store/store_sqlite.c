@@ -565,8 +565,10 @@ static int sq_put(struct store *base, const struct report_meta *m, const char *b
 
 /* The text of statement which's one column for id into out (65 bytes):
  * 0, -ENOENT without a row, or the database's error about what. */
+/* The text of the first column (and, unless out2 is NULL, the second) of
+ * which's row for id: 0 or -ENOENT. */
 static int id_text(struct sq_store *s, enum stmt which, const char *id, char out[65],
-		   const char *what)
+		   char *out2, size_t out2sz, const char *what)
 {
 	sqlite3_stmt *st = s->st[which];
 	int rc;
@@ -576,6 +578,8 @@ static int id_text(struct sq_store *s, enum stmt which, const char *id, char out
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		column_copy(st, 0, out, 65);
+	if (rc == SQLITE_ROW && out2)
+		column_copy(st, 1, out2, out2sz);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc == SQLITE_ROW)
@@ -586,22 +590,10 @@ static int id_text(struct sq_store *s, enum stmt which, const char *id, char out
 static int sq_token(struct store *base, const char *id, char want[65],
 		    char via[STORE_VIA_MAX])
 {
-	struct sq_store *s = sq(base);
-	sqlite3_stmt *st = s->st[ST_TOKEN];
-	int rc;
+	const int rc = id_text(sq(base), ST_TOKEN, id, want, via, STORE_VIA_MAX, "token");
 
-	want[0] = '\0';
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		column_copy(st, 0, want, 65);
-		if (via)
-			column_copy(st, 1, via, STORE_VIA_MAX);
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? -ENOENT : db_error(s, "token");
+	if (rc < 0)
+		return rc;
 	return strlen(want) == 64 ? 0 : -EPERM;
 }
 
@@ -629,7 +621,7 @@ static int sq_delete(struct store *base, const char *id, const char *token_sha25
 
 static int sq_withdrawn_token(struct store *base, const char *id, char out[65])
 {
-	return id_text(sq(base), ST_MARKER, id, out, "withdrawal marker");
+	return id_text(sq(base), ST_MARKER, id, out, NULL, 0, "withdrawal marker");
 }
 
 static int sq_unwithdraw(struct store *base, const char *id)
@@ -882,14 +874,9 @@ static int fold_chunk(struct sq_store *s)
 	return rc;
 }
 
-static int sq_fold(struct store *base, unsigned chunks)
+static int sq_fold_chunk(struct store *base)
 {
-	struct sq_store *s = sq(base);
-	int rc;
-
-	for (unsigned i = 0; (rc = fold_chunk(s)) == 1 && (!chunks || ++i < chunks);)
-		;
-	return rc;
+	return fold_chunk(sq(base));
 }
 
 static int sq_scan(struct store *base, int64_t after, unsigned limit,
@@ -960,7 +947,7 @@ const struct store_ops store_sqlite_ops = {
 	.groups_begin = sq_groups_begin,
 	.groups_end = sq_groups_end,
 	.groups = sq_groups,
-	.fold = sq_fold,
+	.fold_chunk = sq_fold_chunk,
 	.scan = sq_scan,
 	.withdrawn_list = sq_withdrawn_list,
 };
