@@ -27,7 +27,7 @@ PKG_CONFIG ?= pkg-config
 BUILD      ?= build
 
 CLIENT_PKGS := json-c libcrypto libcurl libudev libpcre2-8 libsystemd icu-uc icu-i18n \
-               zlib liblzma libzstd liblz4
+               zlib liblzma libzstd liblz4 yaml-0.1
 # Debian's libbz2-dev ships no pkg-config file.
 BZ2_LIBS    := $(shell $(PKG_CONFIG) --libs bzip2 2>/dev/null || echo -lbz2)
 # The watcher holds CAP_SYSLOG and links no network library (no libcurl, so

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/scan_report.h"
 #include "readiness/check.h"
+#include "readiness/decide.h"
 #include "readiness/output.h"
 #include "readiness/prom.h"
 #include "readiness/rules.h"
@@ -36,8 +37,10 @@ static const char usage[] =
 	"what it could not.\n"
 	"  --json            one JSON document (docs/check.schema.json)\n"
 	"  --target SPEC     count only what breaks there: kernel=6.12,systemd=258,kubelet=1.35\n"
-	"                    (any of them); without it everything is listed\n"
-	"  --root DIR        check a copy of a system's files under DIR instead of /\n"
+	"                    and a release: debian=13, ubuntu=22.04, rhel=9 (any of them);\n"
+	"                    without it everything that breaks anywhere counts\n"
+	"  --root DIR        check a copy of a system's files under DIR instead of /; without\n"
+	"                    DIR/proc it is an image: its boot configuration is read\n"
 	"  --mountinfo FILE  the mount table to read instead of DIR/proc/self/mountinfo\n"
 	"  --rules FILE      readiness rules instead of the built-in data/readiness.json\n"
 	"  --prometheus FILE also write the findings for node_exporter's textfile\n"
@@ -45,7 +48,8 @@ static const char usage[] =
 	"  --report          each finding the kernel asks about (a catalog message) becomes\n"
 	"                    a pending report, reviewed like one the watcher writes:\n"
 	"                    nothing is sent without your yes\n"
-	"Exit status: 0 nothing breaks on the target, 1 something does, 2 could not check.\n";
+	"Exit status: 0 nothing breaks on the target, 1 something does, 2 could not check\n"
+	"or could not tell.\n";
 
 struct opts {
 	bool json;
@@ -193,7 +197,7 @@ int cgfb_cmd_check(const struct cgfb_globals *g, int argc, char **argv)
 		cgfb_log(LOG_ERR, "readiness rules: %s", rc == -ENOMEM ? strerror(ENOMEM) : err);
 		return CHECK_COULD_NOT;
 	}
-	if ((rc = cgfb_check_run(&rs, &o.c, &c))) {
+	if ((rc = cgfb_check_run(&rs, &o.c, &c)) || (rc = cgfb_decide(&c, &o.target))) {
 		cgfb_log(LOG_ERR, "check: %s", strerror(-rc));
 		rc = CHECK_COULD_NOT;
 		goto out;
@@ -207,7 +211,8 @@ int cgfb_cmd_check(const struct cgfb_globals *g, int argc, char **argv)
 		   (o.report && report_findings(g, &o, &c) < 0))
 		rc = CHECK_COULD_NOT;
 	else
-		rc = cgfb_check_breaking(&c, &o.target) ? CHECK_BREAKS : CHECK_READY;
+		rc = cgfb_check_verdict(&c, &o.target) == CGFB_NOT_READY ? CHECK_BREAKS
+		     : cgfb_check_verdict(&c, &o.target) == CGFB_READY ? CHECK_READY : CHECK_COULD_NOT;
 out:
 	cgfb_check_free(&c);
 	cgfb_rules_free(&rs);

@@ -86,6 +86,35 @@ int cgfb_check_found(struct cgfb_check *c, const struct cgfb_rule *r, const char
 	return rc;
 }
 
+int cgfb_check_found_ctl(struct cgfb_check *c, const struct cgfb_rule *r, uint32_t ctl,
+			 const char *fmt, ...)
+{
+	struct cgfb_finding *f = finding_for(c, r);
+	va_list ap;
+	int rc;
+
+	if (!f)
+		return -ENOMEM;
+	f->controllers |= ctl;
+	va_start(ap, fmt);
+	rc = add_where(f, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int cgfb_check_owned(struct cgfb_check *c, const struct cgfb_owner *owner, const struct cgfb_rule *r)
+{
+	for (unsigned i = 0; i < c->n_owned; i++)
+		if (c->owned[i].owner == owner && c->owned[i].rule == r) {
+			c->owned[i].count++;
+			return 0;
+		}
+	if (c->n_owned == CGFB_OWNED_MAX)
+		return -ENOSPC;
+	c->owned[c->n_owned++] = (struct cgfb_owned){ .owner = owner, .rule = r, .count = 1 };
+	return 0;
+}
+
 int cgfb_check_unreadable_why(struct cgfb_check *c, const char *what, const char *why)
 {
 	unsigned i = c->unreadable < CGFB_UNREADABLE_MAX ? (unsigned)c->unreadable : CGFB_UNREADABLE_MAX;
@@ -125,5 +154,6 @@ void cgfb_check_free(struct cgfb_check *c)
 	free(c->f);
 	for (unsigned i = 0; i < CGFB_UNREADABLE_MAX; i++)
 		free(c->unreadable_what[i]);
+	free(c->env);
 	memset(c, 0, sizeof(*c));
 }

@@ -5,13 +5,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "readiness/decide.h"
+#include "readiness/env.h"
 #include "readiness/rules.h"
 #include "snapshot/mountinfo.h"
 
 #define CGFB_WHERE_MAX      5     /* places named per finding; the rest counted */
 #define CGFB_UNREADABLE_MAX 5     /* unreadable places named; the rest counted */
 #define CGFB_CHECK_DEPTH    256   /* the walk's depth, as the snapshot's */
+#define CGFB_DECISIONS_MAX  8     /* deciders asked per finding */
+#define CGFB_OWNED_MAX      64    /* (owner, rule) pairs counted */
 
 struct cgfb_finding {
 	const struct cgfb_rule *rule;
@@ -20,6 +25,22 @@ struct cgfb_finding {
 	unsigned n_where;
 	char *kernel;                     /* kconfig: the kernel it is about, which is
 	                                     where it breaks; NULL: the rule's */
+	uint32_t controllers;             /* v1 controllers of the places (enum cgfb_ctrl bits) */
+	/* What the deciders make of it (decide.c). */
+	struct cgfb_decision dec[CGFB_DECISIONS_MAX];
+	unsigned n_dec;
+	bool breaks;                      /* a decider breaks it, now or at a version */
+	bool on_target;                   /* ... at the target (no target: breaks) */
+	bool unknown;                     /* a decider's input could not be read */
+	char advice[640];                 /* what to do on this host, "" the rule's */
+};
+
+/* Places a rule matched in cgroups another program made and moves to v2
+ * itself (a systemd unit, a container runtime): counted, not findings. */
+struct cgfb_owned {
+	const struct cgfb_owner *owner;
+	const struct cgfb_rule *rule;
+	unsigned long count;
 };
 
 struct cgfb_check_opts {
@@ -34,7 +55,6 @@ struct cgfb_check_opts {
 struct cgfb_check {
 	struct cgfb_finding *f;
 	size_t n, cap;
-	enum cgfb_cgroup_mode mode;
 	char kernel[128];                 /* running kernel's release, "" unknown */
 	char systemd[64];                 /* installed systemd's version, "" unknown */
 	unsigned long cgroups;            /* cgroups walked in v1 hierarchies */
@@ -42,6 +62,10 @@ struct cgfb_check {
 	unsigned long unreadable;
 	char *unreadable_what[CGFB_UNREADABLE_MAX];
 	unsigned sources;                 /* sources read at all (mountinfo, cmdline, ...) */
+	struct cgfb_env *env;             /* the environment facts */
+	struct cgfb_owned owned[CGFB_OWNED_MAX];
+	unsigned n_owned;
+	bool decided;                     /* the cgroup mode could be told */
 };
 
 void cgfb_check_free(struct cgfb_check *c);
@@ -51,6 +75,12 @@ void cgfb_check_free(struct cgfb_check *c);
 int cgfb_check_found(struct cgfb_check *c, const struct cgfb_rule *r, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A finding of its own about one installed kernel, which is where it breaks. */
+/* The same, for a place in cgroups of the v1 controllers ctl. */
+int cgfb_check_found_ctl(struct cgfb_check *c, const struct cgfb_rule *r, uint32_t ctl,
+			 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A place in a cgroup of owner's: counted apart. 0 or -ENOSPC (table full:
+ * counted as a finding instead by the caller). */
+int cgfb_check_owned(struct cgfb_check *c, const struct cgfb_owner *owner, const struct cgfb_rule *r);
 int cgfb_check_found_kernel(struct cgfb_check *c, const struct cgfb_rule *r, const char *kernel,
 			    const char *where);
 int cgfb_check_unreadable(struct cgfb_check *c, const char *what, int err);

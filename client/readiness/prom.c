@@ -42,11 +42,15 @@ int cgfb_check_prometheus(struct cgfb_buf *b, const struct cgfb_rules *rs,
 		rc = gauge(b, "breaking", "Findings of severity breaks that break on the target "
 			   "(every finding without one).", v);
 	if (!rc)
-		rc = gauge(b, "ready", "1 when the check could look and nothing found breaks on "
+		rc = gauge(b, "ready", "1 when the check could look, could tell, and nothing found breaks on "
 			   "the target.", c->sources && !cgfb_check_breaking(c, t) ? "1" : "0");
 	if (!rc)
 		rc = gauge(b, "checked", "1 when the check could read anything at all.",
 			   c->sources ? "1" : "0");
+	if (!rc)
+		rc = gauge(b, "decided", "1 when the check could tell the cgroup mode and every input "
+			   "of a decider it needed (0: cannot tell).",
+			   cgfb_check_verdict(c, t) == CGFB_CANNOT_TELL ? "0" : "1");
 	snprintf(v, sizeof(v), "%lu", c->unreadable);
 	if (!rc)
 		rc = gauge(b, "unreadable", "Places the check could not read.", v);

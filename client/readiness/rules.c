@@ -13,6 +13,7 @@
 
 #include "cgfb/buf.h"
 #include "cgfb/readfile.h"
+#include "readiness/decide.h"
 #include "readiness/rules.h"
 
 #define RULES_FILE_MAX (1u << 20)
@@ -21,7 +22,7 @@ extern const char cgfb_readiness_json[];
 extern const size_t cgfb_readiness_json_len;
 
 static const char *const probe_names[CGFB_PROBE_N] = {
-	"mode", "hierarchy", "procs", "knob", "cmdline", "kconfig", "systemd", "config",
+	"mode", "hierarchy", "procs", "knob", "cmdline", "kconfig", "systemd", "config", "kubelet",
 };
 static const char *const severity_names[CGFB_SEV_N] = { "breaks", "deprecated", "info" };
 static const char *const test_names[CGFB_TEST_N] = {
@@ -29,9 +30,9 @@ static const char *const test_names[CGFB_TEST_N] = {
 };
 
 static const char *const known_members[] = {
-	"id", "probe", "severity", "title", "breaks_in", "effect", "replacement", "catalog",
+	"id", "probe", "severity", "title", "decided_by", "effect", "replacement", "catalog",
 	"source", "modes", "controller", "file", "files", "test", "value", "key", "nonroot",
-	"param", "values", "option", "since", "from", "paths", "match", "except", NULL,
+	"param", "values", "option", "since", "from", "paths", "match", NULL,
 };
 
 const char *cgfb_severity_name(enum cgfb_severity s)
@@ -129,31 +130,43 @@ static bool regex_ok(const char *s)
 	return true;
 }
 
-static int load_breaks_in(json_object *o, struct cgfb_breaks_in *b)
+/* "decided_by": each decider named with its questions; a kernel question
+ * may be a version. */
+static int load_asks(json_object *o, struct cgfb_rule *r)
 {
 	json_object *v;
-	int rc;
 
-	if (!json_object_object_get_ex(o, "breaks_in", &v) || !json_object_is_type(v, json_type_object))
+	if (!json_object_object_get_ex(o, "decided_by", &v) || !json_object_is_type(v, json_type_object))
 		return -EINVAL;
-	json_object_object_foreach(v, key, val) {
-		(void)val;
-		if (lookup((const char *const[]){ "kernel", "kernel_config", "systemd", "kubelet",
-						   "distro" }, 5, key) < 0)
+	json_object_object_foreach(v, key, qs) {
+		int who = cgfb_decider_index(key);
+
+		if (who < 0 || who == CGFB_DEC_DISTRO || !json_object_is_type(qs, json_type_array) ||
+		    !json_object_array_length(qs))
 			return -EINVAL;
-	}
-	if ((rc = get_str(v, "kernel", &b->kernel)) || (rc = get_str(v, "kernel_config", &b->kernel_config)) ||
-	    (rc = get_str(v, "systemd", &b->systemd)) || (rc = get_str(v, "kubelet", &b->kubelet)) ||
-	    (rc = get_strs(v, "distro", b->distro, CGFB_RULE_DISTROS_MAX, &b->n_distro)))
-		return rc;
-	if (!version_ok(b->kernel) || !version_ok(b->systemd) || !version_ok(b->kubelet))
-		return -EINVAL;
-	return 0;
-}
+		for (size_t i = 0; i < json_object_array_length(qs); i++) {
+			json_object *q = json_object_array_get_idx(qs, i);
+			const char *name = json_object_get_string(q);
+			struct cgfb_ask *a;
+			int qi;
 
-static bool breaks_somewhere(const struct cgfb_breaks_in *b)
-{
-	return b->kernel || b->kernel_config || b->systemd || b->kubelet || b->n_distro;
+			if (!json_object_is_type(q, json_type_string) || r->n_asks == CGFB_RULE_ASKS_MAX)
+				return -EINVAL;
+			a = &r->asks[r->n_asks];
+			qi = cgfb_question_index(who, name);
+			if (qi < 0 && who == CGFB_DEC_KERNEL && version_ok(name) && *name) {
+				qi = CGFB_Q_VERSION;
+				if (!(a->version = strdup(name)))
+					return -ENOMEM;
+			}
+			if (qi < 0)
+				return -EINVAL;
+			a->who = who;
+			a->q = qi;
+			r->n_asks++;
+		}
+	}
+	return 0;
 }
 
 static int load_enum(json_object *o, const char *key, const char *const *names, int n, int *out)
@@ -180,8 +193,6 @@ static const char *probe_args_error(const struct cgfb_rule *r)
 			return "knob wants controller and file or files";
 		if ((r->test == CGFB_TEST_NE || r->test == CGFB_TEST_LINE) && !r->value)
 			return "this test wants value";
-		if (r->except && !regex_ok(r->except))
-			return "knob: except is not a POSIX extended regex";
 		if (r->test == CGFB_TEST_LINE && !r->key)
 			return "test line wants key";
 		return NULL;
@@ -200,6 +211,10 @@ static const char *probe_args_error(const struct cgfb_rule *r)
 			if (r->paths[i][0] != '/')
 				return "config: a path is absolute (it is looked up under the root)";
 		return regex_ok(r->match) ? NULL : "config: match is not a POSIX extended regex";
+	case CGFB_PROBE_KUBELET:
+		return r->n_values == 1 && (strcmp(r->values[0], "opt_out") == 0 ||
+					    strcmp(r->values[0], "bad_flag") == 0) ? NULL
+			: "kubelet wants values: [\"opt_out\"] or [\"bad_flag\"]";
 	default:
 		return "unknown probe";
 	}
@@ -251,7 +266,7 @@ static int load_rule(json_object *o, struct cgfb_rule *r, char *err, size_t errs
 			    "and '-'", i, r->id);
 	if (load_enum(o, "probe", probe_names, CGFB_PROBE_N, &p))
 		return fail(err, errsz, "rule %s: probe is none of mode, hierarchy, procs, knob, "
-			    "cmdline, kconfig, systemd, config", r->id);
+			    "cmdline, kconfig, systemd, config, kubelet", r->id);
 	if (load_enum(o, "severity", severity_names, CGFB_SEV_N, &s))
 		return fail(err, errsz, "rule %s: severity is none of breaks, deprecated, info", r->id);
 	r->probe = (enum cgfb_probe)p;
@@ -262,7 +277,7 @@ static int load_rule(json_object *o, struct cgfb_rule *r, char *err, size_t errs
 	    (rc = get_str(o, "value", &r->value)) || (rc = get_str(o, "key", &r->key)) ||
 	    (rc = get_str(o, "param", &r->param)) || (rc = get_str(o, "option", &r->option)) ||
 	    (rc = get_str(o, "since", &r->since)) || (rc = get_str(o, "from", &r->from)) ||
-	    (rc = get_str(o, "match", &r->match)) || (rc = get_str(o, "except", &r->except)) ||
+	    (rc = get_str(o, "match", &r->match)) ||
 	    (rc = get_strs(o, "paths", r->paths, CGFB_RULE_FILES_MAX, &r->n_paths)) ||
 	    (rc = get_strs(o, "values", r->values, CGFB_RULE_VALUES_MAX, &r->n_values)) ||
 	    (rc = get_strs(o, "modes", r->values, CGFB_RULE_VALUES_MAX, &r->n_values)) ||
@@ -270,11 +285,12 @@ static int load_rule(json_object *o, struct cgfb_rule *r, char *err, size_t errs
 		return rc == -ENOMEM ? rc : fail(err, errsz, "rule %s: a member has the wrong type", r->id);
 	if (!r->title || !r->effect || !r->replacement || !r->source)
 		return fail(err, errsz, "rule %s: wants title, effect, replacement and source", r->id);
-	if ((rc = load_breaks_in(o, &r->breaks_in)))
-		return rc == -ENOMEM ? rc : fail(err, errsz, "rule %s: breaks_in is not an object of "
-						 "kernel, kernel_config, systemd, kubelet (versions) and distro", r->id);
-	if (r->severity == CGFB_SEV_BREAKS && !breaks_somewhere(&r->breaks_in))
-		return fail(err, errsz, "rule %s: a rule that breaks says where (breaks_in)", r->id);
+	if ((rc = load_asks(o, r)))
+		return rc == -ENOMEM ? rc : fail(err, errsz, "rule %s: decided_by is not an object of "
+						 "deciders (kernel, systemd, kubelet, lxc) each with a list of "
+						 "its questions", r->id);
+	if (r->severity == CGFB_SEV_BREAKS && !r->n_asks)
+		return fail(err, errsz, "rule %s: a rule that breaks names who decides (decided_by)", r->id);
 	if ((why = probe_args_error(r)))
 		return fail(err, errsz, "rule %s: %s", r->id, why);
 	return 0;
@@ -284,8 +300,7 @@ static void rule_free(struct cgfb_rule *r)
 {
 	char **strs[] = { &r->id, &r->title, &r->effect, &r->replacement, &r->catalog, &r->source,
 			  &r->controller, &r->value, &r->key, &r->param, &r->option, &r->since,
-			  &r->from, &r->match, &r->except, &r->breaks_in.kernel, &r->breaks_in.kernel_config,
-			  &r->breaks_in.systemd, &r->breaks_in.kubelet };
+			  &r->from, &r->match };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++)
 		free(*strs[i]);
@@ -295,17 +310,93 @@ static void rule_free(struct cgfb_rule *r)
 		free(r->values[i]);
 	for (unsigned i = 0; i < r->n_paths; i++)
 		free(r->paths[i]);
-	for (unsigned i = 0; i < r->breaks_in.n_distro; i++)
-		free(r->breaks_in.distro[i]);
+	for (unsigned i = 0; i < r->n_asks; i++)
+		free(r->asks[i].version);
+}
+
+static void owner_free(struct cgfb_owner *o)
+{
+	free(o->id);
+	free(o->title);
+	free(o->match);
+	free(o->source);
+	for (unsigned i = 0; i < o->n_translates; i++)
+		free(o->translates[i]);
 }
 
 void cgfb_rules_free(struct cgfb_rules *rs)
 {
 	for (size_t i = 0; rs->r && i < rs->n; i++)
 		rule_free(&rs->r[i]);
+	for (size_t i = 0; rs->owners && i < rs->n_owners; i++)
+		owner_free(&rs->owners[i]);
 	free(rs->r);
-	rs->r = NULL;
-	rs->n = 0;
+	free(rs->owners);
+	memset(rs, 0, sizeof(*rs));
+}
+
+bool cgfb_owner_translates(const struct cgfb_owner *o, const struct cgfb_rule *r)
+{
+	for (unsigned i = 0; i < o->n_translates; i++)
+		if (strcmp(o->translates[i], r->id) == 0)
+			return true;
+	return false;
+}
+
+static const struct cgfb_rule *rule_by_id(const struct cgfb_rules *rs, const char *id)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (strcmp(rs->r[i].id, id) == 0)
+			return &rs->r[i];
+	return NULL;
+}
+
+/* An owner: id, title, match (an ERE on a cgroup's path below its
+ * mount), the rules it translates (ids of rules loaded) and its source. */
+static int load_owner(const struct cgfb_rules *rs, json_object *o, struct cgfb_owner *w,
+		      char *err, size_t errsz, size_t i)
+{
+	int rc;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, errsz, "owner %zu: not an object", i);
+	json_object_object_foreach(o, key, val) {
+		(void)val;
+		if (lookup((const char *const[]){ "id", "title", "match", "translates", "source" }, 5, key) < 0)
+			return fail(err, errsz, "owner %zu: unknown member '%s'", i, key);
+	}
+	if ((rc = get_str(o, "id", &w->id)) || (rc = get_str(o, "title", &w->title)) ||
+	    (rc = get_str(o, "match", &w->match)) || (rc = get_str(o, "source", &w->source)) ||
+	    (rc = get_strs(o, "translates", w->translates, CGFB_OWNER_RULES_MAX, &w->n_translates)))
+		return rc == -ENOMEM ? rc : fail(err, errsz, "owner %zu: a member has the wrong type", i);
+	if (!w->id || !w->title || !w->match || !w->source || !w->n_translates)
+		return fail(err, errsz, "owner %zu: wants id, title, match, translates and source", i);
+	if (!regex_ok(w->match))
+		return fail(err, errsz, "owner %s: match is not a POSIX extended regex", w->id);
+	for (unsigned k = 0; k < w->n_translates; k++)
+		if (!rule_by_id(rs, w->translates[k]))
+			return fail(err, errsz, "owner %s: translates '%s', which is no rule", w->id,
+				    w->translates[k]);
+	return 0;
+}
+
+static int load_owners(struct cgfb_rules *rs, json_object *doc, char *err, size_t errsz)
+{
+	json_object *arr;
+	int rc = 0;
+
+	if (!json_object_object_get_ex(doc, "owners", &arr))
+		return 0;
+	if (!json_object_is_type(arr, json_type_array))
+		return fail(err, errsz, "owners is not an array");
+	rs->owners = calloc(json_object_array_length(arr) + 1, sizeof(*rs->owners));
+	if (!rs->owners)
+		return -ENOMEM;
+	for (size_t i = 0; i < json_object_array_length(arr) && !rc; i++) {
+		rs->n_owners = i + 1;
+		rc = load_owner(rs, json_object_array_get_idx(arr, i), &rs->owners[i], err, errsz, i);
+	}
+	return rc;
 }
 
 static int check_unique(const struct cgfb_rules *rs, char *err, size_t errsz)
@@ -345,7 +436,8 @@ int cgfb_rules_load_buffer(struct cgfb_rules *out, const char *json, size_t len,
 		if ((rc = load_rule(json_object_array_get_idx(arr, i), &out->r[i], err, errsz, i)))
 			goto out;
 	}
-	rc = check_unique(out, err, errsz);
+	if (!(rc = check_unique(out, err, errsz)))
+		rc = load_owners(out, doc, err, errsz);
 out:
 	if (rc)
 		cgfb_rules_free(out);

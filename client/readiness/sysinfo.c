@@ -17,9 +17,9 @@
 #include "cgfb/readfile.h"
 #include "log/input.h"
 #include "readiness/check.h"
+#include "readiness/decide.h"
 #include "readiness/version.h"
 
-#define CMDLINE_MAX   4096            /* COMMAND_LINE_SIZE of x86 is 2048 */
 #define KCONFIG_MAX   (8u << 20)      /* a distribution's config is ~300 KiB */
 #define STATUS_MAX    (64u << 20)     /* dpkg's status file of a big install */
 
@@ -47,39 +47,22 @@ static bool cmdline_matches(const struct cgfb_rule *r, const char *tok, size_t l
 	return false;
 }
 
-/* The next parameter of a command line: white space separates, double
- * quotes keep it together (as the kernel's next_arg), "--" ends what the
- * kernel and systemd read. */
-static const char *next_param(const char *p, size_t *len)
-{
-	bool quoted = false;
-	size_t n = 0;
-
-	while (isspace((unsigned char)*p))
-		p++;
-	while (p[n] && (quoted || !isspace((unsigned char)p[n])))
-		quoted ^= p[n++] == '"';
-	*len = n;
-	return n && !(n == 2 && p[0] == '-' && p[1] == '-') ? p : NULL;
-}
-
+/* The command lines the environment read: this machine's (in a container,
+ * PID 1's, which is what systemd there reads), or a copy's boot entries. */
 int cgfb_probe_cmdline(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 		       struct cgfb_check *c)
 {
-	char path[4096], buf[CMDLINE_MAX];
-	ssize_t n;
+	const struct cgfb_bootlines *ls = &c->env->cmdlines;
 	size_t len;
-	int rc = cgfb_check_path(o, "/proc/cmdline", path, sizeof(path));
+	int rc = 0;
 
-	if (rc)
-		return rc;
-	if ((n = cgfb_read_at(AT_FDCWD, path, buf, sizeof(buf))) < 0)
-		return cgfb_check_unreadable(c, path, (int)n);
-	c->sources++;
-	for (const char *p = buf; !rc && (p = next_param(p, &len)); p += len)
-		for (size_t i = 0; i < rs->n && !rc; i++)
-			if (rs->r[i].probe == CGFB_PROBE_CMDLINE && cmdline_matches(&rs->r[i], p, len))
-				rc = cgfb_check_found(c, &rs->r[i], "%s: %.*s", path, (int)len, p);
+	(void)o;
+	for (unsigned k = 0; k < ls->n && !rc; k++)
+		for (const char *p = ls->l[k].text; !rc && (p = cgfb_cmdline_next(p, &len)); p += len)
+			for (size_t i = 0; i < rs->n && !rc; i++)
+				if (rs->r[i].probe == CGFB_PROBE_CMDLINE && cmdline_matches(&rs->r[i], p, len))
+					rc = cgfb_check_found(c, &rs->r[i], "%s: %.*s", ls->l[k].from,
+							      (int)len, p);
 	return rc;
 }
 
@@ -135,17 +118,30 @@ static bool is_kconfig(const char *text)
 	return config_value(text, "CONFIG_") != 0;
 }
 
-static bool uses_controller(const struct cgfb_mounts *ms, const char *controller)
+/* Whether this host uses a controller on v1: a hierarchy of it, or in a
+ * copy, a boot that would mount v1 at all. */
+static bool uses_controller(const struct cgfb_mounts *ms, const char *controller,
+			    const struct cgfb_env *e)
 {
+	char why[256];
+
 	for (unsigned i = 0; i < ms->n; i++)
 		if (cgfb_mount_has(&ms->m[i], controller))
 			return true;
-	return false;
+	if (!e->copy)
+		return false;
+	switch (cgfb_predict_mode(e, why, sizeof(why))) {
+	case CGFB_MODE_LEGACY: case CGFB_MODE_HYBRID: return true;
+	default: return false;
+	}
 }
 
+/* One configuration: said unreadable, or noted in the environment and
+ * judged by the kconfig rules for this host's controllers. */
 static int judge_config(const struct cgfb_rules *rs, const struct cgfb_mounts *ms,
 			const char *path, const char *release, struct cgfb_check *c)
 {
+	struct cgfb_env *e = c->env;
 	struct cgfb_buf b = { 0 };
 	char where[4608];
 	int rc = read_config(path, &b);
@@ -161,10 +157,18 @@ static int judge_config(const struct cgfb_rules *rs, const struct cgfb_mounts *m
 		goto out;
 	}
 	c->sources++;
+	if (e->n_kernels < CGFB_KERNELS_MAX) {
+		struct cgfb_kernel *k = &e->kernels[e->n_kernels++];
+
+		snprintf(k->release, sizeof(k->release), "%s", release);
+		snprintf(k->config, sizeof(k->config), "%s", path);
+		k->memcg_v1 = config_value(b.data, "CONFIG_MEMCG_V1") == 'y' ? 'y' : 'n';
+		k->cpusets_v1 = config_value(b.data, "CONFIG_CPUSETS_V1") == 'y' ? 'y' : 'n';
+	}
 	for (size_t i = 0; i < rs->n && !rc; i++) {
 		const struct cgfb_rule *r = &rs->r[i];
 
-		if (r->probe != CGFB_PROBE_KCONFIG || !uses_controller(ms, r->controller) ||
+		if (r->probe != CGFB_PROBE_KCONFIG || !uses_controller(ms, r->controller, e) ||
 		    cgfb_version_cmp(release, r->since) < 0 || config_value(b.data, r->option) == 'y')
 			continue;
 		snprintf(where, sizeof(where), "%s: %s is not set (kernel %s)", path, r->option, release);
@@ -180,61 +184,107 @@ static void running_release(const struct cgfb_check_opts *o, struct cgfb_check *
 	char path[4096];
 	struct utsname u;
 
+	c->kernel[0] = '\0';
 	if (!o->root || !*o->root) {
 		if (uname(&u) == 0)
 			snprintf(c->kernel, sizeof(c->kernel), "%s", u.release);
+	} else if (!c->env->copy && cgfb_check_path(o, "/proc/sys/kernel/osrelease", path, sizeof(path)) == 0 &&
+		   cgfb_read_at(AT_FDCWD, path, c->kernel, sizeof(c->kernel)) > 0) {
+		c->kernel[strcspn(c->kernel, "\n")] = '\0';
+	}
+	snprintf(c->env->running, sizeof(c->env->running), "%s", c->kernel);
+}
+
+/* Where kernels keep their configuration, in the order Kubernetes'
+ * system-validators looks (validators/kernel_validator.go 192-202): the
+ * first file found for a release counts. PAT has one '*', the release. */
+static const char *const config_pats[] = {
+	"/boot/config-*", "/usr/lib/modules/*/config", "/usr/lib/ostree-boot/config-*",
+	"/usr/lib/kernel/config-*", "/lib/modules/*/config",
+};
+
+struct kfile {
+	char release[96];
+	char path[4096];
+};
+
+static int kfile_cmp(const void *a, const void *b)
+{
+	return -cgfb_version_cmp(((const struct kfile *)a)->release, ((const struct kfile *)b)->release);
+}
+
+/* The release a matched path names: what the '*' of its pattern took. */
+static void release_of(const char *pat, const char *path, char *out, size_t sz)
+{
+	const char *star = strchr(pat, '*');
+	size_t pre = (size_t)(star - pat), post = strlen(star + 1), len = strlen(path);
+
+	if (len < pre + post) {
+		out[0] = '\0';
 		return;
 	}
-	if (cgfb_check_path(o, "/proc/sys/kernel/osrelease", path, sizeof(path)) == 0 &&
-	    cgfb_read_at(AT_FDCWD, path, c->kernel, sizeof(c->kernel)) > 0)
-		c->kernel[strcspn(c->kernel, "\n")] = '\0';
-	else
-		c->kernel[0] = '\0';
+	snprintf(out, sz, "%.*s", (int)(len - pre - post), path + pre);
 }
 
-static int config_names(const void *a, const void *b)
+static int collect(const struct cgfb_check_opts *o, struct kfile *fs, size_t max, size_t *n)
 {
-	return -cgfb_version_cmp(*(char *const *)a + 7, *(char *const *)b + 7);
+	char pat[4096];
+	const size_t rootlen = o->root ? strlen(o->root) : 0;
+
+	for (size_t i = 0; i < sizeof(config_pats) / sizeof(*config_pats); i++) {
+		glob_t g;
+		int gr;
+
+		if (cgfb_check_path(o, config_pats[i], pat, sizeof(pat)))
+			continue;
+		gr = glob(pat, 0, NULL, &g);
+		if (gr == GLOB_NOSPACE)
+			return -ENOMEM;
+		for (size_t k = 0; gr == 0 && k < g.gl_pathc; k++) {
+			char rel[96];
+			bool seen = false;
+
+			release_of(config_pats[i], g.gl_pathv[k] + rootlen, rel, sizeof(rel));
+			for (size_t j = 0; j < *n && !seen; j++)
+				seen = strcmp(fs[j].release, rel) == 0;
+			if (seen || !rel[0] || *n == max)
+				continue;
+			snprintf(fs[*n].release, sizeof(fs[*n].release), "%s", rel);
+			snprintf(fs[*n].path, sizeof(fs[*n].path), "%s", g.gl_pathv[k]);
+			(*n)++;
+		}
+		if (gr == 0)
+			globfree(&g);
+	}
+	return 0;
 }
 
-/* Every /boot/config-RELEASE, the newest first, and the running kernel's
- * /proc/config.gz when /boot has no file for it. */
+/* Every installed kernel's configuration, the newest first, and the
+ * running kernel's /proc/config.gz when no file was found for it. */
 int cgfb_probe_kconfig(const struct cgfb_rules *rs, const struct cgfb_mounts *ms,
 		       const struct cgfb_check_opts *o, struct cgfb_check *c)
 {
-	char boot[4096], path[8192];
-	struct dirent **names = NULL;
+	struct kfile *fs = calloc(CGFB_KERNELS_MAX * 2, sizeof(*fs));
 	bool running_seen = false;
-	int n, rc = 0;
+	char path[4096];
+	size_t n = 0;
+	int rc;
 
+	if (!fs)
+		return -ENOMEM;
 	running_release(o, c);
-	if ((rc = cgfb_check_path(o, "/boot", boot, sizeof(boot))))
-		return rc;
-	n = scandir(boot, &names, NULL, NULL);
-	if (n < 0 && errno != ENOENT && (rc = cgfb_check_unreadable(c, boot, errno)))
-		return rc;
-	if (n > 0) {
-		int k = 0;
-
-		for (int i = 0; i < n; i++) {
-			if (strncmp(names[i]->d_name, "config-", 7) == 0)
-				names[k++] = names[i];
-			else
-				free(names[i]);
-		}
-		qsort(names, (size_t)k, sizeof(*names), config_names);
-		for (int i = 0; i < k; i++) {
-			snprintf(path, sizeof(path), "%s/%s", boot, names[i]->d_name);
-			running_seen |= strcmp(names[i]->d_name + 7, c->kernel) == 0;
-			if (!rc)
-				rc = judge_config(rs, ms, path, names[i]->d_name + 7, c);
-			free(names[i]);
-		}
+	if ((rc = collect(o, fs, CGFB_KERNELS_MAX * 2, &n)))
+		goto out;
+	qsort(fs, n, sizeof(*fs), kfile_cmp);
+	for (size_t i = 0; i < n && !rc; i++) {
+		running_seen |= strcmp(fs[i].release, c->kernel) == 0;
+		rc = judge_config(rs, ms, fs[i].path, fs[i].release, c);
 	}
-	free(names);
-	if (!rc && !running_seen && c->kernel[0] &&
+	if (!rc && !running_seen && c->kernel[0] && !c->env->copy &&
 	    !(rc = cgfb_check_path(o, "/proc/config.gz", path, sizeof(path))) && access(path, F_OK) == 0)
 		rc = judge_config(rs, ms, path, c->kernel, c);
+out:
+	free(fs);
 	return rc;
 }
 
@@ -290,9 +340,10 @@ static bool library_version(const struct cgfb_check_opts *o, char *out, size_t s
 int cgfb_probe_systemd(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 		       struct cgfb_check *c)
 {
+	struct cgfb_env *e = c->env;
 	struct cgfb_buf b = { 0 };
-	char from[4096];
-	const char *mode = cgfb_cgroup_mode_name(c->mode);
+	char from[4096], why[256];
+	const char *mode = cgfb_cgroup_mode_name(e->copy ? cgfb_predict_mode(e, why, sizeof(why)) : e->mode);
 	int rc = cgfb_check_path(o, "/var/lib/dpkg/status", from, sizeof(from));
 
 	if (rc)
@@ -306,6 +357,8 @@ int cgfb_probe_systemd(const struct cgfb_rules *rs, const struct cgfb_check_opts
 	if (!c->systemd[0])
 		goto out;
 	c->sources++;
+	snprintf(e->systemd, sizeof(e->systemd), "%s", c->systemd);
+	snprintf(e->systemd_from, sizeof(e->systemd_from), "%s", from);
 	for (size_t i = 0; i < rs->n && !rc; i++) {
 		const struct cgfb_rule *r = &rs->r[i];
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readiness/releases.h"
 #include "readiness/version.h"
 
 void cgfb_version_prefix(const char *s, char *buf, size_t sz)
@@ -52,13 +53,52 @@ int cgfb_version_cmp(const char *a, const char *b)
 	return 0;
 }
 
+static const char *const distro_keys[][2] = {
+	{ "debian", "debian" }, { "ubuntu", "ubuntu" }, { "rhel", "rhel" }, { "centos", "rhel" },
+	{ "rocky", "rhel" }, { "almalinux", "rhel" },
+};
+
+static int set_release(struct cgfb_target *t, const char *part, size_t len, char *err, size_t errsz)
+{
+	const char *eq = memchr(part, '=', len);
+	char version[32];
+
+	for (size_t i = 0; eq && i < sizeof(distro_keys) / sizeof(*distro_keys); i++) {
+		size_t kl = (size_t)(eq - part), vl = len - kl - 1;
+
+		if (kl != strlen(distro_keys[i][0]) || strncmp(part, distro_keys[i][0], kl))
+			continue;
+		if (t->release) {
+			snprintf(err, errsz, "--target names a distribution twice");
+			return -EINVAL;
+		}
+		snprintf(version, sizeof(version), "%.*s", (int)(vl < sizeof(version) ? vl : 0), eq + 1);
+		if (!(t->release = cgfb_release_find(distro_keys[i][1], version))) {
+			char known[256] = "";
+			size_t n = 0;
+
+			for (const struct cgfb_release *r = cgfb_release_next(distro_keys[i][1], NULL); r;
+			     r = cgfb_release_next(distro_keys[i][1], r))
+				n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s", n ? ", " : "", r->version);
+			snprintf(err, errsz, "--target: %.*s is no release known here (%s: %s)", (int)len, part,
+				 distro_keys[i][0], known);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return 1;
+}
+
 static int set_part(struct cgfb_target *t, const char *part, size_t len, char *err, size_t errsz)
 {
 	static const char *const names[] = { "kernel", "systemd", "kubelet" };
 	char *slots[] = { t->kernel, t->systemd, t->kubelet };
 	const char *eq = memchr(part, '=', len);
 	char version[32];
+	int rc = set_release(t, part, len, err, errsz);
 
+	if (rc <= 0)
+		return rc;
 	for (unsigned i = 0; eq && i < 3; i++) {
 		size_t vl = len - (size_t)(eq - part) - 1;
 
@@ -77,8 +117,9 @@ static int set_part(struct cgfb_target *t, const char *part, size_t len, char *e
 			break;
 		return 0;
 	}
-	snprintf(err, errsz, "--target: '%.*s' is not kernel=, systemd= or kubelet= with a version "
-		 "such as 6.12, 258 or 1.35", (int)len, part);
+	snprintf(err, errsz, "--target: '%.*s' is not kernel=, systemd=, kubelet= with a version "
+		 "such as 6.12, 258 or 1.35, nor a release such as debian=13, ubuntu=22.04 or rhel=9",
+		 (int)len, part);
 	return -EINVAL;
 }
 
@@ -86,7 +127,8 @@ int cgfb_target_parse(const char *spec, struct cgfb_target *t, char *err, size_t
 {
 	memset(t, 0, sizeof(*t));
 	if (!*spec) {
-		snprintf(err, errsz, "--target wants kernel=, systemd= or kubelet= (e.g. kernel=6.12,systemd=258)");
+		snprintf(err, errsz, "--target wants kernel=, systemd=, kubelet= or a release "
+			 "(e.g. kernel=6.12,systemd=258 or rhel=9)");
 		return -EINVAL;
 	}
 	for (const char *p = spec;; p++) {
@@ -103,31 +145,17 @@ int cgfb_target_parse(const char *spec, struct cgfb_target *t, char *err, size_t
 	return 0;
 }
 
-/* A component breaks on the target when the target names it at or past
- * the version it breaks in, compared at the target's precision: an
- * installed 6.12.48 is in the target kernel=6.12. */
-static bool at_or_past(const char *target, const char *breaks)
+void cgfb_target_text(const struct cgfb_target *t, char *buf, size_t sz)
 {
-	char cut[32];
-	size_t n = 0;
-	unsigned dots = 0, want = 0;
+	const char *names[] = { "kernel", "systemd", "kubelet" };
+	const char *vals[] = { t->kernel, t->systemd, t->kubelet };
+	size_t len = 0;
 
-	if (!target[0] || !breaks)
-		return false;
-	for (const char *p = target; *p; p++)
-		want += *p == '.';
-	while (breaks[n] && n < sizeof(cut) - 1 && !(breaks[n] == '.' && dots++ == want))
-		n++;
-	memcpy(cut, breaks, n);
-	cut[n] = '\0';
-	return cgfb_version_cmp(target, cut) >= 0;
-}
-
-bool cgfb_target_breaks(const struct cgfb_target *t, const struct cgfb_breaks_in *b,
-			const char *kernel)
-{
-	if (!t || !t->any)
-		return true;
-	return at_or_past(t->kernel, kernel ? kernel : b->kernel) ||
-	       at_or_past(t->systemd, b->systemd) || at_or_past(t->kubelet, b->kubelet);
+	buf[0] = '\0';
+	if (t->release)
+		len += (size_t)snprintf(buf, sz, "%s=%s", t->release->family, t->release->version);
+	for (unsigned i = 0; i < 3 && len < sz; i++)
+		if (vals[i][0])
+			len += (size_t)snprintf(buf + len, sz - len, "%s%s=%s", len ? "," : "",
+						names[i], vals[i]);
 }

@@ -16,18 +16,21 @@ int cgfb_version_cmp(const char *a, const char *b);
 /* The leading dotted numbers of s into buf ("" when none). */
 void cgfb_version_prefix(const char *s, char *buf, size_t sz);
 
-/* --target kernel=6.12,systemd=258,kubelet=1.35: any subset, each once. */
+struct cgfb_release;
+
+/* --target kernel=6.12,systemd=258,kubelet=1.35,debian=13: any subset,
+ * each once; a distribution release (debian=, ubuntu=, rhel= and RHEL's
+ * rebuilds) stands for its kernel, systemd and default hierarchy, which
+ * kernel= and systemd= override. */
 struct cgfb_target {
 	bool any;                         /* a target was given */
 	char kernel[32], systemd[32], kubelet[32];
+	const struct cgfb_release *release;
 };
 
 /* 0, or -EINVAL with err naming the part that is wrong. */
 int cgfb_target_parse(const char *spec, struct cgfb_target *t, char *err, size_t errsz);
-/* Whether a finding that breaks in b (kernel: an installed kernel's own
- * version overriding b->kernel) breaks on the target. Without a target
- * everything counts. */
-bool cgfb_target_breaks(const struct cgfb_target *t, const struct cgfb_breaks_in *b,
-			const char *kernel);
+/* The target as the user wrote it ("debian=13,kernel=6.12"). */
+void cgfb_target_text(const struct cgfb_target *t, char *buf, size_t sz);
 
 #endif

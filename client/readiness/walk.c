@@ -24,9 +24,10 @@ struct walk {
 	const struct cgfb_mount *m;
 	struct cgfb_check *c;
 	char (*root_val)[CGFB_RULE_FILES_MAX][ROOT_VAL];  /* per rule and file */
-	regex_t *except;                  /* per rule with one */
+	const regex_t *owners;            /* each owner's match, compiled */
 	size_t *knobs, n_knobs;           /* the knob rules of this mount's controllers:
 	                                     chosen once, not at every cgroup */
+	const struct cgfb_rule *procs_rule;  /* the procs rule, for owners */
 	unsigned long procs, busy;        /* processes and cgroups holding some */
 	char first_busy[4096];
 	char path[4096];
@@ -99,6 +100,21 @@ static bool knob_set(const struct cgfb_rule *r, const char *v, const char *root)
 	}
 }
 
+/* Whether the cgroup being visited is an owner's that translates r; the
+ * place is then counted for the owner. */
+static bool owned(struct walk *w, const struct cgfb_rule *r)
+{
+	const char *below = w->path + strlen(w->m->path);
+
+	for (size_t i = 0; i < w->rs->n_owners; i++) {
+		const struct cgfb_owner *o = &w->rs->owners[i];
+
+		if (cgfb_owner_translates(o, r) && regexec(&w->owners[i], below, 0, NULL, 0) == 0)
+			return cgfb_check_owned(w->c, o, r) == 0;
+	}
+	return false;
+}
+
 /* A rule's file name in this mount: a cpuset mounted with noprefix has
  * "cpus", not "cpuset.cpus". */
 static const char *file_name(const struct cgfb_mount *m, const char *file)
@@ -128,12 +144,14 @@ static int knob(struct walk *w, int dfd, size_t ri, unsigned fi, uint32_t depth)
 		snprintf(w->root_val[ri][fi], ROOT_VAL, "%.*s", ROOT_VAL - 1, v);
 	if ((r->nonroot && depth == 0) || !knob_set(r, v, w->root_val[ri][fi]))
 		return 0;
-	/* A systemd unit's cgroup: systemd moves its settings to v2 itself. */
-	if (r->except && regexec(&w->except[ri], w->path + strlen(w->m->path), 0, NULL, 0) == 0)
+	/* A cgroup of a systemd unit or a container runtime: its owner
+	 * moves the setting to v2 itself. */
+	if (owned(w, r))
 		return 0;
 	snprintf(first, sizeof(first), "%.*s%s", (int)strcspn(v, "\n"), v,
 		 strchr(v, '\n') ? " ..." : "");
-	return cgfb_check_found(w->c, r, "%s%s: %s = %s", w->path, depth ? "" : " (root)", name, first);
+	return cgfb_check_found_ctl(w->c, r, w->m->controllers, "%s%s: %s = %s", w->path,
+				    depth ? "" : " (root)", name, first);
 }
 
 /* Lines of cgroup.procs, read in pieces: a busy cgroup lists thousands. */
@@ -169,7 +187,11 @@ static int procs(struct walk *w, int dfd)
 		w->path[w->len] = '\0';
 		return rc;
 	}
-	if (n && !w->busy++)
+	if (!n)
+		return 0;
+	if (w->procs_rule && owned(w, w->procs_rule))
+		return 0;
+	if (!w->busy++)
 		snprintf(w->first_busy, sizeof(w->first_busy), "%s", w->path);
 	w->procs += (unsigned long)n;
 	return 0;
@@ -250,38 +272,31 @@ static int report_procs(struct walk *w)
 		const struct cgfb_rule *r = &w->rs->r[i];
 
 		if (r->probe == CGFB_PROBE_PROCS && cgfb_mount_has(w->m, r->controller))
-			rc = cgfb_check_found(w->c, r, "%s: %lu process%s in %lu cgroup%s (first: %s)",
-					      w->m->path, w->procs, w->procs == 1 ? "" : "es", w->busy,
-					      w->busy == 1 ? "" : "s", w->first_busy);
+			rc = cgfb_check_found_ctl(w->c, r, w->m->controllers,
+						  "%s: %lu process%s in %lu cgroup%s (first: %s)",
+						  w->m->path, w->procs, w->procs == 1 ? "" : "es", w->busy,
+						  w->busy == 1 ? "" : "s", w->first_busy);
 	}
 	return rc;
 }
 
 static int walk_mount(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
-		      const struct cgfb_mount *m, struct cgfb_check *c)
+		      const struct cgfb_mount *m, const regex_t *owners, struct cgfb_check *c)
 {
-	struct walk w = { .rs = rs, .o = o, .m = m, .c = c };
-	size_t compiled = 0;                  /* knobs[] whose except is compiled */
+	struct walk w = { .rs = rs, .o = o, .m = m, .c = c, .owners = owners };
 	int fd, rc = 0;
 
 	w.root_val = calloc(rs->n, sizeof(*w.root_val));
-	w.except = calloc(rs->n, sizeof(*w.except));
 	w.knobs = calloc(rs->n, sizeof(*w.knobs));
-	if (!w.root_val || !w.except || !w.knobs) {
+	if (!w.root_val || !w.knobs) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < rs->n; i++)
+	for (size_t i = 0; i < rs->n; i++) {
 		if (rs->r[i].probe == CGFB_PROBE_KNOB && cgfb_mount_has(m, rs->r[i].controller))
 			w.knobs[w.n_knobs++] = i;
-	for (; compiled < w.n_knobs; compiled++) {
-		const struct cgfb_rule *r = &rs->r[w.knobs[compiled]];
-
-		if (r->except && regcomp(&w.except[w.knobs[compiled]], r->except,
-					 REG_EXTENDED | REG_NOSUB)) {
-			rc = -EINVAL;           /* the loader compiled it once already */
-			goto out;
-		}
+		if (rs->r[i].probe == CGFB_PROBE_PROCS && cgfb_mount_has(m, rs->r[i].controller))
+			w.procs_rule = &rs->r[i];
 	}
 	w.len = (size_t)snprintf(w.path, sizeof(w.path), "%s", m->path);
 	fd = open(m->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -290,22 +305,32 @@ static int walk_mount(const struct cgfb_rules *rs, const struct cgfb_check_opts 
 	else if (!(rc = walk(&w, fd, 0)))
 		rc = report_procs(&w);
 out:
-	for (size_t k = 0; k < compiled; k++)
-		if (rs->r[w.knobs[k]].except)
-			regfree(&w.except[w.knobs[k]]);
 	free(w.knobs);
-	free(w.except);
 	free(w.root_val);
 	return rc;
 }
 
+/* The owners' patterns are compiled once for every hierarchy. */
 int cgfb_probe_tree(const struct cgfb_rules *rs, const struct cgfb_mounts *ms,
 		    const struct cgfb_check_opts *o, struct cgfb_check *c)
 {
+	regex_t *owners = calloc(rs->n_owners + 1, sizeof(*owners));
+	size_t compiled = 0;
 	int rc = 0;
 
+	if (!owners)
+		return -ENOMEM;
+	for (; compiled < rs->n_owners; compiled++)
+		if (regcomp(&owners[compiled], rs->owners[compiled].match, REG_EXTENDED | REG_NOSUB)) {
+			rc = -EINVAL;           /* the loader compiled it once already */
+			goto out;
+		}
 	for (unsigned i = 0; i < ms->n && !rc; i++)
 		if (ms->m[i].version == 1)
-			rc = walk_mount(rs, o, &ms->m[i], c);
+			rc = walk_mount(rs, o, &ms->m[i], owners, c);
+out:
+	for (size_t k = 0; k < compiled; k++)
+		regfree(&owners[k]);
+	free(owners);
 	return rc;
 }

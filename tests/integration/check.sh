@@ -60,8 +60,9 @@ printf 'KUBELET_EXTRA_ARGS="--node-ip=10.0.0.5 --fail-cgroupv1=false"\n' > "$L/e
 run legacy --json
 check "legacy: exit 1 (findings that break)" [ "$st" -eq 1 ]
 check "legacy: the document is valid by docs/check.schema.json" valid "$T_TMP/legacy.out"
-# Every rule but the hybrid mode's, which excludes legacy, is found.
-$PY -c 'import json; print("\n".join(sorted(r["id"] for r in json.load(open("'"$RULES"'"))["rules"] if r["id"] != "cgroup-mode-hybrid")))' > "$T_TMP/want"
+# Every rule but the hybrid mode's, which excludes legacy, and the kubelet
+# flag written wrong (tests/data/readiness/hosts/) is found.
+$PY -c 'import json; print("\n".join(sorted(r["id"] for r in json.load(open("'"$RULES"'"))["rules"] if r["id"] not in ("cgroup-mode-hybrid", "runtime-kubelet-flag-misread"))))' > "$T_TMP/want"
 rules_found "$T_TMP/legacy.out" > "$T_TMP/got"
 check "legacy: every planted rule is found, and nothing else" diff "$T_TMP/want" "$T_TMP/got"
 
@@ -77,19 +78,18 @@ f = f[0]
 assert f["count"] == count, f
 assert any(text in w for w in f["where"]), f["where"]
 assert f["replacement"] and f["source"] and f["effect"], f
-if f["severity"] == "breaks":
-    b = f["breaks_in"]
-    assert b["kernel"] or b["kernel_config"] or b["systemd"] or b["kubelet"] or b["distro"], b
+if f["severity"] == "breaks" and f["shown_as"] == "breaks":
+    assert any(d["outcome"] in ("breaks", "broken") and d["source"] for d in f["decisions"]), f
 EOP
 }
 while read -r rule count text; do
 	check "legacy: $rule, $count, at '$text'" finding "$rule" "$count" "$text"
 done <<'EOF'
-cgroup-mode-legacy 1 cgroup mode legacy (8 v1 hierarchies mounted)
+cgroup-mode-legacy 1 cgroup mode legacy: /sys/fs/cgroup is tmpfs with cgroup v1 hierarchies (8 v1 hierarchies mounted)
 v1-memory-mounted 1 /sys/fs/cgroup/memory (memory)
 v1-cpuset-mounted 1 /sys/fs/cgroup/cpuset (cpuset)
 v1-other-mounted 6 /sys/fs/cgroup/systemd (name=systemd)
-v1-processes 2 /sys/fs/cgroup/memory: 7 processes in 2 cgroups
+v1-processes 1 /sys/fs/cgroup/memory: 7 processes in 2 cgroups
 knob-use-hierarchy 2 /memory/batch: memory.use_hierarchy = 0
 knob-soft-limit 1 /memory/batch/job1: memory.soft_limit_in_bytes = 1073741824
 knob-kmem-limit 1 /memory/batch/job1: memory.kmem.limit_in_bytes = 67108864
@@ -121,7 +121,7 @@ runtime-lxc-v1-keys 1 /var/lib/lxc/web/config:5: lxc.cgroup.memory.limit_in_byte
 runtime-docker-cgroupfs 1 /etc/docker/daemon.json:2: "exec-opts": ["native.cgroupdriver=cgroupfs"],
 runtime-containerd-cgroupfs 1 /etc/containerd/config.toml:3: SystemdCgroup = false
 runtime-kubelet-cgroupfs 1 /var/lib/kubelet/config.yaml:3: cgroupDriver: cgroupfs
-runtime-kubelet-v1-allowed 1 /etc/default/kubelet:1: KUBELET_EXTRA_ARGS="--node-ip=10.0.0.5 --fail-cgroupv1=false"
+runtime-kubelet-v1-allowed 1 /etc/default/kubelet:1: --fail-cgroupv1=false
 EOF
 
 # For people: grouped by severity, where, what breaks from which version,
@@ -129,7 +129,9 @@ EOF
 run legacy
 check "legacy, for people: exit 1" [ "$st" -eq 1 ]
 for s in "Breaks:" "Deprecated:" "Information:" \
-	"breaks:  kernel 6.12.48+deb13-amd64 without CONFIG_MEMCG_V1" \
+	"decides: kernel 6.12.48+deb13-amd64: breaks: booted into kernel 6.12.48+deb13-amd64, which is built without CONFIG_MEMCG_V1" \
+	"systemd 258: breaks: systemd 258 has no cgroup v1" \
+	"kubelet: keeps it: failCgroupV1 is false (" \
 	"instead: cgroup.freeze of cgroup v2" "asks:    the kernel's message M8 asks for your use case"; do
 	check "legacy, for people: says '$s'" grep -qF "$s" "$T_TMP/legacy.out"
 done
@@ -232,7 +234,7 @@ $PY -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 on = {f["rule"] for f in d["findings"] if f["breaks_on_target"]}
 assert "v1-memory-mounted" in on and "kernel-no-memcg-v1" not in on and "v1-other-mounted" not in on, on
-assert d["target"] == {"kernel": "6.11", "systemd": None, "kubelet": None}, d["target"]' "$T_TMP/legacy.out" 
+assert d["target"] == {"kernel": "6.11", "systemd": None, "kubelet": None, "distro": None}, d["target"]' "$T_TMP/legacy.out" 
 check "target kernel=6.11: memcg v1 breaks there, the installed 6.12 kernel and systemd 258 do not" [ $? -eq 0 ]
 run legacy --json --target kernel=6.12
 check "target kernel=6.12: the installed 6.12.48 kernel without memcg v1 breaks there" \
@@ -241,8 +243,20 @@ run legacy --target systemd=255,kubelet=1.34,kernel=5.10
 check "target systemd=255,kubelet=1.34,kernel=5.10: exit 0, ready there" [ "$st" -eq 0 ]
 check "... the last line says so" sh -c 'tail -n 1 "$1" | grep -qx "READY for kernel=5.10,systemd=255,kubelet=1.34: nothing found that breaks."' _ "$T_TMP/legacy.out"
 check "... and how many findings it did not show" grep -q "findings that do not break on the target not shown" "$T_TMP/legacy.out"
+# The force switch on the command line keeps systemd 256 and 257 on v1
+# (v256 cg_is_legacy_force_enabled(); 257 with =0 too); without it 256
+# refuses to boot (v256 main.c 3107) and 257 boots v2 after 30 s.
+run legacy --target systemd=257
+check "target systemd=257 with =0 and the force switch on the command line: exit 0, ready" [ "$st" -eq 0 ]
+run legacy --target kubelet=1.35
+check "target kubelet=1.35 with --fail-cgroupv1=false in /etc/default/kubelet: exit 0, ready" [ "$st" -eq 0 ]
+cp "$L/proc/cmdline" "$T_TMP/cmdline"
+sed -i 's/ SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1//' "$L/proc/cmdline"
 run legacy --target systemd=256
-check "target systemd=256: exit 1 (legacy mode refused)" [ "$st" -eq 1 ]
+check "target systemd=256 without the force switch: exit 1 (v1 refused)" [ "$st" -eq 1 ]
+check "... systemd 256 refuses, said with its message" \
+	grep -q "systemd 256 refuses to boot a v1 host without SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1" "$T_TMP/legacy.out"
+cp "$T_TMP/cmdline" "$L/proc/cmdline"
 for bad in "kernel=6.x" "os=13" "kernel=6.1,kernel=6.2" ""; do
 	run legacy --target "$bad"
 	check "--target '$bad': exit 2 with a message naming --target" \
@@ -343,8 +357,10 @@ python3 tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/hybrid-systemd.desc
 run hybrid --json
 check "hybrid: exit 1" [ "$st" -eq 1 ]
 rules_found "$T_TMP/hybrid.out" | tr '\n' ' ' > "$T_TMP/got"
-check "hybrid: the mode, the v1 hierarchies and their processes, no knob: $(cat "$T_TMP/got")" \
-	[ "$(cat "$T_TMP/got")" = "cgroup-mode-hybrid v1-cpuset-mounted v1-memory-mounted v1-other-mounted v1-processes " ]
+check "hybrid: the mode and the v1 hierarchies, no knob: $(cat "$T_TMP/got")" \
+	[ "$(cat "$T_TMP/got")" = "cgroup-mode-hybrid v1-cpuset-mounted v1-memory-mounted v1-other-mounted " ]
+check "hybrid: every busy cgroup (13) is a systemd unit's: counted apart, not a finding" \
+	$PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert {"owner": "systemd-unit", "rule": "v1-processes", "count": 13} in d["owned"], d["owned"]' "$T_TMP/hybrid.out"
 check "hybrid: what could not be read (no /proc/cmdline in this root) is said" \
 	grep -q '/proc/cmdline: No such file or directory' "$T_TMP/hybrid.out"
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "readiness/check.h"
+#include "readiness/decide.h"
 #include "readiness/output.h"
 #include "readiness/rules.h"
 #include "readiness/version.h"
@@ -60,29 +61,30 @@ static void targets(void **state)
 	}
 }
 
-static void target_breaks(void **state)
+/* A release stands for its kernel, systemd and default hierarchy; kernel=
+ * and systemd= may be given beside it; an unknown release is refused with
+ * the known ones named. */
+static void release_targets(void **state)
 {
-	struct cgfb_breaks_in b = { .kernel = "6.11", .systemd = "258" };
-	struct cgfb_breaks_in none = { 0 };
 	struct cgfb_target t;
-	char err[256];
+	char err[256], text[128];
 
-	assert_true(cgfb_target_breaks(NULL, &b, NULL));           /* no target: all count */
-	assert_true(cgfb_target_breaks(NULL, &none, NULL));
-	cgfb_target_parse("kernel=6.12", &t, err, sizeof(err));
-	assert_true(cgfb_target_breaks(&t, &b, NULL));
-	assert_false(cgfb_target_breaks(&t, &none, NULL));
-	/* An installed 6.12.48 is in the 6.12 series; a 6.13 is not. */
-	assert_true(cgfb_target_breaks(&t, &b, "6.12.48"));
-	assert_false(cgfb_target_breaks(&t, &b, "6.13.2"));
-	cgfb_target_parse("kernel=6.10", &t, err, sizeof(err));
-	assert_false(cgfb_target_breaks(&t, &b, NULL));
-	cgfb_target_parse("systemd=257", &t, err, sizeof(err));
-	assert_false(cgfb_target_breaks(&t, &b, NULL));
-	cgfb_target_parse("systemd=258", &t, err, sizeof(err));
-	assert_true(cgfb_target_breaks(&t, &b, NULL));
-	cgfb_target_parse("kubelet=1.35", &t, err, sizeof(err));
-	assert_false(cgfb_target_breaks(&t, &b, NULL));            /* b says nothing of kubelet */
+	assert_int_equal(cgfb_target_parse("debian=13", &t, err, sizeof(err)), 0);
+	assert_non_null(t.release);
+	assert_string_equal(t.release->kernel, "6.12");
+	assert_string_equal(t.release->systemd, "257");
+	assert_int_equal(t.release->memcg_v1, 'n');
+	assert_int_equal(cgfb_target_parse("rocky=9,kernel=6.13", &t, err, sizeof(err)), 0);
+	assert_string_equal(t.release->family, "rhel");
+	assert_int_equal(t.release->hierarchy, CGFB_MODE_UNIFIED);
+	cgfb_target_text(&t, text, sizeof(text));
+	assert_string_equal(text, "rhel=9,kernel=6.13");
+	assert_int_equal(cgfb_target_parse("rhel=8", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.release->hierarchy, CGFB_MODE_LEGACY);
+	assert_int_equal(cgfb_target_parse("debian=14", &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no release known here (debian: 10, 11, 12, 13)"));
+	assert_int_equal(cgfb_target_parse("debian=12,ubuntu=22.04", &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "a distribution twice"));
 }
 
 /* The built-in rules load, and each catalog id they name is the catalog's. */
@@ -121,40 +123,52 @@ static void refused_rules(void **state)
 		{ "[1", "not JSON" },
 		{ "{\"rules\": [{\"id\": \"Mode legacy\"}]}", "is not lower-case letters" },
 		{ RULE_HEAD "\"probe\": \"mode\", \"modes\": [\"legacy\"], \"severity\": \"breaks\", "
-		  "\"breaks_in\": {}}]}", "says where" },
+		  "\"decided_by\": {}}]}", "names who decides" },
 		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"memory\", \"file\": \"x\", "
 		  "\"test\": \"ne\", \"value\": \"0\", \"nonroot\": true, \"non_root\": true, "
-		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "unknown member 'non_root'" },
-		{ RULE_HEAD "\"probe\": \"sysctl\", \"severity\": \"info\", \"breaks_in\": {}}]}",
+		  "\"severity\": \"info\", \"decided_by\": {}}]}", "unknown member 'non_root'" },
+		{ RULE_HEAD "\"probe\": \"sysctl\", \"severity\": \"info\", \"decided_by\": {}}]}",
 		  "probe is none of" },
 		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"fatal\", "
-		  "\"breaks_in\": {}}]}", "severity is none of" },
+		  "\"decided_by\": {}}]}", "severity is none of" },
 		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"memory\", \"severity\": \"info\", "
-		  "\"breaks_in\": {}}]}", "knob wants controller and file" },
+		  "\"decided_by\": {}}]}", "knob wants controller and file" },
 		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"memory\", \"file\": \"f\", "
-		  "\"test\": \"line\", \"value\": \"0\", \"severity\": \"info\", \"breaks_in\": {}}]}",
+		  "\"test\": \"line\", \"value\": \"0\", \"severity\": \"info\", \"decided_by\": {}}]}",
 		  "test line wants key" },
 		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"memory\", \"file\": \"f\", "
-		  "\"test\": \"bigger\", \"severity\": \"info\", \"breaks_in\": {}}]}", "wrong type" },
+		  "\"test\": \"bigger\", \"severity\": \"info\", \"decided_by\": {}}]}", "wrong type" },
 		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"breaks\", "
-		  "\"breaks_in\": {\"kernel\": \"six\"}}]}", "breaks_in is not" },
+		  "\"decided_by\": {\"kernel\": [\"six\"]}}]}", "decided_by is not" },
 		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"breaks\", "
-		  "\"breaks_in\": {\"glibc\": \"2.40\"}}]}", "breaks_in is not" },
+		  "\"decided_by\": {\"glibc\": [\"2.40\"]}}]}", "decided_by is not" },
 		{ RULE_HEAD "\"probe\": \"kconfig\", \"option\": \"CONFIG_X\", \"controller\": \"memory\", "
-		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "kconfig wants" },
+		  "\"severity\": \"info\", \"decided_by\": {}}]}", "kconfig wants" },
 		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"info\", "
-		  "\"breaks_in\": {}}, {\"id\": \"r1\", \"title\": \"t\", \"effect\": \"e\", "
+		  "\"decided_by\": {}}, {\"id\": \"r1\", \"title\": \"t\", \"effect\": \"e\", "
 		  "\"replacement\": \"none\", \"source\": \"s\", \"probe\": \"cmdline\", \"param\": \"y\", "
-		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "used twice" },
-		{ RULE_HEAD "\"probe\": \"knob\", \"controller\": \"devices\", \"file\": \"f\", "
-		  "\"test\": \"nonempty\", \"except\": \"[\", \"severity\": \"info\", \"breaks_in\": {}}]}",
-		  "except is not a POSIX extended regex" },
+		  "\"severity\": \"info\", \"decided_by\": {}}]}", "used twice" },
+		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"breaks\", "
+		  "\"decided_by\": {\"systemd\": [\"memcg_v1\"]}}]}", "decided_by is not" },
+		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"breaks\", "
+		  "\"decided_by\": {\"kernel\": []}}]}", "decided_by is not" },
+		{ RULE_HEAD "\"probe\": \"kubelet\", \"values\": [\"x\"], \"severity\": \"info\", "
+		  "\"decided_by\": {}}]}", "kubelet wants values" },
+		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"info\", "
+		  "\"decided_by\": {}}], \"owners\": [{\"id\": \"o\", \"title\": \"t\", \"match\": \"[\", "
+		  "\"translates\": [\"r1\"], \"source\": \"s\"}]}", "owner o: match is not" },
+		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"info\", "
+		  "\"decided_by\": {}}], \"owners\": [{\"id\": \"o\", \"title\": \"t\", \"match\": \"x\", "
+		  "\"translates\": [\"r2\"], \"source\": \"s\"}]}", "translates 'r2', which is no rule" },
+		{ RULE_HEAD "\"probe\": \"cmdline\", \"param\": \"x\", \"severity\": \"info\", "
+		  "\"decided_by\": {}}], \"owners\": [{\"id\": \"o\", \"title\": \"t\", \"match\": \"x\", "
+		  "\"translates\": [\"r1\"], \"source\": \"s\", \"except\": \"y\"}]}", "unknown member 'except'" },
 		{ RULE_HEAD "\"probe\": \"config\", \"paths\": [\"/etc/x\"], \"match\": \"(\", "
-		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "not a POSIX extended regex" },
+		  "\"severity\": \"info\", \"decided_by\": {}}]}", "not a POSIX extended regex" },
 		{ RULE_HEAD "\"probe\": \"config\", \"paths\": [\"etc/x\"], \"match\": \"x\", "
-		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "a path is absolute" },
+		  "\"severity\": \"info\", \"decided_by\": {}}]}", "a path is absolute" },
 		{ "{\"rules\": [{\"id\": \"r1\", \"probe\": \"cmdline\", \"param\": \"x\", "
-		  "\"severity\": \"info\", \"breaks_in\": {}}]}", "wants title" },
+		  "\"severity\": \"info\", \"decided_by\": {}}]}", "wants title" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
@@ -210,6 +224,7 @@ static int make_tree(void **state)
 	if (!mkdtemp(root))
 		return -1;
 	put("proc/self/mountinfo",
+	    "29 23 0:25 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"
 	    "30 23 0:26 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
 	    "31 23 0:27 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n");
 	put("sys/fs/cgroup/memory/memory.swappiness", "60\n");
@@ -251,11 +266,12 @@ static void probes(void **state)
 	const struct cgfb_finding *f;
 	struct cgfb_rules rs;
 	struct cgfb_check c;
-	char buf[65536];
+	static char buf[1 << 18];
 	FILE *mem;
 
 	run_check(&rs, &c);
-	assert_int_equal(c.mode, CGFB_MODE_HYBRID);
+	assert_int_equal(cgfb_decide(&c, NULL), 0);
+	assert_int_equal(c.env->mode, CGFB_MODE_HYBRID);
 	assert_int_equal(c.cgroups, 3);
 	assert_string_equal(c.systemd, "256.7");        /* the installed package, not the others */
 	assert_string_equal(c.kernel, "6.13.1-test");
@@ -353,7 +369,8 @@ static void nothing_readable(void **state)
 	assert_int_equal(cgfb_check_run(&rs, &o, &c), 0);
 	assert_int_equal(c.sources, 0);
 	assert_int_equal(c.n, 0);
-	assert_true(c.unreadable >= 2);
+	assert_true(c.unreadable >= 1);
+	assert_non_null(strstr(c.unreadable_what[0], "/nonexistent/cgfb: No such file or directory"));
 	cgfb_check_free(&c);
 	cgfb_rules_free(&rs);
 }
@@ -363,7 +380,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(versions),
 		cmocka_unit_test(targets),
-		cmocka_unit_test(target_breaks),
+		cmocka_unit_test(release_targets),
 		cmocka_unit_test(builtin_rules),
 		cmocka_unit_test(refused_rules),
 		cmocka_unit_test_setup_teardown(probes, make_tree, remove_tree),
