@@ -463,9 +463,13 @@ static enum cgfb_outcome kubelet_at(const struct ctx *x, const struct cgfb_ask *
 	*src = SRC_KUBELET;
 	if (q->q == CGFB_Q_FLAG) {
 		*src = SRC_PFLAG;
-		say(why, sz, "a bool flag takes its value after '=' only: '%s' sets failCgroupV1 to "
-		    "true and gives the kubelet the argument '%s', and the kubelet does not start "
-		    "('unknown command')", k->bad_flag, strrchr(k->bad_flag, ' ') + 1);
+		if (k->bad_flag_unknown)
+			say(why, sz, "'%s' is no flag of the kubelet (only --fail-cgroupv1, or "
+			    "--fail_cgroupv1): the kubelet does not start ('unknown flag')", k->bad_flag);
+		else if (k->bad_flag[0])
+			say(why, sz, "a bool flag takes its value after '=' only: '%s' sets failCgroupV1 "
+			    "to true and gives the kubelet the argument '%s', and the kubelet does not start "
+			    "('unknown command')", k->bad_flag, strrchr(k->bad_flag, ' ') + 1);
 		return k->bad_flag[0] ? CGFB_OUT_BROKEN : CGFB_OUT_NOT_HERE;
 	}
 	if (!k->present && !(x->t && x->t->kubelet[0])) {
@@ -602,10 +606,12 @@ static void now_at(const struct cgfb_env *e, struct at *a)
 
 static const char *at_name(const struct cgfb_ask *q, const struct at *a, char *buf, size_t sz)
 {
+	const char *v = q->who == CGFB_DEC_KERNEL ? a->kernel : q->who == CGFB_DEC_SYSTEMD ? a->systemd
+										       : a->kubelet;
+
 	if (a->release)
 		return a->release->name;
-	snprintf(buf, sz, "%s", q->who == CGFB_DEC_KERNEL ? a->kernel : q->who == CGFB_DEC_SYSTEMD
-		 ? a->systemd : a->kubelet);
+	snprintf(buf, sz, "%s", v ? v : "");
 	return buf;
 }
 

@@ -27,8 +27,9 @@ struct cgfb_kubelet {
 	char version[32];                /* the installed package's, "" unknown */
 	int fail_v1;                     /* failCgroupV1 in effect: -1 default, 0, 1 */
 	char fail_v1_where[320];         /* where it was set */
-	char bad_flag[320];              /* a bool flag given its value as the next
-	                                    word: where, "" none */
+	char bad_flag[320];              /* a flag the kubelet refuses to start with:
+	                                    where, "" none */
+	bool bad_flag_unknown;           /* a misspelt name (else a value as the next word) */
 };
 
 struct cgfb_env {

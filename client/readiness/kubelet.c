@@ -24,6 +24,7 @@
 #define KCONF_MAX   (1u << 20)
 #define STATUS_MAX  (64u << 20)
 #define FLAG        "fail-cgroupv1"
+#define K3S_DROPINS "/var/lib/rancher/k3s/agent/etc/kubelet.conf.d"
 
 /* Where flags are written for the kubelet's unit: shell-style assignments
  * and unit drop-ins whose words reach its ExecStart. */
@@ -41,8 +42,8 @@ static const char *const config_files[] = {
 };
 /* k3s and RKE2: YAML whose kubelet-arg entries become kubelet flags. */
 static const char *const dist_files[] = {
-	"/etc/rancher/k3s/config.yaml", "/etc/rancher/k3s/config.yaml.d/*.yaml",
-	"/etc/rancher/rke2/config.yaml", "/etc/rancher/rke2/config.yaml.d/*.yaml",
+	"/etc/rancher/k3s/config.yaml", "/etc/rancher/k3s/config.yaml.d/*.y*ml",
+	"/etc/rancher/rke2/config.yaml", "/etc/rancher/rke2/config.yaml.d/*.y*ml",
 };
 static const char *const binaries[] = {
 	"/usr/bin/kubelet", "/usr/local/bin/kubelet", "/usr/local/bin/k3s", "/usr/bin/k3s",
@@ -55,6 +56,12 @@ struct kread {
 	struct cgfb_check *c;
 	int flag;                  /* from flags: -1 none */
 	char flag_where[320];
+	/* k3s/RKE2's kubelet-arg: a later file's list replaces an earlier
+	 * one's, "kubelet-arg+" adds to it; they count when no unit or
+	 * environment file gives the flag. */
+	int dist_flag;
+	char dist_where[320];
+	bool in_dist;
 	char config[4096];         /* --config, "" none given */
 	char config_dir[4096];     /* --config-dir */
 };
@@ -67,13 +74,17 @@ static void present(struct cgfb_kubelet *k, const char *why)
 }
 
 /* A word's flag name and value: "--name" (value NULL) or "--name=value".
- * pflag reads a single dash as shorthand letters, so only "--" counts. */
+ * pflag reads a single dash as shorthand letters, so only "--" counts; the
+ * kubelet's flag set normalises '_' to '-' (cliflag.WordSepNormalizeFunc). */
 static bool flag_word(const char *w, size_t len, const char *name, const char **v, size_t *vl)
 {
 	size_t nl = strlen(name);
 
-	if (len < nl + 2 || strncmp(w, "--", 2) != 0 || strncmp(w + 2, name, nl) != 0)
+	if (len < nl + 2 || strncmp(w, "--", 2) != 0)
 		return false;
+	for (size_t i = 0; i < nl; i++)
+		if (w[2 + i] != name[i] && !(w[2 + i] == '_' && name[i] == '-'))
+			return false;
 	if (len == nl + 2) {
 		*v = NULL;
 		*vl = 0;
@@ -128,6 +139,26 @@ static void copy_value(char *dst, size_t sz, const char *v, size_t vl)
 	snprintf(dst, sz, "%.*s", (int)vl, v ? v : "");
 }
 
+/* "--fail-cgroup-v1", "--failCgroupV1": meant as the flag, unknown to the
+ * kubelet, which then exits ('unknown flag'). */
+static void misspelt(struct kread *r, const char *w, size_t len, const char *path, unsigned long lineno)
+{
+	char squeezed[32];
+	size_t n = 0, name = strcspn(w, "=");
+
+	if (len < 2 || strncmp(w, "--", 2) != 0 || r->k->bad_flag[0])
+		return;
+	for (size_t i = 2; i < name && n + 1 < sizeof(squeezed); i++)
+		if (w[i] != '-' && w[i] != '_')
+			squeezed[n++] = (char)(w[i] | 0x20);
+	squeezed[n] = '\0';
+	if (strcmp(squeezed, "failcgroupv1") != 0 && strcmp(squeezed, "failcgroupsv1") != 0)
+		return;
+	snprintf(r->k->bad_flag, sizeof(r->k->bad_flag), "%s:%lu: %.*s", path, lineno, (int)len, w);
+	r->k->bad_flag_unknown = true;
+	present(r->k, path);
+}
+
 /* One word of a command line (and the word after it). */
 static void on_word(struct kread *r, const char *w, size_t len, const char *next, size_t nlen,
 		    const char *path, unsigned long lineno)
@@ -156,13 +187,15 @@ static void on_word(struct kread *r, const char *w, size_t len, const char *next
 		copy_value(r->config, sizeof(r->config), v, vl);
 	else if (flag_word(w, len, "config-dir", &v, &vl) && v)
 		copy_value(r->config_dir, sizeof(r->config_dir), v, vl);
-	if (!flag_word(w, len, FLAG, &v, &vl))
+	if (!flag_word(w, len, FLAG, &v, &vl)) {
+		misspelt(r, w, len, path, lineno);
 		return;
+	}
 	present(r->k, path);
 	if (!v) {
 		/* pflag: a bool flag without "=" is true and takes no next word;
 		 * "false" after it is an argument, which the kubelet refuses. */
-		r->flag = 1;
+		*(r->in_dist ? &r->dist_flag : &r->flag) = 1;
 		if (next && cgfb_parse_boolean(next, nlen) >= 0)
 			snprintf(r->k->bad_flag, sizeof(r->k->bad_flag), "%s:%lu: --%s %.*s", path, lineno,
 				 FLAG, (int)nlen, next);
@@ -170,9 +203,10 @@ static void on_word(struct kread *r, const char *w, size_t len, const char *next
 		int b = cgfb_parse_boolean(v, vl);
 
 		if (b >= 0)
-			r->flag = b;
+			*(r->in_dist ? &r->dist_flag : &r->flag) = b;
 	}
-	snprintf(r->flag_where, sizeof(r->flag_where), "%s:%lu: --%s%s%.*s", path, lineno, FLAG,
+	snprintf(r->in_dist ? r->dist_where : r->flag_where, sizeof(r->flag_where), "%s:%lu: --%s%s%.*s",
+		 path, lineno, FLAG,
 		 v ? "=" : "", (int)vl, v ? v : "");
 }
 
@@ -294,6 +328,12 @@ static int dist_file(struct kread *r, const char *path)
 	}
 	v = map_get(&d, yaml_document_get_root_node(&d), "kubelet-arg");
 	if (v) {
+		r->dist_flag = -1;
+		r->dist_where[0] = '\0';
+	} else {
+		v = map_get(&d, yaml_document_get_root_node(&d), "kubelet-arg+");
+	}
+	if (v) {
 		yaml_node_item_t one = 0, *start = &one, *top = &one;
 
 		if (v->type == YAML_SEQUENCE_NODE) {
@@ -370,7 +410,7 @@ out:
 
 int cgfb_kubelet_read(const struct cgfb_check_opts *o, struct cgfb_kubelet *k, struct cgfb_check *c)
 {
-	struct kread r = { .o = o, .k = k, .c = c, .flag = -1 };
+	struct kread r = { .o = o, .k = k, .c = c, .flag = -1, .dist_flag = -1 };
 	char p[4096];
 	int cfg = -1, drop = -1, rc;
 	char cfg_where[320] = "", drop_where[320] = "";
@@ -381,9 +421,20 @@ int cgfb_kubelet_read(const struct cgfb_check_opts *o, struct cgfb_kubelet *k, s
 	for (size_t i = 0; i < sizeof(binaries) / sizeof(*binaries); i++)
 		if (!cgfb_check_path(o, binaries[i], p, sizeof(p)) && access(p, F_OK) == 0)
 			present(k, p);
-	if ((rc = each(&r, flag_files, sizeof(flag_files) / sizeof(*flag_files), flags_file)) ||
-	    (rc = each(&r, dist_files, sizeof(dist_files) / sizeof(*dist_files), dist_file)))
+	if ((rc = each(&r, flag_files, sizeof(flag_files) / sizeof(*flag_files), flags_file)))
 		return rc;
+	r.in_dist = true;
+	rc = each(&r, dist_files, sizeof(dist_files) / sizeof(*dist_files), dist_file);
+	r.in_dist = false;
+	if (rc)
+		return rc;
+	if (r.flag < 0 && r.dist_flag >= 0) {
+		r.flag = r.dist_flag;
+		snprintf(r.flag_where, sizeof(r.flag_where), "%s", r.dist_where);
+	}
+	/* k3s gives its kubelet --config-dir=<data-dir>/agent/etc/kubelet.conf.d. */
+	if (!r.config_dir[0] && !cgfb_check_path(o, K3S_DROPINS, p, sizeof(p)) && access(p, F_OK) == 0)
+		snprintf(r.config_dir, sizeof(r.config_dir), "%s", K3S_DROPINS);
 	/* The file --config names, else the usual ones. */
 	if (r.config[0] && r.config[0] == '/') {
 		if (!cgfb_check_path(o, r.config, p, sizeof(p)) && access(p, F_OK) == 0 &&

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "readiness/check.h"
+#include "readiness/cmdline.h"
+#include "readiness/env.h"
 #include "readiness/decide.h"
 #include "readiness/output.h"
 #include "readiness/rules.h"
@@ -375,6 +377,113 @@ static void nothing_readable(void **state)
 	cgfb_rules_free(&rs);
 }
 
+/* --- what the deciders read, read as their programs read it --------------- */
+
+static void unput(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	assert_int_equal(unlink(path), 0);
+}
+
+static void kubelet(struct cgfb_kubelet *k)
+{
+	struct cgfb_check_opts o = { .root = root };
+	struct cgfb_check c = { 0 };
+
+	assert_int_equal(cgfb_kubelet_read(&o, k, &c), 0);
+	cgfb_check_free(&c);
+}
+
+/* The kubelet: defaults < --config file < --config-dir drop-ins (in name
+ * order) < flags (kubeadm's drop-in wires kubeadm-flags.env, then
+ * /etc/default/kubelet); a bool flag takes no next word (pflag); k3s's
+ * kubelet-arg lists, a later file replacing, "kubelet-arg+" adding. */
+static void kubelet_configuration(void **state)
+{
+	struct cgfb_kubelet k;
+
+	put("var/lib/dpkg/status", "Package: kubelet\nStatus: install ok installed\nVersion: 1.34.1-1.1\n\n");
+	put("var/lib/kubelet/config.yaml", "apiVersion: kubelet.config.k8s.io/v1beta1\n"
+	    "kind: KubeletConfiguration\n# failCgroupV1: false\nfailCgroupV1: true\n");
+	kubelet(&k);
+	assert_true(k.present);
+	assert_string_equal(k.version, "1.34.1");
+	assert_int_equal(k.fail_v1, 1);
+	assert_non_null(strstr(k.fail_v1_where, "config.yaml:4: failCgroupV1: true"));
+	put("var/lib/kubelet/kubeadm-flags.env", "KUBELET_KUBEADM_ARGS=\"--container-runtime-endpoint="
+	    "unix:///run/containerd/containerd.sock --config-dir=/etc/kubernetes/kubelet.conf.d\"\n");
+	put("etc/kubernetes/kubelet.conf.d/10-opt-out.conf", "apiVersion: kubelet.config.k8s.io/v1beta1\n"
+	    "kind: KubeletConfiguration\nfailCgroupV1: false\n");
+	put("etc/kubernetes/kubelet.conf.d/20-other.conf", "{\"kind\": \"KubeletConfiguration\", "
+	    "\"maxPods\": 200}\n");
+	kubelet(&k);
+	assert_int_equal(k.fail_v1, 0);             /* the drop-in over the file */
+	assert_non_null(strstr(k.fail_v1_where, "10-opt-out.conf:3: failCgroupV1: false"));
+	put("etc/default/kubelet", "KUBELET_EXTRA_ARGS='--node-ip=10.0.0.5 --fail_cgroupv1=true'\n");
+	kubelet(&k);
+	assert_int_equal(k.fail_v1, 1);             /* the flag over the drop-ins, '_' as '-' */
+	assert_string_equal(k.bad_flag, "");
+	put("etc/default/kubelet", "KUBELET_EXTRA_ARGS='--node-ip=10.0.0.5 --fail-cgroup-v1=false'\n");
+	kubelet(&k);
+	assert_int_equal(k.fail_v1, 0);             /* an unknown flag: the drop-in again */
+	assert_true(k.bad_flag_unknown);            /* ... and the kubelet does not start */
+	assert_non_null(strstr(k.bad_flag, "kubelet:1: --fail-cgroup-v1=false"));
+	put("etc/default/kubelet", "KUBELET_EXTRA_ARGS=\"--fail-cgroupv1 false\"\n");
+	kubelet(&k);
+	assert_int_equal(k.fail_v1, 1);
+	assert_non_null(strstr(k.bad_flag, "etc/default/kubelet:1: --fail-cgroupv1 false"));
+	unput("etc/default/kubelet");
+	unput("var/lib/kubelet/kubeadm-flags.env");
+	unput("var/lib/kubelet/config.yaml");
+	unput("etc/kubernetes/kubelet.conf.d/10-opt-out.conf");
+	/* k3s: block and flow lists, a later file replacing, "+" adding. */
+	put("etc/rancher/k3s/config.yaml", "write-kubeconfig-mode: \"0644\"\nkubelet-arg:\n"
+	    "  - \"max-pods=200\"\n  - \"fail-cgroupv1=false\"\n");
+	kubelet(&k);
+	assert_int_equal(k.fail_v1, 0);
+	assert_non_null(strstr(k.fail_v1_where, "k3s/config.yaml:4: --fail-cgroupv1=false"));
+	put("etc/rancher/k3s/config.yaml.d/50-pods.yaml", "kubelet-arg: [\"max-pods=300\"]\n");
+	kubelet(&k);
+	assert_int_equal(k.fail_v1, -1);            /* the list replaced */
+	put("etc/rancher/k3s/config.yaml.d/60-more.yaml", "kubelet-arg+: [\"fail-cgroupv1\"]\n");
+	kubelet(&k);
+	assert_int_equal(k.fail_v1, 1);             /* no '=': true */
+	put("etc/rancher/k3s/config.yaml.d/60-more.yaml", "kubelet-arg+: [oops\n");
+	kubelet(&k);
+	assert_int_equal(k.fail_v1, -1);            /* no YAML: said, nothing taken */
+}
+
+/* A copy's boot configuration: /etc/kernel/cmdline, each BLS entry (options
+ * lines add up, $kernelopts from grubenv), /etc/default/grub then
+ * grub.d (GRUB_CMDLINE_LINUX, then _DEFAULT, $VAR expanded). */
+static void boot_configuration(void **state)
+{
+	struct cgfb_bootlines ls;
+	struct cgfb_switches s;
+
+	put("boot/grub2/grubenv", "# GRUB Environment Block\nkernelopts=root=/dev/vda1 ro "
+	    "systemd.unified_cgroup_hierarchy=0\n##########\n");
+	put("boot/loader/entries/abc-4.18.0.conf", "title RHEL 8\nlinux /vmlinuz-4.18.0\n"
+	    "options $kernelopts\noptions crashkernel=auto\n");
+	put("etc/default/grub", "GRUB_CMDLINE_LINUX=\"quiet\"\nGRUB_CMDLINE_LINUX_DEFAULT='splash'\n");
+	put("etc/default/grub.d/50-cgroup.cfg", "GRUB_CMDLINE_LINUX=\"$GRUB_CMDLINE_LINUX "
+	    "systemd.legacy_systemd_cgroup_controller=1\"  # v1 for the batch system\n");
+	assert_int_equal(cgfb_boot_cmdlines(root, &ls), 0);
+	assert_int_equal(ls.n, 2);
+	assert_non_null(strstr(ls.l[0].from, "/boot/loader/entries/abc-4.18.0.conf"));
+	assert_non_null(strstr(ls.l[0].text, "root=/dev/vda1 ro systemd.unified_cgroup_hierarchy=0 crashkernel=auto"));
+	cgfb_switches_read(ls.l[0].text, &s);
+	assert_int_equal(s.unified, 0);
+	assert_non_null(strstr(ls.l[1].from, "/etc/default/grub"));
+	assert_string_equal(ls.l[1].text, "quiet systemd.legacy_systemd_cgroup_controller=1 splash");
+	put("etc/kernel/cmdline", "root=UUID=1 rw\n");
+	assert_int_equal(cgfb_boot_cmdlines(root, &ls), 0);
+	assert_int_equal(ls.n, 3);
+	assert_string_equal(ls.l[0].text, "root=UUID=1 rw");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +495,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(probes, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(tree_changes_while_walked, make_tree, remove_tree),
 		cmocka_unit_test(nothing_readable),
+		cmocka_unit_test_setup_teardown(kubelet_configuration, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(boot_configuration, make_tree, remove_tree),
 	};
 
 	return cmocka_run_group_tests_name("readiness", tests, NULL, NULL);
