@@ -173,6 +173,8 @@ check "the installed catalog is used" \
 	sh -c 'chroot "$1" cgroup-feedback catalog | grep -q S1 && [ -f "$1/usr/share/cgroup-feedback/catalog.json" ]' _ "$ROOT"
 check "the JSON Schemas of a report, check --json and status --json are installed" sh -c \
 	'for s in report check status; do cmp -s "$1/usr/share/cgroup-feedback/$s.schema.json" "docs/$s.schema.json" || exit 1; done' _ "$ROOT"
+check "the readiness model the man page names is installed (/usr/share/doc/cgroup-feedback/READINESS.md)" \
+	cmp -s "$ROOT/usr/share/doc/cgroup-feedback/READINESS.md" docs/READINESS.md
 # A part of the product: missing is a failure, not a skip.
 # The flat memory hierarchy of the 2012 patch: A (use_hierarchy=0) with B and C.
 FX=$ROOT/tmp/fixture
