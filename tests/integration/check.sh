@@ -160,7 +160,8 @@ for f in doc["findings"]:
 assert got == want, set(got.items()) ^ set(want.items())
 val = lambda n: fams[n].samples[0].value
 assert val("cgroup_feedback_check_ready") == 0 and val("cgroup_feedback_check_checked") == 1
-assert val("cgroup_feedback_check_breaking") == sum(f["severity"] == "breaks" for f in doc["findings"])
+assert val("cgroup_feedback_check_breaking") == sum(f["severity"] == "breaks" and f["breaks_on_target"] for f in doc["findings"])
+assert val("cgroup_feedback_check_decided") == (doc["verdict"] != "cannot_tell")
 assert val("cgroup_feedback_check_unreadable") == doc["unreadable"]["count"]
 EOP
 else
