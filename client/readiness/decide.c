@@ -397,8 +397,9 @@ static int host_v1(const struct cgfb_env *e, char *why, size_t sz)
 		return mode_v1(e->mode) ? 1 : e->mode == CGFB_MODE_UNIFIED ? 0 : -1;
 	if (!e->systemd[0])
 		return -1;
+	/* Refused is asked for: the copy's configuration wants v1. */
 	switch (systemd_boot(e, &a, why, sz, &src)) {
-	case SD_V1: return 1;
+	case SD_V1: case SD_REFUSES: return 1;
 	case SD_UNKNOWN: return -1;
 	default: return 0;
 	}
@@ -746,8 +747,12 @@ enum cgfb_cgroup_mode cgfb_predict_mode(const struct cgfb_env *e, char *why, siz
 	}
 	switch (systemd_boot(e, &a, why, sz, &src)) {
 	case SD_V1:
-		return e->sw.legacy_controller == 1 || (e->sw.legacy_controller < 0 && host_default(e) == CGFB_MODE_LEGACY)
-			? CGFB_MODE_LEGACY : CGFB_MODE_HYBRID;
+	case SD_REFUSES:                    /* what it asks for, refused or not */
+		/* cg_is_hybrid_wanted(): the switch, else (255) the build
+		 * default, (256, 257) hybrid. */
+		return e->sw.legacy_controller == 1 ||
+		       (e->sw.legacy_controller < 0 && vcmp(e->systemd, "256") < 0 &&
+			host_default(e) == CGFB_MODE_LEGACY) ? CGFB_MODE_LEGACY : CGFB_MODE_HYBRID;
 	case SD_V2:
 		return CGFB_MODE_UNIFIED;
 	default:

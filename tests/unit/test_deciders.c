@@ -261,6 +261,21 @@ static void systemd_predicts_a_copy(void **state)
 	snprintf(c->env->distro_version, sizeof(c->env->distro_version), "8.10");
 	snprintf(c->env->systemd, sizeof(c->env->systemd), "239");
 	assert_int_equal(cgfb_predict_mode(c->env, why, sizeof(why)), CGFB_MODE_LEGACY);
+	/* systemd 256 in a copy asking for v1 without the force switch: the
+	 * copy uses v1 (hybrid: from 256 cg_is_hybrid_wanted() has no build
+	 * default, v256 cgroup-setup.c 151), and its systemd refuses it at its
+	 * first boot. */
+	snprintf(c->env->systemd, sizeof(c->env->systemd), "256.5");
+	cgfb_switches_read("systemd.unified_cgroup_hierarchy=0", &c->env->sw);
+	assert_int_equal(cgfb_predict_mode(c->env, why, sizeof(why)), CGFB_MODE_HYBRID);
+	{
+		struct cgfb_finding *f = find(c, "cmdline-legacy", 0);
+
+		decide(c, NULL);
+		assert_outcome(dec(f, CGFB_DEC_SYSTEMD, 0), CGFB_OUT_BROKEN, "256.5");
+	}
+	snprintf(c->env->systemd, sizeof(c->env->systemd), "239");
+	cgfb_switches_read("quiet", &c->env->sw);
 	/* An unknown distribution's systemd 245 with nothing on its command
 	 * line: its build default cannot be told. */
 	snprintf(c->env->distro_id, sizeof(c->env->distro_id), "gentoo");
