@@ -148,7 +148,7 @@ static void grubenv_kernelopts(const char *root, char *out, size_t sz)
 
 /* A BLS entry's options lines (there may be several: they add up), with
  * $kernelopts replaced as grub's blscfg module does on RHEL 8. */
-static void bls_options(const char *text, const char *kernelopts, char *out, size_t sz)
+void cgfb_bls_options(const char *text, const char *kernelopts, char *out, size_t sz)
 {
 	size_t len = 0;
 
@@ -181,7 +181,15 @@ static void bls_options(const char *text, const char *kernelopts, char *out, siz
  * $NAME / ${NAME} replaced by what it was before (the usual
  * GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX x" of a grub.d drop-in). Other
  * shell is not evaluated. */
-static void shell_var(const char *text, const char *name, char *val, size_t sz)
+/* "NAME" or "{NAME}" at p, not the start of a longer name. */
+static bool self_ref(const char *p, const char *name, size_t nl)
+{
+	if (p[0] == '{')
+		return strncmp(p + 1, name, nl) == 0 && p[1 + nl] == '}';
+	return strncmp(p, name, nl) == 0 && !isalnum((unsigned char)p[nl]) && p[nl] != '_';
+}
+
+void cgfb_shell_var(const char *text, const char *name, char *val, size_t sz)
 {
 	size_t nl = strlen(name);
 	char prev[CGFB_CMDLINE_MAX];
@@ -203,8 +211,7 @@ static void shell_var(const char *text, const char *name, char *val, size_t sz)
 				q = 0;
 			} else if (!q && (*v == ' ' || *v == '\t' || *v == '#' || *v == ';')) {
 				break;
-			} else if (q != '\'' && *v == '$' && (strncmp(v + 1, name, nl) == 0 ||
-							       (v[1] == '{' && strncmp(v + 2, name, nl) == 0 && v[2 + nl] == '}'))) {
+			} else if (q != '\'' && *v == '$' && self_ref(v + 1, name, nl)) {
 				len += (size_t)snprintf(val + len, sz - len, "%s", prev);
 				v += v[1] == '{' ? nl + 2 : nl;
 				if (len >= sz)
@@ -234,8 +241,8 @@ static int grub_defaults(const char *root, struct cgfb_bootlines *out)
 		const char *path = i == 0 ? pat : g.gl_pathv[i - 1];
 
 		if (read_text(path, &b) == 0) {
-			shell_var(b.data, "GRUB_CMDLINE_LINUX", linux_, sizeof(linux_));
-			shell_var(b.data, "GRUB_CMDLINE_LINUX_DEFAULT", dflt, sizeof(dflt));
+			cgfb_shell_var(b.data, "GRUB_CMDLINE_LINUX", linux_, sizeof(linux_));
+			cgfb_shell_var(b.data, "GRUB_CMDLINE_LINUX_DEFAULT", dflt, sizeof(dflt));
 			any = true;
 		}
 		cgfb_buf_free(&b);
@@ -276,7 +283,7 @@ int cgfb_boot_cmdlines(const char *root, struct cgfb_bootlines *out)
 		return -ENOMEM;
 	for (size_t i = 0; gr == 0 && i < g.gl_pathc; i++) {
 		if (read_text(g.gl_pathv[i], &b) == 0 && (l = add_line(out, "", g.gl_pathv[i])))
-			bls_options(b.data, kernelopts, l->text, sizeof(l->text));
+			cgfb_bls_options(b.data, kernelopts, l->text, sizeof(l->text));
 		cgfb_buf_free(&b);
 	}
 	if (gr == 0)

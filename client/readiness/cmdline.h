@@ -48,6 +48,14 @@ struct cgfb_bootlines {
 	unsigned dropped;        /* entries beyond CGFB_CMDLINES_MAX */
 };
 
+/* A BLS entry's options lines joined (there may be several), $kernelopts
+ * replaced as grub's blscfg module does; out is always terminated. */
+void cgfb_bls_options(const char *text, const char *kernelopts, char *out, size_t sz);
+/* The value of name= in a file of shell assignments (/etc/default/grub),
+ * quotes taken off and $name / ${name} replaced by what val held before
+ * (grub.d drop-ins append that way); no other shell is evaluated. */
+void cgfb_shell_var(const char *text, const char *name, char *val, size_t sz);
+
 /* The boot configuration of a copy under root: /etc/kernel/cmdline
  * (kernel-install, UKIs), every /boot/loader/entries/ *.conf's options
  * (with $kernelopts from /boot/grub2/grubenv, as grub's blscfg expands it)
