@@ -339,6 +339,12 @@ static enum sd systemd_boot(const struct cgfb_env *e, const struct at *a, char *
 		    "systemd.unified_cgroup_hierarchy=0 and the force switch", v, a->no_v1 ? " of this release" : "");
 		return SD_V2;
 	}
+	if (e->copy && !e->cmdlines.n) {
+		*src = SRC_SD255;
+		say(why, sz, "systemd %s reads the kernel command line first, and the copy holds none "
+		    "(no /etc/kernel/cmdline, boot entry or /etc/default/grub)", v);
+		return SD_UNKNOWN;
+	}
 	if (s->unified >= 0)
 		want_v1 = s->unified == 0;
 	else if (s->no_v1_all)
@@ -662,8 +668,9 @@ static void decide_ask(const struct ctx *x, const struct cgfb_ask *q, struct cgf
 	if (target_at(x->t, &tgt) && d->out != CGFB_OUT_BROKEN) {
 		o = ask_at(x, q, &tgt, why, sizeof(why), &src);
 		d->on_target = o == CGFB_OUT_BREAKS || o == CGFB_OUT_BROKEN;
+		/* The decision stays where it breaks first; what the target's
+		 * version does is what it says. */
 		if (d->on_target || o == CGFB_OUT_KEEPS) {
-			/* Say what the target's version does. */
 			snprintf(d->why, sizeof(d->why), "%s", why);
 			d->source = src;
 		}
@@ -700,6 +707,9 @@ static void decide_distro(const struct ctx *x, struct cgfb_decision *d)
 			    ask_at(x, q, &a, why, sizeof(why), &src) != CGFB_OUT_BREAKS)
 				continue;
 			d->out = CGFB_OUT_BREAKS;
+			/* A later release of the family as the target is past it. */
+			d->on_target = x->t && x->t->release && strcmp(x->t->release->family, family) == 0 &&
+				       x->t->release >= r;
 			snprintf(d->at, sizeof(d->at), "%s", r->name);
 			snprintf(d->why, sizeof(d->why), "the upgrade to %s (kernel %s, systemd %s, %s by "
 				 "default): %s", r->name, r->kernel, r->systemd,

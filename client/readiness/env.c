@@ -337,7 +337,8 @@ static int cmdlines(const struct cgfb_check_opts *o, struct cgfb_env *e, struct 
 		c->sources += e->cmdlines.n;
 	} else {
 		e->cmdlines.n = 1;
-		e->cmdline_is_host = e->container[0] && !e->wsl;
+		/* systemd takes WSL for a container too (detect_container()). */
+		e->cmdline_is_host = e->container[0] != '\0';
 		rc = e->cmdline_is_host ? pid1_cmdline(o, &e->cmdlines.l[0], c)
 					: host_cmdline(o, &e->cmdlines.l[0], c);
 		if (rc)

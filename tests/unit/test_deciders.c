@@ -276,6 +276,13 @@ static void systemd_predicts_a_copy(void **state)
 	}
 	snprintf(c->env->systemd, sizeof(c->env->systemd), "239");
 	cgfb_switches_read("quiet", &c->env->sw);
+	/* A copy without any boot command line: systemd reads it first
+	 * (cg_is_unified_wanted() 99-101), so the mode cannot be told, and a
+	 * finding systemd decides is undecided, never ready. */
+	c->env->cmdlines.n = 0;
+	assert_int_equal(cgfb_predict_mode(c->env, why, sizeof(why)), CGFB_MODE_NONE);
+	assert_non_null(strstr(why, "the copy holds none"));
+	c->env->cmdlines.n = 1;
 	/* An unknown distribution's systemd 245 with nothing on its command
 	 * line: its build default cannot be told. */
 	snprintf(c->env->distro_id, sizeof(c->env->distro_id), "gentoo");
@@ -476,6 +483,9 @@ static void release_next_and_targets(void **state)
 	assert_non_null(strstr(advice, "grubby --update-kernel=ALL --args=\"systemd.unified_cgroup_hierarchy=1\""));
 	decide(c, "rhel=9");
 	assert_true(f->on_target);
+	assert_true(dec(f, CGFB_DEC_DISTRO, 0)->on_target);      /* the release where it breaks */
+	decide(c, "debian=13");
+	assert_false(dec(f, CGFB_DEC_DISTRO, 0)->on_target);     /* another family's */
 	done(c);
 	/* Asked for v1 on the command line, RHEL 9 keeps it; RHEL 10 not. */
 	c = host(CGFB_MODE_LEGACY, "systemd.unified_cgroup_hierarchy=0 systemd.legacy_systemd_cgroup_controller",
