@@ -622,6 +622,50 @@ static const char *at_name(const struct cgfb_ask *q, const struct at *a, char *b
 	return buf;
 }
 
+/* This host's own kernel past the option's version keeps the controller's
+ * v1 (built with it, or running with it mounted): the option, not the
+ * version, is what breaks it, and a kernel built as this host's are keeps
+ * it. Only a target kernel without the option breaks it. */
+static bool kernel_kept_one(const struct cgfb_env *e, bool memcg, char *why, size_t sz)
+{
+	const char *since = memcg ? "6.11" : "6.12", *opt = memcg ? "CONFIG_MEMCG_V1" : "CONFIG_CPUSETS_V1";
+
+	if (e->running[0] && vcmp(e->running, since) >= 0 && (memcg ? e->v1_memory : e->v1_cpuset)) {
+		say(why, sz, "the running kernel %s has %s v1 mounted, so it is built with %s=y; only a "
+		    "kernel built without it (the default, as distributions build theirs from %s) breaks it",
+		    e->running, memcg ? "memory" : "cpuset", opt, since);
+		return true;
+	}
+	for (unsigned i = 0; i < e->n_kernels; i++) {
+		const struct cgfb_kernel *k = &e->kernels[i];
+
+		if (vcmp(k->release, since) >= 0 && (memcg ? k->memcg_v1 : k->cpusets_v1) == 'y') {
+			say(why, sz, "the installed kernel %s keeps %s v1: %s sets %s=y; only a kernel built "
+			    "without it (the default, as distributions build theirs from %s) breaks it",
+			    k->release, memcg ? "memory" : "cpuset", k->config, opt, since);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool kernel_kept(const struct ctx *x, const struct cgfb_ask *q, char *why, size_t sz,
+			const char **src)
+{
+	bool mem = q->q == CGFB_Q_MEMCG_V1 || (q->q == CGFB_Q_CONTROLLERS && (x->f->controllers & (1u << CGFB_C_MEMORY)));
+	bool cpu = q->q == CGFB_Q_CPUSETS_V1 || (q->q == CGFB_Q_CONTROLLERS && (x->f->controllers & (1u << CGFB_C_CPUSET)));
+	char w2[sizeof(((struct cgfb_decision *)0)->why)];
+
+	if (q->who != CGFB_DEC_KERNEL || (!mem && !cpu))
+		return false;
+	if ((mem && !kernel_kept_one(x->e, true, why, sz)) || (cpu && !kernel_kept_one(x->e, false, w2, sizeof(w2))))
+		return false;
+	if (!mem)
+		snprintf(why, sz, "%s", w2);
+	*src = mem ? SRC_MEMCG : SRC_CPUSETS;
+	return true;
+}
+
 static void decide_ask(const struct ctx *x, const struct cgfb_ask *q, struct cgfb_decision *d)
 {
 	struct at ms[4], now, tgt;
@@ -650,6 +694,8 @@ static void decide_ask(const struct ctx *x, const struct cgfb_ask *q, struct cgf
 			 o == CGFB_OUT_BREAKS ? " (the running kernel)" : "");
 		d->source = src;
 	}
+	if (d->out == CGFB_OUT_NOT_HERE && kernel_kept(x, q, d->why, sizeof(d->why), &d->source))
+		d->out = CGFB_OUT_KEEPS;
 	for (unsigned i = 0; i < n && d->out == CGFB_OUT_NOT_HERE; i++) {
 		o = ask_at(x, q, &ms[i], why, sizeof(why), &src);
 		if (o == CGFB_OUT_BREAKS) {

@@ -323,7 +323,9 @@ static void kernel_honours_its_configuration(void **state)
 }
 
 /* The running kernel mounting memory v1 has it built in, whatever its
- * version (cgroup1_parse_param() refuses it otherwise from 6.12). */
+ * version (cgroup1_parse_param() refuses it otherwise from 6.12): the
+ * option, not the version, breaks it, so the kernel keeps it here; only a
+ * target kernel without the option breaks it. */
 static void kernel_running_has_it(void **state)
 {
 	struct cgfb_check *c = host(CGFB_MODE_LEGACY, "", "252");
@@ -331,6 +333,9 @@ static void kernel_running_has_it(void **state)
 
 	snprintf(c->env->running, sizeof(c->env->running), "6.18.44-custom");
 	c->env->v1_memory = true;
+	decide(c, NULL);
+	assert_outcome(dec(f, CGFB_DEC_KERNEL, 0), CGFB_OUT_KEEPS, "");
+	assert_why(dec(f, CGFB_DEC_KERNEL, 0), "built with CONFIG_MEMCG_V1=y");
 	decide(c, "kernel=6.18");
 	assert_false(f->on_target);
 	decide(c, "kernel=6.19");
