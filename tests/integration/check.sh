@@ -385,13 +385,14 @@ check "an argument: exit 2 naming --root" sh -c '[ "$1" -eq 2 ] && grep -q -- "-
 # tests/data/readiness/hosts/NAME: a host type's cgroup layout and files, and
 # the verdicts its deciders' sources give, each beside the source line
 # (README there). expect.py builds the root and checks every statement.
-# The interpreter is resolved once: a version manager's shim costs a
-# quarter of a second per start, more than a host takes.
+# The interpreter is resolved once (a version manager's shim costs a
+# quarter of a second per start, more than a host takes) and started
+# without site-packages (-S: expect.py needs the standard library only).
 HPY=$($PY -c 'import sys; print(sys.executable)')
 for h in tests/data/readiness/hosts/*/; do
 	h=${h%/}
 	check "host ${h##*/}: every expectation in its expect file" \
-		"$HPY" tests/data/readiness/hosts/expect.py "$h" "$CGFB" "$T_TMP/hosts"
+		"$HPY" -S tests/data/readiness/hosts/expect.py "$h" "$CGFB" "$T_TMP/hosts"
 done
 
 # --- this machine -------------------------------------------------------------
