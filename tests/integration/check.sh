@@ -381,6 +381,20 @@ check "broken --rules: exit 2, the file and the reason named" \
 "$CGFB" check --root "$T_TMP/empty" extra > "$T_TMP/arg.out" 2>&1
 check "an argument: exit 2 naming --root" sh -c '[ "$1" -eq 2 ] && grep -q -- "--root" "$2"' _ $? "$T_TMP/arg.out"
 
+# --- real host types -------------------------------------------------------------
+# tests/data/readiness/hosts/NAME: a host type's cgroup layout and files, and
+# the verdicts its deciders' sources give, each beside the source line
+# (README there). expect.py builds the root and checks every statement.
+# The interpreter is resolved once (a version manager's shim costs a
+# quarter of a second per start, more than a host takes) and started
+# without site-packages (-S: expect.py needs the standard library only).
+HPY=$($PY -c 'import sys; print(sys.executable)')
+for h in tests/data/readiness/hosts/*/; do
+	h=${h%/}
+	check "host ${h##*/}: every expectation in its expect file" \
+		"$HPY" -S tests/data/readiness/hosts/expect.py "$h" "$CGFB" "$T_TMP/hosts"
+done
+
 # --- this machine -------------------------------------------------------------
 "$CGFB" check --json > "$T_TMP/host.json" 2> "$T_TMP/host.err"
 st=$?
