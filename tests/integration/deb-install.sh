@@ -75,6 +75,9 @@ check "postinst enables the watcher and the timer" \
 	sh -c 'dpkg-deb --ctrl-tarfile "$1" | tar -xOf - ./postinst > "$2" &&
 	       grep -q "enable.*cgroup-feedback.service" "$2" && grep -q "cgroup-feedback-flush.timer" "$2" &&
 	       grep -q "systemd-sysusers" "$2"' _ "$DEB" "$T_TMP/postinst"
+check "postrm keeps the deletion tokens of sent reports at purge (docs/PRIVACY.md), and is valid sh" \
+	sh -c 'dpkg-deb --ctrl-tarfile "$1" | tar -xOf - ./postrm > "$2" && sh -n "$2" &&
+	       grep -q "^withdrawable() {" "$2" && grep -q "cgroup-feedback-withdraw-tokens" "$2"' _ "$DEB" "$T_TMP/postrm"
 if command -v lintian >/dev/null 2>&1; then
 	say "lintian"
 	timeout 300 lintian "$PKGW"/deb/*.changes >"$T_TMP/lintian.out" 2>&1

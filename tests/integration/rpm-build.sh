@@ -74,6 +74,10 @@ check "scriptlets make the user before the files (sysusers or useradd)" \
 check "scriptlets enable the watcher and the timer (preset), stop them on erase" \
 	sh -c 'grep -q "preset.*cgroup-feedback.service.*cgroup-feedback-flush.timer" "$1" && grep -q "disable --now cgroup-feedback.service" "$1"' _ "$T_TMP/scripts"
 check "scriptlets run tmpfiles" grep -q "systemd-tmpfiles --create cgroup-feedback.conf" "$T_TMP/scripts"
+check "an erase keeps the spool and says which sent reports can still be withdrawn (postuninstall)" \
+	sh -c 'sed -n "/^postuninstall/,\$p" "$1" > "$1.postun" && grep -q "^withdrawable() {" "$1.postun" &&
+	       grep -q "withdrawable /var/lib/cgroup-feedback" "$1.postun" && ! grep -q "rm -rf /var/lib/cgroup-feedback" "$1" &&
+	       sed -n "/^postuninstall/,/^[a-z]* scriptlet/{/scriptlet/d;p}" "$1" | sh -n' _ "$T_TMP/scripts"
 check "the packaged binary runs (Debian has the same libraries)" \
 	sh -c '"$1/x/usr/bin/cgroup-feedback" --version | grep -q "^cgroup-feedback $2"' _ "$T_TMP" "$VERSION"
 check "the unit starts the packaged watcher, /usr/libexec/cgroup-feedback/cgroup-feedback-watch" \

@@ -386,14 +386,51 @@ sc_check_report() {
 	grep -v '^$' "$OUT/check-review.txt" | head -n 6 | show 6
 }
 
-# apt-get purge leaves nothing of the packages behind.
+# Purge keeps its promises: with one report sent (M7, delivered by the
+# flush service in the first boot; M8 was withdrawn there), apt-get purge -y
+# of the client, unattended, lists it and keeps its deletion token where it
+# says, root's only; the command that file gives withdraws the report from
+# the collector, still installed. Then the collector's purge: nothing of
+# either package is left but that file.
 sc_purge() {
-	apt-get purge -y -q -o Dpkg::Use-Pty=0 cgroup-feedback cgroup-feedback-server >"$OUT/purge.log" 2>&1
-	check "apt-get purge of both packages" [ $? -eq 0 ]
+	id=$(id_of M7)
+	n_sent=$(cgroup-feedback list --json | grep -c '"state":"sent"')
+	check "before the purge, one report can be withdrawn: M7's, sent" \
+		sh -c '[ -n "$1" ] && [ "$2" = sent ] && [ "$3" = 1 ]' _ "$id" "$(state_of "$id")" "$n_sent"
+	tsha=$(sed -n 's/.*"token_sha256":"\([0-9a-f]*\)".*/\1/p' "$SPOOL/$id.json")
+	apt-get purge -y -q -o Dpkg::Use-Pty=0 cgroup-feedback </dev/null >"$OUT/purge.log" 2>&1
+	check "apt-get purge -y cgroup-feedback (input closed: nothing asked)" [ $? -eq 0 ]
+	kept=$(ls /var/backups/cgroup-feedback-withdraw-tokens.* 2>/dev/null)
+	check "one file kept: /var/backups/cgroup-feedback-withdraw-tokens.DATE" \
+		sh -c 'echo "$1" | grep -qx "/var/backups/cgroup-feedback-withdraw-tokens\.[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]"' _ "$kept"
+	check "the purge names the report, where it went, and that file" \
+		sh -c 'grep -q "1 report sent from this machine can still be withdrawn" "$3" &&
+		       grep -q "$1 (sent to http://127.0.0.1:8080/api/v1/reports)" "$3" && grep -q "$2" "$3"' \
+		_ "$id" "$kept" "$OUT/purge.log"
+	grep '^cgroup-feedback:' "$OUT/purge.log" | show 8
+	check "so does the journal" \
+		sh -c 'journalctl -b -q -o cat -t cgroup-feedback | grep -q "purge: 1 report .* kept in $1"' _ "$kept"
+	check "the file is root's only (0600 root root)" [ "$(stat -c '%a %U %G' "$kept" 2>/dev/null)" = "600 root root" ]
+	lines=$(grep -v '^#' "$kept" 2>/dev/null)
+	set -- $lines
+	check "it holds that report alone: its id, its collector, and the token whose SHA-256 the report carries" \
+		sh -c '[ $# = 6 ] && [ "$4" = "$1" ] && [ "$5" = http://127.0.0.1:8080/api/v1/reports ] &&
+		       [ "$(printf %s "$6" | sha256sum | cut -c1-64)" = "$2" ] && [ -n "$3" ] && [ "$3" = "$4 $5 $6" ]' \
+		_ "$id" "$tsha" "$lines" "$@"
+	check "the spool is gone" [ ! -e /var/lib/cgroup-feedback ]
+	cp "$kept" "$OUT/kept-tokens.txt"
+	# What the file says to run, as the administrator pastes it.
+	sh -c "$(sed -n 's|^#   \(awk .*\)$|\1|p' "$kept")" >"$OUT/withdraw-kept.txt" 2>&1
+	check "the command in that file withdraws the report from the collector (200)" grep -qx "$id 200" "$OUT/withdraw-kept.txt"
+	show <"$OUT/withdraw-kept.txt" 3
+	check "the collector no longer has it (404)" [ "$(collector_get "$id")" = 404 ]
+
+	apt-get purge -y -q -o Dpkg::Use-Pty=0 cgroup-feedback-server </dev/null >>"$OUT/purge.log" 2>&1
+	check "apt-get purge -y cgroup-feedback-server" [ $? -eq 0 ]
 	left=$(find / -xdev \( -path /cgfb-test -o -path /proc -o -path /var/lib/dpkg -o -path /var/cache/apt \) -prune -o \
 		-name '*cgroup-feedback*' -print 2>/dev/null)
-	check "no file or directory named cgroup-feedback is left" [ -z "$left" ]
-	[ -z "$left" ] || echo "$left" | show 10
+	check "no file or directory named cgroup-feedback is left but the kept tokens" [ "$left" = "$kept" ]
+	[ "$left" = "$kept" ] || echo "$left" | show 10
 	check "no file in /run is left (banner, its link, the runtime directory)" \
 		sh -c '! ls -A /run/motd.d 2>/dev/null | grep -q cgroup-feedback && [ ! -e /run/cgroup-feedback ]'
 	check "systemd knows no cgroup-feedback unit" \
