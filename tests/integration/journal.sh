@@ -107,6 +107,9 @@ mkdir -p "$T_TMP/gj"
 "$REMOTE" --output="$T_TMP/gj/system.journal" "$T_TMP/gap.export" > /dev/null 2>&1
 # /dev/kmsg as the watcher finds it: records 0-99 overwritten, then 100-104
 # (9-13 s), then 120-121 (the burst lost 105-119), the last one M8 at 30 s.
+# On a FIFO, which stands for the live ring buffer (a regular file is a
+# recording, whose gaps are no loss: watch.sh); held open for writing, so
+# that --once reads it to its end.
 K=$T_TMP/kmsg
 : > "$K"
 for i in 0 1 2 3 4; do
@@ -114,7 +117,17 @@ for i in 0 1 2 3 4; do
 done
 printf '6,120,%d,-;eth0: after the burst\n' 20000000 >> "$K"
 printf '4,121,%d,-;%s\n' 30000000 "$M8" >> "$K"
-"$CGFB" watch --once --json --kmsg "$K" --state-dir "$T_TMP/wstate" --boot-id-file "$T_TMP/boot_id" \
+mkfifo "$T_TMP/ring"
+# ring ARGS...: the watcher on the FIFO with K written into it.
+ring() {
+	exec 3<>"$T_TMP/ring"
+	cat "$K" >&3
+	"$@"
+	set -- $?
+	exec 3>&-
+	return "$1"
+}
+ring "$CGFB" watch --once --json --kmsg "$T_TMP/ring" --state-dir "$T_TMP/wstate" --boot-id-file "$T_TMP/boot_id" \
 	--journal-dir "$T_TMP/gj" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
 	> "$T_TMP/wout" 2> "$T_TMP/werr"
 check "watch with records lost from the ring: exit 0" [ $? -eq 0 ]
@@ -136,7 +149,7 @@ check "... whose detection says it came from the journal" sh -c \
 check "... valid reports" sh -c 'for r in "$1"/reports/*.json; do "$2" "$r" > /dev/null || exit 1; done' \
 	_ "$T_TMP/wstate" "$PWD/$BUILD/tests/tools/validate-report"
 # Without a journal: said, and the watcher goes on.
-"$CGFB" watch --once --json --kmsg "$K" --state-dir "$T_TMP/wstate2" --boot-id-file "$T_TMP/boot_id" \
+ring "$CGFB" watch --once --json --kmsg "$T_TMP/ring" --state-dir "$T_TMP/wstate2" --boot-id-file "$T_TMP/boot_id" \
 	--journal-dir "$T_TMP/empty" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
 	> "$T_TMP/wout2" 2> "$T_TMP/werr2"
 check "no journal to fill from: exit 0, the ring's own M8 still found" [ $? -eq 0 ] 
