@@ -77,6 +77,18 @@ check "... its scratch directory is its own (in TMPDIR, 0700)" \
 	_ "$DD" "$T_TMP/tmp"
 check "... at least one report pending there" sh -c \
 	'"$1" --state-dir "$2/state" list | grep -q " pending "' _ "$CGFB_NATIVE" "$DD"
+check "... each about the recorded Fedora machine, as its log shows it, and nothing of this one's" \
+	python3 - "$DD" "$(uname -r)" <<'EOP'
+import glob, json, sys
+files = glob.glob(sys.argv[1] + "/state/reports/*.json")
+assert files
+for f in files:
+    r = json.load(open(f))
+    s = r["system"]
+    assert s["facts"] == "log" and s["kernel"]["release"] == "6.15.4-200.fc42.x86_64", s
+    assert s["cmdline"] == {"systemd.unified_cgroup_hierarchy": "0"}, s
+    assert r["topology"]["hierarchies"] == [] and sys.argv[2] not in json.dumps(r), r
+EOP
 check "... no record of the recording called overwritten" sh -c '! grep -qi overwritten "$1" "$2/watch.log"' \
 	_ "$T_TMP/demo.out" "$DD"
 paste_hint 's/^ *\(.*\) review \([0-9a-f-]*\)$/\1 show \2/p' "$T_TMP/demo.out" \
