@@ -6,6 +6,8 @@
 #   make check-unit | check-integration | check-system | check-fuzz   one tier
 #   make check-quick  unit and integration tests, normal build, no valgrind
 #   make check SANITIZE=1   the ASan + UBSan build only
+#   make demo         a recorded kernel log replayed into a scratch directory, with
+#                     a collector of its own (tools/demo.sh); make run: the live log
 #   tests/run.sh --list | tests/run.sh PATTERN...   what exists; run a few
 #   make bench        benchmarks (not part of check)
 #   make fuzz FUZZ_SECONDS=N   every libFuzzer target for N seconds (fuzz/fuzz.mk,
@@ -77,7 +79,7 @@ WATCHER    := $(BUILD)/cgroup-feedback-watch
 REPORTER   := $(BUILD)/cgroup-feedback-report
 PROGRAMS   := $(BUILD)/cgroup-feedback $(WATCHER) $(REPORTER)
 
-.PHONY: all deps tests layers check check-quick run bench install clean
+.PHONY: all deps tests layers check check-quick run demo bench install clean
 all: $(PROGRAMS) $(SERVER) $(BUILD)/layers.ok
 
 # Only the client's files and tests see client/: the collector cannot
@@ -254,6 +256,11 @@ check-quick: layers
 run: $(PROGRAMS) $(SERVER)
 	BUILD=$(BUILD) sh tools/run-local.sh
 
+# A recorded kernel log replayed into a scratch directory, with a collector
+# of its own (tools/demo.sh): on any host, as any user; Ctrl-C ends it.
+demo: $(PROGRAMS) $(SERVER)
+	BUILD=$(BUILD) sh tools/demo.sh
+
 bench: $(PROGRAMS) $(SERVER)
 	BUILD=$(BUILD) sh bench/run.sh
 
@@ -267,6 +274,10 @@ install: $(PROGRAMS)
 	install -m 0644 docs/check.schema.json $(DESTDIR)$(DATADIR)/check.schema.json
 	install -m 0644 docs/status.schema.json $(DESTDIR)$(DATADIR)/status.schema.json
 	install -m 0644 data/allowlist.json $(DESTDIR)$(DATADIR)/allowlist.json
+	# cgroup-feedback demo: the script make demo runs, and its recording.
+	install -d $(DESTDIR)$(DATADIR)/demo
+	install -m 0755 tools/demo.sh $(DESTDIR)$(DATADIR)/demo/demo.sh
+	install -m 0644 tests/data/logs/fedora-6.15.kmsg $(DESTDIR)$(DATADIR)/demo/fedora-6.15.kmsg
 
 include packaging/packaging.mk
 include fuzz/fuzz.mk

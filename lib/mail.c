@@ -229,7 +229,13 @@ static void add_detection(struct mail *m, json_object *r)
 
 static void add_system(struct mail *m, json_object *r)
 {
+	const char *facts = cgfb_json_str(r, "system.facts");
+
 	add(m, "System\n", 7);
+	/* Another machine's, which a log or a copy of its files showed. */
+	if (facts)
+		addw(m, "  ", "another machine's, as %s shows it", strcmp(facts, "copy") == 0 ?
+		     "a copy of its files" : "its log");
 	addw(m, "  ", "kernel %s (series %s, %s), %s %s", str_or(r, "system.kernel.release", "?"),
 	     str_or(r, "system.kernel.series", "?"), str_or(r, "system.kernel.arch", "?"),
 	     str_or(r, "system.distribution.id", "?"),

@@ -3,17 +3,32 @@
 # linux-mm@kvack.org, on an embedded SQLite file) and the watcher reading the
 # live kernel log. Reports wait for `cgroup-feedback review` in another
 # terminal; nothing is sent without a yes there. Ctrl-C stops both.
+#
+# A trial is a trial: its state, database, admin token, configuration and
+# banner live in a directory of its own, CGFB_TRIAL_DIR (default the build
+# tree's trial/), never in the installed service's /var/lib/cgroup-feedback
+# and /var/lib/cgroup-feedback-server, which a package installed later
+# would adopt (the service would skip what the trial read, and hold two
+# admin tokens). CGFB_STATE_DIR and CGFB_SERVER_DIR move each part.
 set -eu
 BUILD=${BUILD:-build}
 # Absolute: the command printed below is pasted in another terminal,
 # wherever that one is (and `make run` gives "build").
 BUILD=$(cd "$BUILD" && pwd)
-STATE=${CGFB_STATE_DIR:-/var/lib/cgroup-feedback}
-SERVER_DIR=${CGFB_SERVER_DIR:-/var/lib/cgroup-feedback-server}
+TRIAL=${CGFB_TRIAL_DIR:-$BUILD/trial}
+STATE=${CGFB_STATE_DIR:-$TRIAL/state}
+SERVER_DIR=${CGFB_SERVER_DIR:-$TRIAL/collector}
 LISTEN=${CGFB_LISTEN:-127.0.0.1:8080}
 if [ "$(id -u)" -ne 0 ]; then
 	echo "run-local: the watcher reads /dev/kmsg and cgroupfs: run as root" >&2
+	echo "run-local: (make demo replays a recorded log instead, as any user)" >&2
 	exit 1
+fi
+trial_note=
+if [ -z "${CGFB_STATE_DIR:-}" ] || [ -z "${CGFB_SERVER_DIR:-}" ]; then
+	mkdir -p "$TRIAL"
+	chmod 0700 "$TRIAL"
+	trial_note=" (remove $TRIAL when done)"
 fi
 mkdir -p "$SERVER_DIR"
 chmod 0700 "$SERVER_DIR"
@@ -27,10 +42,10 @@ q() {
 	*) printf '%s' "$1" ;;
 	esac
 }
-# The login banner: the system's, where logins show it, for the trial of
-# the real thing; a state directory moved elsewhere (a second trial, a
-# test) keeps its banner beside it and leaves the system's alone. What the
-# trial wrote is removed when it stops.
+# The login banner: beside the trial's state (the programs never write a
+# banner login shows for a spool other than the system's:
+# cgroup-feedback.conf(5)); the system's only when CGFB_STATE_DIR names
+# the system's spool. What the trial wrote is removed when it stops.
 if [ "$STATE" = /var/lib/cgroup-feedback ]; then
 	MOTD=/run/motd.d/cgroup-feedback.motd
 else
@@ -78,7 +93,8 @@ run-local: watching the kernel log (state and reports in $STATE,
              sudo $(q "$BUILD/cgroup-feedback") --config $(q "$CONF") --state-dir $(q "$STATE") review
            ($CONF sends to this collector)
            and the dashboard at http://$LISTEN/ . Ctrl-C stops both.
-           CGFB_STATE_DIR, CGFB_SERVER_DIR and CGFB_LISTEN move them (README, Use).
+           A trial: nothing of it is the installed service's${trial_note}.
+           CGFB_TRIAL_DIR, CGFB_STATE_DIR, CGFB_SERVER_DIR and CGFB_LISTEN move them.
 EOT
 # Not exec'ed: the trial's banner is removed when the watcher stops.
 "$BUILD/cgroup-feedback" --config "$CONF" --state-dir "$STATE" watch

@@ -119,7 +119,7 @@ static int parse(int argc, char **argv, struct opts *o)
 /* A detection of catalog entry e as check found it: no kernel record, so
  * no text and no fields; what the findings name (real paths) never enters
  * it. The report writer takes the snapshot and writes the report. */
-static void report_entry(struct scan_report *r, const struct cgfb_entry *e)
+static void report_entry(struct scan_report *r, const struct cgfb_entry *e, const char *boot)
 {
 	struct cgfb_detection d;
 
@@ -128,21 +128,27 @@ static void report_entry(struct scan_report *r, const struct cgfb_entry *e)
 	d.occurrence = 1;
 	d.level = -1;
 	snprintf(d.count_key, sizeof(d.count_key), "%s", e->id);
-	scan_report_one(r, &d, "check", "");
+	scan_report_one(r, &d, "check", boot, SCAN_MACHINE_UNSAID);
 }
 
 /* Each catalog entry a finding names, once (several cpuset rules are V1). */
 static int report_findings(const struct cgfb_globals *g, const struct opts *o,
 			   const struct cgfb_check *c)
 {
+	/* A copy of another machine's files (--root): the reports carry what
+	 * the copy shows of that machine (its tree, mounts, os-release) and
+	 * count a boot of the copy's own, never this machine's. */
 	struct scan_report r = {
 		.config_path = g->config_path, .catalog_path = g->catalog_path,
 		.state_dir = o->state_dir ? o->state_dir : cgfb_state_dir(g),
-		.cgroup_root = o->c.root, .mountinfo = o->c.mountinfo, .out = o->json ? stderr : stdout,
+		.root = o->c.root, .mountinfo = o->c.mountinfo, .out = o->json ? stderr : stdout,
 	};
 	struct cgfb_catalog *cat = NULL;
+	char boot[40] = "";
 	int rc = scan_report_init(&r);
 
+	if (o->c.root)
+		scan_report_boot_of("check", o->c.root, boot);
 	if (rc < 0 || (rc = cgfb_load_catalog(g, &cat)) < 0)
 		return rc;
 	for (size_t i = 0; i < c->n; i++) {
@@ -153,7 +159,7 @@ static int report_findings(const struct cgfb_globals *g, const struct opts *o,
 		for (size_t k = 0; e && k < i; k++)
 			seen |= c->f[k].rule->catalog && strcmp(c->f[k].rule->catalog, id) == 0;
 		if (e && !seen)
-			report_entry(&r, e);
+			report_entry(&r, e, boot);
 	}
 	cgfb_catalog_free(cat);
 	fprintf(r.out, "--report: %u new report%s, %u counted on earlier ones%s\n", r.written,

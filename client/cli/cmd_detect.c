@@ -24,7 +24,7 @@
 
 enum {
 	OPT_CATALOG = 256, OPT_KMSG, OPT_JSON, OPT_JOURNAL, OPT_JOURNAL_DIR, OPT_JOURNAL_FILE,
-	OPT_REPORT, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
+	OPT_REPORT, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_OTHER_MACHINE,
 };
 
 #define JOURNAL_FILES_MAX 64
@@ -35,6 +35,7 @@ struct opts {
 	bool json;
 	bool journal;                 /* --journal, --journal-dir or --journal-file */
 	bool report;                  /* --report: each message found a pending report */
+	bool other_machine;           /* --other-machine: the logs are another machine's */
 	const char *state_dir, *cgroup_root, *mountinfo;
 	struct cgfb_journal_src src;
 	const char *files[JOURNAL_FILES_MAX];
@@ -55,6 +56,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+		{ "other-machine", no_argument, NULL, OPT_OTHER_MACHINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -73,6 +75,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		case OPT_STATE_DIR: o->state_dir = optarg; break;
 		case OPT_CGROUP_ROOT: o->cgroup_root = optarg; break;
 		case OPT_MOUNTINFO: o->mountinfo = optarg; break;
+		case OPT_OTHER_MACHINE: o->other_machine = true; break;
 		case OPT_JOURNAL: o->journal = true; break;
 		case OPT_JOURNAL_DIR:
 			o->journal = true;
@@ -114,7 +117,7 @@ static void print_detection(const struct cgfb_detection *d, void *arg)
 	if (cgfb_detection_print(stdout, d, so->name, so->json) < 0)
 		so->write_failed = true;
 	if (so->report)
-		scan_report_one(so->report, d, so->source, so->boot);
+		scan_report_one(so->report, d, so->source, so->boot, SCAN_MACHINE_UNSAID);
 }
 
 /* A saved file's messages count as one boot of their own on a report
@@ -122,14 +125,7 @@ static void print_detection(const struct cgfb_detection *d, void *arg)
  * counts nothing again. In the boot id's form, from the file's name. */
 static void file_boot(const char *path, char out[CGFB_BOOT_ID_MAX])
 {
-	char real[PATH_MAX], hex[65];
-	const char *name = strcmp(path, "-") == 0 ? "-" : realpath(path, real) ? real : path;
-	struct cgfb_buf b = { 0 };
-
-	cgfb_buf_printf(&b, "scan\n%s", name);
-	cgfb_sha256_hex(b.data, b.len, hex);
-	cgfb_buf_free(&b);
-	cgfb_boot_id_dashed(hex, out);
+	scan_report_boot_of("scan", path, out);
 }
 
 static void report_oddities(const char *name, const struct cgfb_scan_stats *st)
@@ -255,6 +251,8 @@ struct journal_scan {
 	const struct cgfb_catalog *cat;
 	struct scan_out *so;
 	struct cgfb_detector *det;
+	char this_machine[33];        /* this machine's id; "" unknown */
+	char machine[33];             /* the record's machine (_MACHINE_ID); "" unknown */
 	char boot[33];
 	uint64_t boot_first;
 	bool boot_said;
@@ -283,7 +281,13 @@ static void report_journal(struct journal_scan *js, const struct cgfb_detection 
 		return;
 	if (strlen(b) == 32)
 		cgfb_boot_id_dashed(b, boot);
-	scan_report_one(js->so->report, d, "journal", boot[0] ? boot : "0");
+	/* The journal says whose records they are: this machine's past boots
+	 * are its own; another machine's (a copy of its journal) carry its
+	 * boots and its facts as its log shows them, never this machine's. */
+	scan_report_one(js->so->report, d, "journal", boot[0] ? boot : "0",
+			!js->machine[0] ? SCAN_MACHINE_UNSAID :
+			strcmp(js->machine, js->this_machine) == 0 ? SCAN_MACHINE_THIS :
+			SCAN_MACHINE_OTHER);
 }
 
 static void journal_detection(const struct cgfb_detection *d, void *arg)
@@ -337,6 +341,7 @@ static int journal_entry(const struct cgfb_journal_entry *e, void *arg)
 		if (rc < 0)
 			return rc;
 	}
+	snprintf(js->machine, sizeof(js->machine), "%s", e->machine_id);
 	rec.line = (unsigned long)e->seqnum;
 	cgfb_detector_feed(js->det, &rec);
 	return 0;
@@ -358,6 +363,7 @@ static int scan_journal(const struct cgfb_catalog *cat, const struct opts *o, st
 	char err[512];
 	int rc;
 
+	cgfb_journal_this_machine(js.this_machine);
 	rc = cgfb_journal_scan(&o->src, journal_entry, &js, &st, err, sizeof(err));
 	if (js.det)
 		cgfb_detector_finish(js.det);
@@ -378,8 +384,11 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 		"Usage: cgroup-feedback scan [--json] [--journal | --journal-dir DIR |\n"
 		"                             --journal-file FILE (repeatable)] [FILE...]\n"
 		"       cgroup-feedback scan [--json] [--kmsg PATH]\n"
-		"       ... --report [--state-dir DIR]: each message found becomes a pending\n"
-		"       report (once per message and boot), reviewed like the watcher's.\n"
+		"       ... --report [--state-dir DIR] [--other-machine]: each message found\n"
+		"       becomes a pending report (once per message and boot), reviewed like\n"
+		"       the watcher's. A report of a log another kernel printed (its boot's\n"
+		"       \"Linux version\"), of another machine's journal, or with\n"
+		"       --other-machine, carries only what the log shows of that machine.\n"
 		"Look for catalog messages in the systemd journal of every boot (--journal),\n"
 		"another machine's journal, saved kernel logs, rotated and compressed (gzip,\n"
 		"xz, zstd, bzip2, lz4; - is stdin) or, with none of these, the live kernel\n"
@@ -392,11 +401,12 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 	int rc;
 
 	rc = parse(argc, argv, g, "catalog kmsg json journal journal-dir journal-file report "
-		   "state-dir cgroup-root mountinfo", usage, &o);
+		   "state-dir cgroup-root mountinfo other-machine", usage, &o);
 	if (rc != 0)
 		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
-	if (!o.report && (o.state_dir || o.cgroup_root || o.mountinfo)) {
-		cgfb_log(LOG_ERR, "scan: --state-dir, --cgroup-root and --mountinfo go with --report");
+	if (!o.report && (o.state_dir || o.cgroup_root || o.mountinfo || o.other_machine)) {
+		cgfb_log(LOG_ERR, "scan: --state-dir, --cgroup-root, --mountinfo and --other-machine "
+			 "go with --report");
 		return CGFB_EXIT_TROUBLE;
 	}
 	if (o.report) {
@@ -404,6 +414,7 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 			.config_path = o.g.config_path, .catalog_path = o.g.catalog_path,
 			.state_dir = o.state_dir ? o.state_dir : cgfb_state_dir(&o.g),
 			.cgroup_root = o.cgroup_root, .mountinfo = o.mountinfo,
+			.other_machine = o.other_machine,
 		};
 		if (scan_report_init(&rep) < 0)
 			return CGFB_EXIT_TROUBLE;

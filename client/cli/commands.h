@@ -28,5 +28,6 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_check(const struct cgfb_globals *g, int argc, char **argv);
 int cgfb_cmd_snapshot(const struct cgfb_globals *g, int argc, char **argv);
+int cgfb_cmd_demo(const struct cgfb_globals *g, int argc, char **argv);
 
 #endif

@@ -44,6 +44,8 @@ static const struct cgfb_command commands[] = {
 	{ "withdraw", "ID  delete a sent report from the collector", cgfb_cmd_withdraw },
 	{ "flush", "  send the consented reports that are due", cgfb_cmd_flush },
 	{ "export", "ID [--output FILE]  the report as an e-mail for linux-mm", cgfb_cmd_export },
+	{ "demo", "  a recorded kernel log replayed into a scratch directory; touches nothing here",
+	  cgfb_cmd_demo },
 };
 
 static void unknown_command(const char *name)

@@ -1,14 +1,17 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "base/bootid.h"
 #include "base/cmdline.h"
 #include "base/exec.h"
 #include "base/hint.h"
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
+#include "cgfb/sha256.h"
 #include "cli/scan_report.h"
 #include "detect/handoff.h"
 
@@ -25,7 +28,8 @@ int scan_report_init(struct scan_report *r)
 	return 0;
 }
 
-static int writer_argv(const struct scan_report *r, const char *boot, const char *argv[20])
+static int writer_argv(const struct scan_report *r, const char *boot, enum scan_machine machine,
+		       const char *argv[20])
 {
 	int n = 0;
 
@@ -39,7 +43,12 @@ static int writer_argv(const struct scan_report *r, const char *boot, const char
 	OPT("--mountinfo", r->mountinfo);
 	/* The boot the message was printed in counts once on its report. */
 	OPT("--boot-id", boot);
+	OPT("--root", r->root);
 #undef OPT
+	if (machine == SCAN_MACHINE_OTHER || r->other_machine)
+		argv[n++] = "--other-machine";
+	else if (machine == SCAN_MACHINE_THIS)
+		argv[n++] = "--this-machine";
 	argv[n] = NULL;
 	return n;
 }
@@ -64,8 +73,20 @@ static void say(struct scan_report *r, const struct cgfb_detection *d, char *out
 		cgfb_hint(hint, sizeof(hint), r->state_dir, "review %s", out));
 }
 
+void scan_report_boot_of(const char *what, const char *path, char out[40])
+{
+	char real[PATH_MAX], hex[65];
+	const char *name = strcmp(path, "-") == 0 ? "-" : realpath(path, real) ? real : path;
+	struct cgfb_buf b = { 0 };
+
+	cgfb_buf_printf(&b, "%s\n%s", what, name);
+	cgfb_sha256_hex(b.data ? b.data : "", b.len, hex);
+	cgfb_buf_free(&b);
+	cgfb_boot_id_dashed(hex, out);
+}
+
 void scan_report_one(struct scan_report *r, const struct cgfb_detection *d, const char *source,
-		     const char *boot)
+		     const char *boot, enum scan_machine machine)
 {
 	const char *argv[20];
 	struct cgfb_buf msg = { 0 };
@@ -74,7 +95,7 @@ void scan_report_one(struct scan_report *r, const struct cgfb_detection *d, cons
 
 	if (d->occurrence != 1)
 		return;
-	writer_argv(r, boot, argv);
+	writer_argv(r, boot, machine, argv);
 	rc = cgfb_handoff_encode(d, source, &msg);
 	if (rc == 0)
 		rc = cgfb_run_filter(r->writer, argv, msg.data, msg.len, out, sizeof(out), &status,

@@ -184,14 +184,6 @@ static int set_notify_key(struct cgfb_config *c, const char *key, const char *va
 	return set_notify(c, value, err, errsz);
 }
 
-/* Said in the file: the banner goes there whatever the state directory. */
-static int set_motd_path(struct cgfb_config *c, const char *key, const char *value, char *err,
-			 size_t errsz)
-{
-	c->motd_path_set = true;
-	return set_str(c->motd_path, sizeof(c->motd_path), key, value, err, errsz);
-}
-
 /* Every key, once: the parser walks this table, and --dump-config-keys
  * (what the man-page test reads) prints it. */
 static const struct key {
@@ -213,7 +205,7 @@ static const struct key {
 	STR("use-case-file", use_case_file),
 	STR("notify-command", notify_command),
 	STR("admin-group", admin_group),
-	FN("motd-path", set_motd_path),
+	STR("motd-path", motd_path),
 	STR("mail-to", mail_to),
 	STR("mail-from", mail_from),
 	STR("smtp-url", smtp_url),

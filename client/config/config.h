@@ -36,8 +36,9 @@ struct cgfb_config {
 	unsigned notify;               /* CGFB_NOTIFY_* */
 	char notify_command[CGFB_CONFIG_STR_MAX];
 	char admin_group[64];
+	/* Written for the system's spool, or for any other when login does
+	 * not show it (consent/notify.h). */
 	char motd_path[CGFB_CONFIG_STR_MAX];
-	bool motd_path_set;            /* given in the file, not the default */
 	char mail_to[CGFB_CONFIG_STR_MAX];
 	char mail_from[CGFB_CONFIG_STR_MAX];
 	char smtp_url[CGFB_CONFIG_STR_MAX];     /* smtp://host:587, STARTTLS required */

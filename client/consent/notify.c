@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utmpx.h>
@@ -72,6 +73,99 @@ static int list_pending(const struct cgfb_statedir *sd, struct cgfb_pending *p)
 	return rc;
 }
 
+/* Where login shows banners: pam_motd(8)'s default motd= files and
+ * motd_dir= directories. */
+static const char *const login_paths_default[] = {
+	"/etc/motd", "/run/motd", "/usr/lib/motd", "/etc/motd.d", "/run/motd.d", "/usr/lib/motd.d",
+	NULL,
+};
+static const char *const *login_paths = login_paths_default;
+
+void cgfb_notify_set_login_paths(const char *const *paths)
+{
+	login_paths = paths ? paths : login_paths_default;
+}
+
+/* path with its directory resolved; the file itself may be missing (the
+ * banner is removed while nothing is pending, and a link to it dangles).
+ * A directory that does not exist is taken as written. */
+static bool resolve(const char *path, char out[PATH_MAX])
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *name;
+
+	if (dir_and_name(path, dir, sizeof(dir), &name) < 0)
+		return false;
+	if (!realpath(dir, real))
+		snprintf(real, sizeof(real), "%s", dir);
+	return snprintf(out, PATH_MAX, "%s/%s", strcmp(real, "/") ? real : "", name) < PATH_MAX;
+}
+
+/* Whether a link among the entries of directory d names want. */
+static bool linked_from(const char *d, const char *want)
+{
+	DIR *dir = opendir(d);
+	struct dirent *e;
+	bool found = false;
+
+	while (dir && !found && (e = readdir(dir))) {
+		char link[PATH_MAX], target[PATH_MAX], to[2 * PATH_MAX], r[PATH_MAX];
+		ssize_t n;
+
+		if (snprintf(link, sizeof(link), "%s/%s", d, e->d_name) >= (int)sizeof(link) ||
+		    (n = readlink(link, target, sizeof(target) - 1)) <= 0)
+			continue;
+		target[n] = '\0';
+		snprintf(to, sizeof(to), "%s%s%s", target[0] == '/' ? "" : d,
+			 target[0] == '/' ? "" : "/", target);
+		found = resolve(to, r) && strcmp(r, want) == 0;
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* Whether login shows the file at path: one of pam_motd's files, a file
+ * in one of its directories, or the file a link there names (the
+ * packaged banner, /run/cgroup-feedback/motd, is shown through
+ * /run/motd.d/cgroup-feedback.motd). */
+static bool login_shows(const char *path)
+{
+	char want[PATH_MAX], r[PATH_MAX + 2];
+
+	if (!resolve(path, want))
+		return false;
+	for (const char *const *p = login_paths; *p; p++) {
+		char real[PATH_MAX];
+		struct stat st;
+
+		if (resolve(*p, r) && strcmp(r, want) == 0)
+			return true;
+		if (stat(*p, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (!realpath(*p, real))
+			snprintf(real, sizeof(real), "%s", *p);
+		snprintf(r, sizeof(r), "%s/", real);
+		if (strncmp(want, r, strlen(r)) == 0 && !strchr(want + strlen(r), '/'))
+			return true;
+		if (linked_from(*p, want))
+			return true;
+	}
+	return false;
+}
+
+/* Whether sd is the system's spool, the state directory the packaged
+ * service keeps (by its path, or as the same directory under another). */
+static bool system_spool(const struct cgfb_statedir *sd)
+{
+	struct stat a, b;
+
+	if (strcmp(sd->path, CGFB_DEFAULT_STATE_DIR) == 0)
+		return true;
+	return sd->fd >= 0 && fstat(sd->fd, &a) == 0 && stat(CGFB_DEFAULT_STATE_DIR, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd,
 		     struct cgfb_pending *p)
 {
@@ -82,10 +176,14 @@ int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd
 
 	if (!c->motd_path[0] || dir_and_name(c->motd_path, dir, sizeof(dir), &name) < 0)
 		return 0;
-	/* The default banner is the system's and tells of the system's spool:
-	 * a program run on another state directory (a copy, an experiment, a
-	 * test) leaves it alone unless the configuration names a banner. */
-	if (!c->motd_path_set && strcmp(sd->path, CGFB_DEFAULT_STATE_DIR) != 0)
+	/* A banner login shows is the system's and tells of the system's
+	 * spool: a program run on another state directory (a trial, a copy,
+	 * an experiment, a test) leaves it alone, whatever the configuration
+	 * names (the packaged one names the system's banner, which a scratch
+	 * --state-dir run on an installed machine rewrote: issue 38). Another
+	 * file, as make run's and the suite's configurations name, is written
+	 * for any spool. */
+	if (!system_spool(sd) && login_shows(c->motd_path))
 		return 0;
 	/* One report in memory at a time: the spool may hold 100,000. */
 	if (!p->known) {

@@ -50,9 +50,15 @@ int cgfb_wall_admins(const struct cgfb_config *c, const struct cgfb_notify_paths
  * at all once nothing is pending. The watcher calls it at its start, so a
  * reboot (an empty /run) brings the banner back while reports wait. */
 int cgfb_notify_refresh_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd);
-/* The banner from p, listed from the spool first when p is not known. */
+/* The banner from p, listed from the spool first when p is not known.
+ * Never written for a spool other than the system's when login shows it
+ * (pam_motd's files and directories, or a link there names it). */
 int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd,
 		     struct cgfb_pending *p);
+
+/* Tests: the files and directories login shows banners from, instead of
+ * pam_motd's (NULL: those again). */
+void cgfb_notify_set_login_paths(const char *const *paths);
 
 /* Ids the administrator asked never to be asked about again. */
 int cgfb_silence_add(const struct cgfb_statedir *sd, const char *catalog_id);

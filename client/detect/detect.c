@@ -34,6 +34,7 @@ struct cgfb_detector {
 	struct cgfb_record frag;
 	size_t frag_len;
 	char frag_buf[CGFB_RECORD_TEXT_MAX];
+	struct cgfb_log_boot boot;       /* this boot as the log showed it so far */
 };
 
 int cgfb_detector_new(const struct cgfb_catalog *cat, cgfb_detect_fn fn, void *arg,
@@ -265,6 +266,7 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	det->has_usec = rec->has_usec;
 	det->usec = rec->usec;
 	det->line = rec->line;
+	det->boot = d->boot;
 	det->in_warn_block = d->warn.active;
 	if (det->in_warn_block) {
 		det->block_has_seq = d->block_start.has_seq;
@@ -288,14 +290,36 @@ static bool starts_with(const struct cgfb_record *rec, const char *lit)
 	return rec->len >= n && memcmp(rec->text, lit, n) == 0;
 }
 
+/* What the record after prefix says, up to its end (or, with word, its
+ * first blank), into out. */
+static void take_text(const struct cgfb_record *rec, const char *prefix, bool word, char *out,
+		      size_t outsz)
+{
+	const size_t skip = strlen(prefix);
+	size_t n = 0;
+
+	while (skip + n < rec->len && n + 1 < outsz && rec->text[skip + n] != '\n' &&
+	       !(word && (rec->text[skip + n] == ' ' || rec->text[skip + n] == '\t')))
+		n++;
+	memcpy(out, rec->text + skip, n);
+	out[n] = '\0';
+}
+
 static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 {
-	/* A new boot in a saved log: the kernel's "once" flags are reset. */
+	/* A new boot in a saved log: the kernel's "once" flags are reset, and
+	 * what the log shows of the boot starts again with its release. */
 	if (starts_with(rec, CGFB_BOOT_BANNER)) {
 		end_block(d);
 		memset(d->counts, 0, d->cat->n * sizeof(*d->counts));
 		d->n_msgs = 0;
+		memset(&d->boot, 0, sizeof(d->boot));
+		take_text(rec, CGFB_BOOT_BANNER, true, d->boot.release, sizeof(d->boot.release));
 	}
+	if (starts_with(rec, CGFB_BOOT_CMDLINE))
+		take_text(rec, CGFB_BOOT_CMDLINE, false, d->boot.cmdline, sizeof(d->boot.cmdline));
+	else if (starts_with(rec, CGFB_BOOT_KCMDLINE))
+		take_text(rec, CGFB_BOOT_KCMDLINE, false, d->boot.cmdline, sizeof(d->boot.cmdline));
 	if (cgfb_warn_is_start(rec->text, rec->len)) {
 		end_block(d);
 		begin_block(d, rec);

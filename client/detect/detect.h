@@ -15,6 +15,15 @@
 /* "G1#" and eight hex digits: the generic entry counts each message apart. */
 #define CGFB_COUNT_KEY_MAX 16
 
+/* A boot as its log shows it: the kernel release of its "Linux version"
+ * record and its kernel command line, "" until the log shows them. What a
+ * report made from another machine's log says of that machine, instead of
+ * anything of this one (reporter/, docs/PRIVACY.md). */
+struct cgfb_log_boot {
+	char release[65];
+	char cmdline[CGFB_DETECTION_TEXT_MAX];
+};
+
 struct cgfb_detection {
 	const struct cgfb_entry *entry;  /* the catalog entry reported (second site resolved) */
 	/* What occurrence counts: the entry's id, or for the generic entry
@@ -36,6 +45,7 @@ struct cgfb_detection {
 	size_t text_len;
 	char text[CGFB_DETECTION_TEXT_MAX];
 	struct cgfb_fields fields;       /* comm, pid, controller, knob, caller, WARN context */
+	struct cgfb_log_boot boot;       /* the boot it was printed in, as the log shows it */
 };
 
 typedef void (*cgfb_detect_fn)(const struct cgfb_detection *d, void *arg);

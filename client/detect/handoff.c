@@ -53,6 +53,14 @@ int cgfb_handoff_encode(const struct cgfb_detection *d, const char *source, stru
 		json_object_object_add(f, d->fields.f[i].name,
 				       hex_string(d->fields.f[i].value, strlen(d->fields.f[i].value)));
 	json_object_object_add(o, "fields", f);
+	/* The boot as the log showed it: the report writer tells by it a
+	 * message another kernel printed (docs/PRIVACY.md). */
+	if (d->boot.release[0])
+		json_object_object_add(o, "boot_release", hex_string(d->boot.release,
+								     strlen(d->boot.release)));
+	if (d->boot.cmdline[0])
+		json_object_object_add(o, "boot_cmdline", hex_string(d->boot.cmdline,
+								     strlen(d->boot.cmdline)));
 	out->len = 0;
 	rc = cgfb_buf_adds(out, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	if (rc == 0)
@@ -89,6 +97,7 @@ int cgfb_handoff_decode(const struct cgfb_catalog *cat, const char *json, size_t
 {
 	json_object *o = json_tokener_parse(json), *v;
 	const char *src;
+	size_t n;
 	int rc = -EINVAL;
 
 	(void)len;
@@ -121,6 +130,16 @@ int cgfb_handoff_decode(const struct cgfb_catalog *cat, const char *json, size_t
 	}
 	if (!json_object_object_get_ex(o, "fields", &v) || decode_fields(v, d) < 0) {
 		rc = fail(err, errsz, "malformed fields");
+		goto out;
+	}
+	if (json_object_object_get_ex(o, "boot_release", &v) &&
+	    unhex(json_object_get_string(v), d->boot.release, sizeof(d->boot.release), &n) < 0) {
+		rc = fail(err, errsz, "the boot's release is not hex of at most 64 bytes");
+		goto out;
+	}
+	if (json_object_object_get_ex(o, "boot_cmdline", &v) &&
+	    unhex(json_object_get_string(v), d->boot.cmdline, sizeof(d->boot.cmdline), &n) < 0) {
+		rc = fail(err, errsz, "the boot's command line is not hex of at most 1 KiB");
 		goto out;
 	}
 	rc = 0;

@@ -64,6 +64,8 @@ static int scanner_init(struct scanner *s, const struct cgfb_catalog *cat, struc
 	s->lits[n++] = CGFB_WARN_CUT_HERE;
 	s->lits[n++] = CGFB_BOOT_BANNER;
 	s->lits[n++] = CGFB_WARN_BANNER;
+	s->lits[n++] = CGFB_BOOT_CMDLINE;
+	s->lits[n++] = CGFB_BOOT_KCMDLINE;
 	rc = cgfb_mscan_init(&s->anchors, s->lits, n);
 	if (rc < 0)
 		return rc;

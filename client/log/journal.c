@@ -71,7 +71,7 @@ struct seen {
 	const char *msg;
 	size_t msg_len;
 	bool transport, kernel, other_transport;
-	bool level, facility, boot;
+	bool level, facility, boot, machine;
 	bool source_mono, source_ok, mono, mono_ok, realtime;
 	uint64_t source_usec, mono_usec;
 };
@@ -128,6 +128,12 @@ static void take_field(struct seen *s, struct cgfb_journal_entry *e, const char 
 			if (!take_boot_id(e->boot_id, v, vl))
 				e->boot_id[0] = '\0';
 		}
+	} else if ((v = value_of(b, n, "_MACHINE_ID", &vl))) {
+		if (!s->machine) {
+			s->machine = true;
+			if (!take_boot_id(e->machine_id, v, vl))
+				e->machine_id[0] = '\0';
+		}
 	}
 	/* Anything else, a blob with no '=' or an empty name included, names
 	 * nothing this reader needs. */
@@ -180,6 +186,7 @@ int cgfb_journal_fields(const void *const *data, const size_t *len, size_t n,
  * decompressed into one buffer it reuses). */
 static const char *const wanted[] = {
 	"MESSAGE", "_TRANSPORT", "PRIORITY", "SYSLOG_FACILITY", "_SOURCE_MONOTONIC_TIMESTAMP",
+	"_MACHINE_ID",
 };
 #define MAX_BLOBS  24
 #define SMALL_BLOB 64                            /* any other wanted field: short */
@@ -562,4 +569,16 @@ failed:
 out:
 	reader_free(r);
 	return rc;
+}
+
+int cgfb_journal_this_machine(char out[33])
+{
+	sd_id128_t id;
+	const int rc = sd_id128_get_machine(&id);
+
+	out[0] = '\0';
+	if (rc < 0)
+		return rc;
+	sd_id128_to_string(id, out);
+	return 0;
 }

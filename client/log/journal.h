@@ -24,6 +24,7 @@ struct cgfb_journal_entry {
 	 * journald read it); has_seq false; line 0. */
 	struct cgfb_record rec;
 	char boot_id[33];           /* _BOOT_ID, 32 lowercase hex; "" when unknown */
+	char machine_id[33];        /* _MACHINE_ID, the same; "" when unknown */
 	uint64_t realtime;          /* __REALTIME_TIMESTAMP, usec since the epoch; 0 unknown */
 	uint64_t seqnum;            /* sd_journal_get_seqnum; 0 for cgfb_journal_fields */
 	uint64_t boot_first;        /* realtime of this boot's first kernel record seen */
@@ -41,11 +42,12 @@ struct cgfb_journal_stats {
  * sd_journal_enumerate_data gives them (binary-safe, not NUL-terminated),
  * into e. MESSAGE is copied into text (textsz bytes, at most
  * CGFB_RECORD_TEXT_MAX of them are used) and e->rec.text points there.
- * Also read: _TRANSPORT, PRIORITY, SYSLOG_FACILITY, _BOOT_ID,
+ * Also read: _TRANSPORT, PRIORITY, SYSLOG_FACILITY, _BOOT_ID, _MACHINE_ID,
  * _SOURCE_MONOTONIC_TIMESTAMP and the export format's __MONOTONIC_TIMESTAMP
  * and __REALTIME_TIMESTAMP; the first of each counts. A blob with no '=' or
  * an empty name is skipped; a number that is not plain decimal (or out of
- * range) is taken as absent, as is a _BOOT_ID that is not 32 hex digits.
+ * range) is taken as absent, as is a _BOOT_ID or _MACHINE_ID that is not
+ * 32 hex digits.
  * Returns 1 for a kernel record (_TRANSPORT=kernel, and no other transport
  * named, with a MESSAGE), 0 for anything else (userspace writes what it
  * likes, "kernel" as its identifier too, but never the kernel's transport),
@@ -68,5 +70,10 @@ int cgfb_journal_scan(const struct cgfb_journal_src *src, cgfb_journal_fn fn, vo
 int cgfb_journal_boot_range(const struct cgfb_journal_src *src, const char *boot_id,
 			    uint64_t from_usec, uint64_t to_usec, cgfb_journal_fn fn, void *arg,
 			    char *err, size_t errsz);
+
+/* This machine's id (/etc/machine-id), 32 lowercase hex, as the journal
+ * stamps it (_MACHINE_ID): a journal's records of another machine are
+ * told by it. 0, or a negative errno and "". */
+int cgfb_journal_this_machine(char out[33]);
 
 #endif

@@ -59,6 +59,7 @@ static int open_klogctl(struct cgfb_klog *k, char *err, size_t errsz)
 	if (rc < 0)
 		return explain(err, errsz, rc, "klogctl(SYSLOG_ACTION_READ_ALL)");
 	k->use_klogctl = true;
+	k->live = true;
 	k->path = "klogctl";
 	return 0;
 }
@@ -81,6 +82,7 @@ int cgfb_klog_open(struct cgfb_klog *k, const char *path, char *err, size_t errs
 	if (fstat(k->fd, &st) < 0)
 		return explain(err, errsz, -errno, k->path);
 	k->device = S_ISCHR(st.st_mode);
+	k->live = k->device || S_ISFIFO(st.st_mode);
 	k->settled = !k->device;
 	if (!k->device) {
 		k->cap = FILE_CHUNK;
@@ -119,7 +121,7 @@ static void note_seq(struct cgfb_klog *k, const struct cgfb_record *rec)
 		k->backwards++;
 		return;
 	}
-	if (k->have_next && rec->seq > k->next_seq)
+	if (k->live && k->have_next && rec->seq > k->next_seq)
 		k->lost += rec->seq - k->next_seq;
 	k->have_next = true;
 	k->next_seq = rec->seq + 1;

@@ -13,12 +13,17 @@ struct cgfb_klog {
 	int fd;                 /* -1 when reading through klogctl */
 	bool device;            /* a character device: one record per read() */
 	bool use_klogctl;
+	/* The kernel's ring buffer as it is written: /dev/kmsg, klogctl, or a
+	 * FIFO that stands for them (tests, a relay). A regular file is a
+	 * recording: what is not in it was never read from a ring, so a gap
+	 * in its sequence numbers is no record lost (lost stays 0). */
+	bool live;
 	/* The source is known to be readable as it is: a device that gave a
 	 * record or said "nothing yet", or a file. From then on no privilege
 	 * is needed to go on, nor to rewind (cgfb_klog_rewind). */
 	bool settled;
 	const char *path;
-	unsigned long lost;     /* records overwritten before we read them */
+	unsigned long lost;     /* records overwritten before we read them (live only) */
 	/* Records whose sequence number was read already (a duplicate, or
 	 * going backwards: a file or FIFO, never the kernel): passed on, and
 	 * not counted as a new position; lost counts from the last new one. */

@@ -87,6 +87,19 @@ int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k)
 	if (json_object_object_get_ex(r, "system", &sys) &&
 	    json_object_object_get_ex(sys, "kernel", &kern))
 		copy_string(kern, "series", k->series, sizeof(k->series));
+	if (sys && json_object_object_get_ex(sys, "facts", NULL)) {
+		rc = cgfb_canon_serialize(sys, CGFB_REPORT_MAX_BYTES, &b);
+		if (rc < 0)
+			goto out;
+		k->origin = b.data;
+		b = (struct cgfb_buf){ 0 };
+	} else {
+		k->origin = strdup("");
+	}
+	if (!k->origin) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	/* No fields is a value of its own ("null"), equal only to itself. */
 	if (json_object_object_get_ex(det, "fields", &fields) && fields) {
 		rc = cgfb_canon_serialize(fields, CGFB_REPORT_MAX_BYTES, &b);
@@ -119,8 +132,10 @@ void cgfb_report_key_free(struct cgfb_report_key *k)
 {
 	free(k->fields);
 	free(k->message);
+	free(k->origin);
 	k->fields = NULL;
 	k->message = NULL;
+	k->origin = NULL;
 }
 
 /* Does the occurrence with key k belong to report e (whose key is ek)? */
@@ -139,7 +154,8 @@ static bool belongs(const struct cgfb_spool_entry *e, const struct cgfb_report_k
 bool cgfb_report_key_same(const struct cgfb_report_key *a, const struct cgfb_report_key *b)
 {
 	return strcmp(a->catalog_id, b->catalog_id) == 0 && strcmp(a->fields, b->fields) == 0 &&
-	       strcmp(a->message, b->message) == 0;
+	       strcmp(a->message, b->message) == 0 &&
+	       strcmp(a->origin ? a->origin : "", b->origin ? b->origin : "") == 0;
 }
 
 /* Pending reports first (they are the ones still to be answered), then

@@ -35,6 +35,12 @@ struct cgfb_report_key {
 	 * or, for a message no entry describes (G1), its shaped text, which is
 	 * all that tells two of those apart; malloc'ed, "" when absent. */
 	char *message;
+	/* Whose machine: "" for this one's (no system.facts), else the whole
+	 * system member, canonical: a report made from another machine's log
+	 * or files repeats only one with the same facts, never one of this
+	 * machine, so that no boot of another machine counts as this one's.
+	 * malloc'ed. */
+	char *origin;
 };
 
 /* A report consented for an endpoint carries its tokens keyed for it
@@ -47,8 +53,8 @@ void cgfb_repeat_use_key(const uint8_t key[CGFB_SECRET_LEN]);
 int cgfb_report_key(const char *bytes, size_t len, struct cgfb_report_key *k);
 void cgfb_report_key_free(struct cgfb_report_key *k);
 
-/* Same catalog id, fields and message: the repeat index's key (the
- * series is not in it; belonging weighs it). */
+/* Same catalog id, fields, message and origin: the repeat index's key
+ * (the series is not in it; belonging weighs it). */
 bool cgfb_report_key_same(const struct cgfb_report_key *a, const struct cgfb_report_key *b);
 
 /* The report an occurrence belongs to so far. */

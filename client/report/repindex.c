@@ -45,9 +45,13 @@ static void key_name(const struct cgfb_report_key *k, char name[KEY_CHARS + 1])
 	struct cgfb_buf b = { 0 };
 
 	/* NUL between the parts: no two keys run together into one. */
+	/* This machine's reports keep the key they had before origins (an
+	 * index made then is still right); another machine's add theirs. */
 	if (cgfb_buf_add(&b, k->catalog_id, strlen(k->catalog_id) + 1) < 0 ||
 	    cgfb_buf_add(&b, k->fields, strlen(k->fields) + 1) < 0 ||
-	    cgfb_buf_add(&b, k->message, strlen(k->message)) < 0) {
+	    cgfb_buf_add(&b, k->message, strlen(k->message)) < 0 ||
+	    (k->origin && k->origin[0] &&
+	     (cgfb_buf_add(&b, "", 1) < 0 || cgfb_buf_add(&b, k->origin, strlen(k->origin)) < 0))) {
 		/* No memory for a key: a name no key has, which finds nothing
 		 * and is never written (add checks). */
 		snprintf(name, 65, "-");

@@ -91,12 +91,48 @@ static json_object *cmdline_json(const struct cgfb_schema *schema, const struct 
 	return o;
 }
 
+/* Another machine's profile: what its log or its files show, "unknown"
+ * for the rest; nothing of this machine (the schema's system.facts). */
+static json_object *other_system(const struct cgfb_schema *schema, const struct cgfb_profile *p,
+				 enum cgfb_cgroup_mode mode)
+{
+	json_object *o = json_object_new_object(), *k;
+	char release[65];
+
+	json_object_object_add(o, "facts", json_object_new_string(p->facts == CGFB_FACTS_COPY ?
+								     "copy" : "log"));
+	if (p->release[0])
+		cgfb_report_release(schema, p->release, release);
+	k = pair("release", p->release[0] ? release : "unknown", "series",
+		 p->release[0] && strcmp(p->series, "0.0") ? p->series : "unknown");
+	json_object_object_add(k, "arch", json_object_new_string(p->arch[0] ? p->arch : "unknown"));
+	json_object_object_add(o, "kernel", k);
+	json_object_object_add(o, "distribution", pair("id",
+		p->distro_id[0] ? cgfb_vocab_or(schema, "distro_id", p->distro_id, "other") : "unknown",
+		"version_id", p->distro_id[0] ?
+		cgfb_vocab_or(schema, "distro_version", p->distro_version, "other") : ""));
+	json_object_object_add(o, "cpus", json_object_new_string("unknown"));
+	json_object_object_add(o, "numa_nodes", json_object_new_int(0));
+	json_object_object_add(o, "memory", json_object_new_string("unknown"));
+	json_object_object_add(o, "virtualization", json_object_new_string("unknown"));
+	/* A copy's mounts are its own (check --root reads them); a log says
+	 * nothing of them. */
+	json_object_object_add(o, "cgroup_mode", json_object_new_string(
+		p->facts == CGFB_FACTS_COPY ? cgfb_cgroup_mode_name(mode) : "unknown"));
+	json_object_object_add(o, "init", json_object_new_string("unknown"));
+	json_object_object_add(o, "cmdline", cmdline_json(schema, &p->cmdline));
+	return o;
+}
+
 json_object *cgfb_report_system(const struct cgfb_schema *schema, const struct cgfb_profile *p,
 				enum cgfb_cgroup_mode mode)
 {
-	json_object *o = json_object_new_object(), *k;
+	json_object *o, *k;
 	char buf[CGFB_BUCKET_MAX], release[65];
 
+	if (p->facts != CGFB_FACTS_HOST)
+		return other_system(schema, p, mode);
+	o = json_object_new_object();
 	cgfb_report_release(schema, p->release, release);
 	k = pair("release", release, "series", p->series);
 	json_object_object_add(k, "arch", json_object_new_string(p->arch));

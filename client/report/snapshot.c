@@ -99,12 +99,29 @@ static void log_trouble(const struct cgfb_topology *t)
 
 static int walk(struct cgfb_snapshot *s, struct cgfb_topology *t, char *err, size_t errsz)
 {
-	const char *path = s->o.mountinfo ? s->o.mountinfo : MOUNTINFO_PATH;
 	const struct cgfb_topo_opts to = { .max_nodes = s->o.max_nodes };
+	const char *path = s->o.mountinfo ? s->o.mountinfo : MOUNTINFO_PATH;
+	const char *root = s->o.cgroup_root;
+	char copy[4096];
 	struct cgfb_mounts ms;
 	int rc;
 
-	rc = cgfb_mountinfo_read(path, s->o.cgroup_root, &ms);
+	/* Another machine's log: nothing of this machine's tree. */
+	if (s->o.facts == CGFB_FACTS_LOG) {
+		memset(t, 0, sizeof(*t));
+		t->mode = CGFB_MODE_NONE;
+		t->max_nodes = s->o.max_nodes ? s->o.max_nodes : CGFB_TOPO_MAX_NODES;
+		return 0;
+	}
+	/* A copy: its tree, by its own mount table unless one is given. */
+	if (s->o.facts == CGFB_FACTS_COPY) {
+		root = s->o.copy_root;
+		if (!s->o.mountinfo) {
+			snprintf(copy, sizeof(copy), "%s/proc/self/mountinfo", root);
+			path = copy;
+		}
+	}
+	rc = cgfb_mountinfo_read(path, root, &ms);
 	if (rc < 0) {
 		snprintf(err, errsz, "reading %s: %s", path, strerror(-rc));
 		return rc;
@@ -137,8 +154,14 @@ int cgfb_snapshot_report(struct cgfb_snapshot *s, const struct cgfb_entry *e,
 	rc = walk(s, &t, err, errsz);
 	if (rc < 0)
 		return rc;
-	rc = cgfb_profile_collect(&po, &p);
-	if (rc == 0)
+	if (s->o.facts == CGFB_FACTS_LOG)
+		rc = cgfb_profile_from_log(d ? d->boot.release : NULL, d ? d->boot.cmdline : NULL, &p);
+	else if (s->o.facts == CGFB_FACTS_COPY)
+		rc = cgfb_profile_from_copy(s->o.copy_root, &po, &p);
+	else
+		rc = cgfb_profile_collect(&po, &p);
+	/* Another machine's log shows no tree to analyse. */
+	if (rc == 0 && s->o.facts != CGFB_FACTS_LOG)
 		rc = cgfb_analyse(&t, all ? NULL : e, knob, ctrl, &an);
 	if (rc < 0) {
 		snprintf(err, errsz, "%s", strerror(-rc));

@@ -22,6 +22,12 @@ struct cgfb_snapshot_opts {
 	unsigned max_nodes;          /* 0: CGFB_TOPO_MAX_NODES */
 	size_t max_bytes;            /* 0: CGFB_REPORT_MAX_BYTES */
 	const char *report_id;       /* NULL: a new id; else the one reserved for it */
+	/* Whose machine a report is about (snapshot/profile.h): this one's, read
+	 * here; another's log (its facts from the detection's boot, no
+	 * topology); a copy of another's files under copy_root (its tree, its
+	 * os-release and cmdline; mountinfo defaults to the copy's). */
+	enum cgfb_facts facts;
+	const char *copy_root;
 };
 
 struct cgfb_snapshot;

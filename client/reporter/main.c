@@ -19,11 +19,13 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/statedir.h"
 #include "cgfb/log.h"
+#include "cgfb/sha256.h"
 #include "base/path.h"
 #include "cgfb/wire.h"
 #include "base/bootid.h"
@@ -54,13 +56,16 @@ struct opts {
 	const char *journal_gap;     /* BOOT:FROM:TO */
 	bool check;                  /* --check: the configuration and what it names */
 	const char *journal_dir;
+	bool other_machine;          /* --other-machine: the log says it is another's */
+	bool this_machine;           /* --this-machine: the log says it is this one's */
+	char log_boot[40];           /* a boot id for another machine's log's boot */
 };
 
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_CONFIG = 256, OPT_CATALOG, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO,
 	       OPT_OS_RELEASE, OPT_CMDLINE, OPT_REPORT_ID, OPT_BOOT_ID, OPT_REFRESH_BANNER,
-	       OPT_JOURNAL_GAP, OPT_JOURNAL_DIR, OPT_CHECK, OPT_BOOT };
+	       OPT_JOURNAL_GAP, OPT_JOURNAL_DIR, OPT_CHECK, OPT_BOOT, OPT_OTHER, OPT_THIS, OPT_ROOT };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
@@ -76,6 +81,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "journal-gap", required_argument, NULL, OPT_JOURNAL_GAP },
 		{ "journal-dir", required_argument, NULL, OPT_JOURNAL_DIR },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "other-machine", no_argument, NULL, OPT_OTHER },
+		{ "this-machine", no_argument, NULL, OPT_THIS },
+		{ "root", required_argument, NULL, OPT_ROOT },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -105,6 +113,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_JOURNAL_GAP: o->journal_gap = optarg; break;
 		case OPT_JOURNAL_DIR: o->journal_dir = optarg; break;
 		case OPT_CHECK: o->check = true; break;
+		case OPT_OTHER: o->other_machine = true; break;
+		case OPT_THIS: o->this_machine = true; break;
+		case OPT_ROOT: o->s.copy_root = optarg; break;
 		case OPT_REPORT_ID:
 			if (!cgfb_report_id_valid(optarg)) {
 				cgfb_log(LOG_ERR, "--report-id: '%s' is not a report id", optarg);
@@ -115,7 +126,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		default:
 			fputs("Usage: cgroup-feedback-report [--config F] [--catalog F] [--state-dir D]\n"
 			      "       [--cgroup-root D --mountinfo F] [--os-release F] [--cmdline F]\n"
-			      "       [--report-id ID] [--boot-id-file F]\n"
+			      "       [--report-id ID] [--boot-id-file F] [--boot-id ID]\n"
+			      "       [--other-machine | --this-machine | --root DIR]\n"
 			      "       < detection (started by cgroup-feedback-watch)\n"
 			      "       cgroup-feedback-report [--config F] [--state-dir D] --refresh-banner\n"
 			      "       cgroup-feedback-report --journal-gap BOOT:FROM:TO [--journal-dir D]\n"
@@ -166,7 +178,8 @@ static bool transient(int rc)
 }
 
 /* This boot's id: a boot counts once on a report however often its
- * writer runs. "" when unreadable (then every run counts). */
+ * writer runs. "" when unreadable (then every run counts). Never this
+ * boot's for another machine's log: its boot as the log shows it. */
 static void boot_id(const struct opts *o, char out[40])
 {
 	const char *path = o->boot_id_path ? o->boot_id_path : CGFB_BOOT_ID_PATH;
@@ -174,6 +187,10 @@ static void boot_id(const struct opts *o, char out[40])
 
 	if (o->boot) {
 		snprintf(out, 40, "%s", o->boot);
+		return;
+	}
+	if (o->log_boot[0]) {
+		snprintf(out, 40, "%s", o->log_boot);
 		return;
 	}
 	rc = cgfb_read_boot_id(path, out, 40);
@@ -474,6 +491,37 @@ static int bind_reserved(struct opts *o, char bound[CGFB_UUID_LEN + 1])
 	return rc;
 }
 
+/* Whose facts the report of d carries (docs/PRIVACY.md, "A report about
+ * another machine"): a copy's (check --root); another machine's log's
+ * when the sender says so (another machine's journal, scan
+ * --other-machine) or, when the log does not say whose it is (a text log,
+ * a recording), its boot banner names a kernel other than the one running
+ * here (this machine's facts are not those of the boot that printed it);
+ * else this machine's (the live log, this machine's journal). The boot of
+ * another machine's log counts as its own, never as this boot: an id made
+ * from what the log shows of it, unless the sender gave one. */
+static void choose_facts(struct opts *o, const struct cgfb_detection *d)
+{
+	struct utsname u;
+	struct cgfb_buf b = { 0 };
+	char hex[65];
+
+	if (o->s.copy_root) {
+		o->s.facts = CGFB_FACTS_COPY;
+		return;
+	}
+	if (!o->other_machine && (o->this_machine || !d->boot.release[0] ||
+				  (uname(&u) == 0 && strcmp(u.release, d->boot.release) == 0)))
+		return;
+	o->s.facts = CGFB_FACTS_LOG;
+	if (o->boot)
+		return;
+	cgfb_buf_printf(&b, "log\n%s\n%s", d->boot.release, d->boot.cmdline);
+	cgfb_sha256_hex(b.data ? b.data : "", b.len, hex);
+	cgfb_buf_free(&b);
+	cgfb_boot_id_dashed(hex, o->log_boot);
+}
+
 /* --check, at the watcher's start: everything a report will need from
  * the configuration (the allowlist file it names, the catalog) is read
  * now, so that a mistake stops the watcher before it reads the log, with
@@ -553,6 +601,7 @@ int main(int argc, char **argv)
 		cgfb_log(LOG_ERR, "%s", err);
 		goto out;
 	}
+	choose_facts(&o, &d);
 	rc = bind_reserved(&o, bound);
 	if (rc == 0)
 		rc = write_report(&o, &conf, cat, &d, source);

@@ -269,6 +269,78 @@ int cgfb_profile_collect(const struct cgfb_profile_opts *o, struct cgfb_profile 
 	return command_line(o->cmdline, p);
 }
 
+void cgfb_arch_of_release(const char *r, char arch[17])
+{
+	static const struct { const char *suffix, *arch; } names[] = {
+		{ ".x86_64", "x86_64" }, { ".aarch64", "aarch64" }, { ".ppc64le", "ppc64le" },
+		{ ".s390x", "s390x" }, { "-amd64", "x86_64" }, { "-arm64", "aarch64" },
+		{ "-powerpc64le", "ppc64le" }, { "-s390x", "s390x" }, { "-riscv64", "riscv64" },
+	};
+	const size_t len = strlen(r);
+
+	snprintf(arch, 17, "unknown");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const size_t n = strlen(names[i].suffix);
+
+		if (len > n && strcmp(r + len - n, names[i].suffix) == 0) {
+			snprintf(arch, 17, "%s", names[i].arch);
+			return;
+		}
+	}
+}
+
+int cgfb_profile_from_log(const char *release, const char *cmdline, struct cgfb_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->facts = CGFB_FACTS_LOG;
+	if (release && release[0]) {
+		cgfb_kernel_release(release, p->release, p->series);
+		cgfb_arch_of_release(p->release, p->arch);
+	} else {
+		snprintf(p->arch, sizeof(p->arch), "unknown");
+	}
+	return cmdline && cmdline[0] ? cgfb_cmdline_parse(cmdline, strlen(cmdline), &p->cmdline) : 0;
+}
+
+int cgfb_profile_from_copy(const char *root, const struct cgfb_profile_opts *o,
+			   struct cgfb_profile *p)
+{
+	struct cgfb_buf b = { 0 };
+	char path[4096];
+	int rc = -ENOENT;
+
+	memset(p, 0, sizeof(*p));
+	p->facts = CGFB_FACTS_COPY;
+	snprintf(p->arch, sizeof(p->arch), "unknown");
+	if (o->os_release) {
+		rc = cgfb_read_file(o->os_release, SMALL_FILE_MAX, 0, &b);
+	} else {
+		snprintf(path, sizeof(path), "%s/etc/os-release", root);
+		rc = cgfb_read_file(path, SMALL_FILE_MAX, 0, &b);
+		if (rc < 0) {
+			snprintf(path, sizeof(path), "%s/usr/lib/os-release", root);
+			rc = cgfb_read_file(path, SMALL_FILE_MAX, 0, &b);
+		}
+	}
+	/* No os-release in the copy: the distribution is unknown, not the
+	 * "linux" os-release(5) gives a file without ID. */
+	if (rc == 0)
+		cgfb_os_release_parse(b.data, b.len, p->distro_id, p->distro_version);
+	cgfb_buf_free(&b);
+	/* The kernel it ran, when the copy kept its proc/sys/kernel/osrelease. */
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel/osrelease", root);
+	if (cgfb_read_file(path, SMALL_FILE_MAX, 0, &b) == 0 && b.len) {
+		b.data[strcspn(b.data, "\n")] = '\0';
+		cgfb_kernel_release(b.data, p->release, p->series);
+		cgfb_arch_of_release(p->release, p->arch);
+	}
+	cgfb_buf_free(&b);
+	if (o->cmdline)
+		return command_line(o->cmdline, p);
+	snprintf(path, sizeof(path), "%s/proc/cmdline", root);
+	return command_line(path, p);
+}
+
 void cgfb_profile_free(struct cgfb_profile *p)
 {
 	cgfb_cmdline_free(&p->cmdline);

@@ -19,7 +19,18 @@ struct cgfb_cmdline {
 	char *value[CGFB_CMDLINE_KEYS];
 };
 
+/* Whose facts a profile holds. */
+enum cgfb_facts {
+	CGFB_FACTS_HOST,    /* this machine's, read here: it printed the message */
+	CGFB_FACTS_LOG,     /* another machine's log: its boot's release and command line */
+	CGFB_FACTS_COPY,    /* a copy of another machine's files: its os-release, cmdline */
+};
+
 struct cgfb_profile {
+	enum cgfb_facts facts;
+	/* Another machine's: "" where the log or the files do not say (the
+	 * report says "unknown"), and nothing of this machine (hw zero, init
+	 * NULL). */
 	char release[65];
 	char series[8];
 	char arch[17];
@@ -38,6 +49,17 @@ struct cgfb_profile_opts {
 /* Everything; what cannot be found is left at a neutral value. Returns 0
  * or -ENOMEM. */
 int cgfb_profile_collect(const struct cgfb_profile_opts *o, struct cgfb_profile *p);
+/* Another machine's, as its log shows it: release from its boot's "Linux
+ * version" record and cmdline from its "Command line" record ("" when the
+ * log showed none); the architecture when the release names it. 0 or
+ * -ENOMEM. */
+int cgfb_profile_from_log(const char *release, const char *cmdline, struct cgfb_profile *p);
+/* Another machine's, as a copy of its files under root shows it: its
+ * os-release, proc/sys/kernel/osrelease and proc/cmdline when the copy has
+ * them (o's paths, when given, instead of the first and the last). 0 or
+ * -ENOMEM. */
+int cgfb_profile_from_copy(const char *root, const struct cgfb_profile_opts *o,
+			   struct cgfb_profile *p);
 void cgfb_profile_free(struct cgfb_profile *p);
 
 /* Parsers, pure. */
@@ -47,5 +69,8 @@ void cgfb_cmdline_free(struct cgfb_cmdline *c);
 const char *const *cgfb_cmdline_keys(void);
 /* "6.1.0-13-amd64" -> release as the schema allows it and "6.1". */
 void cgfb_kernel_release(const char *uname_release, char release[65], char series[8]);
+/* The architecture a release names ("6.15.4-200.fc42.x86_64": x86_64,
+ * "6.1.0-28-amd64": x86_64), or "unknown". */
+void cgfb_arch_of_release(const char *release, char arch[17]);
 
 #endif

@@ -419,7 +419,10 @@ static void fill_gap(struct watcher *w, uint64_t first, uint64_t last, uint64_t 
 static void look_for_gap(struct watcher *w, const struct cgfb_record *rec, uint64_t at,
 			 bool first)
 {
-	if (!rec->has_seq || !rec->has_usec)
+	/* A recording (--kmsg FILE) holds what was saved, often an excerpt:
+	 * the records between two of its sequence numbers were never in it,
+	 * not overwritten, and this boot's journal is not where they are. */
+	if (!w->k.live || !rec->has_seq || !rec->has_usec)
 		return;
 	if (!w->has_pos && at > 0)
 		fill_gap(w, 0, at - 1, 0, rec->usec, true);

@@ -85,16 +85,21 @@ struct cgfb_entry {
 };
 
 /* Lines every log scan must see besides the catalog's needles: the
- * start of a WARN block (with or without its "[ cut here ]" line) and the
- * banner of a new boot (which resets the
- * kernel's once-per-boot flags). The multi-literal search holds
+ * start of a WARN block (with or without its "[ cut here ]" line), the
+ * banner of a new boot (which resets the kernel's once-per-boot flags)
+ * and the boot's command line. The multi-literal search holds
  * CGFB_MSCAN_MAX literals, so the catalog may have that many needles less
  * these. */
 #define CGFB_WARN_CUT_HERE "[ cut here ]"
 #define CGFB_BOOT_BANNER   "Linux version "
 /* The first line of a WARN block that lost its "[ cut here ]" line. */
 #define CGFB_WARN_BANNER   "WARNING: "
-#define CGFB_CATALOG_ANCHORS 3
+/* A boot's kernel command line, as x86 and every architecture print it:
+ * what a report made from another machine's log says of that machine
+ * (besides the banner's kernel release). */
+#define CGFB_BOOT_CMDLINE  "Command line: "
+#define CGFB_BOOT_KCMDLINE "Kernel command line: "
+#define CGFB_CATALOG_ANCHORS 5
 #define CGFB_CATALOG_NEEDLES_MAX (CGFB_MSCAN_MAX - CGFB_CATALOG_ANCHORS)
 
 struct cgfb_catalog {

@@ -179,6 +179,8 @@ check "--prometheus into a missing directory: exit 2, the path and the reason sa
 # (its output stays here), the report carries a keyed token for it.
 mkdir -p "$L/sys/fs/cgroup/memory/acme-payroll-db01"
 cp "$L/sys/fs/cgroup/memory/batch/job1/memory.soft_limit_in_bytes" "$L/sys/fs/cgroup/memory/acme-payroll-db01/"
+mkdir -p "$L/etc"
+printf 'NAME="Ubuntu"\nID=ubuntu\nVERSION_ID="20.04"\n' > "$L/etc/os-release"
 RS=$T_TMP/rstate
 printf 'motd-path = %s/motd\nnotify = log\n' "$T_TMP" > "$T_TMP/rconf"
 "$CGFB" --config "$T_TMP/rconf" check --report --state-dir "$RS" --root "$L" \
@@ -198,6 +200,27 @@ for f in files:
 EOP
 check "... nothing of the machine's names or paths in any report" sh -c \
 	'! grep -l -e acme -e payroll -e db01 -e "$2" -e /proc/cmdline -e "/sys/fs" -e batch -e job1 "$1"/reports/*.json' _ "$RS" "$T_TMP"
+# A copy of another machine's files (issue 38): its facts as the copy shows
+# them (os-release, the kernel it ran, its command line, its mounts and
+# tree), nothing of this machine's; a boot of the copy's own, not this one.
+check "... about the copy's machine: its facts, nothing of this machine's, not this boot" \
+	python3 - "$RS" "$(uname -r)" "$(cat /proc/sys/kernel/random/boot_id)" <<'EOP'
+import glob, json, sys
+want = {"facts": "copy",
+        "kernel": {"release": "5.4.0-150-generic", "series": "5.4", "arch": "unknown"},
+        "distribution": {"id": "ubuntu", "version_id": "20.04"},
+        "cpus": "unknown", "numa_nodes": 0, "memory": "unknown", "virtualization": "unknown",
+        "cgroup_mode": "legacy", "init": "unknown",
+        "cmdline": {"systemd.unified_cgroup_hierarchy": "0", "systemd.legacy_systemd_cgroup_controller": "1",
+                    "swapaccount": "0", "cgroup_no_v1": "net_prio", "cgroup_enable": "memory"}}
+for f in glob.glob(sys.argv[1] + "/reports/*.json"):
+    r = json.load(open(f))
+    assert r["system"] == want, r["system"]
+    assert r["topology"]["hierarchies"], "the copy's tree"
+    assert sys.argv[2] not in open(f).read(), "this machine's kernel"
+    seen = json.load(open(f[:-5] + ".seen"))
+    assert seen["last_boot"] != sys.argv[3], seen
+EOP
 check "... the log says check found them, not that the kernel asked" sh -c \
 	'[ "$(grep -c "check found what the kernel asks about (.*); report .* is ready for review" "$1")" -eq 10 ] &&
 	 ! grep -q "kernel asked" "$1"' _ "$T_TMP/report.err"

@@ -203,11 +203,44 @@ check "spool made by tmpfiles.d, 0700, owned by _cgroup-feedback" \
 printf '4,1,1000,-;%s\n' 'Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' \
 	> "$ROOT/tmp/m8.kmsg"
 echo 0b0e0000-1111-4222-8333-444455556666 > "$ROOT/tmp/boot_id"
+# The system's login banner as tmpfiles.d makes it (the link dangles while
+# nothing is pending): this scratch spool, with the packaged configuration
+# naming /run/cgroup-feedback/motd, must leave it alone (issue 38).
+made_link=
+if [ ! -L "$ROOT/run/motd.d/cgroup-feedback.motd" ]; then
+	mkdir -p "$ROOT/run/motd.d" "$ROOT/run/cgroup-feedback"
+	ln -s ../cgroup-feedback/motd "$ROOT/run/motd.d/cgroup-feedback.motd"
+	made_link=yes
+fi
+rm -f "$ROOT/run/cgroup-feedback/motd"
 in_root 60 cgroup-feedback watch --once --kmsg /tmp/m8.kmsg --boot-id-file /tmp/boot_id \
 	--state-dir /tmp/watch-state --cgroup-root /tmp/fixture/cg --mountinfo /tmp/fixture/mountinfo \
 	>"$T_TMP/watch.out" 2>&1
 check "the packaged watcher (/usr/libexec/cgroup-feedback) detects M8 and writes its report" \
 	sh -c 'grep -q "M8" "$1" && ls "$2"/tmp/watch-state/reports/*.json >/dev/null' _ "$T_TMP/watch.out" "$ROOT"
+check "... and, on that scratch spool, leaves the system's login banner alone (packaged motd-path)" \
+	sh -c '[ ! -e "$1/run/cgroup-feedback/motd" ] && [ -z "$(ls "$1/run/motd.d" | grep -v "^cgroup-feedback.motd$")" ]' _ "$ROOT"
+[ -z "$made_link" ] || rm -rf "$ROOT/run/motd.d/cgroup-feedback.motd" "$ROOT/run/cgroup-feedback"
+# cgroup-feedback demo, as installed: the packaged script and recording, the
+# packaged collector on a free port; Ctrl-C (SIGINT, which timeout passes
+# on) ends it and removes its scratch directory.
+timeout -s INT 120 chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
+	cgroup-feedback demo > "$T_TMP/demo.out" 2>&1 &
+dpid=$!
+for _ in $(seq 600); do
+	grep -q '^Ctrl-C stops the collector' "$T_TMP/demo.out" && break
+	kill -0 $dpid 2>/dev/null || break
+	sleep 0.1
+done
+DD=$(sed -n 's/^Ctrl-C stops the collector and removes \(.*\)\.$/\1/p' "$T_TMP/demo.out")
+check "cgroup-feedback demo (installed): reports pending, the next commands, the packaged collector" \
+	sh -c '[ -n "$2" ] && grep -q "^demo: [0-9]* reports wait for review" "$1" &&
+	       grep -q "dashboard, http://127.0.0.1:[0-9]*/" "$1" && grep -q " review [0-9a-f-]*$" "$1"' \
+	_ "$T_TMP/demo.out" "$DD"
+kill -INT $dpid 2>/dev/null
+wait $dpid
+check "... Ctrl-C ends it (exit 0) and removes its directory" \
+	sh -c '[ "$1" -eq 0 ] && [ -n "$3" ] && [ ! -e "$2$3" ]' _ $? "$ROOT" "$DD"
 check "watcher enabled (multi-user.target.wants)" \
 	[ -L "$ROOT/etc/systemd/system/multi-user.target.wants/cgroup-feedback.service" ]
 check "flush timer enabled (timers.target.wants)" \

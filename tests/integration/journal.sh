@@ -15,11 +15,16 @@ M8='Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@
 M7='Cgroup memory moving (move_charge_at_immigrate) is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
 
 t=1700000000000000
+# The machine the entries are stamped with, as journald stamps each: this
+# one's, unless MID is set to another's.
+THIS_MID=$(cat /etc/machine-id 2>/dev/null)
+MID=$THIS_MID
 # entry BOOT MONO TRANSPORT TEXT: one entry of journalctl -o export.
 entry() {
 	t=$((t + 1000000))
 	printf '__REALTIME_TIMESTAMP=%s\n__MONOTONIC_TIMESTAMP=%s\n_BOOT_ID=%s\n_TRANSPORT=%s\n' \
 		"$t" "$2" "$1" "$3"
+	[ -z "$MID" ] || printf '_MACHINE_ID=%s\n' "$MID"
 	[ "$3" = kernel ] && printf 'SYSLOG_FACILITY=0\nSYSLOG_IDENTIFIER=kernel\n'
 	[ "$3" = kernel ] || printf 'SYSLOG_FACILITY=3\nSYSLOG_IDENTIFIER=mallory\n_HOSTNAME=db01.acme-corp.example\n'
 	printf 'PRIORITY=4\nMESSAGE=%s\n\n' "$4"
@@ -107,6 +112,9 @@ mkdir -p "$T_TMP/gj"
 "$REMOTE" --output="$T_TMP/gj/system.journal" "$T_TMP/gap.export" > /dev/null 2>&1
 # /dev/kmsg as the watcher finds it: records 0-99 overwritten, then 100-104
 # (9-13 s), then 120-121 (the burst lost 105-119), the last one M8 at 30 s.
+# On a FIFO, which stands for the live ring buffer (a regular file is a
+# recording, whose gaps are no loss: watch.sh); held open for writing, so
+# that --once reads it to its end.
 K=$T_TMP/kmsg
 : > "$K"
 for i in 0 1 2 3 4; do
@@ -114,7 +122,17 @@ for i in 0 1 2 3 4; do
 done
 printf '6,120,%d,-;eth0: after the burst\n' 20000000 >> "$K"
 printf '4,121,%d,-;%s\n' 30000000 "$M8" >> "$K"
-"$CGFB" watch --once --json --kmsg "$K" --state-dir "$T_TMP/wstate" --boot-id-file "$T_TMP/boot_id" \
+mkfifo "$T_TMP/ring"
+# ring ARGS...: the watcher on the FIFO with K written into it.
+ring() {
+	exec 3<>"$T_TMP/ring"
+	cat "$K" >&3
+	"$@"
+	set -- $?
+	exec 3>&-
+	return "$1"
+}
+ring "$CGFB" watch --once --json --kmsg "$T_TMP/ring" --state-dir "$T_TMP/wstate" --boot-id-file "$T_TMP/boot_id" \
 	--journal-dir "$T_TMP/gj" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
 	> "$T_TMP/wout" 2> "$T_TMP/werr"
 check "watch with records lost from the ring: exit 0" [ $? -eq 0 ]
@@ -136,7 +154,7 @@ check "... whose detection says it came from the journal" sh -c \
 check "... valid reports" sh -c 'for r in "$1"/reports/*.json; do "$2" "$r" > /dev/null || exit 1; done' \
 	_ "$T_TMP/wstate" "$PWD/$BUILD/tests/tools/validate-report"
 # Without a journal: said, and the watcher goes on.
-"$CGFB" watch --once --json --kmsg "$K" --state-dir "$T_TMP/wstate2" --boot-id-file "$T_TMP/boot_id" \
+ring "$CGFB" watch --once --json --kmsg "$T_TMP/ring" --state-dir "$T_TMP/wstate2" --boot-id-file "$T_TMP/boot_id" \
 	--journal-dir "$T_TMP/empty" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
 	> "$T_TMP/wout2" 2> "$T_TMP/werr2"
 check "no journal to fill from: exit 0, the ring's own M8 still found" [ $? -eq 0 ] 
@@ -178,5 +196,87 @@ check "... scanned again: no new report, no boot counted twice" sh -c \
 	_ "$RS" "$T_TMP/rerr"
 "$CGFB" scan --state-dir "$RS" --journal-dir "$T_TMP/j" > /dev/null 2> "$T_TMP/rerr"
 check "--state-dir without --report: refused" sh -c '[ $1 -eq 2 ] && grep -q "go with --report" "$2"' _ $? "$T_TMP/rerr"
+
+# A report is about the machine that printed the message (issue 38). Another
+# machine's journal (a copy: its _MACHINE_ID is not this one's), its boot on
+# another kernel with its command line, and M8: a report of its own, with
+# that machine's facts as its log shows them and nothing of this machine's
+# (exactly the system below, no topology though a tree is given), its boot
+# counted on it; this machine's M8 report keeps its two boots.
+B4=4444444444444444a444444444444444
+MID=0123456789abcdef0123456789abcdef
+{
+	entry $B4 1000000 kernel 'Linux version 5.10.0-32-amd64 (debian-kernel@lists.debian.org) (gcc-10 (Debian 10.2.1-6) 10.2.1 20210110) #1 SMP Debian 5.10.223-1 (2024-08-10)'
+	entry $B4 1100000 kernel 'Command line: BOOT_IMAGE=/vmlinuz-5.10.0-32-amd64 root=/dev/mapper/db01--vg-root ro cgroup_no_v1=memory,blkio systemd.unified_cgroup_hierarchy=0 acme.site=db01'
+	entry $B4 4000000 kernel "$M8"
+} > "$T_TMP/other.export"
+MID=$THIS_MID
+mkdir -p "$T_TMP/oj"
+"$REMOTE" --output="$T_TMP/oj/system.journal" "$T_TMP/other.export" > /dev/null 2>&1
+"$CGFB" --config "$T_TMP/rconf" scan --report --state-dir "$RS" --journal-dir "$T_TMP/oj" \
+	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" > "$T_TMP/rout" 2> "$T_TMP/rerr"
+check "another machine's journal: a report of its own (exit 0, 1 new, none counted on this machine's)" \
+	sh -c '[ $1 -eq 0 ] && grep -q -- "--report: 1 new report, 0 counted" "$2" && [ "$(ls "$3"/reports/*.json | wc -l)" -eq 3 ]' \
+	_ $? "$T_TMP/rerr" "$RS"
+check "... its machine's facts as its log shows them, nothing of this machine's; valid" \
+	python3 - "$RS" "$PWD/$BUILD/tests/tools/validate-report" "$(uname -r)" <<'EOP'
+import glob, json, subprocess, sys
+new = [(f, json.load(open(f))) for f in glob.glob(sys.argv[1] + "/reports/*.json")]
+new = [(f, r) for f, r in new if "facts" in r["system"]]
+assert len(new) == 1, new
+f, r = new[0]
+want = {"facts": "log",
+        "kernel": {"release": "5.10.0-32-amd64", "series": "5.10", "arch": "x86_64"},
+        "distribution": {"id": "unknown", "version_id": ""},
+        "cpus": "unknown", "numa_nodes": 0, "memory": "unknown", "virtualization": "unknown",
+        "cgroup_mode": "unknown", "init": "unknown",
+        "cmdline": {"cgroup_no_v1": "memory,blkio", "systemd.unified_cgroup_hierarchy": "0"}}
+assert r["system"] == want, r["system"]
+assert r["topology"]["hierarchies"] == [] and r["analysis"] == {"flat_subtrees": [], "knob_users": []}, r
+assert sys.argv[3] not in json.dumps(r), "this machine's kernel in it"
+assert r["detection"]["catalog_id"] == "M8" and r["detection"]["source"] == "journal"
+subprocess.run([sys.argv[2], f], check=True, stdout=subprocess.DEVNULL)
+EOP
+check "... its boot counted on it, and this machine's M8 report still at two boots" \
+	python3 - "$RS" "4444444444444444a444444444444444" <<'EOP'
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/reports/*.json"):
+    r = json.load(open(f))
+    if r["detection"]["catalog_id"] != "M8":
+        continue
+    seen = json.load(open(f[:-5] + ".seen"))
+    if "facts" in r["system"]:
+        assert seen["boots"] == 1 and seen["last_boot"].replace("-", "") == sys.argv[2], seen
+    else:
+        assert seen["boots"] == 2, seen
+EOP
+
+# The same for a saved text log: a boot on another kernel than this
+# machine's (its "Linux version" line), its command line, and M7.
+{
+	printf '[    0.000000] Linux version 4.19.0-27-amd64 (debian-kernel@lists.debian.org) (gcc version 8.3.0 (Debian 8.3.0-6)) #1 SMP Debian 4.19.316-1 (2024-06-25)\n'
+	printf '[    0.000000] Command line: BOOT_IMAGE=/boot/vmlinuz-4.19.0-27-amd64 root=UUID=0b1c2d3e ro swapaccount=1 cgroup_enable=memory\n'
+	printf '[   42.123456] %s\n' "$M7"
+} > "$T_TMP/other-kern.log"
+RT=$T_TMP/tstate
+"$CGFB" --config "$T_TMP/rconf" scan --report --state-dir "$RT" --cgroup-root "$FX/root" \
+	--mountinfo "$FX/mountinfo" "$T_TMP/other-kern.log" > "$T_TMP/tout" 2> "$T_TMP/terr"
+check "a saved log that another kernel printed: its report carries that boot's facts, nothing of this machine's" \
+	python3 - "$RT" "$PWD/$BUILD/tests/tools/validate-report" "$(uname -r)" <<'EOP'
+import glob, json, subprocess, sys
+files = glob.glob(sys.argv[1] + "/reports/*.json")
+assert len(files) == 1, files
+r = json.load(open(files[0]))
+want = {"facts": "log",
+        "kernel": {"release": "4.19.0-27-amd64", "series": "4.19", "arch": "x86_64"},
+        "distribution": {"id": "unknown", "version_id": ""},
+        "cpus": "unknown", "numa_nodes": 0, "memory": "unknown", "virtualization": "unknown",
+        "cgroup_mode": "unknown", "init": "unknown",
+        "cmdline": {"swapaccount": "1", "cgroup_enable": "memory"}}
+assert r["system"] == want, r["system"]
+assert r["topology"]["hierarchies"] == [], r["topology"]
+assert sys.argv[3] not in json.dumps(r), "this machine's kernel in it"
+subprocess.run([sys.argv[2], files[0]], check=True, stdout=subprocess.DEVNULL)
+EOP
 
 finish

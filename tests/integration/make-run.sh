@@ -1,24 +1,135 @@
 #!/bin/sh
-# make run (tools/run-local.sh), the README's first command, as an
-# administrator starts it: the collector and the watcher come up, it says
-# where it writes (state, database, banner), CGFB_STATE_DIR, CGFB_SERVER_DIR
-# and CGFB_LISTEN move them, the review command it prints works when pasted
-# (with status in review's place: review wants a terminal), and Ctrl-C
-# (SIGINT to its process group) stops both.
+# make demo (tools/demo.sh) and make run (tools/run-local.sh), the README's
+# first commands, as an administrator starts them.
+# The demo: a recorded kernel log replayed into a scratch directory of its
+# own with a collector of its own: reports pending within a minute, the
+# three next commands it prints work when pasted (review with show in its
+# place, the dashboard's token, withdraw after a send), Ctrl-C ends it and
+# removes its directory, and the system's spools, /run/motd.d and the
+# system's banner are as they were.
+# make run: the collector and the watcher come up, in a trial directory of
+# their own by default (CGFB_TRIAL_DIR), it says where it writes (state,
+# database, banner), CGFB_STATE_DIR, CGFB_SERVER_DIR and CGFB_LISTEN move
+# them, the review command it prints works when pasted (with status in
+# review's place: review wants a terminal), and Ctrl-C (SIGINT to its
+# process group) stops both.
 # shellcheck shell=sh
 . tests/lib.sh
+
+# As `make run` and `make demo` give it: relative to the checkout.
+BIN=$BUILD
+# Under valgrind, its programs are the wrapped copies.
+under_valgrind && BIN=$(dirname "$CGFB")
+# In a session of its own, as from a terminal, with SIGINT at its default: a
+# background job of a script starts with SIGINT ignored, which a shell
+# cannot trap.
+in_session() {
+	exec python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+# What of the system a trial must leave alone: the installed service's
+# spools, the banners login shows and the packaged banner, each file's
+# name, mode and content.
+SYSTEM="/var/lib/cgroup-feedback /var/lib/cgroup-feedback-server /run/motd.d /run/cgroup-feedback /etc/motd"
+system_state() {
+	for p in $SYSTEM; do
+		if [ -e "$p" ] || [ -L "$p" ]; then
+			find "$p" -printf '%p %y %m %l\n' 2>&1 | sort
+			find "$p" -type f -exec sha256sum {} + 2>&1 | sort
+		else
+			echo "$p: none"
+		fi
+	done
+}
+# same_system BEFORE NAME: the system as in BEFORE, or a skip when the
+# installed service runs here and changed its own spool meanwhile.
+same_system() {
+	system_state > "$T_TMP/after.sys"
+	if cmp -s "$1" "$T_TMP/after.sys"; then
+		ok "$2"
+	elif pgrep -f 'cgroup-feedback-(watch|server)( .*)? /var/lib/cgroup-feedback' > /dev/null; then
+		skip "$2" "the installed service runs here and writes its spool meanwhile"
+	else
+		not_ok "$2"
+		diff "$1" "$T_TMP/after.sys" | head -n 20 | sed 's/^/#   /'
+	fi
+}
+
+# --- make demo -----------------------------------------------------------------
+system_state > "$T_TMP/before.sys"
+mkdir "$T_TMP/tmp"
+TMPDIR=$T_TMP/tmp BUILD=$BIN in_session sh tools/demo.sh > "$T_TMP/demo.out" 2>&1 &
+dpid=$!
+trap 'kill -INT "-$dpid" 2>/dev/null; t_cleanup' EXIT
+up=no
+for _ in $(seq "$(scaled 600)"); do
+	grep -q '^Ctrl-C stops the collector' "$T_TMP/demo.out" && { up=yes; break; }
+	kill -0 "$dpid" 2>/dev/null || break
+	sleep 0.1
+done
+check "make demo: within a minute it prints the next commands" [ "$up" = yes ]
+[ "$up" = yes ] || evidence "$T_TMP/demo.out"
+DD=$(sed -n 's/^Ctrl-C stops the collector and removes \(.*\)\.$/\1/p' "$T_TMP/demo.out")
+check "... its scratch directory is its own (in TMPDIR, 0700)" \
+	sh -c '[ -n "$1" ] && case $1 in "$2"/cgroup-feedback-demo.*) [ "$(stat -c %a "$1")" = 700 ];; *) false;; esac' \
+	_ "$DD" "$T_TMP/tmp"
+check "... at least one report pending there" sh -c \
+	'"$1" --state-dir "$2/state" list | grep -q " pending "' _ "$CGFB_NATIVE" "$DD"
+check "... each about the recorded Fedora machine, as its log shows it, and nothing of this one's" \
+	python3 - "$DD" "$(uname -r)" <<'EOP'
+import glob, json, sys
+files = glob.glob(sys.argv[1] + "/state/reports/*.json")
+assert files
+for f in files:
+    r = json.load(open(f))
+    s = r["system"]
+    assert s["facts"] == "log" and s["kernel"]["release"] == "6.15.4-200.fc42.x86_64", s
+    assert s["cmdline"] == {"systemd.unified_cgroup_hierarchy": "0"}, s
+    assert r["topology"]["hierarchies"] == [] and sys.argv[2] not in json.dumps(r), r
+EOP
+check "... no record of the recording called overwritten" sh -c '! grep -qi overwritten "$1" "$2/watch.log"' \
+	_ "$T_TMP/demo.out" "$DD"
+paste_hint 's/^ *\(.*\) review \([0-9a-f-]*\)$/\1 show \2/p' "$T_TMP/demo.out" \
+	"the demo's review command (show in review's place)"
+sed -n 's/^ *\(cat .*admin-token.*\)$/\1/p' "$T_TMP/demo.out" > "$T_TMP/catcmd"
+DPORT=$(sed -n 's|.*dashboard, http://127.0.0.1:\([0-9]*\)/ .*|\1|p' "$T_TMP/demo.out")
+check "the demo's dashboard takes the admin token its command prints" sh -c \
+	'tok=$(cd / && eval "$(cat "$1")") && [ -n "$tok" ] &&
+	 [ "$(curl -s -o /dev/null -w %{http_code} -X POST -H "Authorization: Bearer $tok" "http://127.0.0.1:$2/api/v1/session")" = 200 ]' \
+	_ "$T_TMP/catcmd" "$DPORT"
+# Sent as review would send it (yes, no use case), then the printed withdraw.
+did=$(sed -n 's/^ *.* withdraw \([0-9a-f-]*\)$/\1/p' "$T_TMP/demo.out")
+"$CGFB_NATIVE" --config "$DD/client.conf" --state-dir "$DD/state" submit "$did" --yes > "$T_TMP/submit.out" 2>&1
+check "the demo's report sent to the demo's collector" grep -q "^$did: sent" "$T_TMP/submit.out"
+paste_hint 's/^ *\(.* withdraw [0-9a-f-]*\)$/\1/p' "$T_TMP/demo.out" "the demo's withdraw command"
+kill -INT "-$dpid" 2>/dev/null
+gone=no
+for _ in $(seq "$(scaled 50)"); do
+	if ! kill -0 "$dpid" 2>/dev/null && [ ! -e "$DD" ] && ! pgrep -f "port-file $DD/" > /dev/null; then
+		gone=yes
+		break
+	fi
+	sleep 0.2
+done
+wait "$dpid"
+check "Ctrl-C ends the demo (exit 0), its collector stopped, its directory removed" \
+	sh -c '[ "$1" = yes ] && [ "$2" -eq 0 ]' _ "$gone" $?
+trap t_cleanup EXIT
+same_system "$T_TMP/before.sys" \
+	"the demo left /var/lib/cgroup-feedback*, /run/motd.d and the system's banner as they were"
 
 if [ "$(id -u)" -ne 0 ]; then
 	skip "make run" "it reads /dev/kmsg: needs root"
 	finish
 	exit
 fi
-# As `make run` gives it: relative to the checkout.
-BIN=$BUILD
-# Under valgrind, its programs are the wrapped copies.
-under_valgrind && BIN=$(dirname "$CGFB")
-ST=$T_TMP/state
-SV="$T_TMP/server dir"
+# --- make run ------------------------------------------------------------------
+# Its own trial directory (a space in its name: the printed commands quote).
+TRIAL="$T_TMP/trial dir"
+ST=$TRIAL/state
+SV=$TRIAL/collector
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 # A port already taken: make run says so and starts nothing (no watcher).
@@ -42,14 +153,11 @@ check "... and started no watcher" [ ! -e "$T_TMP/st-taken" ]
 python3 tests/client/pending_report.py "$ST" M8 mr > /dev/null
 chmod 700 "$ST"
 
-# In a session of its own, as from a terminal, with SIGINT at its default: a
-# background job of a script starts with SIGINT ignored, which a shell
-# cannot trap.
-CGFB_STATE_DIR=$ST CGFB_SERVER_DIR=$SV CGFB_LISTEN=127.0.0.1:$PORT BUILD=$BIN \
-	python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.setsid()
-os.execvp("sh", ["sh", "tools/run-local.sh"])' > "$T_TMP/out" 2>&1 &
+# Only the trial directory named: the state and the collector's files go
+# in it, not in the installed service's /var/lib/cgroup-feedback*.
+system_state > "$T_TMP/before.sys"
+CGFB_TRIAL_DIR=$TRIAL CGFB_LISTEN=127.0.0.1:$PORT BUILD=$BIN \
+	in_session sh tools/run-local.sh > "$T_TMP/out" 2>&1 &
 pid=$!
 stop() { kill -INT "-$pid" 2>/dev/null; }
 trap 'stop; t_cleanup' EXIT
@@ -111,4 +219,6 @@ done
 check "Ctrl-C stops the collector and the watcher" [ "$gone" = yes ]
 check "... and the banner the trial wrote is gone" [ ! -e "$ST/login-banner.motd" ]
 wait "$pid" 2>/dev/null
+same_system "$T_TMP/before.sys" \
+	"make run left /var/lib/cgroup-feedback*, /run/motd.d and the system's banner as they were"
 finish

@@ -12,8 +12,11 @@ BOOT=$T_TMP/boot_id
 CONF=$T_TMP/conf
 $PY tests/data/cgroupfs/mkfixture.py tests/data/cgroupfs/flat-affected.desc "$T_TMP/fx" > /dev/null
 echo 0b0e0000-1111-4222-8333-444455556666 > "$BOOT"
+# This machine's log (the running kernel's banner): the report carries this
+# machine's facts and the fixture's tree. A banner of another kernel would
+# make it another machine's log (docs/PRIVACY.md; journal.sh).
 printf '%s\n' \
-	'6,1,100,-;Linux version 3.0.101-63-default (geeko@buildhost) #1 SMP' \
+	"6,1,100,-;Linux version $(uname -r) (geeko@buildhost) #1 SMP" \
 	'4,2,5000,-;Non-hierarchical mode is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.' \
 	'6,3,6000,-;eth0: link up' > "$KMSG"
 start_double "$T_TMP" ok

@@ -51,6 +51,7 @@ rpm -qpl "$RPM" > "$T_TMP/files" 2>/dev/null
 rpm -qpl "$SRPM" > "$T_TMP/sfiles" 2>/dev/null
 for f in /usr/bin/cgroup-feedback /usr/share/cgroup-feedback/catalog.json \
 	/usr/share/cgroup-feedback/check.schema.json /usr/share/cgroup-feedback/status.schema.json \
+	/usr/share/cgroup-feedback/demo/demo.sh /usr/share/cgroup-feedback/demo/fedora-6.15.kmsg \
 	/etc/cgroup-feedback/cgroup-feedback.conf /usr/lib/systemd/system/cgroup-feedback.service \
 	/usr/lib/systemd/system/cgroup-feedback-flush.service /usr/lib/systemd/system/cgroup-feedback-flush.timer \
 	/usr/lib/sysusers.d/cgroup-feedback.conf /usr/lib/tmpfiles.d/cgroup-feedback.conf \

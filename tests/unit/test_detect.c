@@ -70,6 +70,35 @@ static void counts_repeats_per_boot(void **state)
 	cgfb_detector_free(d);
 }
 
+/* What the log shows of a boot travels with each detection: its banner's
+ * release and its command line, both forgotten at the next boot's banner;
+ * nothing before the log shows them (issue 38). */
+static void remembers_the_boot_as_shown(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, M8, 0);
+	feed(d, "Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org) (gcc-12) #1 SMP", 0);
+	feed(d, "Command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro cgroup_no_v1=all", 0);
+	feed(d, M8, 0);
+	feed(d, "Linux version 6.12.9 (builder@host) #1", 0);
+	feed(d, M8, 0);
+	feed(d, "Kernel command line: psi=1", 0);
+	feed(d, M8, 0);
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.d[0].boot.release, "");
+	assert_string_equal(s.d[0].boot.cmdline, "");
+	assert_string_equal(s.d[1].boot.release, "6.1.0-28-amd64");
+	assert_string_equal(s.d[1].boot.cmdline, "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro cgroup_no_v1=all");
+	assert_string_equal(s.d[2].boot.release, "6.12.9");
+	assert_string_equal(s.d[2].boot.cmdline, "");
+	assert_string_equal(s.d[3].boot.cmdline, "psi=1");
+	cgfb_detector_free(d);
+}
+
 static void second_call_site(void **state)
 {
 	struct sink s = { 0 };
@@ -375,6 +404,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts_repeats_per_boot),
+		cmocka_unit_test(remembers_the_boot_as_shown),
 		cmocka_unit_test(second_call_site),
 		cmocka_unit_test(ignores_userspace),
 		cmocka_unit_test(warn_block_context),

@@ -26,6 +26,9 @@ static void round_trip(void **state)
 	d.text_len = strlen(d.text);
 	cgfb_fields_set(&d.fields, "comm", comm, sizeof(comm) - 1);
 	cgfb_fields_set(&d.fields, "pid", "42", 2);
+	/* The boot as the log showed it travels too (report/snapshot.h). */
+	snprintf(d.boot.release, sizeof(d.boot.release), "6.15.4-200.fc42.x86_64");
+	snprintf(d.boot.cmdline, sizeof(d.boot.cmdline), "ro \"quoted\" systemd.unified_cgroup_hierarchy=0");
 	assert_int_equal(cgfb_handoff_encode(&d, "kmsg", &b), 0);
 	assert_non_null(strchr(b.data, '\n'));
 	assert_null(memchr(b.data, 0x1b, b.len));
@@ -39,6 +42,8 @@ static void round_trip(void **state)
 	assert_memory_equal(back.text, d.text, d.text_len);
 	assert_string_equal(cgfb_fields_get(&back.fields, "comm"), comm);
 	assert_string_equal(cgfb_fields_get(&back.fields, "pid"), "42");
+	assert_string_equal(back.boot.release, d.boot.release);
+	assert_string_equal(back.boot.cmdline, d.boot.cmdline);
 	cgfb_buf_free(&b);
 	cgfb_catalog_free(cat);
 }

@@ -30,8 +30,11 @@ static const char report_fmt[] =
 	"\"use_case\":{\"text\":%s,\"answers\":{\"reorganisation\":\"yes\"}},"
 	"\"consent\":null,\"deletion\":null}";
 
-/* The canonical bytes of the report with these JSON string literals. */
-static void make_report(struct cgfb_buf *out, const char *title, const char *text)
+/* The canonical bytes of the report with these JSON string literals;
+ * with facts, its system member says whose they are (another machine's
+ * log, "log", or a copy of its files, "copy"). */
+static void make_report_facts(struct cgfb_buf *out, const char *title, const char *text,
+			      const char *facts)
 {
 	struct cgfb_schema *s = NULL;
 	char *src = NULL, err[256] = "";
@@ -40,6 +43,9 @@ static void make_report(struct cgfb_buf *out, const char *title, const char *tex
 	assert_true(asprintf(&src, report_fmt, title, text) > 0);
 	o = json_tokener_parse(src);
 	assert_non_null(o);
+	if (facts)
+		json_object_object_add(json_object_object_get(o, "system"), "facts",
+				       json_object_new_string(facts));
 	assert_int_equal(cgfb_schema_load_builtin(&s, err, sizeof(err)), 0);
 	if (cgfb_schema_validate(s, o, err, sizeof(err)) < 0)
 		fail_msg("test report invalid: %s", err);
@@ -47,6 +53,11 @@ static void make_report(struct cgfb_buf *out, const char *title, const char *tex
 	cgfb_schema_free(s);
 	json_object_put(o);
 	free(src);
+}
+
+static void make_report(struct cgfb_buf *out, const char *title, const char *text)
+{
+	make_report_facts(out, title, text, NULL);
 }
 
 static void format_report(struct cgfb_buf *report, struct cgfb_buf *mail, const char *title,
@@ -105,6 +116,30 @@ static void round_trip(void **state)
 	expect_extract(m.data, m.len, &r);
 	cgfb_buf_free(&r);
 	cgfb_buf_free(&m);
+}
+
+/* A report about another machine says so above its facts, in the mail's
+ * text as in the report (system.facts); this machine's says nothing. */
+static void another_machine_said(void **state)
+{
+	static const char *const facts[] = { "log", "copy" };
+	static const char *const said[] = { "\n  another machine's, as its log shows it\n",
+					    "\n  another machine's, as a copy of its files shows it\n" };
+	struct cgfb_buf r = { 0 }, m = { 0 };
+
+	format_report(&r, &m, "\"t\"", "\"u\"");
+	assert_null(strstr(m.data, "another machine's"));
+	cgfb_buf_free(&r);
+	cgfb_buf_free(&m);
+	for (int i = 0; i < 2; i++) {
+		make_report_facts(&r, "\"t\"", "\"u\"", facts[i]);
+		assert_int_equal(cgfb_mail_format(r.data, r.len, NULL, &m), 0);
+		if (!strstr(m.data, said[i]))
+			fail_msg("no '%s' in:\n%s", said[i], m.data);
+		expect_extract(m.data, m.len, &r);
+		cgfb_buf_free(&r);
+		cgfb_buf_free(&m);
+	}
 }
 
 /* Mails exported before the header was written on one line fold it right
@@ -400,6 +435,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(another_machine_said),
 		cmocka_unit_test(old_folded_header),
 		cmocka_unit_test(line_limits),
 		cmocka_unit_test(crlf_and_8bit),

@@ -43,8 +43,9 @@ static void config(struct cgfb_config *c, unsigned channels)
 {
 	cgfb_config_defaults(c);
 	c->notify = channels;
+	/* A file login does not show (the test's), as make run's and the
+	 * suite's configurations name: written for any spool. */
 	snprintf(c->motd_path, sizeof(c->motd_path), "%s/motd.d/cgroup-feedback.motd", dir);
-	c->motd_path_set = true;     /* as a configuration file naming it */
 	snprintf(c->admin_group, sizeof(c->admin_group), "root");
 }
 
@@ -286,22 +287,41 @@ static void motd_follows_the_spool(void **state)
 	assert_int_equal(access(c.motd_path, F_OK), -1);
 }
 
-/* The default banner is the system's: a spool elsewhere (this test's, a
- * copy, an experiment) does not write it unless the configuration names a
- * banner, as make run's and the suite's do. */
-static void default_banner_only_for_the_system_spool(void **state)
+/* A banner login shows is the system's: a spool elsewhere (this test's, a
+ * trial, a copy, an experiment) never writes it, whether it is the
+ * default one or the configuration names it (the packaged configuration
+ * names the file a link in /run/motd.d points to); a file login does not
+ * show is written. Login's places are the test's own here. */
+static void system_banner_only_for_the_system_spool(void **state)
 {
 	struct cgfb_config c;
+	char shown[96], run[96], target[128], link[128];
+	const char *paths[] = { shown, NULL };
 
+	snprintf(shown, sizeof(shown), "%s/login.d", dir);
+	snprintf(run, sizeof(run), "%s/run", dir);
+	assert_int_equal(mkdir(shown, 0755), 0);
+	assert_int_equal(mkdir(run, 0755), 0);
+	snprintf(link, sizeof(link), "%s/cgroup-feedback.motd", shown);
+	assert_int_equal(symlink("../run/motd", link), 0);      /* dangles, as tmpfiles makes it */
+	cgfb_notify_set_login_paths(paths);
 	config(&c, CGFB_NOTIFY_MOTD);
-	c.motd_path_set = false;
 	write_report("4f0c9a55-0000-4000-8000-000000000003", "M8");
+	/* In login's directory. */
+	snprintf(c.motd_path, sizeof(c.motd_path), "%s/other.motd", shown);
 	cgfb_notify_new_report(&c, NULL, cat, &sd, "4f0c9a55-0000-4000-8000-000000000003", "M8", false);
 	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
 	assert_int_equal(access(c.motd_path, F_OK), -1);
-	c.motd_path_set = true;
+	/* Named by a link there, by another spelling of its directory. */
+	snprintf(target, sizeof(target), "%s/run/motd", dir);
+	snprintf(c.motd_path, sizeof(c.motd_path), "%s/login.d/../run/motd", dir);
+	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
+	assert_int_equal(access(target, F_OK), -1);
+	/* Elsewhere: written. */
+	config(&c, CGFB_NOTIFY_MOTD);
 	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
 	assert_int_equal(access(c.motd_path, F_OK), 0);
+	cgfb_notify_set_login_paths(NULL);
 }
 
 static void runs_the_command(void **state)
@@ -358,7 +378,7 @@ int main(void)
 		cmocka_unit_test(wall_names_program_and_config),
 		cmocka_unit_test(wall_counts_what_each_terminal_did),
 		cmocka_unit_test(motd_follows_the_spool),
-		cmocka_unit_test(default_banner_only_for_the_system_spool),
+		cmocka_unit_test(system_banner_only_for_the_system_spool),
 		cmocka_unit_test(runs_the_command),
 		cmocka_unit_test(silenced_ids_stay_quiet),
 	};

@@ -39,14 +39,15 @@ static int teardown(void **state)
 /* The parts of a report the rule reads, canonical (sorted keys, no
  * spaces) as the spool wants it. */
 static const char *message;      /* detection.message of what follows; NULL: none */
+static const char *facts;        /* system.facts of what follows; NULL: this machine's */
 
 static void report_bytes(char *buf, size_t sz, const char *cat_id, const char *series,
 			 const char *fields)
 {
 	snprintf(buf, sz, "{\"detection\":{\"catalog_id\":\"%s\",\"fields\":%s%s%s%s},"
-		 "\"system\":{\"kernel\":{\"series\":\"%s\"}}}", cat_id, fields,
+		 "\"system\":{%s%s%s\"kernel\":{\"series\":\"%s\"}}}", cat_id, fields,
 		 message ? ",\"message\":\"" : "", message ? message : "", message ? "\"" : "",
-		 series);
+		 facts ? "\"facts\":\"" : "", facts ? facts : "", facts ? "\"," : "", series);
 }
 
 static void put(const char *id, const char *cat_id, const char *series, const char *fields,
@@ -171,6 +172,28 @@ static void generic_messages_are_told_apart(void **state)
 	assert_string_equal(owner("G1", "6.1", addr), "");
 }
 
+/* A report about another machine (system.facts: its log's, a copy's)
+ * repeats only one with the same facts, never one of this machine, whose
+ * boots it must not count; nor does this machine's repeat one of its
+ * (issue 38). */
+#define PENDING_M3     "77777777-7777-4777-8777-777777777777"
+#define PENDING_LOG_M3 "88888888-8888-4888-8888-888888888888"
+
+static void another_machines_reports_stand_apart(void **state)
+{
+	const char *soft = "{\"knob\":\"memory.soft_limit_in_bytes\"}";
+
+	put(PENDING_M3, "M3", "6.1", soft, CGFB_R_PENDING);
+	facts = "log";
+	assert_string_equal(owner("M3", "6.1", soft), "");
+	put(PENDING_LOG_M3, "M3", "6.1", soft, CGFB_R_PENDING);
+	assert_string_equal(owner("M3", "6.1", soft), PENDING_LOG_M3);
+	facts = "copy";
+	assert_string_equal(owner("M3", "6.1", soft), "");
+	facts = NULL;
+	assert_string_equal(owner("M3", "6.1", soft), PENDING_M3);
+}
+
 static void boots_are_counted_once_each(void **state)
 {
 	struct cgfb_spool_entry e;
@@ -231,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(which_report_a_repeat_belongs_to),
 		cmocka_unit_test(generic_messages_are_told_apart),
+		cmocka_unit_test(another_machines_reports_stand_apart),
 		cmocka_unit_test(boots_are_counted_once_each),
 		cmocka_unit_test(a_damaged_seen_file_counts_as_one_boot),
 		cmocka_unit_test(a_sent_report_with_a_keyed_token),
