@@ -72,6 +72,14 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 		cgfb_log(LOG_ERR, "report %s is %s", id, cgfb_rstate_name(e.state));
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	}
+	/* No default collector: nothing goes to an address nobody runs. */
+	if (!c.config.endpoint[0]) {
+		cgfb_log(LOG_ERR, "no collector is configured (endpoint in the configuration, or "
+			 "--endpoint URL), so submit has nowhere to send report %s; what reaches the "
+			 "kernel maintainers is the e-mail: %s", id,
+			 cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", id));
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	}
 	if (cgfb_endpoint_check(c.config.endpoint, err, sizeof(err)) < 0) {
 		cgfb_log(LOG_ERR, "%s", err);
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
@@ -92,8 +100,8 @@ static bool mailed(const struct cgfb_spool_entry *e)
 	       strncmp(e->endpoint, "mailto:", 7) == 0 && e->deletion_token[0];
 }
 
-/* No collector to reach (none that answers: the built-in endpoint is a
- * collector on this machine): the withdrawal goes the way the report went, as
+/* No collector to reach (none configured, or none that answers): the
+ * withdrawal goes the way the report went, as
  * an e-mail to the same address, which the collector's import reads
  * (server-stub/ingest/import.c). Written to --output or
  * ./cgroup-feedback-withdraw-ID.eml for the administrator to send. */

@@ -34,10 +34,4 @@ struct cgfb_review_ctx {
 /* Returns an outcome, or a negative errno after reporting the error. */
 int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e);
 
-/* What the consent text says of publication, as docs/PRIVACY.md does. */
-#define CGFB_REVIEW_PUBLIC \
-	"The use case and the answers will be PUBLISHED: the collector's digest quotes\n" \
-	"them on the public linux-mm mailing list. The rest of the report is read by the\n" \
-	"kernel maintainers and only counted in the collector's public summary."
-
 #endif

@@ -82,6 +82,7 @@ cfb export --state-dir "$ST" -o "$T_TMP/link.eml" "$id2" > /dev/null 2>&1
 check "export -o onto a symbolic link: refused" [ $? -ne 0 ]
 check "export - writes to standard output" sh -c "'$CGFB' --config '$CONF' export --state-dir '$ST' -o - '$id2' | grep -q '^Message-ID: '"
 
+
 # sendmail -t -oi
 cat > "$T_TMP/sendmail" <<EOS
 #!/bin/sh
@@ -97,6 +98,39 @@ cfb export --state-dir "$ST" --send "$id" > /dev/null
 check "--send through sendmail -f (mail-from's address, not login@host) -t -oi" \
 	grep -qx -- '-f ops@example.org -t -oi' "$T_TMP/sendmail.args"
 check "sendmail got the message with our From:" grep -q '^From: Ops Team <ops@example.org>' "$T_TMP/sendmail.msg"
+
+# No collector here (no endpoint), a sender and a sendmail configured:
+# review says a yes hands the e-mail to that mail system, and offers it.
+TAB=$(printf '\t')
+state_of() { sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' "$ST/reports/$1.state" 2>/dev/null | head -1; }
+rm -f "$T_TMP/sendmail.msg"
+id=$(new_report M8 m9)
+$PY tests/client/drive_review.py "$T_TMP/review-mta.log" -- "$CGFB" --config "$CONF" \
+	review --state-dir "$ST" "$id" <<EOS
+Which software creates${TAB}libvirt
+Why must these sibling${TAB}
+Would the reorganisation${TAB}
+Describe your use case${TAB}One KVM guest per memory cgroup.
+per memory cgroup\\.${TAB}
+\\[e\\]-mail it to linux-mm@kvack.org${TAB}e
+\\[s\\]end this e-mail for linux-mm@kvack.org through the local mail system${TAB}s
+EOS
+check "review, no collector, a mail system configured: exit 0, handed to it, consented for mail" \
+	sh -c '[ "$1" -eq 0 ] && tr -d "\r" < "$3" | grep -q "^Handed to the local mail system ($2) for linux-mm@kvack.org\.$" &&
+		[ -s "$4" ] && [ "$5" = consented ]' _ $? "$T_TMP/sendmail" "$T_TMP/review-mta.log" \
+	"$T_TMP/sendmail.msg" "$(state_of "$id")"
+check "... it said so before the first question: a yes hands it to that mail system, from mail-from" \
+	$PY - "$T_TMP/review-mta.log" "$T_TMP/sendmail" <<'EOP'
+import sys
+log = " ".join(open(sys.argv[1], encoding="utf-8").read().split())
+said = ("Where a yes at the end goes: No collector is configured (endpoint), so a yes makes the "
+        "report an e-mail for linux-mm@kvack.org from Ops Team <ops@example.org> and hands it to "
+        "the local mail system (%s), or writes it to a file for you to send." % sys.argv[2])
+assert 0 <= log.find(said) < log.find("Which software creates"), log[:1500]
+assert "Send this report to" not in log and "http://" not in log
+EOP
+check "... what it showed and said before the yes is the e-mail sendmail got" \
+	$PY tests/client/mail_shown.py "$T_TMP/review-mta.log" "$T_TMP/sendmail.msg"
 
 # SMTP with STARTTLS
 mkdir -p "$T_TMP/pki"
