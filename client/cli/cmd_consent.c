@@ -261,6 +261,8 @@ static int consent_with(struct report_cmd *c, struct cgfb_spool_entry *e,
 				&bytes, token, err, sizeof(err));
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
+	if (rc == 0 && c->confirm)
+		rc = c->confirm(c, e, &bytes);
 	if (rc == 0) {
 		rc = cgfb_consent_record(&c->spool, e, &bytes, endpoint, token);
 		if (rc < 0)

@@ -766,6 +766,15 @@ static int offer(const struct cgfb_review_ctx *rc, const struct cgfb_buf *bytes,
 	return ask_choice(rc, question, valid, 'n');
 }
 
+bool cgfb_review_confirm_mail(FILE *in, FILE *out, const struct cgfb_config *conf,
+			      const struct cgfb_buf *bytes, const struct cgfb_buf *mail,
+			      const char *to, const char *question)
+{
+	const struct cgfb_review_ctx rc = { .config = conf, .in = in, .out = out };
+
+	return offer(&rc, bytes, mail, to, conf->mail_from, question, "yn") == 'y';
+}
+
 /* Ask for the From: line when the configuration has none. */
 static void ask_from(const struct cgfb_review_ctx *rc, struct cgfb_config *conf)
 {

@@ -4,6 +4,7 @@
 #ifndef CGFB_REVIEW_H
 #define CGFB_REVIEW_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cgfb/catalog.h"
@@ -33,5 +34,12 @@ struct cgfb_review_ctx {
 
 /* Returns an outcome, or a negative errno after reporting the error. */
 int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e);
+
+/* The e-mail's preview and its [y/N] as review asks them, for export on a
+ * terminal: the bytes, the e-mail around them, what the mail channel
+ * publishes (consent/destination.h), then question. True for a yes. */
+bool cgfb_review_confirm_mail(FILE *in, FILE *out, const struct cgfb_config *conf,
+			      const struct cgfb_buf *bytes, const struct cgfb_buf *mail,
+			      const char *to, const char *question);
 
 #endif

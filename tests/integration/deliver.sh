@@ -351,7 +351,7 @@ check "consent = auto without a collector: the configuration is refused, nothing
 
 # --- export for machines without network -------------------------------------------
 id=$(new_report M8 13)
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" > "$T_TMP/export.out"
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" > "$T_TMP/export.out"
 check "export writes an e-mail" grep -q '^To: linux-mm@kvack.org' "$T_TMP/r.eml"
 check "export: the size and SHA-256 it prints are the e-mail's header and the spool's" $PY -c "
 import email, email.policy, hashlib, json, re

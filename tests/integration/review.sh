@@ -315,9 +315,9 @@ assert r['report_id'] == '$id' and r['use_case'] == {
 # options, it carries the same use case, answers and deletion token.
 id=$(new_report M3 r12)
 printf 'The database reserves its memory this way.\n' > "$T_TMP/uc-db"
-"$CGFB" --config "$CONF" export --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
+"$CGFB" --config "$CONF" export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
 	--answer purpose=reservation -o "$T_TMP/r12.eml" "$id" > "$T_TMP/r12.out" 2>&1
-check "export without a prior yes says it records consent for the mail channel" \
+check "export --yes of a report not consented to before says it records consent for the mail channel" \
 	grep -q "$id: consent recorded for the mail channel (mailto:linux-mm@kvack.org)" "$T_TMP/r12.out"
 "$CGFB" --config "$CONF" submit --state-dir "$ST" --yes "$id" > /dev/null 2>&1
 check "export then submit: the same report, use case, answers and deletion token" $PY - "$T_TMP/r12.eml" "$T_TMP/last-body" <<'EOP'
@@ -335,8 +335,8 @@ EOP
 # Exported once without a use case, exported again with one: the second
 # e-mail carries it.
 id=$(new_report M3 r13)
-"$CGFB" --config "$CONF" export --state-dir "$ST" -o "$T_TMP/r13a.eml" "$id" > /dev/null 2>&1
-"$CGFB" --config "$CONF" export --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
+"$CGFB" --config "$CONF" export --yes --state-dir "$ST" -o "$T_TMP/r13a.eml" "$id" > /dev/null 2>&1
+"$CGFB" --config "$CONF" export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
 	--answer purpose=reservation -o "$T_TMP/r13b.eml" "$id" > /dev/null 2>&1
 check "a second export with a use case carries it" $PY - "$T_TMP/r13b.eml" <<'EOP'
 import email, email.policy, sys

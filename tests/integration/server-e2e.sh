@@ -104,7 +104,7 @@ expect_eq "a late copy of the withdrawn report is refused: 410" "$(post "$T_TMP/
 
 # --- export + import: the offline path ------------------------------------------------
 id2=$(new_report M3 102)
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id2" > /dev/null 2>&1
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id2" > /dev/null 2>&1
 expect_eq "cgroup-feedback export exits 0" "$?" 0
 out=$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/r.eml" 2>&1)
 expect_eq "the exported e-mail imports into the live collector" "$(echo "$out" | tail -n 1)" \
@@ -125,7 +125,7 @@ check "...and the client says so" grep -q "sent by e-mail; the copy imported int
 # With no collector that answers the withdrawal is an e-mail too, which the
 # maintainers' import carries out; a forged one (another token) is refused.
 id5=$(new_report M3 105)
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r5.eml" "$id5" > /dev/null 2>&1
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r5.eml" "$id5" > /dev/null 2>&1
 "$SERVER" --database "$(store_db "$DB")" import "$T_TMP/r5.eml" > /dev/null 2>&1
 expect_eq "another exported report imported" "$(admin "/api/v1/reports/$id5")" 200
 cfb withdraw --state-dir "$ST" --endpoint http://127.0.0.1:1/api/v1/reports \
@@ -143,7 +143,7 @@ expect_eq "...the report is gone" "$(admin "/api/v1/reports/$id5")" 404
 # The submit starts from the export's draft: the same use case and answers;
 # importing the e-mail later finds the report stored, not a conflict.
 id4=$(new_report M8 104)
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --answer software=libvirt \
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" --answer software=libvirt \
 	--output "$T_TMP/r4.eml" "$id4" > /dev/null 2>&1
 expect_eq "export of a new report exits 0" "$?" 0
 cfb submit --state-dir "$ST" --endpoint "$EP" --yes "$id4" > "$T_TMP/out" 2>&1
@@ -208,7 +208,7 @@ check "...and the client printed no token" sh -c '[ ${#1} = 64 ] && ! grep -rqF 
 echo "[    1.000000] soft_limit_in_bytes is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality." > "$T_TMP/m3.log"
 cfb scan --report --state-dir "$SB" --mountinfo /dev/null "$T_TMP/m3.log" > "$T_TMP/out" 2>&1
 idm=$(sed -n 's/^M3: report \([0-9a-f-]*\) written.*/\1/p' "$T_TMP/out")
-cfb export --state-dir "$SB" --use-case-file "$T_TMP/uc" --output "$T_TMP/rb.eml" "$idm" > /dev/null 2>&1
+cfb export --yes --state-dir "$SB" --use-case-file "$T_TMP/uc" --output "$T_TMP/rb.eml" "$idm" > /dev/null 2>&1
 python3 "$GEN" --dir "$T_TMP/squat" --count 1 --seed 90 --id "$idm"
 expect_eq "a squatter's copy under the mailed report's id, sent first: 201" \
 	"$(post "$T_TMP/squat/0.json")" 201
