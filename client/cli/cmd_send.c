@@ -354,7 +354,7 @@ static int export_confirm(struct report_cmd *c, const struct cgfb_spool_entry *e
 	yes = cgfb_review_confirm_mail(stdin, stdout, &c->config, bytes, &mail, a->to, question);
 	cgfb_buf_free(&mail);
 	if (!yes)
-		printf("%s: nothing was written or sent, and the report is as it was.\n", e->id);
+		printf("%s: no e-mail was written or sent, and no consent recorded.\n", e->id);
 	return yes ? 0 : 1;
 }
 

@@ -300,10 +300,15 @@ static void say_who_reads(const struct cgfb_review_ctx *rc, const char *to)
 	struct cgfb_buf s = { 0 }, b = { 0 };
 	int r;
 
-	if (cgfb_destination(rc->config) == CGFB_DEST_COLLECTOR)
+	const enum cgfb_dest d = cgfb_destination(rc->config);
+
+	if (d == CGFB_DEST_COLLECTOR)
 		r = cgfb_buf_adds(&s, "What you write here will be PUBLISHED: the collector's "
 				  "digest, written for the public linux-mm mailing list, quotes it "
 				  "word for word.");
+	else if (d == CGFB_DEST_NONE)
+		r = cgfb_buf_printf(&s, "Nothing is sent from here (consent = never); what you "
+				    "write goes only into an e-mail you choose to write, for %s.", to);
 	else if (cgfb_mail_public(to, false))
 		r = cgfb_buf_printf(&s, "What you write here will be PUBLISHED: the e-mail goes "
 				    "to a public list that is archived for anyone to read (%s).", to);
@@ -712,6 +717,8 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 static void show_mail(FILE *out, const struct cgfb_buf *mail, size_t report_len)
 {
 	const char *begin = mail->data ? strstr(mail->data, "\n" CGFB_MAIL_BEGIN "\n") : NULL;
+	const char *qp = mail->data ? strstr(mail->data, "\nContent-Transfer-Encoding: "
+					     "quoted-printable\n") : NULL;
 	const char *p = mail->data;
 
 	if (!begin)
@@ -723,11 +730,10 @@ static void show_mail(FILE *out, const struct cgfb_buf *mail, size_t report_len)
 		fprintf(out, "  %.*s\n", (int)(nl - p), p);
 		p = nl + 1;
 	}
+	/* A use case that is not ASCII makes the body quoted-printable. */
 	fprintf(out, "  " CGFB_MAIL_BEGIN "\n  [the %zu bytes shown above, wrapped at %d columns%s]\n"
 		"  " CGFB_MAIL_END "\n\n", report_len, CGFB_MAIL_WIDTH,
-		strstr(mail->data, "\nContent-Transfer-Encoding: quoted-printable\n") < begin &&
-		strstr(mail->data, "\nContent-Transfer-Encoding: quoted-printable\n") ?
-		", quoted-printable" : "");
+		qp && qp < begin ? ", quoted-printable" : "");
 }
 
 static bool has_use_case(const struct cgfb_buf *bytes)

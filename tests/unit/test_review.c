@@ -473,6 +473,11 @@ static void consent_never_asks_no_send(void **state)
 	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
 	assert_non_null(strstr(out, "Sending is off (consent = never"));
 	assert_null(strstr(out, "Send this report to"));
+	/* Where a yes goes, and where the use case would: said as it is. */
+	assert_non_null(strstr(out, "Where a yes at the end goes: Nothing is sent (consent = never "
+				    "in the"));
+	assert_non_null(strstr(out, "Nothing is sent from here (consent = never); what you write"));
+	assert_null(strstr(out, "PUBLISHED"));
 	free(in);
 	free(out);
 }
