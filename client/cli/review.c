@@ -297,10 +297,9 @@ static void show_kept_text(FILE *out, const char *text)
  * before its yes (offer). */
 static void say_who_reads(const struct cgfb_review_ctx *rc, const char *to)
 {
+	const enum cgfb_dest d = cgfb_destination(rc->config);
 	struct cgfb_buf s = { 0 }, b = { 0 };
 	int r;
-
-	const enum cgfb_dest d = cgfb_destination(rc->config);
 
 	if (d == CGFB_DEST_COLLECTOR)
 		r = cgfb_buf_adds(&s, "What you write here will be PUBLISHED: the collector's "

@@ -1,6 +1,9 @@
 /* The interactive review of one report in a terminal: what was detected and
- * what it means, the entry's questions, the use case, a check for secrets,
- * the exact bytes through a pager, and "Send this report to ...? [y/N]". */
+ * what it means, where a yes goes, the entry's questions, the use case, a
+ * check for secrets, then for the collector of the configuration the exact
+ * bytes through a pager and "Send this report to ...? [y/N]", or, without
+ * one, the e-mail for the list: its bytes, the whole e-mail, and what each
+ * channel publishes said before its yes (consent/destination.h). */
 #ifndef CGFB_REVIEW_H
 #define CGFB_REVIEW_H
 
