@@ -261,6 +261,8 @@ static int consent_with(struct report_cmd *c, struct cgfb_spool_entry *e,
 				&bytes, token, err, sizeof(err));
 	if (rc < 0)
 		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
+	if (rc == 0 && c->confirm)
+		rc = c->confirm(c, e, &bytes);
 	if (rc == 0) {
 		rc = cgfb_consent_record(&c->spool, e, &bytes, endpoint, token);
 		if (rc < 0)
@@ -433,12 +435,20 @@ static int no_terminal(struct report_cmd *c, int argc, char **argv, const char *
 			if (v[i].state == CGFB_R_PENDING)
 				id = v[i].id;
 	}
-	if (id)
+	/* Without a collector the way out is the e-mail (no default endpoint). */
+	if (id && c->config.endpoint[0])
 		cgfb_log(LOG_ERR, "review asks questions on a terminal; without one, read the report "
 			 "with '%s', then send it as it is with '%s' (--use-case-file FILE and "
 			 "--answer KEY=VALUE add your use case and answers)",
 			 cgfb_hint(show, sizeof(show), c->state_dir, "show %s", id),
 			 cgfb_hint(submit, sizeof(submit), c->state_dir, "submit %s --yes", id));
+	else if (id)
+		cgfb_log(LOG_ERR, "review asks questions on a terminal; without one, read the report "
+			 "with '%s', then write it as it is as the e-mail for the kernel's list with "
+			 "'%s' (--use-case-file FILE and --answer KEY=VALUE add your use case and "
+			 "answers; the list publishes all of it)",
+			 cgfb_hint(show, sizeof(show), c->state_dir, "show %s", id),
+			 cgfb_hint(submit, sizeof(submit), c->state_dir, "export %s --yes", id));
 	else
 		cgfb_log(LOG_ERR, "review asks questions on a terminal; nothing is waiting for "
 			 "review anyway");

@@ -12,7 +12,9 @@
 #include "cli/commands.h"
 #include "cli/report_cmd.h"
 #include "cli/reveal.h"
+#include "consent/destination.h"
 #include "consent/notify.h"
+#include "cgfb/wrap.h"
 #include "detect/output.h"
 
 static void fmt_time(long long t, char *buf, size_t sz)
@@ -215,9 +217,17 @@ static void status_text(const struct report_cmd *c, const struct cgfb_spool_entr
 {
 	char nb[400], hint[CGFB_HINT_MAX], seen[200], ids[1024], *save = NULL;
 
-	printf("endpoint: %s\nconsent: %s\nreports: %zu (pending %u, consented %u, sent %u, "
+	struct cgfb_buf where = { 0 }, wrapped = { 0 };
+
+	/* Where a yes goes, before anyone gives one (consent/destination.h). */
+	if (cgfb_buf_adds(&where, "where a yes goes: ") == 0 &&
+	    cgfb_destination_say(&where, &c->config, NULL) == 0)
+		cgfb_wrap(&wrapped, "", where.data, 76);
+	printf("endpoint: %s\nconsent: %s\n%sreports: %zu (pending %u, consented %u, sent %u, "
 	       "declined %u, withdrawn %u)\ndue for sending now: %u\nfailing to send: %u\n",
-	       c->config.endpoint, consent_modes[c->config.consent], n, s->count[CGFB_R_PENDING],
+	       c->config.endpoint[0] ? c->config.endpoint : "none (no collector is configured)",
+	       consent_modes[c->config.consent], wrapped.data ? wrapped.data : "", n,
+	       s->count[CGFB_R_PENDING],
 	       s->count[CGFB_R_CONSENTED], s->count[CGFB_R_SENT], s->count[CGFB_R_DECLINED],
 	       s->count[CGFB_R_WITHDRAWN], s->due, s->failing);
 	for (size_t i = 0; i < n; i++) {
@@ -233,11 +243,17 @@ static void status_text(const struct report_cmd *c, const struct cgfb_spool_entr
 		else if (v[i].seen.boots > 1)
 			printf("  %s %s: %s; seen again since (%s), no new report\n",
 			       v[i].catalog_id, v[i].id, cgfb_rstate_name(v[i].state), seen);
-		if (moved_away(c, &v[i]))
+		if (moved_away(c, &v[i]) && !c->config.endpoint[0])
+			printf("    consented for %s; no collector is configured now, and flush still "
+			       "sends it there; to stop it: %s\n", v[i].endpoint,
+			       cgfb_hint(hint, sizeof(hint), c->state_dir, "withdraw %s", v[i].id));
+		else if (moved_away(c, &v[i]))
 			printf("    consented for %s, which is not the endpoint configured now; "
 			       "to send it there instead: %s\n", v[i].endpoint,
 			       cgfb_hint(hint, sizeof(hint), c->state_dir, "submit %s --yes", v[i].id));
 	}
+	cgfb_buf_free(&where);
+	cgfb_buf_free(&wrapped);
 	/* Review's "never": what nobody is told of any more, and the undo. */
 	snprintf(ids, sizeof(ids), "%s", silenced);
 	for (char *t = strtok_r(ids, " ", &save); t; t = strtok_r(NULL, " ", &save))
@@ -299,6 +315,28 @@ static json_object *counts_json(const struct status_sum *s, size_t n)
 	return o;
 }
 
+/* Where a yes goes (docs/STATUS.md): the channel, the collector or the
+ * e-mail's recipients and way, and the sentence the text form prints. */
+static json_object *destination_json(const struct cgfb_config *conf)
+{
+	const enum cgfb_dest d = cgfb_destination(conf);
+	const bool mail = d != CGFB_DEST_COLLECTOR;
+	json_object *o = json_object_new_object();
+	struct cgfb_buf says = { 0 };
+
+	json_object_object_add(o, "channel", json_object_new_string(
+		d == CGFB_DEST_COLLECTOR ? "collector" : d == CGFB_DEST_MAIL ? "mail" : "none"));
+	json_object_object_add(o, "endpoint", mail ? NULL : json_object_new_string(conf->endpoint));
+	json_object_object_add(o, "mail_to", mail && conf->mail_to[0] ?
+			       json_object_new_string(conf->mail_to) : NULL);
+	json_object_object_add(o, "mail_by", mail ? json_object_new_string(
+		cgfb_mail_way_name(cgfb_mail_way(conf))) : NULL);
+	cgfb_destination_say(&says, conf, NULL);
+	json_object_object_add(o, "says", json_object_new_string(says.data ? says.data : ""));
+	cgfb_buf_free(&says);
+	return o;
+}
+
 /* status --json: one document (docs/STATUS.md, docs/status.schema.json). */
 static int status_json(const struct report_cmd *c, const struct cgfb_spool_entry *v, size_t n,
 		       const struct status_sum *s, const char *silenced)
@@ -325,6 +363,7 @@ static int status_json(const struct report_cmd *c, const struct cgfb_spool_entry
 	json_object_object_add(o, "endpoint", json_object_new_string(c->config.endpoint));
 	json_object_object_add(o, "consent",
 			       json_object_new_string(consent_modes[c->config.consent]));
+	json_object_object_add(o, "destination", destination_json(&c->config));
 	json_object_object_add(o, "now", json_object_new_int64(s->now));
 	json_object_object_add(o, "counts", counts_json(s, n));
 	json_object_object_add(o, "pending", pending);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/hint.h"
 #include "cgfb/log.h"
@@ -15,6 +16,8 @@
 #include "cgfb/sha256.h"
 #include "cli/commands.h"
 #include "cli/report_cmd.h"
+#include "cli/review.h"
+#include "base/urlshow.h"
 #include "consent/consent.h"
 #include "consent/notify.h"
 #include "deliver/deliver.h"
@@ -72,6 +75,14 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 		cgfb_log(LOG_ERR, "report %s is %s", id, cgfb_rstate_name(e.state));
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	}
+	/* No default collector: nothing goes to an address nobody runs. */
+	if (!c.config.endpoint[0]) {
+		cgfb_log(LOG_ERR, "no collector is configured (endpoint in the configuration, or "
+			 "--endpoint URL), so submit has nowhere to send report %s; what reaches the "
+			 "kernel maintainers is the e-mail: %s", id,
+			 cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", id));
+		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
+	}
 	if (cgfb_endpoint_check(c.config.endpoint, err, sizeof(err)) < 0) {
 		cgfb_log(LOG_ERR, "%s", err);
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
@@ -92,8 +103,8 @@ static bool mailed(const struct cgfb_spool_entry *e)
 	       strncmp(e->endpoint, "mailto:", 7) == 0 && e->deletion_token[0];
 }
 
-/* No collector to reach (none that answers: the built-in endpoint is a
- * collector on this machine): the withdrawal goes the way the report went, as
+/* No collector to reach (none configured, or none that answers): the
+ * withdrawal goes the way the report went, as
  * an e-mail to the same address, which the collector's import reads
  * (server-stub/ingest/import.c). Written to --output or
  * ./cgroup-feedback-withdraw-ID.eml for the administrator to send. */
@@ -269,7 +280,7 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
  * carries them; a report consented to for the collector, or sent, goes out
  * with what was approved then — the same story, keyed for the mail channel
  * (mail_copy) — and options that would change it are named as unused
- * rather than dropped without a word. */
+ * rather than dropped without a word. 1: not confirmed (export_confirm). */
 static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, const char *endpoint)
 {
 	const bool mailed = e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0;
@@ -296,6 +307,55 @@ static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, cons
 			"%s: consent recorded for the mail channel (%s); flush will not send it "
 			"over the network\n", e->id, endpoint);
 	return rc;
+}
+
+/* What export's yes is asked about: the e-mail for to, going where. */
+struct export_ask {
+	const char *to;
+	const char *path;      /* the file, or the mbox */
+};
+
+/* The e-mail of a report is published whole on the list, for good: export
+ * writes or sends it only after a yes, given as review asks it (the bytes,
+ * the e-mail, what the list publishes: cli/review.h) on a terminal, or as
+ * --yes. 0: yes; 1: no (said); -EPERM: nobody to ask. */
+static int export_confirm(struct report_cmd *c, const struct cgfb_spool_entry *e,
+			  const struct cgfb_buf *bytes)
+{
+	const struct export_ask *a = c->confirm_arg;
+	const bool send = c->send, file = !c->send || c->output || c->mbox;
+	struct cgfb_buf mail = { 0 };
+	char question[PATH_MAX + 1400], way[CGFB_CONFIG_STR_MAX + 40], shown[CGFB_CONFIG_STR_MAX];
+	bool yes;
+	int rc;
+
+	if (c->yes)
+		return 0;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cgfb_log(LOG_ERR, "report %s: export makes the e-mail for %s, which publishes all of "
+			 "it for good; it asks first on a terminal, or takes --yes", e->id, a->to);
+		return -EPERM;
+	}
+	rc = cgfb_mailout_format(&c->config, bytes, &mail);
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "report %s: making the e-mail: %s", e->id, strerror(-rc));
+		return rc;
+	}
+	if (c->config.smtp_url[0])
+		snprintf(way, sizeof(way), "the mail server %s",
+			 cgfb_url_shown(shown, sizeof(shown), c->config.smtp_url));
+	else
+		snprintf(way, sizeof(way), "%s", c->config.sendmail);
+	snprintf(question, sizeof(question), "%s this e-mail for %s %s%s%s%s? [y/N] ",
+		 file ? (c->mbox ? "Append" : "Write") : "Send", a->to,
+		 file ? (c->mbox ? "to the mbox " : "to ") : "through ",
+		 file ? (strcmp(a->path, "-") == 0 ? "standard output" : a->path) : way,
+		 file && send ? " and send it through " : "", file && send ? way : "");
+	yes = cgfb_review_confirm_mail(stdin, stdout, &c->config, bytes, &mail, a->to, question);
+	cgfb_buf_free(&mail);
+	if (!yes)
+		printf("%s: no e-mail was written or sent, and no consent recorded.\n", e->id);
+	return yes ? 0 : 1;
 }
 
 /* A report consented to for a collector, or sent there, goes by mail as
@@ -336,21 +396,23 @@ static int refuse_existing(const struct report_cmd *c, const char *path)
 int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
-		"Usage: cgroup-feedback export ID [--email] [-o FILE [--force] | --mbox FILE] [--send]\n"
-		"                              [--use-case-file FILE] [--answer KEY=VALUE]...\n"
+		"Usage: cgroup-feedback export ID [--yes] [--email] [-o FILE [--force] | --mbox FILE]\n"
+		"                              [--send] [--use-case-file FILE] [--answer KEY=VALUE]...\n"
 		"                              [--redact] [--state-dir DIR] [--config FILE]\n"
 		"Write the report as an e-mail ready for linux-mm (for machines without network):\n"
 		"to FILE (- for standard output; default ./cgroup-feedback-ID.eml; a new file, 0600,\n"
 		"unless --force replaces one), appended to an mbox, or sent through smtp-url\n"
-		"(STARTTLS) or sendmail.\n";
+		"(STARTTLS) or sendmail. The list publishes the whole e-mail for good: on a\n"
+		"terminal export shows it and asks first; elsewhere it needs --yes.\n";
 	struct cgfb_spool_entry e;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
 	char to[600], endpoint[620], path[PATH_MAX], err[512], sha[65];
+	struct export_ask ask = { .to = to, .path = path };
 	const char *id;
 	struct report_cmd c;
 	int rc;
 
-	SETUP("state-dir output use-case-file answer redact email mbox send force", usage);
+	SETUP("state-dir output use-case-file answer redact email mbox send force yes", usage);
 	id = report_cmd_one_id(&c, argc, argv, usage);
 	if (!id || report_cmd_load_entry(&c, id, &e, &bytes) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
@@ -362,13 +424,24 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 		snprintf(path, sizeof(path), "%s", c.output);
 	else
 		snprintf(path, sizeof(path), "cgroup-feedback-%s.eml", id);
+	c.confirm = export_confirm;
+	c.confirm_arg = &ask;
 	rc = refuse_existing(&c, path);
 	if (rc == 0)
 		rc = export_consent(&c, &e, endpoint);
 	if (rc == 0)
 		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
-	if (rc == 0 && e.state != CGFB_R_PENDING && strncmp(e.endpoint, "mailto:", 7) != 0)
+	/* Consented for this very e-mail (by the consent just recorded, or by
+	 * an export before with nothing added): its bytes, not asked again.
+	 * Consented for a collector, or sent there, or mailed to recipients
+	 * that are not these: asked here, for the bytes that go. */
+	if (rc == 0 && e.state != CGFB_R_PENDING && strncmp(e.endpoint, "mailto:", 7) != 0) {
 		rc = mail_copy(&c, &e, endpoint, &bytes);
+		if (rc == 0)
+			rc = export_confirm(&c, &e, &bytes);
+	} else if (rc == 0 && strcmp(e.endpoint, endpoint) != 0) {
+		rc = export_confirm(&c, &e, &bytes);
+	}
 	if (rc == 0)
 		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
 	if (rc == 0 && c.send) {
@@ -396,5 +469,6 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 	cgfb_buf_free(&bytes);
 	cgfb_buf_free(&mail);
 	cgfb_notify_refresh_motd(&c.config, &c.sd);
+	/* No to the question (1): nothing done, as the person said. */
 	return report_cmd_finish(&c, rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK);
 }

@@ -42,6 +42,12 @@ struct report_cmd {
 	bool reveal;
 	size_t n_answers;
 	const char *answers[ANSWERS_MAX];
+	/* Asked between making a consent's bytes and recording them (export
+	 * asks for its yes there): 0 records, 1 (not confirmed, said) or a
+	 * negative errno records nothing. NULL: recorded at once. */
+	int (*confirm)(struct report_cmd *c, const struct cgfb_spool_entry *e,
+		       const struct cgfb_buf *bytes);
+	void *confirm_arg;
 };
 
 /* Parse the options a command allows (space-separated long names), then
@@ -70,8 +76,9 @@ int report_cmd_load_entry(struct report_cmd *c, const char *id, struct cgfb_spoo
 
 /* Consent given without a terminal (submit --yes, export): from the
  * report's draft with what --use-case-file and --answer add, each text
- * checked for secrets and control characters; recorded for endpoint.
- * 0 or -errno (reported). cmd_consent.c. */
+ * checked for secrets and control characters; recorded for endpoint once
+ * c->confirm, if set, says so. 0, 1 (not confirmed) or -errno (reported).
+ * cmd_consent.c. */
 int report_cmd_unattended_consent(struct report_cmd *c, struct cgfb_spool_entry *e,
 				  const char *endpoint);
 /* flush with consent = auto: the configured use-case-file alone, every

@@ -15,8 +15,12 @@
 
 #include "cgfb/sha256.h"
 #include "cgfb/buf.h"
+#include "cgfb/jsonget.h"
+#include "cgfb/mail.h"
+#include "cgfb/wrap.h"
 #include "cgfb/utf8.h"
 #include "consent/consent.h"
+#include "consent/destination.h"
 #include "consent/draft.h"
 #include "deliver/mailout.h"
 #include "consent/notify.h"
@@ -224,6 +228,19 @@ static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_e
 	fputs("\n", out);
 }
 
+/* Where a yes at the end goes, before anything is asked: a collector, or
+ * the e-mail for to (consent/destination.h). */
+static void say_where(const struct cgfb_review_ctx *rc, const char *to)
+{
+	struct cgfb_buf s = { 0 }, b = { 0 };
+
+	if (cgfb_buf_adds(&s, "Where a yes at the end goes: ") == 0 &&
+	    cgfb_destination_say(&s, rc->config, to) == 0 && cgfb_wrap(&b, "", s.data, 76) == 0)
+		fprintf(rc->out, "%s\n", b.data);
+	cgfb_buf_free(&s);
+	cgfb_buf_free(&b);
+}
+
 static char *edit_in_editor(const struct cgfb_review_ctx *rc, const char *initial)
 {
 	char path[] = "/tmp/cgroup-feedback-usecase.XXXXXX";
@@ -274,18 +291,46 @@ static void show_kept_text(FILE *out, const char *text)
 	      "to remove it.\n", out);
 }
 
+/* Who reads the use case, said where it is typed: the collector's digest
+ * quotes it for the public list; an e-mail carries it, with the whole
+ * report, to its recipients. The full account of each channel comes
+ * before its yes (offer). */
+static void say_who_reads(const struct cgfb_review_ctx *rc, const char *to)
+{
+	const enum cgfb_dest d = cgfb_destination(rc->config);
+	struct cgfb_buf s = { 0 }, b = { 0 };
+	int r;
+
+	if (d == CGFB_DEST_COLLECTOR)
+		r = cgfb_buf_adds(&s, "What you write here will be PUBLISHED: the collector's "
+				  "digest, written for the public linux-mm mailing list, quotes it "
+				  "word for word.");
+	else if (d == CGFB_DEST_NONE)
+		r = cgfb_buf_printf(&s, "Nothing is sent from here (consent = never); what you "
+				    "write goes only into an e-mail you choose to write, for %s.", to);
+	else if (cgfb_mail_public(to, false))
+		r = cgfb_buf_printf(&s, "What you write here will be PUBLISHED: the e-mail goes "
+				    "to a public list that is archived for anyone to read (%s).", to);
+	else
+		r = cgfb_buf_printf(&s, "What you write here goes, in the e-mail, to %s.", to);
+	if (r == 0 && cgfb_wrap(&b, "", s.data, 76) == 0)
+		fputs(b.data, rc->out);
+	cgfb_buf_free(&s);
+	cgfb_buf_free(&b);
+}
+
 /* Lines up to an empty one; "!e" alone hands over to $EDITOR. Into
  * d->text; a use case kept from before stays unless replaced. */
-static void read_use_case(const struct cgfb_review_ctx *rc, struct cgfb_draft *d)
+static void read_use_case(const struct cgfb_review_ctx *rc, struct cgfb_draft *d, const char *to)
 {
 	const bool kept = d->text && d->text[0];
 	struct cgfb_buf b = { 0 };
 	bool typed = false;
 	char *line;
 
-	fputs("Describe your use case: what the setup is for and why it is needed.\n"
-	      CGFB_REVIEW_PUBLIC "\n"
-	      "End with an empty line (or type !e alone to use $EDITOR):\n", rc->out);
+	fputs("Describe your use case: what the setup is for and why it is needed.\n", rc->out);
+	say_who_reads(rc, to);
+	fputs("End with an empty line (or type !e alone to use $EDITOR):\n", rc->out);
 	if (kept)
 		show_kept_text(rc->out, d->text);
 	fflush(rc->out);
@@ -665,40 +710,74 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	return CGFB_REVIEW_SEND_FAILED;
 }
 
+/* The e-mail exactly as it will be written, up to the report's own block,
+ * whose bytes were shown just before with their size and hash: who it
+ * goes to, from whom, and every line the list reads. */
+static void show_mail(FILE *out, const struct cgfb_buf *mail, size_t report_len)
+{
+	const char *begin = mail->data ? strstr(mail->data, "\n" CGFB_MAIL_BEGIN "\n") : NULL;
+	const char *qp = mail->data ? strstr(mail->data, "\nContent-Transfer-Encoding: "
+					     "quoted-printable\n") : NULL;
+	const char *p = mail->data;
+
+	if (!begin)
+		return;
+	fputs("The e-mail, exactly as it will be written:\n\n", out);
+	while (p <= begin) {
+		const char *nl = strchr(p, '\n');
+
+		fprintf(out, "  %.*s\n", (int)(nl - p), p);
+		p = nl + 1;
+	}
+	/* A use case that is not ASCII makes the body quoted-printable. */
+	fprintf(out, "  " CGFB_MAIL_BEGIN "\n  [the %zu bytes shown above, wrapped at %d columns%s]\n"
+		"  " CGFB_MAIL_END "\n\n", report_len, CGFB_MAIL_WIDTH,
+		qp && qp < begin ? ", quoted-printable" : "");
+}
+
+static bool has_use_case(const struct cgfb_buf *bytes)
+{
+	json_object *r = json_tokener_parse(bytes->data ? bytes->data : "");
+	const char *t = cgfb_json_str(r, "use_case.text");
+	const bool has = t && t[0];
+
+	json_object_put(r);
+	return has;
+}
+
 /* The yes is asked for the bytes of one channel, shown just before: the
  * consent record names the endpoint (and this install's pseudonym for it),
  * so the bytes for the collector and for the e-mail differ, and each is
- * previewed before its own question. Returns true for a yes. */
-/* The e-mail's header block (up to its blank line): who it goes to, from
- * whom, and its subject, before the yes that writes it. */
-static void show_headers(const struct cgfb_review_ctx *rc, const struct cgfb_buf *mail)
+ * previewed before its own question, with what that channel publishes
+ * (consent/destination.h): for the e-mail (mail not NULL, to its
+ * recipients, from its From:) the whole message, for a collector what
+ * its digest quotes. Returns the letter answered, of valid; 'n' is no. */
+static int offer(const struct cgfb_review_ctx *rc, const struct cgfb_buf *bytes,
+		 const struct cgfb_buf *mail, const char *to, const char *from,
+		 const char *question, const char *valid)
 {
-	const char *end = mail->data ? strstr(mail->data, "\n\n") : NULL;
-	const char *p = mail->data;
+	struct cgfb_buf say = { 0 };
 
-	if (!end)
-		return;
-	fputs("The e-mail around them starts:\n", rc->out);
-	while (p <= end) {
-		const char *nl = strchr(p, '\n');
-
-		fprintf(rc->out, "  %.*s\n", (int)(nl - p), p);
-		p = nl + 1;
-	}
-	fputc('\n', rc->out);
-}
-
-static bool offer(const struct cgfb_review_ctx *rc, const struct cgfb_draft *a,
-		  const struct cgfb_buf *bytes, const struct cgfb_buf *mail, const char *question)
-{
 	show_bytes(rc, bytes);
 	if (mail)
-		show_headers(rc, mail);
-	if (!a->text || !a->text[0])
-		fputs("This report has no use case: the maintainers will see the "
-		      "snapshot only.\n", rc->out);
-	fputs(CGFB_REVIEW_PUBLIC "\n", rc->out);
-	return ask_choice(rc, question, "yn", 'n') == 'y';
+		show_mail(rc->out, mail, bytes->len);
+	if (!has_use_case(bytes))
+		fputs("This report has no use case: whoever reads it sees only what the snapshot "
+		      "and the\nanswers say.\n", rc->out);
+	if ((mail ? cgfb_publish_say_mail(&say, to, from) :
+		    cgfb_publish_say_collector(&say, bytes)) == 0)
+		fputs(say.data, rc->out);
+	cgfb_buf_free(&say);
+	return ask_choice(rc, question, valid, 'n');
+}
+
+bool cgfb_review_confirm_mail(FILE *in, FILE *out, const struct cgfb_config *conf,
+			      const struct cgfb_buf *bytes, const struct cgfb_buf *mail,
+			      const char *to, const char *question)
+{
+	const struct cgfb_review_ctx rc = { .config = conf, .in = in, .out = out };
+
+	return offer(&rc, bytes, mail, to, conf->mail_from, question, "yn") == 'y';
 }
 
 /* Ask for the From: line when the configuration has none. */
@@ -739,13 +818,42 @@ static int written(const struct cgfb_review_ctx *rc, int wrote, const char *path
 	return 0;
 }
 
+/* Handed to the mail system the configuration names: sent once it took
+ * it, and the consent recorded after, as for a file. */
+static int mailed_out(const struct cgfb_review_ctx *rc, const struct cgfb_config *conf,
+		      struct cgfb_spool_entry *e, const struct cgfb_buf *bytes,
+		      const struct cgfb_buf *mail, const char *endpoint, const char *token,
+		      const char *to, const char *way)
+{
+	char err[512];
+	int r = cgfb_mailout_send(conf, mail, err, sizeof(err));
+
+	if (r < 0) {
+		fprintf(rc->out, "Sending it failed: %s. Nothing was sent or recorded; the report is "
+			"still pending.\n", err);
+		return r;
+	}
+	r = cgfb_consent_record(rc->spool, e, bytes, endpoint, token);
+	if (r < 0) {
+		fprintf(rc->out, "Handed to %s for %s. But recording your consent in %s failed: %s; "
+			"the report still shows as pending here.\n", way, to, rc->spool->dir,
+			strerror(-r));
+		return r;
+	}
+	fprintf(rc->out, "Handed to %s for %s.\n", way, to);
+	return 0;
+}
+
 static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 		     const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
+	/* The way said at the start of the review: the configuration's. */
+	const enum cgfb_mail_way way = cgfb_mail_way(rc->config);
 	struct cgfb_config conf = *rc->config;
 	struct cgfb_buf bytes = { 0 }, mail = { 0 };
-	char to[600], endpoint[620], token[65], path[PATH_MAX], question[PATH_MAX + 700];
-	int r;
+	char to[600], endpoint[620], token[65], path[PATH_MAX], question[PATH_MAX + 1400];
+	char waysay[CGFB_CONFIG_STR_MAX + 40];
+	int r, c;
 
 	ask_from(rc, &conf);
 	cgfb_mailout_recipients(&conf, report, to, sizeof(to));
@@ -762,11 +870,22 @@ static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *
 		fprintf(rc->out, "Making the e-mail failed: %s. Nothing was written.\n", strerror(-r));
 		goto out;
 	}
-	snprintf(question, sizeof(question), "Write this report as an e-mail for %s to %s? [y/N] ",
-		 to, path);
-	if (!offer(rc, a, &bytes, &mail, question)) {
+	cgfb_mail_way_say(&conf, way, waysay, sizeof(waysay));
+	if (way == CGFB_MAIL_FILE)
+		snprintf(question, sizeof(question), "Write this report as an e-mail for %s to %s? "
+			 "[y/N] ", to, path);
+	else
+		snprintf(question, sizeof(question), "[s]end this e-mail for %s through %s now, "
+			 "[w]rite it to %s instead, or [n]either? [n] ", to, waysay, path);
+	c = offer(rc, &bytes, &mail, to, conf.mail_from, question, way == CGFB_MAIL_FILE ? "yn" :
+		  "swn");
+	if (c == 'n') {
 		fputs("Kept for later. Nothing was written.\n", rc->out);
 		r = CGFB_REVIEW_KEPT;
+		goto out;
+	}
+	if (c == 's') {
+		r = mailed_out(rc, &conf, e, &bytes, &mail, endpoint, token, to, waysay);
 		goto out;
 	}
 	r = cgfb_mailout_file(&mail, path, false);
@@ -794,7 +913,8 @@ static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry 
 	if (r < 0)
 		return r;
 	snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ", rc->config->endpoint);
-	r = offer(rc, a, &bytes, NULL, prompt) ? do_send(rc, e, &bytes, token) : NOT_SENT;
+	r = offer(rc, &bytes, NULL, NULL, NULL, prompt, "yn") == 'y' ?
+	    do_send(rc, e, &bytes, token) : NOT_SENT;
 	cgfb_buf_free(&bytes);
 	return r;
 }
@@ -836,31 +956,45 @@ static void kept_consented(const struct cgfb_review_ctx *rc, const struct cgfb_s
 	fprintf(rc->out, "Kept as it was: you consented to sending it to %s, and %s.\n",
 		e->endpoint, e->next_attempt < 0 ? "it is not retried automatically" :
 		"flush tries again (the hourly timer)");
+	cgfb_hint(stop, sizeof(stop), rc->sd->path, "withdraw %s", e->id);
+	if (!rc->config->endpoint[0]) {
+		fprintf(rc->out, "No collector is configured now: the consent named %s, and only "
+			"there will it go. Stop it: %s.\n", e->endpoint, stop);
+		return;
+	}
 	if (strcmp(e->endpoint, rc->config->endpoint) != 0)
 		fprintf(rc->out, "That is not the endpoint configured now (%s): the consent named "
 			"%s, and only there will it go.\n", rc->config->endpoint, e->endpoint);
 	fprintf(rc->out, "Send it now to %s: %s. Stop it: %s.\n", rc->config->endpoint,
-		cgfb_hint(hint, sizeof(hint), rc->sd->path, "submit %s --yes", e->id),
-		cgfb_hint(stop, sizeof(stop), rc->sd->path, "withdraw %s", e->id));
+		cgfb_hint(hint, sizeof(hint), rc->sd->path, "submit %s --yes", e->id), stop);
 }
 
+/* With a collector, its offer first, then what else; without one (no
+ * endpoint) the e-mail is what reaches the maintainers, and the first
+ * choice; consent = never offers the e-mail to write by hand. */
 static int decide(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
-		  const struct cgfb_buf *report, const struct cgfb_draft *a)
+		  const struct cgfb_buf *report, const struct cgfb_draft *a, const char *to)
 {
-	char prompt[700], hint[CGFB_HINT_MAX];
+	const enum cgfb_dest dest = cgfb_destination(rc->config);
+	char prompt[900], hint[CGFB_HINT_MAX];
 	int c, r = 1;
 
-	if (rc->config->consent != CGFB_CONSENT_NEVER) {
+	if (dest == CGFB_DEST_COLLECTOR) {
 		c = offer_send(rc, e, report, a);
 		/* A send that failed goes on too: the report may still go out as
 		 * an e-mail, and kept it says that flush retries it. */
 		if (c != NOT_SENT && c != CGFB_REVIEW_SEND_FAILED)
 			return c;
-	} else {
+	} else if (dest == CGFB_DEST_NONE) {
 		fputs("Sending is off (consent = never in the configuration).\n", rc->out);
 	}
-	snprintf(prompt, sizeof(prompt), "Then: [e]xport as e-mail, [k]eep for later, [d]ecline, "
-		 "ne[v]er ask about %s again? [k] ", e->catalog_id);
+	if (dest == CGFB_DEST_MAIL)
+		snprintf(prompt, sizeof(prompt), "Now: [e]-mail it to %s (shown first, then "
+			 "asked), [k]eep for later, [d]ecline, ne[v]er ask about %s again? [k] ", to,
+			 e->catalog_id);
+	else
+		snprintf(prompt, sizeof(prompt), "Then: [e]xport as e-mail, [k]eep for later, "
+			 "[d]ecline, ne[v]er ask about %s again? [k] ", e->catalog_id);
 	while (r == 1) {
 		c = ask_choice(rc, prompt, "ekdv", 'k');
 		if (c == 'e')
@@ -929,7 +1063,7 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 	struct cgfb_draft a = { 0 };
 	const struct cgfb_entry *ce;
 	json_object *r = NULL;
-	char err[256];
+	char err[256], to[600];
 	int ret;
 
 	ret = cgfb_spool_load(rc->spool, e->id, e, &report);
@@ -945,8 +1079,8 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 		ret = ret < 0 ? ret : -EINVAL;
 		goto out;
 	}
-	if (cgfb_endpoint_check(rc->config->endpoint, err, sizeof(err)) < 0 &&
-	    rc->config->consent != CGFB_CONSENT_NEVER) {
+	if (cgfb_destination(rc->config) == CGFB_DEST_COLLECTOR &&
+	    cgfb_endpoint_check(rc->config->endpoint, err, sizeof(err)) < 0) {
 		fprintf(rc->out, "%s\n", err);
 		ret = -EINVAL;
 		goto out;
@@ -954,14 +1088,16 @@ int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e)
 	ret = catch_interrupt(rc, e->id, &old_int);
 	if (ret < 0)
 		goto out;
+	cgfb_mailout_recipients(rc->config, &report, to, sizeof(to));
 	show_detection(rc, ce, r, e->id);
+	say_where(rc, to);
 	if (ce->generic)
 		ask_message(rc, r, &a, e->id);
 	ask_questions(rc, ce, r, &a, e->id);
-	read_use_case(rc, &a);
+	read_use_case(rc, &a, to);
 	save_draft(rc, e->id, &a);
 	redact_answers(rc, &a, e->id);
-	ret = decide(rc, e, &report, &a);
+	ret = decide(rc, e, &report, &a, to);
 	keep_typed(rc, e->id, &a, ret);
 	cgfb_notify_refresh_motd(rc->config, rc->sd);
 	interrupt_says(-1);

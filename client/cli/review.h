@@ -1,9 +1,13 @@
 /* The interactive review of one report in a terminal: what was detected and
- * what it means, the entry's questions, the use case, a check for secrets,
- * the exact bytes through a pager, and "Send this report to ...? [y/N]". */
+ * what it means, where a yes goes, the entry's questions, the use case, a
+ * check for secrets, then for the collector of the configuration the exact
+ * bytes through a pager and "Send this report to ...? [y/N]", or, without
+ * one, the e-mail for the list: its bytes, the whole e-mail, and what each
+ * channel publishes said before its yes (consent/destination.h). */
 #ifndef CGFB_REVIEW_H
 #define CGFB_REVIEW_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cgfb/catalog.h"
@@ -34,10 +38,11 @@ struct cgfb_review_ctx {
 /* Returns an outcome, or a negative errno after reporting the error. */
 int cgfb_review(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e);
 
-/* What the consent text says of publication, as docs/PRIVACY.md does. */
-#define CGFB_REVIEW_PUBLIC \
-	"The use case and the answers will be PUBLISHED: the collector's digest quotes\n" \
-	"them on the public linux-mm mailing list. The rest of the report is read by the\n" \
-	"kernel maintainers and only counted in the collector's public summary."
+/* The e-mail's preview and its [y/N] as review asks them, for export on a
+ * terminal: the bytes, the e-mail around them, what the mail channel
+ * publishes (consent/destination.h), then question. True for a yes. */
+bool cgfb_review_confirm_mail(FILE *in, FILE *out, const struct cgfb_config *conf,
+			      const struct cgfb_buf *bytes, const struct cgfb_buf *mail,
+			      const char *to, const char *question);
 
 #endif

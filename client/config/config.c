@@ -20,8 +20,12 @@
 void cgfb_config_defaults(struct cgfb_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	/* The stand-in for the linux-mm list that server-stub/ implements. */
-	snprintf(c->endpoint, sizeof(c->endpoint), "http://127.0.0.1:8080/api/v1/reports");
+	/* No collector: nobody runs a public one, and a default address on
+	 * this machine would send consented reports (and their deletion
+	 * tokens) to whoever binds its port first. Without an endpoint a yes
+	 * makes the e-mail for the list the kernel message names
+	 * (consent/destination.h). */
+	c->endpoint[0] = '\0';
 	c->connect_timeout = 10;
 	c->timeout = 60;
 	c->max_attempts = 20;
@@ -153,10 +157,11 @@ static int check_endpoint(const char *url, char *err, size_t errsz)
 	return 0;
 }
 
+/* "endpoint =" with no value: no collector (the default). */
 static int set_endpoint(struct cgfb_config *c, const char *key, const char *value, char *err,
 			size_t errsz)
 {
-	const int rc = check_endpoint(value, err, errsz);
+	const int rc = value[0] ? check_endpoint(value, err, errsz) : 0;
 
 	return rc < 0 ? rc : set_str(c->endpoint, sizeof(c->endpoint), key, value, err, errsz);
 }
@@ -304,6 +309,11 @@ static void check(const struct cgfb_config *c, const char *path, struct errs *e)
 {
 	if (c->consent == CGFB_CONSENT_AUTO && !c->use_case_file[0])
 		errs_add(e, "%s: consent = auto needs use-case-file", path);
+	/* Unattended sending is to a collector someone runs: auto never
+	 * publishes an e-mail on a public list by itself. */
+	if (c->consent == CGFB_CONSENT_AUTO && !c->endpoint[0])
+		errs_add(e, "%s: consent = auto needs endpoint (a collector); without one a report "
+			 "goes by e-mail, after a yes in review", path);
 	if ((c->notify & CGFB_NOTIFY_COMMAND) && !c->notify_command[0])
 		errs_add(e, "%s: notify = command needs notify-command", path);
 }

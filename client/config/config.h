@@ -24,7 +24,7 @@ enum cgfb_notify_channel {
 };
 
 struct cgfb_config {
-	char endpoint[CGFB_CONFIG_STR_MAX];
+	char endpoint[CGFB_CONFIG_STR_MAX];      /* the collector; "" (the default): none */
 	char ca_file[CGFB_CONFIG_STR_MAX];
 	char pinned_public_key[CGFB_CONFIG_STR_MAX];
 	char proxy[CGFB_CONFIG_STR_MAX];

@@ -9,6 +9,7 @@
 #include "cgfb/hex.h"
 #include "cgfb/sha256.h"
 #include "consent/consent.h"
+#include "consent/destination.h"
 #include "privacy/deltoken.h"
 #include "privacy/rekey.h"
 #include "privacy/secret.h"
@@ -59,32 +60,15 @@ static void utc_now(char *buf, size_t sz)
 	strftime(buf, sz, "%Y-%m-%dT%H:00:00Z", &tm);
 }
 
-/* Lists a report may name as where it was mailed; any other recipient is
- * someone's own address, and the report says only "mail". */
-static const char *const public_lists[] = { "linux-mm@kvack.org", "cgroups@vger.kernel.org" };
-
-static bool public_recipients(const char *to)
-{
-	while (*to) {
-		const size_t n = strcspn(to, ",");
-		bool known = false;
-
-		for (size_t i = 0; i < sizeof(public_lists) / sizeof(public_lists[0]); i++)
-			known |= strlen(public_lists[i]) == n && strncmp(to, public_lists[i], n) == 0;
-		if (!known)
-			return false;
-		to += n + (to[n] == ',');
-	}
-	return true;
-}
-
 int cgfb_consent_endpoint(const char *endpoint, char *out, size_t outsz)
 {
 	const char *scheme_end, *auth, *path;
 	size_t alen;
 
 	if (strncmp(endpoint, "mailto:", 7) == 0) {
-		snprintf(out, outsz, "%s", endpoint[7] && public_recipients(endpoint + 7) ?
+		/* Any recipient but the public lists the kernel messages
+		 * name is someone's own address: the report says only "mail". */
+		snprintf(out, outsz, "%s", endpoint[7] && cgfb_mail_public(endpoint + 7, true) ?
 			 endpoint : "mail");
 		return 0;
 	}

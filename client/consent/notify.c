@@ -20,7 +20,9 @@
 #include "base/hint.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
+#include "consent/destination.h"
 #include "consent/notify.h"
+#include "cgfb/wrap.h"
 #include "report/repindex.h"
 
 extern char **environ;
@@ -39,9 +41,11 @@ static int dir_and_name(const char *path, char *dir, size_t dsz, const char **na
 	return 0;
 }
 
-static void banner_text(struct cgfb_buf *b, const struct cgfb_pending *p, const char *state_dir)
+static void banner_text(struct cgfb_buf *b, const struct cgfb_config *c,
+			const struct cgfb_pending *p, const char *state_dir)
 {
 	char hint[CGFB_HINT_MAX];
+	struct cgfb_buf where = { 0 };
 
 	cgfb_buf_printf(b, "cgroup-feedback: the kernel asked for your use case %zu time%s:", p->count,
 			p->count == 1 ? "" : "s");
@@ -51,6 +55,11 @@ static void banner_text(struct cgfb_buf *b, const struct cgfb_pending *p, const 
 		cgfb_buf_printf(b, " and %zu more", p->count - p->named);
 	cgfb_buf_printf(b, "\n  Review what would be sent (nothing leaves without your yes):\n"
 			"    %s\n", cgfb_sudo_hint(hint, sizeof(hint), state_dir, "review"));
+	/* Where that yes goes, before it is given (consent/destination.h). */
+	if (cgfb_buf_adds(&where, "Where a yes goes: ") == 0 &&
+	    cgfb_destination_say(&where, c, NULL) == 0)
+		cgfb_wrap(b, "  ", where.data, 76);
+	cgfb_buf_free(&where);
 }
 
 /* The pending reports, listed; and kept for the next report writer,
@@ -195,11 +204,12 @@ int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd
 		rc = unlink(c->motd_path) < 0 && errno != ENOENT ? -errno : 0;
 		goto out;
 	}
-	banner_text(&b, p, sd->path);
+	banner_text(&b, c, p, sd->path);
 	/* /run/motd.d is read by pam_motd at login; create it if needed.
 	 * 0644 (cgfb_atomic_write sets it whatever the umask): pam_motd
 	 * reads motd files with the privileges of the user logging in, and
-	 * the banner holds only a count, catalog ids and the command to run,
+	 * the banner holds only a count, catalog ids, the command to run and
+	 * where a yes goes (the configured collector, or the e-mail),
 	 * nothing of the reports themselves. */
 	rc = cgfb_mkdir_p(dir, 0755);
 	if (rc == 0)

@@ -17,35 +17,20 @@
 #include "cgfb/buf.h"
 #include "cgfb/mail.h"
 #include "base/urlshow.h"
+#include "consent/destination.h"
 #include "deliver/mailout.h"
+#include "cgfb/jsonget.h"
 
 extern char **environ;
 
-#define CGROUPS_LIST "cgroups@vger.kernel.org"
-#define MM_LIST "linux-mm@kvack.org"
-
-/* "a@b,c@d": whom the kernel message asks to hear from. The C entries are
- * cgroup core messages that name nobody; their list is cgroups@. */
+/* Whom the kernel message asks to hear from (consent/destination.h). */
 int cgfb_mailout_recipients(const struct cgfb_config *c, const struct cgfb_buf *report, char *out,
 			    size_t outsz)
 {
-	json_object *r, *det, *v;
-	const char *contact = NULL, *id = "";
+	json_object *r = json_tokener_parse(report->data ? report->data : "");
 
-	if (c->mail_to[0]) {
-		snprintf(out, outsz, "%s", c->mail_to);
-		return 0;
-	}
-	r = json_tokener_parse(report->data);
-	if (r && json_object_object_get_ex(r, "detection", &det)) {
-		if (json_object_object_get_ex(det, "contact", &v) && json_object_get_string(v))
-			contact = json_object_get_string(v);
-		if (json_object_object_get_ex(det, "catalog_id", &v))
-			id = json_object_get_string(v);
-	}
-	snprintf(out, outsz, "%s%s", contact ? contact : MM_LIST,
-		 id[0] == 'C' && (!contact || strcmp(contact, CGROUPS_LIST) != 0) ?
-		 "," CGROUPS_LIST : "");
+	cgfb_mail_recipients(c, cgfb_json_str(r, "detection.catalog_id"),
+			     cgfb_json_str(r, "detection.contact"), out, outsz);
 	json_object_put(r);
 	return 0;
 }

@@ -332,9 +332,28 @@ printf 'consent = auto\nuse-case-file = %s/uc\nendpoint = %s\n' "$T_TMP" "$URL" 
 check "consent = auto: flush consents and sends pending reports" [ "$(state_of "$id")" = sent ]
 check "consent = auto: with the configured use case" grep -q 'siblings must stay isolated' "$D/last-body"
 
+# --- no collector configured (no endpoint: the default) -------------------------------
+# Nothing is consented for HTTP to an address nobody runs: submit has
+# nowhere to send and says what reaches the maintainers; consent = auto,
+# which sends unattended, needs a collector; flush has nothing to try.
+id=$(new_report M8 14)
+n=$(requests)
+cfb submit --state-dir "$ST" --yes --use-case-file "$T_TMP/uc" "$id" > /dev/null 2>"$T_TMP/err"
+check "no collector configured: submit --yes refused (exit 2), nothing sent, still pending" \
+	sh -c '[ "$1" -eq 2 ] && [ "$2" -eq "$3" ] && [ ! -f "$4" ]' _ $? "$(requests)" "$n" "$ST/reports/$id.state"
+check "... saying so, and that the e-mail from review is what reaches the maintainers" \
+	grep -q "no collector is configured (endpoint in the configuration, or --endpoint URL), so submit has nowhere to send report $id; what reaches the kernel maintainers is the e-mail: $HINT_CLI_RE --config $CONF --state-dir $ST review $id" "$T_TMP/err"
+grep -v '^endpoint' "$T_TMP/conf.auto" > "$T_TMP/conf.auto-none"
+# Natively under valgrind: the configuration's check runs there in
+# test_config, and nothing after it.
+"$CGFB_NATIVE" --config "$T_TMP/conf.auto-none" flush --state-dir "$ST" > /dev/null 2>"$T_TMP/err"
+check "consent = auto without a collector: the configuration is refused, nothing consented or sent" \
+	sh -c '[ "$1" -eq 2 ] && grep -q "consent = auto needs endpoint" "$2" && [ ! -f "$3" ] &&
+		[ "$4" -eq "$5" ]' _ $? "$T_TMP/err" "$ST/reports/$id.state" "$(requests)" "$n"
+
 # --- export for machines without network -------------------------------------------
 id=$(new_report M8 13)
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" > "$T_TMP/export.out"
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" > "$T_TMP/export.out"
 check "export writes an e-mail" grep -q '^To: linux-mm@kvack.org' "$T_TMP/r.eml"
 check "export: the size and SHA-256 it prints are the e-mail's header and the spool's" $PY -c "
 import email, email.policy, hashlib, json, re

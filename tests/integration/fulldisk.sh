@@ -110,7 +110,7 @@ cfb submit --state-dir "$ST" --yes --use-case-file "$T_TMP/uc" "$P2" > /dev/null
 check "full: submit exits 2" [ $? -eq 2 ]
 check "full: submit says why" grep -q 'No space left on device' "$T_TMP/err"
 check "full: submit left the report pending" [ "$(state_of "$P2")" = pending ]
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" -o "$T_TMP/x.eml" "$P3" \
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" -o "$T_TMP/x.eml" "$P3" \
 	> /dev/null 2> "$T_TMP/err"
 check "full: export exits 2" [ $? -eq 2 ]
 check "full: export says why" grep -q 'No space left on device' "$T_TMP/err"
@@ -157,7 +157,7 @@ check "space again: watch --once exits 0" [ $? -eq 0 ]
 check "space again: the warning is reported once" [ "$(reports)" -eq $((before + 1)) ]
 cfb submit --state-dir "$ST" --yes --use-case-file "$T_TMP/uc" "$P2" > /dev/null 2>&1
 check "space again: submit sends" [ "$(state_of "$P2")" = sent ]
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" -o "$T_TMP/x.eml" "$P3" > /dev/null 2>&1
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" -o "$T_TMP/x.eml" "$P3" > /dev/null 2>&1
 check "space again: export writes the mail" grep -q '^To: linux-mm@kvack.org' "$T_TMP/x.eml"
 due_now "$P5"
 cfb flush --state-dir "$ST" > "$T_TMP/out" 2>&1

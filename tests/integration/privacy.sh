@@ -122,7 +122,7 @@ check_clean "the reports on disk" "$ST"/reports/*.json
 # One report mailed before any is submitted: its tokens are the mail
 # channel's (compared with the collector's below).
 id0=$(basename "$(ls "$ST"/reports/*.json | head -n 1)" .json)
-cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_TMP/r0.eml" "$id0" \
+cfb export --yes --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_TMP/r0.eml" "$id0" \
 	> /dev/null 2>&1
 expect_eq "export of a report before any is submitted exits 0" "$?" 0
 
@@ -158,7 +158,7 @@ check_clean "the collector's mbox export" "$T_TMP/body"
 
 # The e-mail channel: a file, and SMTP through the test double.
 id=$(basename "$(ls "$ST"/reports/*.json | head -n 1)" .json)
-cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" \
+cfb export --yes --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" \
 	> /dev/null 2>&1
 expect_eq "export of a report exits 0" "$?" 0
 check_clean "the exported e-mail" "$T_TMP/r.eml"
@@ -193,7 +193,7 @@ mail-from = ops <ops@example.org>
 ' \
 	"$(cat "$T_TMP/smtp/port")" "$T_TMP" >> "$CONF"
 id=$(basename "$(ls "$ST"/reports/*.json | sed -n 2p)" .json)
-cfb export --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --send "$id" > /dev/null 2>&1
+cfb export --yes --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --send "$id" > /dev/null 2>&1
 expect_eq "export --send through SMTP exits 0" "$?" 0
 check_clean "the SMTP conversation (commands and message)" "$T_TMP"/smtp/msg-*
 kill "$SMTP_PID" 2>/dev/null

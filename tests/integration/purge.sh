@@ -39,7 +39,7 @@ gone=$(new_report M8 204)
 cfb submit --state-dir "$ST" --endpoint "$EP" --yes --use-case-file "$T_TMP/uc" "$sent" >"$T_TMP/out" 2>&1 &&
 	cfb submit --state-dir "$ST" --endpoint "$EP" --yes "$gone" >>"$T_TMP/out" 2>&1 &&
 	cfb withdraw --state-dir "$ST" "$gone" >>"$T_TMP/out" 2>&1 &&
-	(cd "$T_TMP" && cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output r.eml "$mailed") \
+	(cd "$T_TMP" && cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" --output r.eml "$mailed") \
 		>>"$T_TMP/out" 2>&1
 st=$?
 check "the client sends one, exports one, sends and withdraws one" [ $st -eq 0 ]

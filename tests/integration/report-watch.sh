@@ -105,7 +105,7 @@ check "... and the report's bytes are as they were" [ "$(sha256sum < "$m8")" = "
 check "show --reveal --raw: refused (--raw is the bytes alone)" [ $? -eq 2 ]
 # Consented for mail, the report carries the mail channel's tokens
 # (privacy/rekey.h); reveal takes them back and still names A, B and C.
-"$CGFB" export --state-dir "$STATE" -o "$T_TMP/m8.eml" "$m8id" > /dev/null 2>&1
+"$CGFB" export --yes --state-dir "$STATE" -o "$T_TMP/m8.eml" "$m8id" > /dev/null 2>&1
 "$CGFB" show --reveal --state-dir "$STATE" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
 	"$m8id" > "$T_TMP/reveal2" 2>&1
 check "show --reveal of a report consented for mail: A, B and C beside the mail channel's tokens" \

@@ -38,12 +38,17 @@ check "review: sent" [ "$(state_of "$id")" = sent ]
 check "review: the e-mail address was named" grep -q 'e-mail address: ops@acme-corp.example' "$T_TMP/send.log"
 check "review: neither secret left the machine" sh -c "! grep -q -e 'ops@acme' -e '10.1.2.3' '$T_TMP/last-body'"
 check "review: the redaction markers did" grep -q '\[redacted e-mail address\]' "$T_TMP/last-body"
-check "review: before the yes, it says the use case will be published on the public list" \
-	$PY -c "
-log = open('$T_TMP/send.log', encoding='utf-8', errors='replace').read()
-i, j = log.rfind('will be PUBLISHED'), log.find('Send this report to')
-assert 0 <= i < j and 'public linux-mm mailing list' in log[i:j], (i, j)
-"
+check "review: before the yes, it says the use case will be published on the public list, and with what" \
+	$PY - "$T_TMP/send.log" "$id" <<'EOP'
+import sys
+log = " ".join(open(sys.argv[1], encoding="utf-8", errors="replace").read().split())
+i, j = log.rfind("will be PUBLISHED"), log.find("Send this report to")
+said = log[i:j]
+assert 0 <= i < j and "public linux-mm mailing list" in said, (i, j)
+# What the collector's digest prints with a use case (server-e2e.sh
+# compares it with a real collector's digest).
+assert "under the message's id (M8) and the start of the report id (%s)" % sys.argv[2][:8] in said, said
+EOP
 check "review: docs/PRIVACY.md says the same" grep -q 'public linux-mm mailing list' docs/PRIVACY.md
 check "review: the answers went with it" $PY -c "
 import json
@@ -96,28 +101,41 @@ check "Enter at [y/N]: nothing sent" [ "$(grep -c "$id" "$T_TMP/requests.log")" 
 check "keep: still pending" [ ! -f "$ST/reports/$id.state" ]
 check "keep: the login banner lists it" grep -q 'M3' "$T_TMP/motd/cgroup-feedback.motd"
 
-# 3: export as e-mail from the review.
-drive export "$id" <<EOS
+# 3: the packaged configuration, which names no collector: review says
+# where a yes goes before anything is asked, never offers to send over the
+# network, and offers the e-mail for the list and keep; the e-mail from
+# review, shown whole and said to be public, is the file written.
+PKGCONF=$T_TMP/packaged.conf
+sed "s|^motd-path = .*|motd-path = $T_TMP/motd/cgroup-feedback.motd|" \
+	packaging/conf/cgroup-feedback.conf > "$PKGCONF"
+$PY tests/client/drive_review.py "$T_TMP/export.log" -- \
+	"$CGFB" --config "$PKGCONF" review --state-dir "$ST" --output "$T_TMP/export.eml" "$id" <<EOS
 What do you use${TAB}
 Which software${TAB}
 Would the cgroup v2${TAB}
 Describe your use case${TAB}
-Send this report to${TAB}n
-Then: \\[e\\]xport${TAB}e
+Now: \\[e\\]-mail it to linux-mm@kvack.org \\(shown first, then asked\\), \\[k\\]eep for later${TAB}e
 address for the From: line${TAB}Jane Admin <jane@example.org>
 Write this report as an e-mail for linux-mm@kvack.org to${TAB}y
 Wrote${TAB}
 EOS
+check "packaged configuration: review exits 0" [ $? -eq 0 ]
+check "packaged configuration: no collector named, never an offer to send, no loopback address" \
+	sh -c '! grep -q -e "Send this report to" -e "http://" -e "127\.0\.0\.1" -e "\[::1\]" -e "localhost:" "$1"' \
+	_ "$T_TMP/export.log"
+check "packaged configuration: before the first question, where a yes goes (the e-mail, to a file)" \
+	$PY - "$T_TMP/export.log" <<'EOP'
+import sys
+log = " ".join(open(sys.argv[1], encoding="utf-8").read().split())
+said = ("Where a yes at the end goes: No collector is configured (endpoint), so a yes writes the "
+        "report as an e-mail for linux-mm@kvack.org to a file, for you to send; nothing goes "
+        "over the network.")
+assert 0 <= log.find(said) < log.find("What do you use"), log[:1500]
+EOP
 check "export from review: the e-mail is written" grep -q '^X-Cgroup-Feedback-Report-Id: '"$id" "$T_TMP/export.eml"
 check "export from review: the From: typed at the prompt" grep -q '^From: Jane Admin <jane@example.org>' "$T_TMP/export.eml"
-check "export from review: the e-mail's headers (To, From, Subject) shown before its yes" $PY - "$T_TMP/export.log" <<'EOP'
-import sys
-log = open(sys.argv[1], encoding="utf-8", errors="replace").read().replace("\r\n", "\n")
-before = log[:log.find("Write this report as an e-mail")]
-head = before.split("The e-mail around them starts:\n")[1]
-assert "  To: linux-mm@kvack.org" in head and "  From: Jane Admin <jane@example.org>" in head \
-    and "  Subject: " in head, head[:800]
-EOP
+check "export from review: the whole e-mail shown, and what the list publishes said, before its yes are what was written" \
+	$PY tests/client/mail_shown.py "$T_TMP/export.log" "$T_TMP/export.eml"
 check "export from review: nothing sent over HTTP" [ "$(grep -c "$id" "$T_TMP/requests.log")" -eq 0 ]
 check "export from review: the size and SHA-256 shown before its yes are the e-mail's and the spool's" $PY - "$T_TMP/export.log" "$T_TMP/export.eml" "$ST/reports/$id.state" <<'EOP'
 import email, email.policy, hashlib, json, re, sys
@@ -297,9 +315,9 @@ assert r['report_id'] == '$id' and r['use_case'] == {
 # options, it carries the same use case, answers and deletion token.
 id=$(new_report M3 r12)
 printf 'The database reserves its memory this way.\n' > "$T_TMP/uc-db"
-"$CGFB" --config "$CONF" export --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
+"$CGFB" --config "$CONF" export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
 	--answer purpose=reservation -o "$T_TMP/r12.eml" "$id" > "$T_TMP/r12.out" 2>&1
-check "export without a prior yes says it records consent for the mail channel" \
+check "export --yes of a report not consented to before says it records consent for the mail channel" \
 	grep -q "$id: consent recorded for the mail channel (mailto:linux-mm@kvack.org)" "$T_TMP/r12.out"
 "$CGFB" --config "$CONF" submit --state-dir "$ST" --yes "$id" > /dev/null 2>&1
 check "export then submit: the same report, use case, answers and deletion token" $PY - "$T_TMP/r12.eml" "$T_TMP/last-body" <<'EOP'
@@ -317,8 +335,8 @@ EOP
 # Exported once without a use case, exported again with one: the second
 # e-mail carries it.
 id=$(new_report M3 r13)
-"$CGFB" --config "$CONF" export --state-dir "$ST" -o "$T_TMP/r13a.eml" "$id" > /dev/null 2>&1
-"$CGFB" --config "$CONF" export --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
+"$CGFB" --config "$CONF" export --yes --state-dir "$ST" -o "$T_TMP/r13a.eml" "$id" > /dev/null 2>&1
+"$CGFB" --config "$CONF" export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc-db" \
 	--answer purpose=reservation -o "$T_TMP/r13b.eml" "$id" > /dev/null 2>&1
 check "a second export with a use case carries it" $PY - "$T_TMP/r13b.eml" <<'EOP'
 import email, email.policy, sys

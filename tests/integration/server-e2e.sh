@@ -1,7 +1,9 @@
 #!/bin/sh
 # The real client against the real collector over loopback, HTTP and HTTPS,
-# with a fresh database each: `cgroup-feedback submit` stores the report the
-# client showed, byte for byte, with the receipt the client checks;
+# with a fresh database each: `cgroup-feedback review` and `submit` store the
+# report the client showed, byte for byte, with the receipt the client
+# checks, and what review said the collector publishes is what its digest
+# and summary show;
 # `withdraw` deletes it with the deletion token; `export` writes the e-mail
 # that `cgroup-feedback-server import` merges, deduplicated with HTTP.
 . tests/lib.sh
@@ -21,12 +23,63 @@ start_server e2e --rate 0 || { not_ok "server starts"; finish; exit 1; }
 DB=$DIR/db.sqlite
 EP=$URL/api/v1/reports
 
-# --- submit over HTTP ------------------------------------------------------------
+# --- review over HTTP: what it says before the yes is what the collector shows ----
+# review to a collector the configuration names; then its digest (written
+# for the public list) quotes the use case and answers under the catalog
+# id and the start of the report id, as review said, and nothing else of
+# the report; the public summary shows none of it (one install: counts
+# suppressed).
+printf 'endpoint = %s\n' "$EP" | cat "$CONF" - > "$T_TMP/conf.ep"
 id=$(new_report M8 101)
-cfb submit --state-dir "$ST" --endpoint "$EP" --yes --use-case-file "$T_TMP/uc" \
-	--answer reorganisation=yes --answer software=libvirt "$id" > "$T_TMP/out" 2>&1
-expect_eq "cgroup-feedback submit to the collector exits 0" "$?" 0
+TAB=$(printf '\t')
+python3 tests/client/drive_review.py "$T_TMP/review.log" -- "$CGFB" --config "$T_TMP/conf.ep" \
+	review --state-dir "$ST" "$id" <<EOS
+Which software creates${TAB}libvirt
+Why must these sibling${TAB}
+Would the reorganisation${TAB}yes
+Describe your use case${TAB}$(cat "$T_TMP/uc")
+siblings must not share reclaim\\.${TAB}
+Send this report to http${TAB}y
+EOS
+expect_eq "cgroup-feedback review, yes, to the collector exits 0" "$?" 0
 expect_eq "one row stored" "$(rows "$DB")" 1
+admin "/api/v1/digest" > /dev/null
+cp "$T_TMP/body" "$T_TMP/digest"
+req GET /api/v1/summary > /dev/null
+cp "$T_TMP/body" "$T_TMP/summary"
+check "review said before the yes what the collector's digest and summary show of the report" \
+	python3 - "$T_TMP/review.log" "$T_TMP/digest" "$T_TMP/summary" "$ST/reports/$id.json" <<'EOP'
+import json, re, sys
+said = " ".join(open(sys.argv[1], encoding="utf-8").read().split())
+digest = open(sys.argv[2], encoding="utf-8").read()
+summary = open(sys.argv[3], encoding="utf-8").read()
+report = json.load(open(sys.argv[4]))
+rid, uc = report["report_id"], report["use_case"]
+i, j = said.rfind("will be PUBLISHED"), said.find("Send this report to")
+text = said[i:j]
+assert ("the collector's digest, written for the public linux-mm mailing list, quotes them "
+        "word for word under the message's id (M8) and the start of the report id (%s)"
+        % rid[:8]) in text, text
+assert "only counted, in its public summary and its digest" in text, text
+# The digest's entry for the report: its catalog id and 8 characters of
+# its id, each answer under its question's label, the use case.
+cases = digest.split("Use cases, newest first\n\n")[1]
+entry = cases.split("- M8 (report %s)\n" % rid[:8])[1].split("\n\n")[0]
+flat = " ".join(entry.split())
+for v in uc["answers"].values():
+    assert ": " + v in flat, (v, entry)
+assert " ".join(uc["text"].split()) in flat, entry
+# Nothing else of the report in either: not the rest of its id, its
+# kernel, its tokens, its pseudonym, its deletion hash.
+others = [rid[8:], report["system"]["kernel"]["release"], report["consent"]["install"],
+          report["deletion"]["token_sha256"]]
+others += re.findall(r'"(h:[0-9a-f]{12})"', open(sys.argv[4]).read())
+for s in others:
+    assert s not in digest and s not in summary, s
+# The public summary is counts: neither the use case nor an answer.
+for s in [uc["text"][:30]] + [v for v in uc["answers"].values() if len(v) > 3]:
+    assert s not in summary, s
+EOP
 cfb show --state-dir "$ST" --raw "$id" > "$T_TMP/shown"
 stored_bytes "$id" > "$T_TMP/stored"
 check "the collector stored exactly the bytes the client showed" cmp -s "$T_TMP/shown" "$T_TMP/stored"
@@ -51,7 +104,7 @@ expect_eq "a late copy of the withdrawn report is refused: 410" "$(post "$T_TMP/
 
 # --- export + import: the offline path ------------------------------------------------
 id2=$(new_report M3 102)
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id2" > /dev/null 2>&1
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id2" > /dev/null 2>&1
 expect_eq "cgroup-feedback export exits 0" "$?" 0
 out=$("$SERVER" --database "$(store_db "$DB")" import "$T_TMP/r.eml" 2>&1)
 expect_eq "the exported e-mail imports into the live collector" "$(echo "$out" | tail -n 1)" \
@@ -72,7 +125,7 @@ check "...and the client says so" grep -q "sent by e-mail; the copy imported int
 # With no collector that answers the withdrawal is an e-mail too, which the
 # maintainers' import carries out; a forged one (another token) is refused.
 id5=$(new_report M3 105)
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r5.eml" "$id5" > /dev/null 2>&1
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" --output "$T_TMP/r5.eml" "$id5" > /dev/null 2>&1
 "$SERVER" --database "$(store_db "$DB")" import "$T_TMP/r5.eml" > /dev/null 2>&1
 expect_eq "another exported report imported" "$(admin "/api/v1/reports/$id5")" 200
 cfb withdraw --state-dir "$ST" --endpoint http://127.0.0.1:1/api/v1/reports \
@@ -90,7 +143,7 @@ expect_eq "...the report is gone" "$(admin "/api/v1/reports/$id5")" 404
 # The submit starts from the export's draft: the same use case and answers;
 # importing the e-mail later finds the report stored, not a conflict.
 id4=$(new_report M8 104)
-cfb export --state-dir "$ST" --use-case-file "$T_TMP/uc" --answer software=libvirt \
+cfb export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" --answer software=libvirt \
 	--output "$T_TMP/r4.eml" "$id4" > /dev/null 2>&1
 expect_eq "export of a new report exits 0" "$?" 0
 cfb submit --state-dir "$ST" --endpoint "$EP" --yes "$id4" > "$T_TMP/out" 2>&1
@@ -155,7 +208,7 @@ check "...and the client printed no token" sh -c '[ ${#1} = 64 ] && ! grep -rqF 
 echo "[    1.000000] soft_limit_in_bytes is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality." > "$T_TMP/m3.log"
 cfb scan --report --state-dir "$SB" --mountinfo /dev/null "$T_TMP/m3.log" > "$T_TMP/out" 2>&1
 idm=$(sed -n 's/^M3: report \([0-9a-f-]*\) written.*/\1/p' "$T_TMP/out")
-cfb export --state-dir "$SB" --use-case-file "$T_TMP/uc" --output "$T_TMP/rb.eml" "$idm" > /dev/null 2>&1
+cfb export --yes --state-dir "$SB" --use-case-file "$T_TMP/uc" --output "$T_TMP/rb.eml" "$idm" > /dev/null 2>&1
 python3 "$GEN" --dir "$T_TMP/squat" --count 1 --seed 90 --id "$idm"
 expect_eq "a squatter's copy under the mailed report's id, sent first: 201" \
 	"$(post "$T_TMP/squat/0.json")" 201

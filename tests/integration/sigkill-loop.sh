@@ -134,7 +134,7 @@ round() {
 		consented_one > /dev/null
 		set -- "$CGFB" --config "$CONF" flush --state-dir "$ST" ;;
 	export)
-		set -- "$CGFB" --config "$CONF" export --state-dir "$ST" --use-case-file "$T_TMP/uc" \
+		set -- "$CGFB" --config "$CONF" export --yes --state-dir "$ST" --use-case-file "$T_TMP/uc" \
 			-o "$T_TMP/x.eml" "$(pending_one)" ;;
 	review)
 		set -- $PY tests/client/drive_review.py "$T_TMP/review.log" -- \

@@ -71,7 +71,7 @@ while [ $r -lt $rounds ]; do
 	0) set -- submit --state-dir "$ST" --yes --use-case-file "$T_TMP/uc" "$id" ;;
 	1) set -- flush --state-dir "$ST" ;;
 	2) set -- decline --state-dir "$ST" "$id" ;;
-	3) set -- export --state-dir "$ST" -o "$T_TMP/x.eml" "$id" ;;
+	3) set -- export --yes --state-dir "$ST" -o "$T_TMP/x.eml" "$id" ;;
 	4) set -- watch --once --kmsg "$KMSG" --state-dir "$ST" --boot-id-file "$T_TMP/boot" \
 		--cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo" ;;
 	5) set -- withdraw --state-dir "$ST" "$id" ;;

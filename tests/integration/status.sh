@@ -46,6 +46,14 @@ except ImportError:
     print("python3-jsonschema missing: the schema is not checked")
 assert doc["schema"] == "cgroup-feedback/status" and doc["schema_version"] == 1, doc
 assert doc["state_dir"] == st and doc["endpoint"] == url and doc["consent"] == "ask", doc
+# Where a yes goes: the configured collector, and the sentence the text
+# form prints (what_then checks the other channel).
+d = doc["destination"]
+assert d == {"channel": "collector", "endpoint": url, "mail_to": None, "mail_by": None,
+             "says": "A yes sends the report over the network to the collector at %s "
+                     "(endpoint in the configuration)." % url}, d
+text = " ".join(open(sys.argv[1].replace("/json.", "/text.")).read().split())
+assert "where a yes goes: " + d["says"] in text, text[:600]
 spool = {}
 for f in sorted(os.listdir(st + "/reports")):
     if f.endswith(".json"):
@@ -126,6 +134,35 @@ assert len(c) == 1 and c[0]['id'] == '$a' and c[0]['failing'] and c[0]['attempts
 assert '503' in c[0]['last_error'] and c[0]['endpoint'] == '$URL', c
 assert c[0]['next_attempt'] > d['now'] and not c[0]['due'] and d['counts']['failing'] == 1, c"
 
+# --- the packaged configuration, which names no collector --------------------------
+# Where a yes goes is the e-mail for the list, written to a file; the
+# report consented for the collector above still goes only there, and
+# status says how to stop it.
+sed "s|^motd-path = .*|motd-path = $T_TMP/motd|" packaging/conf/cgroup-feedback.conf > "$T_TMP/packaged.conf"
+# The text form natively under valgrind: its destination is the JSON
+# run's after it, its printing the other status runs'.
+"$CGFB_NATIVE" --config "$T_TMP/packaged.conf" --state-dir "$ST" status > "$T_TMP/text.mail" 2>&1
+"$CGFB" --config "$T_TMP/packaged.conf" --state-dir "$ST" status --json > "$T_TMP/json.mail" 2>&1
+check "no collector configured: status and status --json say a yes writes the e-mail for the list, to a file" \
+	$PY - "$T_TMP/text.mail" "$T_TMP/json.mail" docs/status.schema.json <<'EOP'
+import json, sys
+text = " ".join(open(sys.argv[1]).read().split())
+doc = json.load(open(sys.argv[2]))
+try:
+    import jsonschema
+    jsonschema.validate(doc, json.load(open(sys.argv[3])))
+except ImportError:
+    print("python3-jsonschema missing: the schema is not checked")
+says = ("No collector is configured (endpoint), so a yes writes the report as an e-mail for the "
+        "list the kernel message names (linux-mm@kvack.org, and cgroups@vger.kernel.org for the "
+        "cgroup core's messages) to a file, for you to send; nothing goes over the network.")
+assert doc["endpoint"] == "" and doc["destination"] == {
+    "channel": "mail", "endpoint": None, "mail_to": None, "mail_by": "file", "says": says}, doc
+assert "endpoint: none (no collector is configured)" in text and "where a yes goes: " + says in text, text
+assert "http://127" not in text.split("reports:")[0], text
+EOP
+check "... the report consented for a collector: only there, said, with how to stop it" \
+	grep -q "consented for $URL; no collector is configured now, and flush still sends it there; to stop it: $HINT_CLI_RE --config $T_TMP/packaged.conf --state-dir $ST withdraw $a" "$T_TMP/text.mail"
 # --- sent after all: exit 0 again ---------------------------------------------------
 rm -f "$T_TMP/double/mode"
 # The backoff's wait, skipped: the retry is due now.

@@ -201,8 +201,17 @@ admin_cmd2=$(sed -n 's/^command2: //p' "$work/admin-result.txt" 2>/dev/null)
 is_hint() { printf '%s\n' "$1" | grep -Eqx 'sudo cgroup-feedback review [0-9a-f-]+'; }
 reviewed() {
 	grep -qx 'rc: 0' "$work/admin-result.txt" &&
-		segment wall-M8 review-M8-end | grep -q 'are exactly what would leave this machine' &&
 		segment wall-M8 review-M8-end | grep -q '^Kept for later with what you typed'
+}
+# The packaged configuration names no collector (issue 38): both reviews
+# said where a yes goes before the questions (the e-mail for the list),
+# offered the e-mail and keep, and never a send over the network nor a
+# loopback address.
+no_collector_offered() {
+	segment wall-M8 review-M8-end | tr '\n' ' ' | tr -s ' ' |
+		grep -q 'Where a yes at the end goes: No collector is configured (endpoint), so a yes writes the report as an e-mail for linux-mm@kvack.org to a file' &&
+		[ "$(segment wall-M8 review-M8-end | grep -c '^Now: \[e\]-mail it to linux-mm@kvack.org (shown first, then asked), \[k\]eep for later')" -eq 2 ] &&
+		! segment wall-M8 review-M8-end | grep -q -e 'Send this report to' -e 'http://' -e '127\.0\.0\.1' -e 'localhost:'
 }
 reviewed_again() {
 	grep -qx 'rc2: 0' "$work/admin-result.txt" && [ "$admin_cmd2" = "$admin_cmd" ] &&
@@ -210,7 +219,9 @@ reviewed_again() {
 }
 hcheck "the wall message's command is 'sudo cgroup-feedback review ID' (${admin_cmd:-none})" \
 	is_hint "$admin_cmd"
-hcheck "typed as printed, it ran review: the bytes shown, kept for later, exit 0" reviewed
+hcheck "typed as printed, it ran review: kept for later, exit 0" reviewed
+hcheck "the packaged configuration: review said a yes writes the e-mail for the list, offered it and keep, never a send nor a loopback address" \
+	no_collector_offered
 hcheck "keep for later's command (${admin_cmd2:-none}), typed as printed, resumed from the answers, exit 0" \
 	reviewed_again
 # After the reboot, the banner's command, typed as printed: review walked

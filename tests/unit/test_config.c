@@ -104,12 +104,41 @@ static void every_error_at_once(void **state)
 	assert_int_equal(cgfb_config_parse(&c, S(text), "t.conf", err, sizeof(err)), -EINVAL);
 	for (const char *p = err; (p = strchr(p, '\n')) != NULL; p++)
 		lines++;
-	if (lines != 4 || !strstr(err, "t.conf:1: endpoint: ") ||
+	/* The endpoint refused is no endpoint: auto needs one too. */
+	if (lines != 5 || !strstr(err, "t.conf:1: endpoint: ") ||
+	    !strstr(err, "t.conf: consent = auto needs endpoint") ||
 	    !strstr(err, "t.conf:3: notify: unknown channel 'pigeon'") ||
 	    !strstr(err, "t.conf:5: max-attempts: 'lots'") ||
 	    !strstr(err, "t.conf: consent = auto needs use-case-file"))
 		fail_msg("errors:\n%s", err);
 	assert_int_equal(c.timeout, 30);
+}
+
+/* No collector unless the file names one: no default address that nobody
+ * runs and any local user could bind. "endpoint =" says none again, and
+ * consent = auto, which sends unattended, needs a collector. */
+static void no_collector_by_default(void **state)
+{
+	struct cgfb_config c;
+	char err[512] = "";
+
+	cgfb_config_defaults(&c);
+	assert_string_equal(c.endpoint, "");
+	write_conf("timeout = 5\n");
+	assert_int_equal(cgfb_config_load(&c, path, true, err, sizeof(err)), 0);
+	assert_string_equal(c.endpoint, "");
+	write_conf("endpoint = https://collector.example/api/v1/reports\nendpoint =\n");
+	assert_int_equal(cgfb_config_load(&c, path, true, err, sizeof(err)), 0);
+	assert_string_equal(c.endpoint, "");
+	expect_error("consent = auto\nuse-case-file = /etc/uc\n", "consent = auto needs endpoint");
+	cgfb_config_defaults(&c);
+	write_conf("consent = auto\nuse-case-file = /etc/uc\n"
+		   "endpoint = https://collector.example/api/v1/reports\n");
+	assert_int_equal(cgfb_config_load(&c, path, true, err, sizeof(err)), 0);
+	/* A missing default file is the defaults: no collector, no error. */
+	cgfb_config_defaults(&c);
+	assert_int_equal(cgfb_config_load(&c, "/nonexistent/x.conf", false, err, sizeof(err)), 0);
+	assert_string_equal(c.endpoint, "");
 }
 
 /* More mistakes than anyone reads: the first ones and a count. */
@@ -280,6 +309,7 @@ int main(void)
 		cmocka_unit_test(parses_bytes),
 		cmocka_unit_test(every_error_at_once),
 		cmocka_unit_test(many_errors),
+		cmocka_unit_test(no_collector_by_default),
 		cmocka_unit_test(endpoints),
 		cmocka_unit_test(endpoints_in_config),
 		cmocka_unit_test(url_shown_without_userinfo),

@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -259,10 +260,25 @@ static void write_report(const char *id, const char *catalog_id)
 	fclose(f);
 }
 
+/* The banner's text with every run of white space one space. */
+static void read_banner(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n, j = 0;
+
+	assert_non_null(f);
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		if (!isspace((unsigned char)buf[i]) || (j && buf[j - 1] != ' '))
+			buf[j++] = isspace((unsigned char)buf[i]) ? ' ' : buf[i];
+	buf[j] = '\0';
+}
+
 static void motd_follows_the_spool(void **state)
 {
 	struct cgfb_config c;
-	char path[160], buf[512];
+	char path[160], buf[2048];
 	FILE *f;
 	size_t n;
 
@@ -281,6 +297,20 @@ static void motd_follows_the_spool(void **state)
 	snprintf(path, sizeof(path), "sudo cgroup-feedback --state-dir %s review\n", dir);
 	if (!strstr(buf, path))
 		fail_msg("banner without '%s':\n%s", path, buf);
+	/* Where a yes goes, before it is given: no collector by default,
+	 * so the e-mail for the list; the collector once one is named. */
+	read_banner(c.motd_path, buf, sizeof(buf));
+	if (!strstr(buf, "Where a yes goes: No collector is configured (endpoint), so a yes writes "
+		    "the report as an e-mail for the list the kernel message names "
+		    "(linux-mm@kvack.org, and cgroups@vger.kernel.org for the cgroup core's "
+		    "messages) to a file, for you to send; nothing goes over the network."))
+		fail_msg("banner without where a yes goes (the e-mail):\n%s", buf);
+	snprintf(c.endpoint, sizeof(c.endpoint), "https://collector.example/api/v1/reports");
+	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);
+	read_banner(c.motd_path, buf, sizeof(buf));
+	if (!strstr(buf, "Where a yes goes: A yes sends the report over the network to the collector "
+		    "at https://collector.example/api/v1/reports (endpoint in the configuration)."))
+		fail_msg("banner without where a yes goes (the collector):\n%s", buf);
 	snprintf(path, sizeof(path), "%s/reports/4f0c9a55-0000-4000-8000-000000000002.json", dir);
 	unlink(path);
 	assert_int_equal(cgfb_notify_refresh_motd(&c, &sd), 0);

@@ -6,6 +6,7 @@
  * always answered no here: the collector's side is review.sh's. */
 #include "testutil.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -472,6 +473,11 @@ static void consent_never_asks_no_send(void **state)
 	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
 	assert_non_null(strstr(out, "Sending is off (consent = never"));
 	assert_null(strstr(out, "Send this report to"));
+	/* Where a yes goes, and where the use case would: said as it is. */
+	assert_non_null(strstr(out, "Where a yes at the end goes: Nothing is sent (consent = never "
+				    "in the"));
+	assert_non_null(strstr(out, "Nothing is sent from here (consent = never); what you write"));
+	assert_null(strstr(out, "PUBLISHED"));
 	free(in);
 	free(out);
 }
@@ -521,6 +527,147 @@ static void questions_fit_the_case(void **state)
 	free(out);
 }
 
+/* out with every run of white space one space (the texts are wrapped). */
+static char *squeezed(const char *out)
+{
+	char *s = strdup(out);
+	size_t j = 0;
+
+	assert_non_null(s);
+	for (size_t i = 0; out[i]; i++)
+		if (!isspace((unsigned char)out[i]) || (j && s[j - 1] != ' '))
+			s[j++] = isspace((unsigned char)out[i]) ? ' ' : out[i];
+	s[j] = '\0';
+	return s;
+}
+
+/* No collector (no endpoint, the default): where a yes goes is said before
+ * the first question; nothing offers to send over the network; the choice
+ * is the e-mail or keep (or decline, never); and the e-mail's yes comes
+ * after the whole e-mail and what the list publishes. */
+static void no_collector_offers_the_mail(void **state)
+{
+	struct cgfb_spool_entry e;
+	struct cgfb_buf mail = { 0 };
+	char path[PATH_MAX];
+	char *in = script(false, "\nk\n"), *out = NULL, *s;
+	const char *where;
+
+	conf.endpoint[0] = '\0';
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	s = squeezed(out);
+	where = strstr(s, "Where a yes at the end goes: No collector is configured (endpoint), so a "
+			  "yes writes the report as an e-mail for linux-mm@kvack.org to a file, for "
+			  "you to send; nothing goes over the network.");
+	assert_non_null(where);
+	assert_true(where < strstr(s, "A few questions"));
+	assert_non_null(strstr(s, "What you write here will be PUBLISHED: the e-mail goes to a "
+				  "public list that is archived for anyone to read (linux-mm@kvack.org)."));
+	assert_non_null(strstr(out, "Now: [e]-mail it to linux-mm@kvack.org (shown first, then "
+				    "asked), [k]eep for later, [d]ecline, ne[v]er ask about M8 again? "
+				    "[k] "));
+	assert_null(strstr(out, "Send this report to"));
+	assert_null(strstr(out, "These "));      /* no bytes before the e-mail is chosen */
+	assert_non_null(strstr(out, "Kept for later with what you typed; nothing was sent."));
+	assert_int_equal(state_now(e.id), CGFB_R_PENDING);
+	free(s);
+	free(in);
+	free(out);
+
+	snprintf(path, sizeof(path), "%s/no-collector.eml", dir);
+	in = script(false, "\ne\nJane Admin <jane@example.org>\ny\n");
+	assert_int_equal(run(&e, in, &out, path), CGFB_REVIEW_EXPORTED);
+	s = squeezed(out);
+	assert_non_null(strstr(out, "The e-mail, exactly as it will be written:\n\n"
+				    "  From: Jane Admin <jane@example.org>\n  To: linux-mm@kvack.org\n"));
+	assert_non_null(strstr(s, "Once sent, the whole e-mail is PUBLIC: it goes to the public "
+				  "mailing list linux-mm@kvack.org, whose archives (lore.kernel.org "
+				  "among them) anyone can read, search and copy."));
+	assert_non_null(strstr(s, "and the From: line it is sent with (Jane Admin "
+				  "<jane@example.org>). It cannot be withdrawn from the archives"));
+	assert_true(strstr(s, "It cannot be withdrawn") < strstr(s, "Write this report as an e-mail "
+								    "for linux-mm@kvack.org to "));
+	assert_null(strstr(out, "Send this report to"));
+	assert_int_equal(cgfb_read_file(path, 1 << 20, 0, &mail), 0);
+	assert_int_equal(strncmp(mail.data, "From: Jane Admin <jane@example.org>\n", 36), 0);
+	cgfb_buf_free(&mail);
+	assert_int_equal(cgfb_spool_load(&sp, e.id, &e, NULL), 0);
+	assert_int_equal(e.state, CGFB_R_CONSENTED);
+	assert_string_equal(e.endpoint, "mailto:linux-mm@kvack.org");
+	free(s);
+	free(in);
+	free(out);
+}
+
+/* What a collector publishes is said before its yes, from the bytes that
+ * would go: with a use case, its digest quotes it and the answers under
+ * the catalog id and the start of the report id; without one, nothing. */
+static void collector_says_what_it_publishes(void **state)
+{
+	struct cgfb_spool_entry e;
+	char *in = script(false, "one VM per cgroup\n\nn\nk\n"), *out = NULL, *s, want[600];
+
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	s = squeezed(out);
+	assert_non_null(strstr(s, "Where a yes at the end goes: A yes sends the report over the "
+				  "network to the collector at https://collector.invalid/api/v1/reports "
+				  "(endpoint in the configuration)."));
+	snprintf(want, sizeof(want), "The use case and the answers will be PUBLISHED: the "
+		 "collector's digest, written for the public linux-mm mailing list, quotes them word "
+		 "for word under the message's id (M8) and the start of the report id (%.8s). The "
+		 "rest of the report is read by those who run the collector at "
+		 "https://collector.invalid/api/v1/reports, and otherwise only counted, in its public "
+		 "summary and its digest. Send this report to", e.id);
+	if (!strstr(s, want))
+		fail_msg("no '%s' in:\n%s", want, out);
+	assert_null(strstr(s, "whole e-mail"));
+	free(s);
+	free(in);
+	free(out);
+	in = script(false, "-\n\nn\nk\n");
+	assert_int_equal(run(&e, in, &out, NULL), CGFB_REVIEW_KEPT);
+	s = squeezed(out);
+	assert_non_null(strstr(s, "This report has no use case, and the collector's digest, written "
+				  "for the public linux-mm mailing list, quotes only reports that have "
+				  "one: nothing of it is quoted there."));
+	assert_null(strstr(s, "will be PUBLISHED: the collector's digest, written for the public "
+			      "linux-mm mailing list, quotes them"));
+	free(s);
+	free(in);
+	free(out);
+}
+
+/* mail-to someone's own address: the e-mail is not called public, and
+ * what its readers get is said as it is. */
+static void own_recipients_are_not_a_public_list(void **state)
+{
+	struct cgfb_spool_entry e;
+	char path[PATH_MAX], err[256];
+	char *in = script(false, "\ne\n\ny\n"), *out = NULL, *s;
+
+	conf.endpoint[0] = '\0';
+	assert_int_equal(cgfb_config_set(&conf, "mail-to", "kernel-team@acme.example", err,
+					 sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/own.eml", dir);
+	new_report(&e);
+	assert_int_equal(run(&e, in, &out, path), CGFB_REVIEW_EXPORTED);
+	s = squeezed(out);
+	assert_non_null(strstr(s, "What you write here goes, in the e-mail, to "
+				  "kernel-team@acme.example."));
+	assert_non_null(strstr(s, "The whole e-mail goes to kernel-team@acme.example, which is not "
+				  "one of the public lists the kernel messages name: whoever reads mail "
+				  "there reads everything in it"));
+	assert_non_null(strstr(s, "the From: line it is sent with (for now the placeholder "
+				  "cgroup-feedback <cgroup-feedback@localhost>)"));
+	assert_null(strstr(s, "PUBLIC"));
+	assert_null(strstr(s, "PUBLISHED"));
+	free(s);
+	free(in);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +685,9 @@ int main(void)
 		cmocka_unit_test_setup(consent_never_asks_no_send, each),
 		cmocka_unit_test_setup(bad_endpoint_stops, each),
 		cmocka_unit_test_setup(questions_fit_the_case, each),
+		cmocka_unit_test_setup(no_collector_offers_the_mail, each),
+		cmocka_unit_test_setup(collector_says_what_it_publishes, each),
+		cmocka_unit_test_setup(own_recipients_are_not_a_public_list, each),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -112,6 +112,17 @@ sc_first_report() {
 	check "the banner is readable by the administrator (not root)" \
 		setpriv --reuid=admin --regid=admin --init-groups cat /run/motd.d/cgroup-feedback.motd
 	cat /run/motd.d/cgroup-feedback.motd >"$OUT/banner-1.txt" 2>&1
+	# The packaged configuration names no collector (issue 38): the banner
+	# and status say a yes writes the e-mail for the list.
+	check "the banner says where a yes goes: the e-mail for the list, no collector" \
+		sh -c 'tr "\n" " " <"$1" | tr -s " " | grep -q "Where a yes goes: No collector is configured (endpoint), so a yes writes the report as an e-mail for the list the kernel message names"' \
+		_ "$OUT/banner-1.txt"
+	cgroup-feedback status >"$OUT/status-packaged.txt" 2>&1
+	check "status says no collector is configured and where a yes goes (the e-mail, to a file)" \
+		sh -c 'grep -qx "endpoint: none (no collector is configured)" "$1" &&
+		       tr "\n" " " <"$1" | tr -s " " | grep -q "where a yes goes: No collector is configured (endpoint), so a yes writes the report as an e-mail" &&
+		       ! grep -q "127.0.0.1" "$1"' _ "$OUT/status-packaged.txt"
+	show <"$OUT/status-packaged.txt" 6
 }
 
 # The administrator logs in (agetty --autologin on ttyS2): the host checks
@@ -264,11 +275,25 @@ collector_get() {
 		"http://127.0.0.1:8080/api/v1/reports/$1"
 }
 
-# submit --yes to the packaged collector; a second report that could not
-# be sent is sent by the flush service; withdraw deletes the first again.
+# The packaged configuration names no collector: submit has nowhere to
+# send. The administrator names the packaged collector (on this machine)
+# as the endpoint; then submit --yes sends to it, a second report that
+# could not be sent is sent by the flush service, and withdraw deletes the
+# first again. The packaged configuration is put back after.
+CONF=/etc/cgroup-feedback/cgroup-feedback.conf
 sc_delivery() {
 	printf 'The test builds a flat hierarchy on purpose.\n' >/run/use-case.txt
 	id=$(id_of M8)
+	cgroup-feedback submit "$id" --yes --use-case-file /run/use-case.txt >"$OUT/submit0.txt" 2>&1
+	check "no collector configured: submit --yes sends nothing, says so, the report stays pending" \
+		sh -c '[ "$1" -eq 2 ] && grep -q "no collector is configured" "$2" && [ "$3" = pending ]' \
+		_ $? "$OUT/submit0.txt" "$(state_of "$id")"
+	cp "$CONF" /run/cgroup-feedback.conf.packaged
+	printf 'endpoint = http://127.0.0.1:8080/api/v1/reports\n' >>"$CONF"
+	cgroup-feedback status >"$OUT/status-collector.txt" 2>&1
+	check "with the packaged collector named, status says a yes sends to it" \
+		sh -c 'tr "\n" " " <"$1" | tr -s " " | grep -q "where a yes goes: A yes sends the report over the network to the collector at http://127.0.0.1:8080/api/v1/reports"' \
+		_ "$OUT/status-collector.txt"
 	cgroup-feedback submit "$id" --yes --use-case-file /run/use-case.txt >"$OUT/submit.txt" 2>&1
 	check "submit --yes sends the M8 report to the packaged collector" [ $? -eq 0 ]
 	show <"$OUT/submit.txt" 3
@@ -294,6 +319,7 @@ sc_delivery() {
 	check "withdraw of the first report" [ $? -eq 0 ]
 	check "its state is withdrawn" [ "$(state_of "$id")" = withdrawn ]
 	check "the collector no longer has it (404)" [ "$(collector_get "$rid")" = 404 ]
+	cp /run/cgroup-feedback.conf.packaged "$CONF" && rm -f /run/cgroup-feedback.conf.packaged
 }
 
 sc_before_reboot() {
