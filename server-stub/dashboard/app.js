@@ -105,8 +105,12 @@ async function loadSummary() {
 		const r = await fetch('/api/v1/summary', { cache: 'no-store' });
 		if (!r.ok)
 			throw new Error('HTTP ' + r.status);
-		render(await r.json());
-		status.textContent = 'Summary as of ' + new Date().toISOString();
+		const sum = await r.json();
+		render(sum);
+		// When the collector computed the numbers, not when this page
+		// loaded them: the summary is recomputed on a schedule.
+		status.textContent = 'Summary computed by the collector at ' + sum.computed;
+		status.setAttribute('data-computed', sum.computed);
 		status.setAttribute('data-state', 'ready');
 	} catch (e) {
 		status.textContent = 'Could not load the summary: ' + e.message;

@@ -4,7 +4,8 @@ API's answers.
 
   dom_check.py DOM.html SUMMARY.json REPORTS.json
 
-Checks: the page finished loading (status data-state="ready"); the totals;
+Checks: the page finished loading (status data-state="ready") and says when the
+collector computed the summary (data-computed, the API's "computed"); the totals;
 for every dimension, the rows of its table are exactly the API's groups
 with the same report and install counts, and the suppressed-group note has
 the API's number; the chart has one bar per group; the admin list shows
@@ -12,6 +13,7 @@ the use cases of the latest reports. Prints each difference; exit 1 if any.
 """
 import html.parser
 import json
+import re
 import sys
 
 
@@ -82,6 +84,13 @@ def main():
     state = dom.ids.get("status", [{}, ""])[0].get("data-state")
     if state != "ready":
         bad.append("page status is %r" % state)
+    # The time shown is when the collector computed the summary (its form,
+    # whole seconds, at or after the summary fetched before the page; it
+    # recomputes every second in the tests), not the browser's clock
+    # (toISOString() has milliseconds).
+    computed = dom.ids.get("status", [{}, ""])[0].get("data-computed") or ""
+    if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", computed) or computed < summary["computed"]:
+        bad.append("page says computed %r, the API said %r before" % (computed, summary["computed"]))
     t = summary["total"]
     if str(t.get("reports")) != dom.ids["total-reports"][0].get("data-value"):
         bad.append("total reports: page %r, API %r" % (dom.ids["total-reports"][0].get("data-value"), t))
