@@ -277,85 +277,92 @@ static int yaml_load(const char *path, const struct cgfb_buf *b, yaml_document_t
 	return 0;
 }
 
-/* failCgroupV1 of a KubeletConfiguration (file or drop-in). */
-static int config_file(struct kread *r, const char *path, int *val, char *where, size_t wsz)
+typedef void (*yaml_fn)(struct kread *r, const char *path, yaml_document_t *d, void *arg);
+
+/* A YAML file read, said present, parsed and given to fn; what cannot be
+ * read or parsed is said and skipped. 0 or -ENOMEM. */
+static int yaml_file(struct kread *r, const char *path, yaml_fn fn, void *arg)
 {
 	struct cgfb_buf b = { 0 };
 	yaml_document_t d;
-	yaml_node_t *v;
 	int rc = read_text(path, &b, r);
 
-	if (rc) {
-		cgfb_buf_free(&b);
-		return rc < 0 ? rc : 0;
-	}
+	if (rc)
+		goto out;
 	present(r->k, path);
-	if ((rc = yaml_load(path, &b, &d, r))) {
-		cgfb_buf_free(&b);
-		return rc == -EINVAL ? 0 : rc;
-	}
-	v = map_get(&d, yaml_document_get_root_node(&d), "failCgroupV1");
-	if (v && v->type == YAML_SCALAR_NODE) {
-		int bv = cgfb_parse_boolean((char *)v->data.scalar.value, v->data.scalar.length);
-
-		if (bv >= 0) {
-			*val = bv;
-			snprintf(where, wsz, "%s:%lu: failCgroupV1: %s", path,
-				 (unsigned long)v->start_mark.line + 1, (char *)v->data.scalar.value);
-		}
-	}
+	if ((rc = yaml_load(path, &b, &d, r)))
+		goto out;
+	fn(r, path, &d, arg);
 	yaml_document_delete(&d);
+out:
 	cgfb_buf_free(&b);
-	return 0;
+	return rc < 0 && rc != -EINVAL ? rc : 0;
 }
 
-/* k3s/RKE2: kubelet-arg is a list (or one string) of "name=value". */
-static int dist_file(struct kread *r, const char *path)
-{
-	struct cgfb_buf b = { 0 };
-	yaml_document_t d;
-	yaml_node_t *v;
-	int rc = read_text(path, &b, r);
+struct setting {
+	int *val;
+	char *where;
+	size_t wsz;
+};
 
-	if (rc) {
-		cgfb_buf_free(&b);
-		return rc < 0 ? rc : 0;
-	}
-	present(r->k, path);
-	if ((rc = yaml_load(path, &b, &d, r))) {
-		cgfb_buf_free(&b);
-		return rc == -EINVAL ? 0 : rc;
-	}
-	v = map_get(&d, yaml_document_get_root_node(&d), "kubelet-arg");
+/* failCgroupV1 of a KubeletConfiguration (file or drop-in). */
+static void on_config(struct kread *r, const char *path, yaml_document_t *d, void *arg)
+{
+	const struct setting *st = arg;
+	yaml_node_t *v = map_get(d, yaml_document_get_root_node(d), "failCgroupV1");
+	int bv;
+
+	(void)r;
+	if (!v || v->type != YAML_SCALAR_NODE ||
+	    (bv = cgfb_parse_boolean((char *)v->data.scalar.value, v->data.scalar.length)) < 0)
+		return;
+	*st->val = bv;
+	snprintf(st->where, st->wsz, "%s:%lu: failCgroupV1: %s", path,
+		 (unsigned long)v->start_mark.line + 1, (char *)v->data.scalar.value);
+}
+
+static int config_file(struct kread *r, const char *path, int *val, char *where, size_t wsz)
+{
+	struct setting st = { .val = val, .where = where, .wsz = wsz };
+
+	return yaml_file(r, path, on_config, &st);
+}
+
+/* One kubelet-arg entry: k3s puts "--" before it. */
+static void dist_arg(struct kread *r, const char *path, const yaml_node_t *n)
+{
+	char w[1024];
+
+	if (!n || n->type != YAML_SCALAR_NODE)
+		return;
+	snprintf(w, sizeof(w), "--%s", (const char *)n->data.scalar.value);
+	on_word(r, w, strlen(w), NULL, 0, path, (unsigned long)n->start_mark.line + 1);
+}
+
+/* k3s/RKE2: kubelet-arg is a list (or one string) of "name=value"; a
+ * later file's list replaces the earlier, "kubelet-arg+" adds to it. */
+static void on_dist(struct kread *r, const char *path, yaml_document_t *d, void *arg)
+{
+	yaml_node_t *v = map_get(d, yaml_document_get_root_node(d), "kubelet-arg");
+
+	(void)arg;
 	if (v) {
 		r->dist_flag = -1;
 		r->dist_where[0] = '\0';
-	} else {
-		v = map_get(&d, yaml_document_get_root_node(&d), "kubelet-arg+");
+	} else if (!(v = map_get(d, yaml_document_get_root_node(d), "kubelet-arg+"))) {
+		return;
 	}
-	if (v) {
-		yaml_node_item_t one = 0, *start = &one, *top = &one;
-
-		if (v->type == YAML_SEQUENCE_NODE) {
-			start = v->data.sequence.items.start;
-			top = v->data.sequence.items.top;
-		}
-		for (yaml_node_item_t *i = start; i <= top; i++) {
-			yaml_node_t *s = i == &one ? v : i < top ? yaml_document_get_node(&d, *i) : NULL;
-			char w[1024];
-
-			if (!s || s->type != YAML_SCALAR_NODE)
-				continue;
-			/* k3s puts "--" before each entry. */
-			snprintf(w, sizeof(w), "--%s", (char *)s->data.scalar.value);
-			on_word(r, w, strlen(w), NULL, 0, path, (unsigned long)s->start_mark.line + 1);
-			if (i == &one)
-				break;
-		}
+	if (v->type != YAML_SEQUENCE_NODE) {
+		dist_arg(r, path, v);
+		return;
 	}
-	yaml_document_delete(&d);
-	cgfb_buf_free(&b);
-	return 0;
+	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++)
+		dist_arg(r, path, yaml_document_get_node(d, *i));
+}
+
+static int dist_file(struct kread *r, const char *path)
+{
+	return yaml_file(r, path, on_dist, NULL);
 }
 
 /* --- the rest --------------------------------------------------------------- */
