@@ -32,7 +32,7 @@ static int probe_mode(const struct cgfb_rules *rs, const struct cgfb_mounts *ms,
 	if (e->copy) {
 		char pw[400];
 
-		m = cgfb_predict_mode(e, pw, sizeof(pw));
+		m = c->env->predicted = cgfb_predict_mode(e, pw, sizeof(pw));
 		snprintf(why, sizeof(why), "a copy: %s%s%.500s", pw, e->sw_from[0] ? "; boot configuration: " : "",
 			 e->sw_from);
 	}
