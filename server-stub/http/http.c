@@ -504,6 +504,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		status = head_verdict(r, c, version, &why);
 		if (status)
 			return refuse_head(r, status, why);
+		/* A request that starts after SIGTERM is answered, not served:
+		 * the listening socket stays with libmicrohttpd until it stops
+		 * (http_stop says why), so connections keep coming in. */
+		if (atomic_load(&h->closing)) {
+			rp.status = 503;
+			rp.retry_after = HTTP_SHUTDOWN_RETRY_AFTER;
+			cgfb_buf_printf(&rp.body, "{\"error\":\"unavailable\",\"message\":\"the "
+					"collector is stopping; retry later\"}\n");
+			return reply(r, &rp);
+		}
 		if (h->app.precheck(h->app.ud, &r->rq, &rp))
 			return reply(r, &rp);
 		return MHD_YES;
@@ -871,15 +881,24 @@ void http_stop(struct http_server *h, unsigned grace_ms)
 	if (!h)
 		return;
 	if (h->d) {
+		/* Not MHD_quiesce_daemon(): with epoll event loops on threads of
+		 * their own it races the loops for the listening socket's removal
+		 * from their epoll sets, and the loser's ENOENT is a
+		 * MHD_PANIC() (libmicrohttpd 0.9.75 daemon.c, seen aborting a
+		 * stop: 'Failed to remove listen FD from epoll set'). The socket
+		 * stays libmicrohttpd's: what it accepts from now on is answered
+		 * 503 (on_request), and what the kernel queued is drained here
+		 * beside it, then MHD_stop_daemon() closes it. */
+		const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_LISTEN_FD);
+
 		atomic_store(&h->closing, true);
-		fd = MHD_quiesce_daemon(h->d);
+		fd = info ? info->listen_fd : MHD_INVALID_SOCKET;
 		if (fd != MHD_INVALID_SOCKET) {
 			const unsigned n = backlog_refuse(fd, h->cert != NULL, HTTP_SHUTDOWN_RETRY_AFTER);
 
 			if (n)
 				cgfb_log(LOG_INFO, "answered %u queued connection%s 503", n,
 					 n == 1 ? "" : "s");
-			close(fd);
 		}
 		/* A request already sent on an accepted connection but not yet
 		 * parsed is in flight too: it is answered (503), not cut off.
