@@ -61,7 +61,10 @@ CONF=$DIR/client.conf
 MOTD=$DIR/login-banner.motd
 server=
 cleanup() {
-	trap - EXIT INT TERM
+	# A second Ctrl-C (a terminal's, or timeout's to the child and then
+	# to its group) must not cut the cleanup short.
+	trap - EXIT
+	trap '' INT TERM
 	if [ -n "$server" ]; then
 		kill "$server" 2>/dev/null || true
 		wait "$server" 2>/dev/null || true

@@ -60,6 +60,8 @@ rm -f "$PORTFILE"
 	--admin-token-file "$SERVER_DIR/admin-token" --port-file "$PORTFILE" --quiet &
 server=$!
 cleanup() {
+	# A second Ctrl-C must not cut the cleanup short (the banner left).
+	trap '' INT TERM
 	kill $server 2>/dev/null
 	wait $server 2>/dev/null
 	[ "$motd_was_there" = yes ] || rm -f "$MOTD"
