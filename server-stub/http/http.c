@@ -924,6 +924,13 @@ void http_stop(struct http_server *h, unsigned grace_ms)
 		 * up. */
 		while (atomic_load(&h->suspended) > 0)
 			usleep(10000);
+		/* A request just resumed has its answer still to be sent by its
+		 * event loop, and MHD_stop_daemon() closes every connection as
+		 * it is: wait (a little) for the requests to complete. The
+		 * clean-clone run of c4f0b45 lost a resumed write's 503 so, on
+		 * the ASan build. */
+		for (unsigned t = 0; t < HTTP_STOP_FLUSH_MS && atomic_load(&h->active) > 0; t += 10)
+			usleep(10000);
 		MHD_stop_daemon(h->d);
 	}
 	conntrack_stop(h->ct);

@@ -25,6 +25,9 @@ struct http_request {
 
 /* Retry-After of the 503 that requests get while the collector stops. */
 #define HTTP_SHUTDOWN_RETRY_AFTER 10
+/* After the grace, how long answers already decided (a resumed request's
+ * 503) may take to leave before the connections are closed. */
+#define HTTP_STOP_FLUSH_MS 1000
 
 struct http_reply {
 	unsigned status;
