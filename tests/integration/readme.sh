@@ -14,7 +14,9 @@
 
 README=README.md
 BIN=$T_TMP/bin
-mkdir -p "$BIN" "$T_TMP/state" "$T_TMP/run"
+# The commands run in a directory of their own: export and withdraw write
+# their e-mails into the current one.
+mkdir -p "$BIN" "$T_TMP/state" "$T_TMP/run" "$T_TMP/cwd"
 for p in cgroup-feedback cgroup-feedback-server; do
 	ln -s "$PWD/$BUILD/$p" "$BIN/$p"
 done
@@ -49,8 +51,8 @@ USAGE='unknown option|unknown command|takes no argument|^Usage: |requires an arg
 # runs CMD STATUSES: CMD with the build's programs, in the scratch spool;
 # its status one of STATUSES and no usage error.
 runs() {
-	env PATH="$BIN:$PATH" CGFB_STATE_DIR="$T_TMP/state" HOME="$T_TMP" sh -c "$1" \
-		< /dev/null > "$T_TMP/out" 2> "$T_TMP/err"
+	(cd "$T_TMP/cwd" && env PATH="$BIN:$PATH" CGFB_STATE_DIR="$T_TMP/state" HOME="$T_TMP" \
+		sh -c "$1" < /dev/null > "$T_TMP/out" 2> "$T_TMP/err")
 	st=$?
 	if grep -Eq "$USAGE" "$T_TMP/err"; then
 		cat "$T_TMP/err"
@@ -118,4 +120,6 @@ else
 	check "... the summary answers and the digest is the list's text" \
 		sh -c 'grep -q "^{\"min_installs\":5," "$1" && grep -q "^cgroup-feedback digest: the last 30 days" "$1"' _ "$T_TMP/paste.out"
 fi
+check "nothing the commands wrote is left in the checkout" sh -c '! ls cgroup-feedback-*.eml 2> /dev/null | grep -q .'
+check "... it went to their own directory (export's e-mail, withdraw's)" sh -c 'ls "$1"/cgroup-feedback-*.eml > /dev/null' _ "$T_TMP/cwd"
 finish
