@@ -20,7 +20,7 @@
 static int probe_mode(const struct cgfb_rules *rs, const struct cgfb_mounts *ms, struct cgfb_check *c)
 {
 	const struct cgfb_env *e = c->env;
-	enum cgfb_cgroup_mode m = e->mode;
+	const enum cgfb_cgroup_mode m = e->effective;
 	const char *mode;
 	char why[1024];
 	unsigned v1 = 0;
@@ -29,13 +29,9 @@ static int probe_mode(const struct cgfb_rules *rs, const struct cgfb_mounts *ms,
 	for (unsigned k = 0; k < ms->n; k++)
 		v1 += ms->m[k].version == 1;
 	snprintf(why, sizeof(why), "%s (%u v1 hierarch%s mounted)", e->mode_why, v1, v1 == 1 ? "y" : "ies");
-	if (e->copy) {
-		char pw[400];
-
-		m = c->env->predicted = cgfb_predict_mode(e, pw, sizeof(pw));
-		snprintf(why, sizeof(why), "a copy: %s%s%.500s", pw, e->sw_from[0] ? "; boot configuration: " : "",
-			 e->sw_from);
-	}
+	if (e->copy)
+		snprintf(why, sizeof(why), "a copy: %s%s%.500s", e->effective_why,
+			 e->sw_from[0] ? "; boot configuration: " : "", e->sw_from);
 	c->decided = m != CGFB_MODE_NONE;
 	mode = cgfb_cgroup_mode_name(m);
 	for (size_t i = 0; i < rs->n && !rc; i++) {
@@ -149,7 +145,16 @@ int cgfb_check_run(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 		c->env->v1_memory |= cgfb_mount_has(&ms.m[i], "memory");
 		c->env->v1_cpuset |= cgfb_mount_has(&ms.m[i], "cpuset");
 	}
-	if ((rc = cgfb_probe_kconfig(rs, &ms, o, c)) || (rc = cgfb_probe_systemd(rs, o, c)) ||
+	/* The mode of a copy is what its systemd makes of its boot
+	 * configuration: systemd's version first, then what depends on the
+	 * mode (the kernels this host needs, systemd's own rule). */
+	if ((rc = cgfb_systemd_read(o, c)))
+		goto out;
+	c->env->effective = c->env->mode;
+	if (c->env->copy)
+		c->env->effective = cgfb_predict_mode(c->env, c->env->effective_why,
+						      sizeof(c->env->effective_why));
+	if ((rc = cgfb_probe_kconfig(rs, &ms, o, c)) || (rc = cgfb_probe_systemd(rs, c)) ||
 	    (rc = cgfb_kubelet_read(o, &c->env->kubelet, c)))
 		goto out;
 	if ((rc = probe_mode(rs, &ms, c)) || (mi.data && ((rc = probe_hierarchies(rs, &ms, c)) ||

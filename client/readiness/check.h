@@ -26,7 +26,9 @@ int cgfb_probe_kconfig(const struct cgfb_rules *rs, const struct cgfb_mounts *ms
 		       const struct cgfb_check_opts *o, struct cgfb_check *c);
 int cgfb_probe_config(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 		      struct cgfb_check *c);
-int cgfb_probe_systemd(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
-		       struct cgfb_check *c);
+/* The installed systemd's version (dpkg, else its shared library's name)
+ * into the environment. 0 or -ENOMEM. */
+int cgfb_systemd_read(const struct cgfb_check_opts *o, struct cgfb_check *c);
+int cgfb_probe_systemd(const struct cgfb_rules *rs, struct cgfb_check *c);
 
 #endif

@@ -48,7 +48,10 @@ struct cgfb_env {
 	 * (then /sys/fs/cgroup/unified), not every mount. NONE: unknown. */
 	enum cgfb_cgroup_mode mode;
 	char mode_why[160];
-	enum cgfb_cgroup_mode predicted;   /* a copy: what it would boot */
+	/* The mode the host runs in, or a copy would boot with its systemd
+	 * and boot configuration (decide.c); NONE: cannot be told. */
+	enum cgfb_cgroup_mode effective;
+	char effective_why[400];
 	/* The command lines systemd reads: one on a running system, the boot
 	 * configuration's in a copy; switches merged over them (a copy: any
 	 * line asking for v1 counts). */

@@ -212,7 +212,7 @@ int cgfb_check_print(FILE *out, const struct cgfb_check *c, const struct cgfb_ta
 
 	fprintf(out, "cgroup-feedback check of %s: cgroup mode %s%s, kernel %s, systemd %s; "
 		"%lu v1 cgroup%s walked\n", root && *root ? root : "this machine",
-		cgfb_cgroup_mode_name(e->copy ? e->predicted : e->mode), e->copy ? " (as it would boot)" : "",
+		cgfb_cgroup_mode_name(e->effective), e->copy ? " (as it would boot)" : "",
 		c->kernel[0] ? c->kernel : "unknown",
 		c->systemd[0] ? c->systemd : "unknown", c->cgroups, c->cgroups == 1 ? "" : "s");
 	print_environment(out, e);

@@ -123,17 +123,10 @@ static bool is_kconfig(const char *text)
 static bool uses_controller(const struct cgfb_mounts *ms, const char *controller,
 			    const struct cgfb_env *e)
 {
-	char why[256];
-
 	for (unsigned i = 0; i < ms->n; i++)
 		if (cgfb_mount_has(&ms->m[i], controller))
 			return true;
-	if (!e->copy)
-		return false;
-	switch (cgfb_predict_mode(e, why, sizeof(why))) {
-	case CGFB_MODE_LEGACY: case CGFB_MODE_HYBRID: return true;
-	default: return false;
-	}
+	return e->copy && (e->effective == CGFB_MODE_LEGACY || e->effective == CGFB_MODE_HYBRID);
 }
 
 /* One configuration: said unreadable, or noted in the environment and
@@ -337,13 +330,11 @@ static bool library_version(const struct cgfb_check_opts *o, char *out, size_t s
 	return ok;
 }
 
-int cgfb_probe_systemd(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
-		       struct cgfb_check *c)
+int cgfb_systemd_read(const struct cgfb_check_opts *o, struct cgfb_check *c)
 {
 	struct cgfb_env *e = c->env;
 	struct cgfb_buf b = { 0 };
-	char from[4096], why[256];
-	const char *mode = cgfb_cgroup_mode_name(e->copy ? cgfb_predict_mode(e, why, sizeof(why)) : e->mode);
+	char from[4096];
 	int rc = cgfb_check_path(o, "/var/lib/dpkg/status", from, sizeof(from));
 
 	if (rc)
@@ -359,17 +350,29 @@ int cgfb_probe_systemd(const struct cgfb_rules *rs, const struct cgfb_check_opts
 	c->sources++;
 	snprintf(e->systemd, sizeof(e->systemd), "%s", c->systemd);
 	snprintf(e->systemd_from, sizeof(e->systemd_from), "%s", from);
+out:
+	cgfb_buf_free(&b);
+	return rc;
+}
+
+/* The installed systemd on a host in (or a copy booting) a v1 mode. */
+int cgfb_probe_systemd(const struct cgfb_rules *rs, struct cgfb_check *c)
+{
+	const struct cgfb_env *e = c->env;
+	const char *mode = cgfb_cgroup_mode_name(e->effective);
+	int rc = 0;
+
+	if (!e->systemd[0])
+		return 0;
 	for (size_t i = 0; i < rs->n && !rc; i++) {
 		const struct cgfb_rule *r = &rs->r[i];
 
-		if (r->probe != CGFB_PROBE_SYSTEMD || cgfb_version_cmp(c->systemd, r->from) < 0)
+		if (r->probe != CGFB_PROBE_SYSTEMD || cgfb_version_cmp(e->systemd, r->from) < 0)
 			continue;
 		for (unsigned k = 0; k < r->n_values && !rc; k++)
 			if (strcmp(r->values[k], mode) == 0)
 				rc = cgfb_check_found(c, r, "systemd %s (%s) on a host in %s mode",
-						      c->systemd, from, mode);
+						      e->systemd, e->systemd_from, mode);
 	}
-out:
-	cgfb_buf_free(&b);
 	return rc;
 }
