@@ -128,7 +128,7 @@ static int read_mounts(const struct cgfb_check_opts *o, struct cgfb_buf *text, s
 int cgfb_check_run(const struct cgfb_rules *rs, const struct cgfb_check_opts *o, struct cgfb_check *c)
 {
 	struct cgfb_mounts ms = { 0 };
-	struct cgfb_buf mi = { 0 };
+	struct cgfb_buf mi = { 0 }, dpkg = { 0 };
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -148,14 +148,15 @@ int cgfb_check_run(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 	/* The mode of a copy is what its systemd makes of its boot
 	 * configuration: systemd's version first, then what depends on the
 	 * mode (the kernels this host needs, systemd's own rule). */
-	if ((rc = cgfb_systemd_read(o, c)))
+	if ((rc = cgfb_dpkg_read(o, &dpkg)))
 		goto out;
+	cgfb_systemd_read(o, dpkg.data, c);
 	c->env->effective = c->env->mode;
 	if (c->env->copy)
 		c->env->effective = cgfb_predict_mode(c->env, c->env->effective_why,
 						      sizeof(c->env->effective_why));
 	if ((rc = cgfb_probe_kconfig(rs, &ms, o, c)) || (rc = cgfb_probe_systemd(rs, c)) ||
-	    (rc = cgfb_kubelet_read(o, &c->env->kubelet, c)))
+	    (rc = cgfb_kubelet_read(o, dpkg.data, &c->env->kubelet, c)))
 		goto out;
 	if ((rc = probe_mode(rs, &ms, c)) || (mi.data && ((rc = probe_hierarchies(rs, &ms, c)) ||
 							  (rc = cgfb_probe_tree(rs, &ms, o, c)))))
@@ -164,6 +165,7 @@ int cgfb_check_run(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 	    (rc = probe_kubelet(rs, c)))
 		goto out;
 out:
+	cgfb_buf_free(&dpkg);
 	cgfb_buf_free(&mi);
 	cgfb_mounts_free(&ms);
 	return rc;

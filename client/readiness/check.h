@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cgfb/buf.h"
 #include "readiness/findings.h"
 #include "readiness/rules.h"
 #include "snapshot/mountinfo.h"
@@ -26,9 +27,14 @@ int cgfb_probe_kconfig(const struct cgfb_rules *rs, const struct cgfb_mounts *ms
 		       const struct cgfb_check_opts *o, struct cgfb_check *c);
 int cgfb_probe_config(const struct cgfb_rules *rs, const struct cgfb_check_opts *o,
 		      struct cgfb_check *c);
-/* The installed systemd's version (dpkg, else its shared library's name)
- * into the environment. 0 or -ENOMEM. */
-int cgfb_systemd_read(const struct cgfb_check_opts *o, struct cgfb_check *c);
+/* dpkg's status file under the root, whole (empty when there is none).
+ * 0 or -ENOMEM. */
+int cgfb_dpkg_read(const struct cgfb_check_opts *o, struct cgfb_buf *b);
+/* The Version of pkg, installed, in dpkg's status text (NULL: none). */
+bool cgfb_dpkg_version(const char *status, const char *pkg, char *out, size_t sz);
+/* The installed systemd's version (dpkg's status, else its shared
+ * library's name) into the environment. */
+void cgfb_systemd_read(const struct cgfb_check_opts *o, const char *status, struct cgfb_check *c);
 int cgfb_probe_systemd(const struct cgfb_rules *rs, struct cgfb_check *c);
 
 #endif

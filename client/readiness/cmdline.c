@@ -224,40 +224,43 @@ void cgfb_shell_var(const char *text, const char *name, char *val, size_t sz)
 	}
 }
 
+/* One file of grub's defaults: the two lines' values, as the shell would
+ * leave them after sourcing it. Whether it was read. */
+static bool grub_file(const char *path, char *linux_, char *dflt, size_t sz)
+{
+	struct cgfb_buf b = { 0 };
+	const bool ok = read_text(path, &b) == 0;
+
+	if (ok) {
+		cgfb_shell_var(b.data, "GRUB_CMDLINE_LINUX", linux_, sz);
+		cgfb_shell_var(b.data, "GRUB_CMDLINE_LINUX_DEFAULT", dflt, sz);
+	}
+	cgfb_buf_free(&b);
+	return ok;
+}
+
 /* /etc/default/grub and then /etc/default/grub.d/ *.cfg, sourced in that
  * order by grub-mkconfig (Debian and Ubuntu; cloud images set the default
  * line in a drop-in). */
 static int grub_defaults(const char *root, struct cgfb_bootlines *out)
 {
-	char pat[4096], linux_[CGFB_CMDLINE_MAX] = "", dflt[CGFB_CMDLINE_MAX] = "";
+	char path[4096], linux_[CGFB_CMDLINE_MAX] = "", dflt[CGFB_CMDLINE_MAX] = "";
 	struct cgfb_bootline *l;
-	bool any = false;
-	glob_t g = { 0 };
+	bool any;
+	glob_t g;
 	int gr;
 
-	snprintf(pat, sizeof(pat), "%s/etc/default/grub", root);
-	for (size_t i = 0, n = 1; i < n; i++) {
-		struct cgfb_buf b = { 0 };
-		const char *path = i == 0 ? pat : g.gl_pathv[i - 1];
-
-		if (read_text(path, &b) == 0) {
-			cgfb_shell_var(b.data, "GRUB_CMDLINE_LINUX", linux_, sizeof(linux_));
-			cgfb_shell_var(b.data, "GRUB_CMDLINE_LINUX_DEFAULT", dflt, sizeof(dflt));
-			any = true;
-		}
-		cgfb_buf_free(&b);
-		if (i == 0) {
-			snprintf(pat, sizeof(pat), "%s/etc/default/grub.d/*.cfg", root);
-			gr = glob(pat, 0, NULL, &g);
-			if (gr == GLOB_NOSPACE)
-				return -ENOMEM;
-			n += gr == 0 ? g.gl_pathc : 0;
-			snprintf(pat, sizeof(pat), "%s/etc/default/grub", root);
-		}
-	}
+	snprintf(path, sizeof(path), "%s/etc/default/grub", root);
+	any = grub_file(path, linux_, dflt, sizeof(linux_));
+	snprintf(path, sizeof(path), "%s/etc/default/grub.d/*.cfg", root);
+	if ((gr = glob(path, 0, NULL, &g)) == GLOB_NOSPACE)
+		return -ENOMEM;
+	for (size_t i = 0; gr == 0 && i < g.gl_pathc; i++)
+		any |= grub_file(g.gl_pathv[i], linux_, dflt, sizeof(linux_));
+	if (gr == 0)
+		globfree(&g);
 	if (any && (l = add_line(out, root, "/etc/default/grub")))
 		snprintf(l->text, sizeof(l->text), "%.2040s %.2040s", linux_, dflt);
-	globfree(&g);
 	return 0;
 }
 

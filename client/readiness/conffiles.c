@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cgfb/buf.h"
-#include "cgfb/readfile.h"
 #include "readiness/check.h"
 
 #define CONF_MAX (4u << 20)        /* a runtime's configuration; more is no config */
@@ -29,17 +28,10 @@ static int scan_file(const struct cgfb_rule *r, const regex_t *re, const char *p
 {
 	struct cgfb_buf b = { 0 };
 	unsigned long n = 0;
-	int rc = cgfb_read_file(path, CONF_MAX, CGFB_RF_REGULAR, &b);
+	int rc = cgfb_check_read_text(c, path, CONF_MAX, &b);
 
-	if (rc == -ENOMEM)
-		goto out;
-	if (rc < 0) {
-		rc = cgfb_check_unreadable(c, path, rc);
-		goto out;
-	}
-	c->sources++;
-	if (memchr(b.data, '\0', b.len)) {
-		rc = cgfb_check_unreadable_why(c, path, "not a text file (a NUL byte)");
+	if (rc) {
+		rc = rc < 0 ? rc : 0;
 		goto out;
 	}
 	for (char *l = b.data, *end; !rc && l && *l; l = end ? end + 1 : NULL) {

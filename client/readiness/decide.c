@@ -31,10 +31,12 @@
 	"refuses a tmpfs /sys/fs/cgroup in a container too"
 #define SRC_SD_MODE "systemd src/basic/cgroup-util.c cg_unified_cached() (v256 2203-2262): statfs of " \
 	"/sys/fs/cgroup, then /sys/fs/cgroup/unified"
-#define SRC_MEMCG "init/Kconfig MEMCG_V1 (e93d4166b40a, v6.11, default n); kernel/cgroup/cgroup-v1.c " \
-	"cgroup1_parse_param() 'Unknown subsys name' (3c41382e920f, v6.12)"
-#define SRC_CPUSETS "init/Kconfig CPUSETS_V1 (1abab1ba0775, v6.12, default n); " \
-	"kernel/cgroup/cgroup-v1.c cgroup1_parse_param() (3c41382e920f, v6.12)"
+/* Arrays, not macros: a kernel decision names its option by which of
+ * these two it cites (cgfb_decision_config()). */
+static const char SRC_MEMCG[] = "init/Kconfig MEMCG_V1 (e93d4166b40a, v6.11, default n); "
+	"kernel/cgroup/cgroup-v1.c cgroup1_parse_param() 'Unknown subsys name' (3c41382e920f, v6.12)";
+static const char SRC_CPUSETS[] = "init/Kconfig CPUSETS_V1 (1abab1ba0775, v6.12, default n); "
+	"kernel/cgroup/cgroup-v1.c cgroup1_parse_param() (3c41382e920f, v6.12)";
 #define SRC_KUBELET "kubernetes pkg/kubelet/apis/config/validation/validation_linux.go " \
 	"validateKubeletOSConfiguration() ('kubelet is configured to not run on a host using cgroup v1'); " \
 	"IsCgroup2UnifiedMode() of opencontainers/cgroups utils.go 35-51 (statfs of /sys/fs/cgroup); " \
@@ -73,6 +75,13 @@ const char *cgfb_decider_name(enum cgfb_decider d)
 const char *cgfb_outcome_name(enum cgfb_outcome o)
 {
 	return (unsigned)o < CGFB_OUT_N ? outcome_names[o] : "?";
+}
+
+const char *cgfb_decision_config(const struct cgfb_decision *d)
+{
+	if (d->who != CGFB_DEC_KERNEL)
+		return NULL;
+	return d->source == SRC_MEMCG ? "CONFIG_MEMCG_V1" : d->source == SRC_CPUSETS ? "CONFIG_CPUSETS_V1" : NULL;
 }
 
 int cgfb_decider_index(const char *name)
@@ -133,8 +142,8 @@ static int vcmp(const char *a, const char *b)
 	return cgfb_version_cmp(a, b);
 }
 
-/* a at the precision of t: 6.12.48 is in 6.12. */
-static bool in_series(const char *t, const char *a)
+/* v compared with t at t's precision: 6.12.48 is 6.12, and past 6.11. */
+static int cmp_at(const char *t, const char *v)
 {
 	char cut[64];
 	unsigned dots = 0, want = 0;
@@ -142,26 +151,22 @@ static bool in_series(const char *t, const char *a)
 
 	for (const char *p = t; *p; p++)
 		want += *p == '.';
-	while (a[n] && n < sizeof(cut) - 1 && !(a[n] == '.' && dots++ == want))
-		n++;
-	snprintf(cut, sizeof(cut), "%.*s", (int)n, a);
-	return vcmp(t, cut) == 0;
-}
-
-static bool at_or_past(const char *target, const char *v)
-{
-	char cut[64];
-	unsigned dots = 0, want = 0;
-	size_t n = 0;
-
-	if (!target || !v)
-		return false;
-	for (const char *p = target; *p; p++)
-		want += *p == '.';
 	while (v[n] && n < sizeof(cut) - 1 && !(v[n] == '.' && dots++ == want))
 		n++;
 	snprintf(cut, sizeof(cut), "%.*s", (int)n, v);
-	return vcmp(target, cut) >= 0;
+	return vcmp(t, cut);
+}
+
+/* a is in the series t names. */
+static bool in_series(const char *t, const char *a)
+{
+	return cmp_at(t, a) == 0;
+}
+
+/* The target t is at or past version v. */
+static bool at_or_past(const char *t, const char *v)
+{
+	return t && v && cmp_at(t, v) >= 0;
 }
 
 static bool mode_v1(enum cgfb_cgroup_mode m)

@@ -65,6 +65,8 @@ int cgfb_decide(struct cgfb_check *c, const struct cgfb_target *t);
  * and boot configuration; NONE when that cannot be told. */
 enum cgfb_cgroup_mode cgfb_predict_mode(const struct cgfb_env *e, char *why, size_t sz);
 
+/* The kernel option a kernel decision turns on, NULL for none. */
+const char *cgfb_decision_config(const struct cgfb_decision *d);
 const char *cgfb_decider_name(enum cgfb_decider d);
 const char *cgfb_outcome_name(enum cgfb_outcome o);
 int cgfb_decider_index(const char *name);

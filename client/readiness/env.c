@@ -41,27 +41,41 @@ static bool first_line(const struct cgfb_check_opts *o, const char *path, char *
 
 /* --- the mode ------------------------------------------------------------ */
 
+/* The line after l's, or NULL at the end. */
+static const char *next_line(const char *l)
+{
+	const char *nl = strchr(l, '\n');
+
+	return nl ? nl + 1 : NULL;
+}
+
+struct mount_line {
+	char root[512], point[512], type[64];
+};
+
+/* A mountinfo line's root, mount point and file system type; false for a
+ * line that is none. */
+static bool mount_line(const char *l, struct mount_line *m)
+{
+	char skip[3][512];
+	const char *sep = strstr(l, " - ");
+
+	return sep && (size_t)(sep - l) <= strcspn(l, "\n") &&
+	       sscanf(l, "%511s %511s %511s %511s %511s", skip[0], skip[1], skip[2], m->root,
+		      m->point) == 5 &&
+	       sscanf(sep + 3, "%63s", m->type) == 1;
+}
+
 /* The file system type of the top mount at point (the last line naming it:
  * a later mount hides an earlier one), "" none. */
-static void fstype_at(const char *mi, const char *point, char *type, size_t sz, char *mroot,
-		      size_t rsz)
+static void fstype_at(const char *mi, const char *point, char *type, size_t sz)
 {
-	type[0] = '\0';
-	for (const char *l = mi; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		char f[5][512], t[64];
-		const char *sep = strstr(l, " - ");
-		size_t ll = strcspn(l, "\n");
+	struct mount_line m;
 
-		if (!sep || (size_t)(sep - l) > ll ||
-		    sscanf(l, "%511s %511s %511s %511s %511s", f[0], f[1], f[2], f[3], f[4]) != 5 ||
-		    sscanf(sep + 3, "%63s", t) != 1)
-			continue;
-		if (strcmp(f[4], point) == 0) {
-			snprintf(type, sz, "%s", t);
-			if (mroot)
-				snprintf(mroot, rsz, "%s", f[3]);
-		}
-	}
+	type[0] = '\0';
+	for (const char *l = mi; l && *l; l = next_line(l))
+		if (mount_line(l, &m) && strcmp(m.point, point) == 0)
+			snprintf(type, sz, "%s", m.type);
 }
 
 enum cgfb_cgroup_mode cgfb_env_mode_of(const char *mi, const char *root, char *why, size_t whysz)
@@ -71,7 +85,7 @@ enum cgfb_cgroup_mode cgfb_env_mode_of(const char *mi, const char *root, char *w
 	/* mountinfo names mount points as the machine sees them, without
 	 * the root a fixture stands under. */
 	(void)root;
-	fstype_at(mi, "/sys/fs/cgroup", type, sizeof(type), NULL, 0);
+	fstype_at(mi, "/sys/fs/cgroup", type, sizeof(type));
 	if (strcmp(type, "cgroup2") == 0) {
 		snprintf(why, whysz, "/sys/fs/cgroup is cgroup2");
 		return CGFB_MODE_UNIFIED;
@@ -81,7 +95,7 @@ enum cgfb_cgroup_mode cgfb_env_mode_of(const char *mi, const char *root, char *w
 			 : "nothing is mounted at /sys/fs/cgroup", type);
 		return CGFB_MODE_NONE;
 	}
-	fstype_at(mi, "/sys/fs/cgroup/unified", type, sizeof(type), NULL, 0);
+	fstype_at(mi, "/sys/fs/cgroup/unified", type, sizeof(type));
 	if (strcmp(type, "cgroup2") == 0) {
 		snprintf(why, whysz, "/sys/fs/cgroup is tmpfs, /sys/fs/cgroup/unified cgroup2");
 		return CGFB_MODE_HYBRID;
@@ -121,19 +135,14 @@ static enum cgfb_cgroup_mode mode_statfs(char *why, size_t whysz)
  * hierarchy: the container was given its own cgroup, not a namespace. */
 static bool subtree_mount(const char *mi, char *what, size_t sz)
 {
-	for (const char *l = mi; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		char f[5][512], t[64];
-		const char *sep = strstr(l, " - ");
+	struct mount_line m;
 
-		if (!sep || sep - l > (long)strcspn(l, "\n") ||
-		    sscanf(l, "%511s %511s %511s %511s %511s", f[0], f[1], f[2], f[3], f[4]) != 5 ||
-		    sscanf(sep + 3, "%63s", t) != 1)
-			continue;
-		if ((strcmp(t, "cgroup") == 0 || strcmp(t, "cgroup2") == 0) && strcmp(f[3], "/") != 0) {
-			snprintf(what, sz, "the cgroup mount at %.200s shows the host's %.80s", f[4], f[3]);
+	for (const char *l = mi; l && *l; l = next_line(l))
+		if (mount_line(l, &m) && (strcmp(m.type, "cgroup") == 0 || strcmp(m.type, "cgroup2") == 0) &&
+		    strcmp(m.root, "/") != 0) {
+			snprintf(what, sz, "the cgroup mount at %.200s shows the host's %.80s", m.point, m.root);
 			return true;
 		}
-	}
 	return false;
 }
 
@@ -157,47 +166,38 @@ out:
 	return found;
 }
 
+/* The container's manager and the signal that named it. */
+static void set_container(struct cgfb_env *e, const char *name, const char *why)
+{
+	snprintf(e->container, sizeof(e->container), "%.31s", name);
+	snprintf(e->container_why, sizeof(e->container_why), "%.600s", why);
+}
+
 /* The signals of systemd's detect_container() (src/basic/virt.c), in its
  * order, and a cgroup mount of the host's tree. */
 static void container(const struct cgfb_check_opts *o, const char *mi, struct cgfb_env *e)
 {
-	char v[512];
+	char v[512], why[640];
 
 	if (first_line(o, "/proc/sys/kernel/osrelease", v, sizeof(v)) &&
 	    (strcasestr(v, "microsoft") || strstr(v, "WSL"))) {
 		e->wsl = true;
-		snprintf(e->container, sizeof(e->container), "wsl");
-		snprintf(e->container_why, sizeof(e->container_why), "/proc/sys/kernel/osrelease: %.200s", v);
-		return;
-	}
-	if (exists(o, "/proc/vz") && !exists(o, "/proc/bc")) {
-		snprintf(e->container, sizeof(e->container), "openvz");
-		snprintf(e->container_why, sizeof(e->container_why), "/proc/vz without /proc/bc");
-		return;
-	}
-	if (first_line(o, "/run/systemd/container", v, sizeof(v)) && v[0]) {
-		snprintf(e->container, sizeof(e->container), "%.31s", v);
-		snprintf(e->container_why, sizeof(e->container_why), "/run/systemd/container: %.200s", v);
-		return;
-	}
-	if (environ_container(o, v, sizeof(v))) {
-		snprintf(e->container, sizeof(e->container), "%.31s", v);
-		snprintf(e->container_why, sizeof(e->container_why), "container=%.200s in PID 1's environment", v);
-		return;
-	}
-	if (exists(o, "/run/.containerenv")) {
-		snprintf(e->container, sizeof(e->container), "podman");
-		snprintf(e->container_why, sizeof(e->container_why), "/run/.containerenv");
-		return;
-	}
-	if (exists(o, "/.dockerenv")) {
-		snprintf(e->container, sizeof(e->container), "docker");
-		snprintf(e->container_why, sizeof(e->container_why), "/.dockerenv");
-		return;
-	}
-	if (mi && subtree_mount(mi, v, sizeof(v))) {
-		snprintf(e->container, sizeof(e->container), "container");
-		snprintf(e->container_why, sizeof(e->container_why), "%s", v);
+		snprintf(why, sizeof(why), "/proc/sys/kernel/osrelease: %.200s", v);
+		set_container(e, "wsl", why);
+	} else if (exists(o, "/proc/vz") && !exists(o, "/proc/bc")) {
+		set_container(e, "openvz", "/proc/vz without /proc/bc");
+	} else if (first_line(o, "/run/systemd/container", v, sizeof(v)) && v[0]) {
+		snprintf(why, sizeof(why), "/run/systemd/container: %.200s", v);
+		set_container(e, v, why);
+	} else if (environ_container(o, v, sizeof(v))) {
+		snprintf(why, sizeof(why), "container=%.200s in PID 1's environment", v);
+		set_container(e, v, why);
+	} else if (exists(o, "/run/.containerenv")) {
+		set_container(e, "podman", "/run/.containerenv");
+	} else if (exists(o, "/.dockerenv")) {
+		set_container(e, "docker", "/.dockerenv");
+	} else if (mi && subtree_mount(mi, v, sizeof(v))) {
+		set_container(e, "container", v);
 	}
 }
 
@@ -237,7 +237,7 @@ static void os_value(const char *text, const char *key, char *out, size_t sz)
 {
 	size_t kl = strlen(key);
 
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+	for (const char *l = text; l && *l; l = next_line(l)) {
 		const char *v;
 		size_t vl;
 
@@ -283,47 +283,39 @@ const char *cgfb_env_family(const struct cgfb_env *e)
 
 /* --- the command line systemd reads ------------------------------------------ */
 
-/* PID 1's argv, as proc_cmdline() reads it in a container: the words after
- * the program's name. */
-static int pid1_cmdline(const struct cgfb_check_opts *o, struct cgfb_bootline *l, struct cgfb_check *c)
+/* The command line systemd reads: /proc/cmdline, or in a container (WSL
+ * included, detect_container() names it one) PID 1's argv after the
+ * program's name, as proc_cmdline() reads it there. */
+static int live_cmdline(const struct cgfb_check_opts *o, bool pid1, struct cgfb_bootline *l,
+			struct cgfb_check *c)
 {
 	char p[4096];
 	ssize_t n;
-	size_t start;
 
-	if (cgfb_check_path(o, "/proc/1/cmdline", p, sizeof(p)))
+	if (cgfb_check_path(o, pid1 ? "/proc/1/cmdline" : "/proc/cmdline", p, sizeof(p)))
 		return 0;
 	snprintf(l->from, sizeof(l->from), "%s", p);
 	if ((n = cgfb_read_at(AT_FDCWD, p, l->text, sizeof(l->text))) < 0) {
 		l->text[0] = '\0';
 		return cgfb_check_unreadable(c, p, (int)n);
 	}
-	start = strnlen(l->text, (size_t)n) + 1;
-	start = start > (size_t)n ? (size_t)n : start;
-	memmove(l->text, l->text + start, (size_t)n - start);
-	n -= (ssize_t)start;
-	l->text[n] = '\0';
-	for (ssize_t i = 0; i < n; i++)
-		if (l->text[i] == '\0')
-			l->text[i] = ' ';
 	c->sources++;
-	return 0;
-}
-
-static int host_cmdline(const struct cgfb_check_opts *o, struct cgfb_bootline *l, struct cgfb_check *c)
-{
-	char p[4096];
-	ssize_t n;
-
-	if (cgfb_check_path(o, "/proc/cmdline", p, sizeof(p)))
+	if (!pid1) {
+		l->text[strcspn(l->text, "\n")] = '\0';
 		return 0;
-	snprintf(l->from, sizeof(l->from), "%s", p);
-	if ((n = cgfb_read_at(AT_FDCWD, p, l->text, sizeof(l->text))) < 0) {
-		l->text[0] = '\0';
-		return cgfb_check_unreadable(c, p, (int)n);
 	}
-	l->text[strcspn(l->text, "\n")] = '\0';
-	c->sources++;
+	/* argv: NUL-separated, the program first. */
+	{
+		size_t start = strnlen(l->text, (size_t)n) + 1;
+
+		start = start > (size_t)n ? (size_t)n : start;
+		memmove(l->text, l->text + start, (size_t)n - start);
+		n -= (ssize_t)start;
+		l->text[n] = '\0';
+		for (ssize_t i = 0; i < n; i++)
+			if (l->text[i] == '\0')
+				l->text[i] = ' ';
+	}
 	return 0;
 }
 
@@ -337,11 +329,7 @@ static int cmdlines(const struct cgfb_check_opts *o, struct cgfb_env *e, struct 
 		c->sources += e->cmdlines.n;
 	} else {
 		e->cmdlines.n = 1;
-		/* systemd takes WSL for a container too (detect_container()). */
-		e->cmdline_is_host = e->container[0] != '\0';
-		rc = e->cmdline_is_host ? pid1_cmdline(o, &e->cmdlines.l[0], c)
-					: host_cmdline(o, &e->cmdlines.l[0], c);
-		if (rc)
+		if ((rc = live_cmdline(o, e->container[0] != '\0', &e->cmdlines.l[0], c)))
 			return rc;
 	}
 	cgfb_switches_read("", &e->sw);

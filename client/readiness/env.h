@@ -58,7 +58,6 @@ struct cgfb_env {
 	struct cgfb_bootlines cmdlines;
 	struct cgfb_switches sw;
 	char sw_from[4096];               /* the line whose switches count */
-	bool cmdline_is_host;            /* a container: /proc/cmdline is the host's */
 	char systemd[64];                /* the installed systemd, "" unknown */
 	char systemd_from[4096];
 	struct cgfb_kernel kernels[CGFB_KERNELS_MAX];
@@ -85,7 +84,7 @@ enum cgfb_cgroup_mode cgfb_env_mode_of(const char *mountinfo, const char *root, 
 				       size_t whysz);
 
 /* The kubelet's configuration under the root (kubelet.c). 0 or -ENOMEM. */
-int cgfb_kubelet_read(const struct cgfb_check_opts *o, struct cgfb_kubelet *k,
+int cgfb_kubelet_read(const struct cgfb_check_opts *o, const char *status, struct cgfb_kubelet *k,
 		      struct cgfb_check *c);
 
 /* A distribution family for the deciders: "rhel" for RHEL and its

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgfb/readfile.h"
 #include "readiness/findings.h"
 #include "snapshot/attrs.h"
 
@@ -123,6 +124,20 @@ int cgfb_check_unreadable_why(struct cgfb_check *c, const char *what, const char
 	if (i == CGFB_UNREADABLE_MAX)
 		return 0;
 	return asprintf(&c->unreadable_what[i], "%s: %s", what, why) < 0 ? -ENOMEM : 0;
+}
+
+int cgfb_check_read_text(struct cgfb_check *c, const char *path, size_t max, struct cgfb_buf *b)
+{
+	int rc = cgfb_read_file(path, max, CGFB_RF_REGULAR, b);
+
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0)
+		return cgfb_check_unreadable(c, path, rc) ? -ENOMEM : 1;
+	c->sources++;
+	if (!b->data || memchr(b->data, '\0', b->len))
+		return cgfb_check_unreadable_why(c, path, "not a text file (a NUL byte)") ? -ENOMEM : 1;
+	return 0;
 }
 
 int cgfb_check_unreadable(struct cgfb_check *c, const char *what, int err)

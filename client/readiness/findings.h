@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgfb/buf.h"
 #include "readiness/decide.h"
 #include "readiness/env.h"
 #include "readiness/rules.h"
@@ -55,8 +56,6 @@ struct cgfb_check_opts {
 struct cgfb_check {
 	struct cgfb_finding *f;
 	size_t n, cap;
-	char kernel[128];                 /* running kernel's release, "" unknown */
-	char systemd[64];                 /* installed systemd's version, "" unknown */
 	unsigned long cgroups;            /* cgroups walked in v1 hierarchies */
 	unsigned long vanished;           /* removed while walked: not an error */
 	unsigned long unreadable;
@@ -85,6 +84,10 @@ int cgfb_check_found_kernel(struct cgfb_check *c, const struct cgfb_rule *r, con
 			    const char *where);
 int cgfb_check_unreadable(struct cgfb_check *c, const char *what, int err);
 int cgfb_check_unreadable_why(struct cgfb_check *c, const char *what, const char *why);
+/* A configuration file read whole as text into b: 0, or 1 when it could
+ * not be read or is no text (a NUL byte), said in c, or -ENOMEM. A file
+ * read counts as a source. */
+int cgfb_check_read_text(struct cgfb_check *c, const char *path, size_t max, struct cgfb_buf *b);
 /* ROOT/path (path absolute) into buf; -ENAMETOOLONG when it does not fit. */
 int cgfb_check_path(const struct cgfb_check_opts *o, const char *path, char *buf, size_t sz);
 

@@ -15,14 +15,12 @@
 #include <yaml.h>
 
 #include "cgfb/buf.h"
-#include "cgfb/readfile.h"
 #include "readiness/check.h"
 #include "readiness/cmdline.h"
 #include "readiness/env.h"
 #include "readiness/version.h"
 
 #define KCONF_MAX   (1u << 20)
-#define STATUS_MAX  (64u << 20)
 #define FLAG        "fail-cgroupv1"
 #define K3S_DROPINS "/var/lib/rancher/k3s/agent/etc/kubelet.conf.d"
 
@@ -210,25 +208,11 @@ static void on_word(struct kread *r, const char *w, size_t len, const char *next
 		 v ? "=" : "", (int)vl, v ? v : "");
 }
 
-static int read_text(const char *path, struct cgfb_buf *b, struct kread *r)
-{
-	int rc = cgfb_read_file(path, KCONF_MAX, CGFB_RF_REGULAR, b);
-
-	if (rc == -ENOMEM)
-		return rc;
-	if (rc < 0)
-		return cgfb_check_unreadable(r->c, path, rc) ? -ENOMEM : 1;
-	if (!b->data || memchr(b->data, '\0', b->len))
-		return cgfb_check_unreadable_why(r->c, path, "not a text file (a NUL byte)") ? -ENOMEM : 1;
-	r->c->sources++;
-	return 0;
-}
-
 static int flags_file(struct kread *r, const char *path)
 {
 	struct cgfb_buf b = { 0 };
 	unsigned long n = 0;
-	int rc = read_text(path, &b, r);
+	int rc = cgfb_check_read_text(r->c, path, KCONF_MAX, &b);
 
 	if (rc) {
 		cgfb_buf_free(&b);
@@ -285,7 +269,7 @@ static int yaml_file(struct kread *r, const char *path, yaml_fn fn, void *arg)
 {
 	struct cgfb_buf b = { 0 };
 	yaml_document_t d;
-	int rc = read_text(path, &b, r);
+	int rc = cgfb_check_read_text(r->c, path, KCONF_MAX, &b);
 
 	if (rc)
 		goto out;
@@ -391,31 +375,8 @@ static int each(struct kread *r, const char *const *pats, size_t n, file_fn fn)
 	return rc;
 }
 
-/* dpkg's status: the installed kubelet's version. */
-static void package_version(struct kread *r)
-{
-	struct cgfb_buf b = { 0 };
-	char p[4096];
-	const char *s;
-
-	if (cgfb_check_path(r->o, "/var/lib/dpkg/status", p, sizeof(p)) ||
-	    cgfb_read_file(p, STATUS_MAX, 0, &b) || !b.data)
-		goto out;
-	for (s = b.data; (s = strstr(s, "Package: kubelet\n")); s += 17) {
-		const char *end = strstr(s, "\n\n"), *v = strstr(s, "\nVersion: "),
-			   *st = strstr(s, "\nStatus: install ok installed\n");
-
-		if ((s == b.data || s[-1] == '\n') && v && st && (!end || (v < end && st < end))) {
-			cgfb_version_prefix(v + 10, r->k->version, sizeof(r->k->version));
-			present(r->k, "the package kubelet is installed");
-			break;
-		}
-	}
-out:
-	cgfb_buf_free(&b);
-}
-
-int cgfb_kubelet_read(const struct cgfb_check_opts *o, struct cgfb_kubelet *k, struct cgfb_check *c)
+int cgfb_kubelet_read(const struct cgfb_check_opts *o, const char *status, struct cgfb_kubelet *k,
+		      struct cgfb_check *c)
 {
 	struct kread r = { .o = o, .k = k, .c = c, .flag = -1, .dist_flag = -1 };
 	char p[4096];
@@ -424,7 +385,8 @@ int cgfb_kubelet_read(const struct cgfb_check_opts *o, struct cgfb_kubelet *k, s
 
 	memset(k, 0, sizeof(*k));
 	k->fail_v1 = -1;
-	package_version(&r);
+	if (cgfb_dpkg_version(status, "kubelet", k->version, sizeof(k->version)))
+		present(k, "the package kubelet is installed");
 	for (size_t i = 0; i < sizeof(binaries) / sizeof(*binaries); i++)
 		if (!cgfb_check_path(o, binaries[i], p, sizeof(p)) && access(p, F_OK) == 0)
 			present(k, p);

@@ -213,8 +213,8 @@ int cgfb_check_print(FILE *out, const struct cgfb_check *c, const struct cgfb_ta
 	fprintf(out, "cgroup-feedback check of %s: cgroup mode %s%s, kernel %s, systemd %s; "
 		"%lu v1 cgroup%s walked\n", root && *root ? root : "this machine",
 		cgfb_cgroup_mode_name(e->effective), e->copy ? " (as it would boot)" : "",
-		c->kernel[0] ? c->kernel : "unknown",
-		c->systemd[0] ? c->systemd : "unknown", c->cgroups, c->cgroups == 1 ? "" : "s");
+		e->running[0] ? e->running : "unknown",
+		e->systemd[0] ? e->systemd : "unknown", c->cgroups, c->cgroups == 1 ? "" : "s");
 	print_environment(out, e);
 	for (int s = 0; s < CGFB_SEV_N; s++)
 		shown += print_severity(out, c, t, (enum cgfb_severity)s, &hidden);
@@ -256,8 +256,7 @@ static json_object *breaks_json(const struct cgfb_finding *f)
 			continue;
 		if (x->who == CGFB_DEC_KERNEL && !kernel) {
 			kernel = x->at;
-			config = x->source && strstr(x->source, "CPUSETS_V1") ? "CONFIG_CPUSETS_V1"
-				 : x->source && strstr(x->source, "MEMCG_V1") ? "CONFIG_MEMCG_V1" : NULL;
+			config = cgfb_decision_config(x);
 		} else if (x->who == CGFB_DEC_SYSTEMD && !systemd) {
 			systemd = x->at;
 		} else if (x->who == CGFB_DEC_KUBELET && !kubelet) {
@@ -375,8 +374,8 @@ static json_object *system_json(const struct cgfb_check *c, const char *root)
 
 	json_object_object_add(o, "root", json_object_new_string(root && *root ? root : "/"));
 	json_object_object_add(o, "cgroup_mode", json_object_new_string(cgfb_cgroup_mode_name(c->env->mode)));
-	json_object_object_add(o, "kernel", str_or_null(c->kernel));
-	json_object_object_add(o, "systemd", str_or_null(c->systemd));
+	json_object_object_add(o, "kernel", str_or_null(c->env->running));
+	json_object_object_add(o, "systemd", str_or_null(c->env->systemd));
 	json_object_object_add(o, "cgroups_walked", json_object_new_int64((int64_t)c->cgroups));
 	json_object_object_add(o, "vanished", json_object_new_int64((int64_t)c->vanished));
 	json_object_object_add(o, "environment", environment_json(c->env));

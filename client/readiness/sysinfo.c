@@ -172,20 +172,19 @@ out:
 	return rc;
 }
 
-static void running_release(const struct cgfb_check_opts *o, struct cgfb_check *c)
+static void running_release(const struct cgfb_check_opts *o, struct cgfb_env *e)
 {
 	char path[4096];
 	struct utsname u;
 
-	c->kernel[0] = '\0';
+	e->running[0] = '\0';
 	if (!o->root || !*o->root) {
 		if (uname(&u) == 0)
-			snprintf(c->kernel, sizeof(c->kernel), "%s", u.release);
-	} else if (!c->env->copy && cgfb_check_path(o, "/proc/sys/kernel/osrelease", path, sizeof(path)) == 0 &&
-		   cgfb_read_at(AT_FDCWD, path, c->kernel, sizeof(c->kernel)) > 0) {
-		c->kernel[strcspn(c->kernel, "\n")] = '\0';
+			snprintf(e->running, sizeof(e->running), "%s", u.release);
+	} else if (!e->copy && cgfb_check_path(o, "/proc/sys/kernel/osrelease", path, sizeof(path)) == 0 &&
+		   cgfb_read_at(AT_FDCWD, path, e->running, sizeof(e->running)) > 0) {
+		e->running[strcspn(e->running, "\n")] = '\0';
 	}
-	snprintf(c->env->running, sizeof(c->env->running), "%s", c->kernel);
 }
 
 /* Where kernels keep their configuration, in the order Kubernetes'
@@ -265,17 +264,17 @@ int cgfb_probe_kconfig(const struct cgfb_rules *rs, const struct cgfb_mounts *ms
 
 	if (!fs)
 		return -ENOMEM;
-	running_release(o, c);
+	running_release(o, c->env);
 	if ((rc = collect(o, fs, CGFB_KERNELS_MAX * 2, &n)))
 		goto out;
 	qsort(fs, n, sizeof(*fs), kfile_cmp);
 	for (size_t i = 0; i < n && !rc; i++) {
-		running_seen |= strcmp(fs[i].release, c->kernel) == 0;
+		running_seen |= strcmp(fs[i].release, c->env->running) == 0;
 		rc = judge_config(rs, ms, fs[i].path, fs[i].release, c);
 	}
-	if (!rc && !running_seen && c->kernel[0] && !c->env->copy &&
+	if (!rc && !running_seen && c->env->running[0] && !c->env->copy &&
 	    !(rc = cgfb_check_path(o, "/proc/config.gz", path, sizeof(path))) && access(path, F_OK) == 0)
-		rc = judge_config(rs, ms, path, c->kernel, c);
+		rc = judge_config(rs, ms, path, c->env->running, c);
 out:
 	free(fs);
 	return rc;
@@ -283,22 +282,35 @@ out:
 
 /* --- systemd --------------------------------------------------------------- */
 
-/* dpkg's status: the Version of the installed package systemd. */
-static bool dpkg_version(const char *text, char *out, size_t sz)
+bool cgfb_dpkg_version(const char *status, const char *pkg, char *out, size_t sz)
 {
-	const char *p = text;
+	char head[128];
+	const int hl = snprintf(head, sizeof(head), "Package: %s\n", pkg);
 
-	while ((p = strstr(p, "Package: systemd\n"))) {
+	out[0] = '\0';
+	if (!status || hl <= 0 || (size_t)hl >= sizeof(head))
+		return false;
+	for (const char *p = status; (p = strstr(p, head)); p += hl) {
 		const char *end = strstr(p, "\n\n"), *v = strstr(p, "\nVersion: "),
 			   *st = strstr(p, "\nStatus: install ok installed\n");
 
-		if ((p == text || p[-1] == '\n') && v && st && (!end || (v < end && st < end))) {
+		if ((p == status || p[-1] == '\n') && v && st && (!end || (v < end && st < end))) {
 			cgfb_version_prefix(v + 10, out, sz);
 			return out[0] != '\0';
 		}
-		p += 17;
 	}
 	return false;
+}
+
+int cgfb_dpkg_read(const struct cgfb_check_opts *o, struct cgfb_buf *b)
+{
+	char path[4096];
+	int rc = cgfb_check_path(o, "/var/lib/dpkg/status", path, sizeof(path));
+
+	if (rc)
+		return rc;
+	rc = cgfb_read_file(path, STATUS_MAX, 0, b);
+	return rc == -ENOMEM ? rc : 0;      /* no dpkg: nothing to read there */
 }
 
 /* The shared library every systemd since 231 ships, named by version:
@@ -330,29 +342,15 @@ static bool library_version(const struct cgfb_check_opts *o, char *out, size_t s
 	return ok;
 }
 
-int cgfb_systemd_read(const struct cgfb_check_opts *o, struct cgfb_check *c)
+void cgfb_systemd_read(const struct cgfb_check_opts *o, const char *status, struct cgfb_check *c)
 {
 	struct cgfb_env *e = c->env;
-	struct cgfb_buf b = { 0 };
-	char from[4096];
-	int rc = cgfb_check_path(o, "/var/lib/dpkg/status", from, sizeof(from));
 
-	if (rc)
-		return rc;
-	rc = cgfb_read_file(from, STATUS_MAX, 0, &b);
-	if (rc == -ENOMEM)
-		goto out;
-	rc = 0;
-	if (!b.data || !dpkg_version(b.data, c->systemd, sizeof(c->systemd)))
-		library_version(o, c->systemd, sizeof(c->systemd), from, sizeof(from));
-	if (!c->systemd[0])
-		goto out;
-	c->sources++;
-	snprintf(e->systemd, sizeof(e->systemd), "%s", c->systemd);
-	snprintf(e->systemd_from, sizeof(e->systemd_from), "%s", from);
-out:
-	cgfb_buf_free(&b);
-	return rc;
+	snprintf(e->systemd_from, sizeof(e->systemd_from), "%s/var/lib/dpkg/status", o->root ? o->root : "");
+	if (!cgfb_dpkg_version(status, "systemd", e->systemd, sizeof(e->systemd)))
+		library_version(o, e->systemd, sizeof(e->systemd), e->systemd_from, sizeof(e->systemd_from));
+	if (e->systemd[0])
+		c->sources++;
 }
 
 /* The installed systemd on a host in (or a copy booting) a v1 mode. */

@@ -20,14 +20,7 @@ esac
 
 POSTRM=$PWD/debian/cgroup-feedback.postrm
 SPEC=$PWD/packaging/rpm/cgroup-feedback.spec
-ST=$T_TMP/state
-CONF=$T_TMP/conf
-mkdir -p "$ST"
-printf 'motd-path = %s/motd/cgroup-feedback.motd\nnotify = log\ntimeout = 5\nconnect-timeout = 3\n' \
-	"$T_TMP" > "$CONF"
-cfb() { "$CGFB" --config "$CONF" "$@"; }
-new_report() { python3 tests/client/pending_report.py "$ST" "$1" "$2"; }
-echo "One KVM guest per memory cgroup under libvirt; siblings must not share reclaim." > "$T_TMP/uc"
+client_spool
 
 # --- the spool: sent, exported, pending, withdrawn -----------------------------------
 start_server purge --rate 0 || { not_ok "server starts"; finish; exit 1; }

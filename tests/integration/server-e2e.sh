@@ -9,14 +9,7 @@
 . tests/lib.sh
 . tests/server/lib.sh
 
-ST=$T_TMP/state
-CONF=$T_TMP/conf
-mkdir -p "$ST"
-printf 'motd-path = %s/motd/cgroup-feedback.motd\nnotify = log\ntimeout = 5\nconnect-timeout = 3\n' \
-	"$T_TMP" > "$CONF"
-cfb() { "$CGFB" --config "$CONF" "$@"; }
-new_report() { python3 tests/client/pending_report.py "$ST" "$1" "$2"; }
-echo "One KVM guest per memory cgroup under libvirt; siblings must not share reclaim." > "$T_TMP/uc"
+client_spool
 stored_bytes() { admin "/api/v1/reports/$1" >/dev/null && cat "$T_TMP/body"; }
 
 start_server e2e --rate 0 || { not_ok "server starts"; finish; exit 1; }

@@ -228,3 +228,19 @@ has_header() { tr -d '\r' < "$T_TMP/headers" | grep -Eiq "$1"; }
 expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: got '$2', want '$3'"; fi
 }
+
+# client_spool: a client beside the collector: its spool $ST and its
+# configuration $CONF (banner in the script's directory, log only, short
+# timeouts), cfb (the client with that configuration), new_report ID
+# CATALOG (a pending report, tests/client/pending_report.py) and a use case
+# in $T_TMP/uc.
+client_spool() {
+	ST=$T_TMP/state
+	CONF=$T_TMP/conf
+	mkdir -p "$ST"
+	printf 'motd-path = %s/motd/cgroup-feedback.motd\nnotify = log\ntimeout = 5\nconnect-timeout = 3\n' \
+		"$T_TMP" > "$CONF"
+	echo "One KVM guest per memory cgroup under libvirt; siblings must not share reclaim." > "$T_TMP/uc"
+}
+cfb() { "$CGFB" --config "$CONF" "$@"; }
+new_report() { python3 tests/client/pending_report.py "$ST" "$1" "$2"; }

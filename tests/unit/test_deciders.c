@@ -62,7 +62,6 @@ static struct cgfb_check *host(enum cgfb_cgroup_mode m, const char *cmd, const c
 	cgfb_switches_read(cmd, &c->env->sw);
 	snprintf(c->env->sw_from, sizeof(c->env->sw_from), "/proc/cmdline");
 	snprintf(c->env->systemd, sizeof(c->env->systemd), "%s", sd);
-	snprintf(c->systemd, sizeof(c->systemd), "%s", sd);
 	c->env->kubelet.fail_v1 = -1;
 	c->sources = 1;
 	c->decided = m != CGFB_MODE_NONE;

@@ -275,8 +275,8 @@ static void probes(void **state)
 	assert_int_equal(cgfb_decide(&c, NULL), 0);
 	assert_int_equal(c.env->mode, CGFB_MODE_HYBRID);
 	assert_int_equal(c.cgroups, 3);
-	assert_string_equal(c.systemd, "256.7");        /* the installed package, not the others */
-	assert_string_equal(c.kernel, "6.13.1-test");
+	assert_string_equal(c.env->systemd, "256.7");   /* the installed package, not the others */
+	assert_string_equal(c.env->running, "6.13.1-test");
 	/* Knobs: one away from its default each, the root's values the kernel's. */
 	assert_non_null(f = finding(&c, "knob-soft-limit"));
 	assert_int_equal(f->count, 1);
@@ -391,8 +391,11 @@ static void kubelet(struct cgfb_kubelet *k)
 {
 	struct cgfb_check_opts o = { .root = root };
 	struct cgfb_check c = { 0 };
+	struct cgfb_buf status = { 0 };
 
-	assert_int_equal(cgfb_kubelet_read(&o, k, &c), 0);
+	assert_int_equal(cgfb_dpkg_read(&o, &status), 0);
+	assert_int_equal(cgfb_kubelet_read(&o, status.data, k, &c), 0);
+	cgfb_buf_free(&status);
 	cgfb_check_free(&c);
 }
 
