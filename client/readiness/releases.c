@@ -15,7 +15,9 @@ static const struct cgfb_release releases[] = {
 	  "leapp-repository el9toel10 inhibitcgroupsv1/actor.py 10-14 ('removed in RHEL 10. Both legacy and "
 	  "hybrid modes are unsupported')" },
 	{ "debian", "10", "Debian 10", "4.19", "241", 'y', 'y', CGFB_MODE_HYBRID, true,
-	  "Debian systemd changelog 243-5 ('Switch default hierarchy (back) to hybrid')" },
+	  "systemd NEWS for 233 and 243 (the upstream default-hierarchy was hybrid from 233 to 242; Debian 10 "
+	  "ships 241) and Debian systemd's changelog 243-5 ('Switch default hierarchy (back) to hybrid'); "
+	  "Debian 10's own debian/rules not read" },
 	{ "debian", "11", "Debian 11", "5.10", "247", 'y', 'y', CGFB_MODE_UNIFIED, true,
 	  "Debian systemd 247.3-7+deb11u5 debian/rules 62 (-Ddefault-hierarchy=unified)" },
 	{ "debian", "12", "Debian 12", "6.1", "252", 'y', 'y', CGFB_MODE_UNIFIED, true,
@@ -23,11 +25,13 @@ static const struct cgfb_release releases[] = {
 	{ "debian", "13", "Debian 13", "6.12", "257", 'n', 'n', CGFB_MODE_UNIFIED, true,
 	  "Debian linux 6.12.107-1 debian/config/config (MEMCG_V1, CPUSETS_V1 not set); systemd 257.13" },
 	{ "ubuntu", "20.04", "Ubuntu 20.04", "5.4", "245", 'y', 'y', CGFB_MODE_HYBRID, true,
-	  "ubuntu-devel, 17 Aug 2021 'systemd enabling cgroup v2 by default' (hybrid until 21.10)" },
+	  "ubuntu-devel, 17 Aug 2021 (Lukas Maerdian, 'systemd enabling cgroup v2 by default'): hybrid "
+	  "until 21.10, while upstream 245 defaults to unified; Ubuntu 20.04's own debian/rules not read" },
 	{ "ubuntu", "22.04", "Ubuntu 22.04", "5.15", "249", 'y', 'y', CGFB_MODE_UNIFIED, true,
 	  "ubuntu-devel, 17 Aug 2021 'systemd enabling cgroup v2 by default' (unified from 21.10)" },
 	{ "ubuntu", "24.04", "Ubuntu 24.04", "6.8", "255", 'y', 'y', CGFB_MODE_UNIFIED, true,
-	  "Ubuntu 24.04: systemd 255, linux 6.8 (before MEMCG_V1 existed)" },
+	  "ubuntu-devel, 17 Aug 2021 (unified from 21.10 on); Ubuntu 24.04 ships systemd 255 and linux 6.8, "
+	  "which is before init/Kconfig MEMCG_V1 and CPUSETS_V1 (6.11, 6.12): both v1 controllers always built" },
 };
 
 /* "9.4" (RHEL's VERSION_ID) is release 9; "22.04" is 22.04. */
