@@ -56,6 +56,22 @@ static bool loopback_host(const char *host)
 	return false;
 }
 
+/* Whether url's host is this machine's loopback (a URL curl cannot parse
+ * is not: it reaches no network either). */
+static bool url_is_loopback(const char *url)
+{
+	CURLU *u = curl_url();
+	char *host = NULL;
+	bool yes = false;
+
+	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK)
+		yes = loopback_host(host);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return yes;
+}
+
 int cgfb_endpoint_check(const char *url, char *err, size_t errsz)
 {
 	CURLU *u = curl_url();
@@ -120,8 +136,16 @@ static CURL *easy_for(const struct cgfb_config *c, const char *url, struct body 
 		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
 	if (c->pinned_public_key[0])
 		curl_easy_setopt(h, CURLOPT_PINNEDPUBLICKEY, c->pinned_public_key);
-	/* Without a proxy setting libcurl honours http(s)_proxy/no_proxy. */
-	if (c->proxy[0])
+	/* Plain http is allowed only because the bytes stay on this machine
+	 * (cgfb_endpoint_check): a proxy, configured or taken by libcurl from
+	 * http_proxy/all_proxy (which hosts set for every process in
+	 * /etc/environment or systemd's DefaultEnvironment), would get the
+	 * report and X-Deletion-Token in clear. "" disables every proxy,
+	 * the environment's included (CURLOPT_PROXY(3)). Elsewhere (https)
+	 * the configured proxy, else libcurl's https_proxy/no_proxy. */
+	if (url_is_loopback(url))
+		curl_easy_setopt(h, CURLOPT_PROXY, "");
+	else if (c->proxy[0])
 		curl_easy_setopt(h, CURLOPT_PROXY, c->proxy);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, c->connect_timeout);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, c->timeout);
