@@ -241,41 +241,54 @@ static void say_where(const struct cgfb_review_ctx *rc, const char *to)
 	cgfb_buf_free(&b);
 }
 
+/* The text written in $EDITOR, or NULL when nothing is to be taken: an
+ * editor that exits non-zero was aborted (vim's :cq, as git takes it), and
+ * its file may hold the half-written text the administrator abandoned. */
 static char *edit_in_editor(const struct cgfb_review_ctx *rc, const char *initial)
 {
 	char path[] = "/tmp/cgroup-feedback-usecase.XXXXXX";
 	struct cgfb_buf cmd = { 0 };
 	const char *ed = getenv("VISUAL") ? getenv("VISUAL") : getenv("EDITOR");
 	struct cgfb_buf b = { 0 };
-	FILE *f;
+	FILE *f = NULL;
 	char *line;
 	int fd = mkstemp(path);
 
-	if (fd < 0)
+	if (fd < 0) {
+		fprintf(rc->out, "No file for the editor (%s); the use case is unchanged.\n",
+			strerror(errno));
 		return NULL;
+	}
 	dprintf(fd, "%s\n# Describe your use case above. Lines starting with '#' are dropped.\n",
 		initial ? initial : "");
 	close(fd);
 	/* $EDITOR may carry arguments ("emacs -nw"), as for git: the shell
 	 * splits it; the file name is ours and needs no quoting beyond this. */
-	if (cgfb_buf_printf(&cmd, "%s '%s'", ed ? ed : "vi", path) < 0 || system(cmd.data) != 0)
-		fprintf(rc->out, "The editor failed; nothing was taken from it.\n");
-	cgfb_buf_free(&cmd);
+	if (cgfb_buf_printf(&cmd, "%s '%s'", ed ? ed : "vi", path) < 0 || system(cmd.data) != 0) {
+		fprintf(rc->out, "The editor failed or was aborted; nothing was taken from it, "
+			"the use case is unchanged.\n");
+		goto out;
+	}
 	f = fopen(path, "re");
 	while (f && (line = read_line(f)) != NULL) {
 		if (line[0] != '#')
 			cgfb_buf_printf(&b, "%s%s", b.len ? "\n" : "", line);
 		free(line);
 	}
-	if (f)
-		fclose(f);
-	unlink(path);
 	if (b.data && cgfb_text_control(b.data, b.len) >= 0) {
 		fprintf(rc->out, "The text holds a control character other than newline and tab; "
-			"nothing was taken from the editor.\n");
+			"nothing was taken from the editor, the use case is unchanged.\n");
 		cgfb_buf_free(&b);
+		goto out;
 	}
-	return b.data ? b.data : strdup("");
+	if (!b.data)
+		b.data = strdup("");
+out:
+	if (f)
+		fclose(f);
+	cgfb_buf_free(&cmd);
+	unlink(path);
+	return b.data;
 }
 
 static void show_kept_text(FILE *out, const char *text)

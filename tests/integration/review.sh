@@ -252,6 +252,35 @@ assert r['use_case'] == {'text': 'Batch jobs share one parent budget.',
                          'answers': {'software': 'slurm via cgconfig', 'why_flat': 'because'}}, r['use_case']
 "
 
+# $EDITOR: an editor that exits non-zero was aborted (vim's :cq, as git
+# takes it), and what it left in its file is not the use case; one that
+# exits 0 gives its text. Each writes a line, then exits as told.
+printf '#!/bin/sh\nprintf "%%s\\n" "Written in the editor, $ED_EXIT." > "$1"\nexit $ED_EXIT\n' \
+	> "$T_TMP/editor"
+chmod +x "$T_TMP/editor"
+id=$(new_report M8 r8e)
+for ex in 1 0; do
+	ED_EXIT=$ex VISUAL="$T_TMP/editor" drive "editor$ex" "$id" <<EOS
+Which software creates${TAB}
+Why must these sibling${TAB}
+Would the reorganisation${TAB}
+Describe your use case${TAB}!e
+Send this report to http${TAB}
+Then: \\[e\\]xport${TAB}k
+EOS
+	cp "$ST/reports/$id.draft" "$T_TMP/editor$ex.draft" 2>/dev/null
+done
+check "\$EDITOR aborted (exit 1): nothing taken, said so" sh -c "
+grep -q 'was aborted; nothing was taken from it' '$T_TMP/editor1.log' &&
+! grep -q 'Written in the editor, 1' '$T_TMP/editor1.log'"
+check "\$EDITOR: the aborted text is in no draft, the one saved (exit 0) is" $PY -c "
+import json, os
+p = '$T_TMP/editor1.draft'
+assert not os.path.exists(p) or 'editor, 1' not in open(p).read(), open(p).read()
+d = json.load(open('$T_TMP/editor0.draft'))
+assert d['use_case'] == 'Written in the editor, 0.', d
+"
+
 # An empty use case is allowed, and said before the yes.
 id=$(new_report M8 r9)
 drive empty "$id" <<EOS
