@@ -27,7 +27,10 @@ static json_object *receipt_json(const struct receipt *r)
 
 	json_object_object_add(o, "id", json_object_new_string(r->id));
 	json_object_object_add(o, "sha256", json_object_new_string(r->sha256));
-	json_object_object_add(o, "received_at", json_object_new_string(r->received_at));
+	char hour[32];
+
+	writer_hour(hour, r->received_at);
+	json_object_object_add(o, "received_at", json_object_new_string(hour));
 	return o;
 }
 
@@ -282,6 +285,7 @@ static void add_str(json_object *o, const char *key, const char *v)
 static int list_row(const struct store_row *row, void *ud)
 {
 	struct list_ctx *c = ud;
+	char hour[32];
 	json_object *o;
 
 	c->page++;
@@ -293,7 +297,8 @@ static int list_row(const struct store_row *row, void *ud)
 	o = json_object_new_object();
 	add_str(o, "id", row->id);
 	add_str(o, "sha256", row->sha256);
-	add_str(o, "received_at", row->received_at);
+	writer_hour(hour, row->received_at);
+	add_str(o, "received_at", hour);
 	add_str(o, "via", row->via);
 	add_str(o, "catalog_id", row->catalog_id);
 	add_str(o, "kernel_series", row->kernel_series);

@@ -40,7 +40,8 @@ static int export_row(const struct store_row *row, void *ud)
 	rc = cgfb_mail_format(row->body, row->body_len, NULL, &x->msg);
 	if (rc < 0)
 		return rc;
-	if (!strptime(row->received_at, "%Y-%m-%dT%H:%M:%S", &tm))
+	/* The mbox "From " line to the hour, as every receipt (writer_hour). */
+	if (!strptime(row->received_at, "%Y-%m-%dT%H", &tm))
 		memset(&tm, 0, sizeof(tm));
 	return cgfb_mbox_append(&x->out, x->msg.data, x->msg.len, timegm(&tm));
 }

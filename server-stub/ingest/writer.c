@@ -67,10 +67,19 @@ void writer_now(char buf[32])
 	snprintf(buf + n, 32 - n, ".%03dZ", (int)(ts.tv_nsec / 1000000));
 }
 
+void writer_hour(char out[32], const char *t)
+{
+	/* "YYYY-MM-DDTHH": the first 13 characters of any RFC 3339 time. */
+	snprintf(out, 32, "%.13s:00:00Z", t);
+}
+
 static void run_job(struct writer *w, struct job *j, const char *now)
 {
+	char hour[32];
+
+	writer_hour(hour, now);
 	if (j->kind == JOB_PUT)
-		j->result = store_put(w->store, j->meta, j->body, j->len, now, j->via,
+		j->result = store_put(w->store, j->meta, j->body, j->len, hour, j->via,
 				      &j->receipt);
 	else
 		j->result = store_delete(w->store, j->id, j->token, now);

@@ -59,7 +59,14 @@ int writer_fold(struct writer *w);
 /* Finish the queued jobs, stop the thread, close the database. */
 void writer_stop(struct writer *w);
 
-/* Current time as the collector stores it: RFC 3339 UTC, milliseconds. */
+/* Current time: RFC 3339 UTC, milliseconds (the digest's window, a
+ * withdrawal's time). */
 void writer_now(char buf[32]);
+/* An RFC 3339 time as a report's receipt keeps and shows it: to the hour
+ * ("2026-12-05T20:00:00Z"), no finer than the report's own created and
+ * consent.time (docs/PRIVACY.md): to the minute, over many reports the
+ * receipts would give a boot's minute and the administrator's working
+ * hours. A stored time of an older collector is shown so too. */
+void writer_hour(char out[32], const char *t);
 
 #endif

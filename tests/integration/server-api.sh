@@ -32,6 +32,13 @@ else
 	expect_eq "the database is readable by its owner only" "$(stat -c %a "$DB")" 600
 fi
 
+# Receipts no finer than the report's own times (to the hour, PRIVACY.md):
+# the receipt, the row, and (below) the list and the export's From lines.
+check "the receipt's received_at is to the hour" \
+	python3 -c 'import re, sys; sys.exit(not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:00:00Z", sys.argv[1]))' \
+	"$(json 'j["received_at"]')"
+expect_eq "no row keeps a finer receipt time" \
+	"$(sql "$DB" "select count(*) from reports where received_at not like '%:00:00Z'")" 0
 first=$(post "$R/5.json"; cat "$T_TMP/body")
 again=$(post "$R/5.json"; cat "$T_TMP/body")
 expect_eq "same id, same bytes: 200 and the same receipt" "$again" "$first"
@@ -134,6 +141,8 @@ expect_eq "malformed id: 404" "$(admin /api/v1/reports/..%2F..%2Fetc)" 404
 admin '/api/v1/reports?limit=500' >/dev/null
 expect_eq "list returns every report" "$(json 'len(j["reports"])')" 40
 expect_eq "list has no next cursor at the end" "$(json 'j["next_cursor"]')" None
+expect_eq "the list shows receipt times to the hour" \
+	"$(json 'sum(not r["received_at"].endswith(":00:00Z") for r in j["reports"])')" 0
 # Walk the pages of 7 and get each report exactly once.
 cursor="" seen=""
 for i in $(seq 1 10); do
@@ -264,6 +273,10 @@ expect_eq "GET /api/v1/export.mbox: 200" "$(admin /api/v1/export.mbox)" 200
 mv "$T_TMP/body" "$T_TMP/export.mbox"
 check "export holds one message per report" python3 -c 'import mailbox, sys
 sys.exit(len(mailbox.mbox(sys.argv[1])) != 38)' "$T_TMP/export.mbox"
+check "the export's From lines are to the hour" python3 -c 'import re, sys
+froms = [l for l in open(sys.argv[1], "rb") if l.startswith(b"From ")]
+sys.exit(len(froms) != 38 or any(not re.search(rb" \d\d:00:00 \d{4}$", l.rstrip()) for l in froms))' \
+	"$T_TMP/export.mbox"
 out=$("$SERVER" --database "$(store_db "$T_TMP/fresh.sqlite")" import "$T_TMP/export.mbox" 2>&1)
 expect_eq "import into a fresh database" "$(echo "$out" | tail -n 1)" \
 	"import: 38 imported, 0 already stored, 0 withdrawn, 0 without a report, 0 failed"
