@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """A forward HTTP proxy on loopback that logs each request it relays
-("METHOD absolute-URL" lines in LOG) and passes it on unchanged.
+("METHOD absolute-URL" lines in LOG) and passes it on unchanged; a CONNECT
+(an https endpoint's tunnel) is logged as "CONNECT host:port" and piped,
+its host looked up in --map first (NAME=ADDRESS, repeatable), so that a
+client can name an endpoint that is not loopback and still reach a double.
 
-  proxy_double.py --port-file F --log LOG [--lifetime S]
+  proxy_double.py --port-file F --log LOG [--lifetime S] [--map NAME=ADDR]
 """
 import argparse
 import http.client
 import http.server
 import os
+import select
+import socket
 import sys
 import threading
 import urllib.parse
@@ -18,7 +23,9 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     ap.add_argument("--lifetime", type=float, default=60)
+    ap.add_argument("--map", action="append", default=[])
     a = ap.parse_args()
+    names = dict(m.split("=", 1) for m in a.map)
 
     class H(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -48,6 +55,34 @@ def main():
 
         do_POST = _relay
         do_DELETE = _relay
+
+        def do_CONNECT(self):
+            with open(a.log, "a") as f:
+                f.write("CONNECT %s\n" % self.path)
+            host, port = self.path.rsplit(":", 1)
+            try:
+                up = socket.create_connection((names.get(host, host), int(port)), timeout=10)
+            except OSError:
+                self.send_error(502)
+                return
+            self.send_response(200, "Connection established")
+            self.end_headers()
+            self.wfile.flush()
+            ends = [self.connection, up]
+            while True:
+                r, _, _ = select.select(ends, [], [], 30)
+                if not r:
+                    break
+                data = b""
+                for s_ in r:
+                    data = s_.recv(65536)
+                    if not data:
+                        break
+                    (up if s_ is self.connection else self.connection).sendall(data)
+                if not data:
+                    break
+            up.close()
+            self.close_connection = True
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
     srv.daemon_threads = True

@@ -181,23 +181,6 @@ cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" 2>"$T_TMP/err"
 check "dead server: connection refused is reported" grep -qi 'connect' "$T_TMP/err"
 check "dead server: retry scheduled" [ "$(field "$id" next_attempt)" -gt 0 ]
 
-# --- through a proxy: from the config, and from the environment -------------------
-double ok
-$PY tests/client/proxy_double.py --port-file "$T_TMP/pport" --log "$T_TMP/proxy.log" --lifetime 60 &
-PPID_=$!
-i=0
-while [ ! -s "$T_TMP/pport" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-id=$(new_report M8 px1)
-cp "$CONF" "$T_TMP/conf.proxy"
-echo "proxy = http://127.0.0.1:$(cat "$T_TMP/pport")" >> "$T_TMP/conf.proxy"
-"$CGFB" --config "$T_TMP/conf.proxy" submit --state-dir "$ST" --endpoint "$URL" --yes "$id" > /dev/null
-check "proxy from the config: sent" [ "$(state_of "$id")" = sent ]
-check "proxy from the config: it went through the proxy" grep -q "^POST $URL" "$T_TMP/proxy.log"
-id=$(new_report M8 px2)
-http_proxy=http://127.0.0.1:$(cat "$T_TMP/pport") cfb submit --state-dir "$ST" --endpoint "$URL" --yes "$id" > /dev/null
-check "proxy from http_proxy: sent through it" [ "$(grep -c "^POST $URL" "$T_TMP/proxy.log")" -eq 2 ]
-kill $PPID_ 2>/dev/null
-
 # --- where reports may go ------------------------------------------------------
 id=$(new_report M8 7)
 cfb submit --state-dir "$ST" --endpoint http://192.0.2.1/api/v1/reports --yes "$id" 2>"$T_TMP/err"
@@ -212,7 +195,7 @@ mkdir -p "$T_TMP/pki"
 (cd "$T_TMP/pki" &&
  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca 2>/dev/null &&
  openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 2>/dev/null &&
- printf 'subjectAltName=IP:127.0.0.1\n' > ext &&
+ printf 'subjectAltName=IP:127.0.0.1,DNS:collector.test\n' > ext &&
  openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile ext 2>/dev/null &&
  openssl x509 -in server.crt -pubkey -noout > server.pub &&
  openssl req -newkey rsa:2048 -nodes -keyout other.key -out other.csr -subj /CN=other 2>/dev/null &&
@@ -235,6 +218,34 @@ import json; p = '$ST/reports/$id.state'; s = json.load(open(p)); s['next_attemp
 json.dump(s, open(p, 'w'))"
 cfb flush --state-dir "$ST" > /dev/null 2>"$T_TMP/err"
 check "https with our CA and the right pin: sent" [ "$(state_of "$id")" = sent ]
+
+# --- a proxy: for https, from the config and the environment; never to loopback --
+# collector.test is this double to the proxy alone: the client, which does
+# not resolve an https endpoint's name behind a proxy, reaches it only so.
+$PY tests/client/proxy_double.py --port-file "$T_TMP/pport" --log "$T_TMP/proxy.log" --lifetime 60 \
+	--map collector.test=127.0.0.1 &
+PPID_=$!
+i=0
+while [ ! -s "$T_TMP/pport" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+PROXY=http://127.0.0.1:$(cat "$T_TMP/pport")
+PURL=https://collector.test:$PORT/api/v1/reports
+cp "$CONF" "$T_TMP/conf.proxy"
+echo "proxy = $PROXY" >> "$T_TMP/conf.proxy"
+id=$(new_report M8 px1)
+"$CGFB" --config "$T_TMP/conf.proxy" submit --state-dir "$ST" --endpoint "$PURL" --yes "$id" > /dev/null
+check "proxy from the config: sent" [ "$(state_of "$id")" = sent ]
+check "proxy from the config: through it, a TLS tunnel" grep -q "^CONNECT collector.test:$PORT$" "$T_TMP/proxy.log"
+id=$(new_report M8 px2)
+https_proxy=$PROXY cfb submit --state-dir "$ST" --endpoint "$PURL" --yes "$id" > /dev/null
+check "proxy from https_proxy: sent through it" [ "$(grep -c "^CONNECT collector.test" "$T_TMP/proxy.log")" -eq 2 ]
+# A loopback collector is reached directly whatever names a proxy: plain
+# http to it is allowed only because its bytes stay on this machine.
+id=$(new_report M8 px3)
+http_proxy=$PROXY https_proxy=$PROXY all_proxy=$PROXY \
+	"$CGFB" --config "$T_TMP/conf.proxy" submit --state-dir "$ST" --endpoint "$TURL" --yes "$id" > /dev/null
+check "a loopback collector with every proxy set: sent directly" \
+	sh -c '[ "$1" = sent ] && [ "$(wc -l < "$2")" -eq 2 ]' _ "$(state_of "$id")" "$T_TMP/proxy.log"
+kill $PPID_ 2>/dev/null
 sed -i '/^ca-file\|^pinned/d' "$CONF"
 
 # --use-case-file - reads standard input.
