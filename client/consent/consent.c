@@ -42,7 +42,11 @@ static int deletion_token(const struct cgfb_statedir *sd, const char *id, const 
 		memcpy(token, keep, 65);
 		return 0;
 	}
-	if (id && cgfb_secret_load_raw(sd, raw, err, sizeof(err)) == 0)
+	/* The machine-bound key's token; for a report an earlier client made
+	 * under the stored secret itself, that one's. */
+	if (id && cgfb_secret_load(sd, raw, err, sizeof(err)) == 0)
+		bound = cgfb_deltoken_of(raw, id, token);
+	if (id && !bound && cgfb_secret_load_raw(sd, raw, err, sizeof(err)) == 0)
 		bound = cgfb_deltoken_of(raw, id, token);
 	explicit_bzero(raw, sizeof(raw));
 	return bound ? 0 : cgfb_random_hex(token, 32);

@@ -1,8 +1,13 @@
 /* The deletion token of a report, derived, not stored: t = hex(HMAC-SHA256(
- * secret, "deletion-token\0" nonce)) under the raw per-install secret
- * (privacy/secret.h: not the machine-id-bound key, so a new machine-id
- * between the report and the consent changes nothing), the nonce being
- * the first bytes of the report's id. The id is made bound to SHA-256(t)
+ * key, "deletion-token\0" nonce)) under the machine-id-bound key
+ * (privacy/secret.h), the nonce being the first bytes of the report's id.
+ * Not the stored secret itself: an image's clones share it, and whoever
+ * holds the image (an appliance's or a marketplace image's users: anyone)
+ * could take a public report's id, test whether an instance of the image
+ * made it, and delete it. A report made before the machine-id changed
+ * (a clone's first boot) is no longer this install's to withdraw: it was
+ * the image's. Reports of clients before this made their tokens under
+ * the stored secret; consent tries that key second. The id is made bound to SHA-256(t)
  * (cgfb/report_id.h), so that only this install can prove the id is its
  * own to the collector; whoever reads the report sees SHA-256(t) only. */
 #ifndef CGFB_DELTOKEN_H

@@ -26,9 +26,9 @@
 int cgfb_secret_load(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN], char *err,
 		     size_t errsz);
 
-/* The stored secret itself, not bound to the machine-id: for what must
- * outlive a change of machine-id, the deletion tokens (privacy/deltoken.h)
- * of reports made before it. The same errors as cgfb_secret_load. */
+/* The stored secret itself, not bound to the machine-id: only for the
+ * deletion tokens of reports that clients before the machine binding of
+ * tokens made (privacy/deltoken.h). The same errors as cgfb_secret_load. */
 int cgfb_secret_load_raw(const struct cgfb_statedir *sd, uint8_t key[CGFB_SECRET_LEN],
 			 char *err, size_t errsz);
 

@@ -38,11 +38,9 @@ int cgfb_snapshot_new(const struct cgfb_snapshot_opts *o, struct cgfb_snapshot *
 		cgfb_log(LOG_ERR, "secret %s/%s: %s", o->state->path, CGFB_SECRET_FILE, err);
 		goto fail;
 	}
-	rc = cgfb_secret_load_raw(o->state, s->id_secret, err, sizeof(err));
-	if (rc < 0) {
-		cgfb_log(LOG_ERR, "secret %s/%s: %s", o->state->path, CGFB_SECRET_FILE, err);
-		goto fail;
-	}
+	/* Report ids and deletion tokens under the machine-bound key too
+	 * (privacy/deltoken.h says why). */
+	memcpy(s->id_secret, key, sizeof(s->id_secret));
 	rc = cgfb_allowlist_load(&s->al, o->allowlist, err, sizeof(err));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "allowlist: %s", err);

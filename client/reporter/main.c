@@ -476,7 +476,8 @@ static int bind_reserved(struct opts *o, char bound[CGFB_UUID_LEN + 1])
 
 	if (!o->s.report_id)
 		return 0;
-	rc = cgfb_secret_load_raw(&o->sd, key, err, sizeof(err));
+	/* The machine-bound key (privacy/deltoken.h says why). */
+	rc = cgfb_secret_load(&o->sd, key, err, sizeof(err));
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "secret %s/%s: %s", o->state_dir, CGFB_SECRET_FILE, err);
 		rc = -EAGAIN;

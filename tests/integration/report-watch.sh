@@ -83,6 +83,27 @@ assert sorted(names[c] for c in f["children"]) == sorted([tok("B"), tok("C")])
 assert r["use_case"] is None and r["consent"] is None and r["deletion"] is None
 PYEOF
 check "M8 report: the detection, the flat subtree A over B, C and its verdict" [ $? -eq 0 ]
+# Its id is bound to a deletion token that this install derives (the key
+# bound to the machine-id), and that whoever holds the image's stored
+# secret (every clone of the image, and its publisher) cannot: they could
+# otherwise test a public report for coming from the image, and delete it.
+check "M8 report id: bound under the machine-bound key, not under the image's secret" \
+	"$PY" - "$m8" "$STATE/secret" <<'PYEOF'
+import hashlib, hmac, os, sys
+rid = os.path.basename(sys.argv[1])[:-5]
+stored = open(sys.argv[2], "rb").read()
+bound_key = hmac.new(stored, b"machine-id\0" + open(os.environ["CGFB_MACHINE_ID_FILE"], "rb").read(32), hashlib.sha256).digest()
+def bound(key):
+    u = bytes.fromhex(rid.replace("-", ""))
+    nonce = bytearray(u[:8]); nonce[6] &= 0x0f
+    t = hmac.new(key, b"deletion-token\0" + bytes(nonce), hashlib.sha256).hexdigest()
+    h = hashlib.sha256(t.encode()).hexdigest()
+    b = bytearray(hashlib.sha256(b"cgroup-feedback report id\0" + h.encode()).digest()[:8])
+    b[0] = (b[0] & 0x3f) | 0x80
+    return u[8:] == bytes(b)
+assert bound(bound_key), "not bound under the machine-bound key"
+assert not bound(stored), "bound under the stored secret: the image's holder derives its token"
+PYEOF
 # show --reveal: each token of the report and the local cgroup it stands
 # for, computed here with the secret; the report's bytes are unchanged.
 m8id=$(basename "$m8" .json)
