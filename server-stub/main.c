@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "api/api.h"
+#include "cgfb/hex.h"
 #include "cgfb/log.h"
 #include "http/http.h"
 #include "ingest/import.h"
@@ -55,17 +56,47 @@ static int api_fold(void *ud)
 	return w ? writer_fold(w) : 0;
 }
 
-/* The published numbers' rules; the noise's key is fresh at every start
- * and never leaves the process. */
-static int policy_init(struct api *a, const struct server_opts *o)
+static int unhex_digit(char c)
 {
+	return c >= 'a' ? c - 'a' + 10 : c - '0';
+}
+
+/* The published numbers' rules. The noise's key is one the store keeps
+ * (store_secret), made here from getrandom(2) when it has none: every
+ * collector sharing the database, and this one after a restart, draws
+ * the same noise for the same numbers, so that watching many summaries of
+ * an unchanged store averages nothing away (a key per instance, or per
+ * start, published alternating draws of the same state). It never leaves
+ * the database and the process. */
+static int policy_init(struct api *a, const struct server_opts *o, struct store *s)
+{
+	unsigned char fresh[NOISE_KEY_LEN];
+	char cand[STORE_SECRET_HEX + 1], kept[STORE_SECRET_HEX + 1];
+	int rc;
+
+	_Static_assert(NOISE_KEY_LEN * 2 == STORE_SECRET_HEX, "a key of the store's size");
 	a->policy.catalog = a->catalog;
 	a->policy.epsilon = o->summary_epsilon;
-	if (getrandom(a->policy.key, sizeof(a->policy.key), 0) != (ssize_t)sizeof(a->policy.key)) {
+	if (getrandom(fresh, sizeof(fresh), 0) != (ssize_t)sizeof(fresh)) {
 		cgfb_log(LOG_ERR, "getrandom: %s: the public summary cannot be blurred",
 			 strerror(errno));
 		return -errno;
 	}
+	cgfb_hex(fresh, sizeof(fresh), cand);
+	explicit_bzero(fresh, sizeof(fresh));
+	rc = store_secret(s, "summary-noise", cand, kept);
+	explicit_bzero(cand, sizeof(cand));
+	if (rc == 0 && strspn(kept, "0123456789abcdef") != STORE_SECRET_HEX)
+		rc = -EBADMSG;
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "%s: the public summary's noise key cannot be read or kept: %s",
+			 o->db_path, strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < NOISE_KEY_LEN; i++)
+		a->policy.key[i] = (unsigned char)(unhex_digit(kept[2 * i]) << 4 |
+						   unhex_digit(kept[2 * i + 1]));
+	explicit_bzero(kept, sizeof(kept));
 	return 0;
 }
 
@@ -93,7 +124,7 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 		cgfb_log(LOG_ERR, "%s: cannot open the database", o->db_path);
 	/* After the migration: the first summary reads the current schema. */
 	if (rc == 0)
-		rc = policy_init(a, o);
+		rc = policy_init(a, o, s);
 	/* What came in while the server was down (an import, a migration,
 	 * a new schema's backfill) is counted before the first summary; what
 	 * a failure leaves is counted at the next recomputation. */

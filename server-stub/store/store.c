@@ -247,6 +247,12 @@ int store_groups(struct store *s, enum store_dim d,
 	return s->ops->groups(s, d, fn, ud);
 }
 
+int store_secret(struct store *s, const char *name, const char *candidate,
+		 char out[STORE_SECRET_HEX + 1])
+{
+	return s->ops->secret(s, name, candidate, out);
+}
+
 int store_summary_shared(struct store *s, unsigned max_age,
 			 int (*compute)(struct store *s, struct cgfb_buf *out, void *ud), void *ud,
 			 struct cgfb_buf *out)

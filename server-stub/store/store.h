@@ -247,6 +247,16 @@ void store_groups_end(struct store *s);
 int store_groups(struct store *s, enum store_dim d,
 		 int (*fn)(const struct store_group *g, void *ud), void *ud);
 
+#define STORE_SECRET_HEX 64
+
+/* The secret called name that the store keeps for every collector using
+ * it, 64 lower-case hex digits (32 bytes) into out: the one stored, or
+ * candidate stored now when there is none (the first instance to store
+ * one wins; every instance, and every restart, reads the same). On a
+ * read-write store. 0 or a negative errno. */
+int store_secret(struct store *s, const char *name, const char *candidate,
+		 char out[STORE_SECRET_HEX + 1]);
+
 /* The public summary into out, made by compute(s, out, ud) (which may run
  * store_groups). SQLite: computed now. PostgreSQL, which several collectors
  * share: the one instance that holds an advisory lock recomputes it when

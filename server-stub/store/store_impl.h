@@ -64,6 +64,8 @@ struct store_ops {
 	int (*put_withdrawn)(struct store *s, const char *id, const char *at,
 			     const char *token_sha256);
 	/* NULL: compute it here and now (one instance per database). */
+	int (*secret)(struct store *s, const char *name, const char *candidate,
+		      char out[STORE_SECRET_HEX + 1]);
 	int (*summary_shared)(struct store *s, unsigned max_age,
 			      int (*compute)(struct store *s, struct cgfb_buf *out, void *ud),
 			      void *ud, struct cgfb_buf *out);

@@ -81,6 +81,10 @@ static const char *const migrations[] = {
 	" FOR EACH ROW EXECUTE FUNCTION cgfb_tally();"
 	"INSERT INTO tally_delta (d, " TALLY_COLS ") SELECT 1, " TALLY_COLS
 	" FROM reports ORDER BY seq;",
+	/* Keys the collectors sharing the database keep with it
+	 * (store_secret): the public summary's noise is drawn under one key
+	 * by every instance, for the store's life. */
+	"CREATE TABLE secrets (name TEXT COLLATE \"C\" PRIMARY KEY, value TEXT COLLATE \"C\" NOT NULL);",
 };
 
 #define GROUPS_SRC_COLS "catalog_id, kernel_series, distribution, cgroup_mode, software," \

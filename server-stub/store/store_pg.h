@@ -79,6 +79,8 @@ int pg_delete(struct store *base, const char *id, const char *token_sha256, cons
 int pg_remove(struct store *base, const char *id);
 int pg_withdrawn_token(struct store *base, const char *id, char out[65]);
 int pg_unwithdraw(struct store *base, const char *id);
+int pg_secret(struct store *base, const char *name, const char *candidate,
+	      char out[STORE_SECRET_HEX + 1]);
 int pg_put_row(struct store *base, const struct store_row *row);
 int pg_put_withdrawn(struct store *base, const char *id, const char *at,
 		     const char *token_sha256);

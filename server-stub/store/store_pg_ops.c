@@ -65,6 +65,7 @@ const struct store_ops store_pg_ops = {
 	.del = pg_delete,
 	.remove = pg_remove,
 	.withdrawn_token = pg_withdrawn_token,
+	.secret = pg_secret,
 	.unwithdraw = pg_unwithdraw,
 	.get = pg_get,
 	.list = pg_list,

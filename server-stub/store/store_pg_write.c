@@ -145,6 +145,39 @@ int pg_withdrawn_token(struct store *base, const char *id, char out[65])
 	return rc;
 }
 
+int pg_secret(struct store *base, const char *name, const char *candidate,
+	      char out[STORE_SECRET_HEX + 1])
+{
+	struct pg_store *s = pgs(base);
+	const char *vals[2] = { name, candidate };
+	PGresult *res;
+	int rc = pg_ensure(s);
+
+	out[0] = '\0';
+	if (rc < 0)
+		return rc;
+	/* The row another instance stored first, or ours. An instance whose
+	 * insert waited for another's to commit finds nothing the first time
+	 * (its statement's snapshot is older than that row): the second time
+	 * it does. */
+	for (int tries = 0; rc == 0 && !out[0] && tries < 2; tries++) {
+		res = PQexecParams(s->conn,
+				   "WITH ins AS (INSERT INTO secrets (name, value) VALUES ($1, $2)"
+				   " ON CONFLICT (name) DO NOTHING RETURNING value)"
+				   " SELECT value FROM ins UNION ALL SELECT value FROM secrets"
+				   " WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM ins)",
+				   2, NULL, vals, NULL, NULL, 0);
+		if (PQresultStatus(res) != PGRES_TUPLES_OK)
+			rc = pg_db_error(s, "the store's secret", res);
+		else if (PQntuples(res) == 1)
+			pg_copy_at(res, 0, 0, out, STORE_SECRET_HEX + 1);
+		PQclear(res);
+	}
+	if (rc == 0 && strlen(out) != STORE_SECRET_HEX)
+		rc = -EBADMSG;
+	return rc;
+}
+
 int pg_unwithdraw(struct store *base, const char *id)
 {
 	int rc;

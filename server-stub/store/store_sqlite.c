@@ -67,6 +67,9 @@ static const char *const migrations[] = {
 	" INSERT INTO tally_delta (d, " TALLY_COLS ") VALUES (-1, " TALLY_ROW("OLD") "); END;"
 	"INSERT INTO tally_delta (d, " TALLY_COLS ") SELECT 1, " TALLY_COLS
 	" FROM reports ORDER BY seq;",
+	/* Keys the collector keeps with its data (store_secret): the public
+	 * summary's noise is drawn under one key for the store's life. */
+	"CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
 };
 
 /* The summary's columns of the reports in its window, copied into a
@@ -243,7 +246,8 @@ static int migrate(struct sq_store *s)
 	static const char *const set_version[] = { "PRAGMA user_version = 1",
 						   "PRAGMA user_version = 2",
 						   "PRAGMA user_version = 3",
-						   "PRAGMA user_version = 4" };
+						   "PRAGMA user_version = 4",
+						   "PRAGMA user_version = 5" };
 	_Static_assert(sizeof(set_version) == sizeof(migrations), "a version per migration");
 	int v, rc;
 
@@ -657,6 +661,38 @@ static int sq_get(struct store *base, const char *id, struct cgfb_buf *body, str
 	return rc;
 }
 
+static int sq_secret(struct store *base, const char *name, const char *candidate,
+		     char out[STORE_SECRET_HEX + 1])
+{
+	static const char *const sql[] = {
+		"INSERT OR IGNORE INTO secrets (name, value) VALUES (?1, ?2)",
+		"SELECT value FROM secrets WHERE name = ?1",
+	};
+	struct sq_store *s = sq(base);
+	int rc = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < 2 && rc == 0; i++) {
+		sqlite3_stmt *st = NULL;
+		int r = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+
+		if (r == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+			if (i == 0)
+				sqlite3_bind_text(st, 2, candidate, -1, SQLITE_STATIC);
+			r = sqlite3_step(st);
+		}
+		if (r == SQLITE_ROW)
+			column_copy(st, 0, out, STORE_SECRET_HEX + 1);
+		else if (r != SQLITE_DONE)
+			rc = db_error(s, "the store's secret");
+		sqlite3_finalize(st);
+	}
+	if (rc == 0 && strlen(out) != STORE_SECRET_HEX)
+		rc = -EBADMSG;
+	return rc;
+}
+
 static const char *col(sqlite3_stmt *st, int i)
 {
 	const unsigned char *v = sqlite3_column_text(st, i);
@@ -941,6 +977,7 @@ const struct store_ops store_sqlite_ops = {
 	.del = sq_delete,
 	.remove = sq_remove,
 	.withdrawn_token = sq_withdrawn_token,
+	.secret = sq_secret,
 	.unwithdraw = sq_unwithdraw,
 	.get = sq_get,
 	.list = sq_list,

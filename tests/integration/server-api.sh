@@ -409,12 +409,12 @@ for line in open(sys.argv[1]):
 # --- schema versions -----------------------------------------------------------------------
 if [ "$STORE" = pg ]; then
 	expect_eq "the database records its schema version (table cgfb_schema)" \
-		"$(sql "$DB" "select version from cgfb_schema")" 4
+		"$(sql "$DB" "select version from cgfb_schema")" 5
 	store_db "$T_TMP/future.sqlite" >/dev/null
 	sql "$T_TMP/future.sqlite" "create table cgfb_schema (version integer); insert into cgfb_schema values (99)"
 else
-	check "the database records its schema version (PRAGMA user_version = 4)" python3 -c 'import sqlite3, sys
-sys.exit(sqlite3.connect(sys.argv[1]).execute("pragma user_version").fetchone()[0] != 4)' "$DB"
+	check "the database records its schema version (PRAGMA user_version = 5)" python3 -c 'import sqlite3, sys
+sys.exit(sqlite3.connect(sys.argv[1]).execute("pragma user_version").fetchone()[0] != 5)' "$DB"
 	python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1]); db.execute("create table t (x)"); db.execute("pragma user_version = 99"); db.commit()' \
 		"$T_TMP/future.sqlite"

@@ -26,10 +26,10 @@ wait
 PA=$(cat "$T_TMP/a/port" 2>/dev/null) PB=$(cat "$T_TMP/b/port" 2>/dev/null)
 check "two instances starting together both listen" sh -c '[ -n "$1" ] && [ -n "$2" ]' _ "$PA" "$PB"
 SERVER_PIDS="$SERVER_PIDS $(pgrep -f -- "--port-file $T_TMP/a/port") $(pgrep -f -- "--port-file $T_TMP/b/port")"
-expect_eq "the schema was migrated once, to version 4" \
-	"$(sql "$SERVER_STORE" "select string_agg(version::text, ',') from cgfb_schema")" 4
+expect_eq "the schema was migrated once, to version 5" \
+	"$(sql "$SERVER_STORE" "select string_agg(version::text, ',') from cgfb_schema")" 5
 expect_eq "one of them logged the migration" \
-	"$(cat "$T_TMP/a/log" "$T_TMP/b/log" | grep -c "schema migrated to version 4")" 1
+	"$(cat "$T_TMP/a/log" "$T_TMP/b/log" | grep -c "schema migrated to version 5")" 1
 A=http://127.0.0.1:$PA B=http://127.0.0.1:$PB
 
 # --- the same ids to both at the same moment -------------------------------------------------

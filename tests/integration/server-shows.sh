@@ -127,11 +127,11 @@ stop_server
 # --- a database of schema version 1 (before the origin column, the
 # withdrawal's token hash and the summary's counts) is migrated ------------------------
 if [ "$STORE" = pg ]; then
-	sql "$DB" "drop trigger reports_tally on reports; drop function cgfb_tally(); drop table tally_delta, tally, tally_groups; alter table reports drop column origin; alter table withdrawn drop column token_sha256; update cgfb_schema set version = 1"
+	sql "$DB" "drop trigger reports_tally on reports; drop function cgfb_tally(); drop table tally_delta, tally, tally_groups, secrets; alter table reports drop column origin; alter table withdrawn drop column token_sha256; update cgfb_schema set version = 1"
 else
 	python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-for t in ("trigger reports_tally_in", "trigger reports_tally_out", "table tally_delta", "table tally", "table tally_groups"):
+for t in ("trigger reports_tally_in", "trigger reports_tally_out", "table tally_delta", "table tally", "table tally_groups", "table secrets"):
     db.execute("drop " + t)
 db.execute("alter table reports drop column origin")
 db.execute("alter table withdrawn drop column token_sha256"); db.execute("pragma user_version = 1")
@@ -144,10 +144,11 @@ start_server a --rate 0 --summary-epsilon 1000 || { not_ok "server starts on sch
 check "schema 1 migrated to 2" grep -q "database schema migrated to version 2" "$DIR/log"
 check "...and to 3" grep -q "database schema migrated to version 3" "$DIR/log"
 check "...and to 4" grep -q "database schema migrated to version 4" "$DIR/log"
+check "...and to 5" grep -q "database schema migrated to version 5" "$DIR/log"
 if [ "$STORE" = pg ]; then
-	expect_eq "...recorded (cgfb_schema)" "$(sql "$DB" "select version from cgfb_schema")" 4
+	expect_eq "...recorded (cgfb_schema)" "$(sql "$DB" "select version from cgfb_schema")" 5
 else
-	expect_eq "...recorded (user_version)" "$(sql "$DB" "pragma user_version")" 4
+	expect_eq "...recorded (user_version)" "$(sql "$DB" "pragma user_version")" 5
 fi
 # Migration 4 logs the stored reports as deltas; the fold at start counts
 # them, so the summary below (all reports) comes from the counts.
@@ -171,4 +172,20 @@ sys.exit(not (j["epsilon"] == 1000 and got == want and sum(per.values()) > want[
 	"$V"/created_leap.json "$V"/created_eoy.json "$V"/uc-?.json "$V"/long.json "$V"/unknown-?.json \
 	"$V"/plain-*.json "$V"/check-?.json "$V"/check-m3.json "$V"/check-late.json
 stop_server
+
+# --- the noise is the store's: an unchanged store, summed up again by a new
+# process (a restart, or another collector on the same PostgreSQL), gives
+# the same numbers; a key per process gave draws an observer averages. On
+# PostgreSQL the shared copy is removed so that the new one recomputes.
+no_computed() { python3 -c 'import json, sys
+j = json.load(open(sys.argv[1])); j.pop("computed"); print(json.dumps(j, sort_keys=True))' "$T_TMP/body"; }
+for n in 1 2; do
+	[ "$STORE" = pg ] && sql "$DB" "delete from summary_snapshot" > /dev/null
+	start_server a --rate 0 --summary-epsilon 0.5 || { not_ok "server starts ($n)"; finish; exit 1; }
+	fresh_summary > /dev/null
+	no_computed > "$T_TMP/noisy.$n"
+	stop_server
+done
+check "an unchanged store, noise on: the same numbers from a new process" \
+	sh -c 'test -s "$1" && cmp -s "$1" "$2"' _ "$T_TMP/noisy.1" "$T_TMP/noisy.2"
 finish
