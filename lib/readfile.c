@@ -25,17 +25,24 @@ int cgfb_read_file_at(int dfd, const char *name, size_t max, unsigned flags, str
 {
 	const int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
 			    (flags & CGFB_RF_NOFOLLOW ? O_NOFOLLOW : 0));
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = cgfb_read_fd(fd, max, flags, b);
+	close(fd);
+	return rc;
+}
+
+int cgfb_read_fd(int fd, size_t max, unsigned flags, struct cgfb_buf *b)
+{
 	const size_t start = flags & CGFB_RF_APPEND ? b->len : 0;
 	char chunk[16384];
 	struct stat st;
 	int rc = 0;
 
-	if (fd < 0)
-		return -errno;
-	if ((flags & CGFB_RF_REGULAR) && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		rc = -EINVAL;
-		goto out;
-	}
+	if ((flags & CGFB_RF_REGULAR) && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
+		return -EINVAL;
 	b->len = start;
 	rc = cgfb_buf_add(b, "", 0);
 	while (rc == 0) {
@@ -50,8 +57,6 @@ int cgfb_read_file_at(int dfd, const char *name, size_t max, unsigned flags, str
 		else
 			rc = cgfb_buf_add(b, chunk, (size_t)r);
 	}
-out:
-	close(fd);
 	if (rc < 0 && b->data) {
 		b->len = start;
 		b->data[start] = '\0';

@@ -24,14 +24,48 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "run-local: (make demo replays a recorded log instead, as any user)" >&2
 	exit 1
 fi
+# What a run reuses is root's alone: a trial or collector directory,
+# admin-token, collector.db or client.conf another user owns or may write
+# would let them choose the collector's token, its database or the
+# commands the client runs as root (docs/SECURITY.md). refuse WHAT: stop.
+refuse() {
+	echo "run-local: $1; refusing to use it (remove it, or make it root's and writable by root alone)" >&2
+	exit 1
+}
+# own_dir DIR: DIR made (0700) when missing, and then a directory, not a
+# link, root's, that no one else may write, in a directory no one else may
+# write (or a sticky one): nothing in it can be swapped under this run.
+own_dir() {
+	if [ ! -e "$1" ] && [ ! -L "$1" ]; then
+		(umask 077 && mkdir -p "$1")
+	fi
+	[ -d "$1" ] && [ ! -L "$1" ] || refuse "$1 is not a directory (or is a symbolic link)"
+	set -- "$1" "$(stat -c '%u %a' "$1")" "$(stat -L -c '%a' "$(dirname "$1")")"
+	case ${2% *} in 0) ;; *) refuse "$1 belongs to uid ${2% *}" ;; esac
+	case ${2#* } in *[2367]?|*[2367]) refuse "$1 may be written by others than root (mode ${2#* })" ;; esac
+	case $3 in
+	1???) ;;
+	*[2367]?|*[2367]) refuse "$1 is in $(dirname "$1"), which others than its owner may write (mode $3)" ;;
+	esac
+	chmod 0700 "$1"
+}
+# own_file FILE: an existing FILE is a regular file (not a link), root's,
+# that no one else may write.
+own_file() {
+	[ -e "$1" ] || [ -L "$1" ] || return 0
+	[ -f "$1" ] && [ ! -L "$1" ] || refuse "$1 is not a regular file (or is a symbolic link)"
+	set -- "$1" "$(stat -c '%u %a' "$1")"
+	case ${2% *} in 0) ;; *) refuse "$1 belongs to uid ${2% *}" ;; esac
+	case ${2#* } in *[2367]?|*[2367]) refuse "$1 may be written by others than root (mode ${2#* })" ;; esac
+}
 trial_note=
 if [ -z "${CGFB_STATE_DIR:-}" ] || [ -z "${CGFB_SERVER_DIR:-}" ]; then
-	mkdir -p "$TRIAL"
-	chmod 0700 "$TRIAL"
+	own_dir "$TRIAL"
 	trial_note=" (remove $TRIAL when done)"
 fi
-mkdir -p "$SERVER_DIR"
-chmod 0700 "$SERVER_DIR"
+own_dir "$SERVER_DIR"
+own_file "$SERVER_DIR/admin-token"
+own_file "$SERVER_DIR/collector.db"
 if [ ! -s "$SERVER_DIR/admin-token" ]; then
 	(umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' > "$SERVER_DIR/admin-token")
 fi
@@ -84,9 +118,12 @@ fi
 LISTEN=${LISTEN%:*}:$(cat "$PORTFILE")
 # The client's configuration for this run: its endpoint is this collector,
 # and its banner where the trial's goes.
+# Written anew each run, never through what was there (a link is
+# replaced, not followed): in a directory only root may write.
 CONF=$(cd "$SERVER_DIR" && pwd)/client.conf
-printf '# written by make run (tools/run-local.sh)\nendpoint = http://%s/api/v1/reports\nmotd-path = %s\n' \
-	"$LISTEN" "$MOTD" > "$CONF"
+rm -f "$CONF"
+(umask 022 && printf '# written by make run (tools/run-local.sh)\nendpoint = http://%s/api/v1/reports\nmotd-path = %s\n' \
+	"$LISTEN" "$MOTD" > "$CONF")
 cat <<EOT
 run-local: collector on http://$LISTEN/ (database $SERVER_DIR/collector.db,
            admin token in $SERVER_DIR/admin-token)

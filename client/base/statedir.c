@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,19 +8,6 @@
 
 #include "base/statedir.h"
 #include "cgfb/atomic.h"
-
-static int open_dir(const char *path)
-{
-	const int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-
-	if (fd >= 0)
-		return fd;
-	/* With O_DIRECTORY a link is refused as "not a directory": say which. */
-	if (errno == ENOTDIR && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		return -ELOOP;
-	return -errno;
-}
 
 static bool is_service_user(uid_t uid)
 {
@@ -67,7 +53,8 @@ static void explain(int rc, char *err, size_t errsz)
 {
 	switch (rc) {
 	case -ELOOP:
-		snprintf(err, errsz, "a symbolic link; name the directory itself");
+		snprintf(err, errsz, "a symbolic link; name the directory itself (a link on the "
+			 "way is followed only where no other user could have changed it)");
 		break;
 	case -ENOTDIR:
 		snprintf(err, errsz, "not a directory");
@@ -88,11 +75,11 @@ int cgfb_statedir_open(struct cgfb_statedir *sd, const char *path, unsigned flag
 		explain(-ENAMETOOLONG, err, errsz);
 		return -ENAMETOOLONG;
 	}
-	fd = open_dir(path);
-	if (fd == -ENOENT && (flags & CGFB_SD_CREATE)) {
-		rc = cgfb_mkdir_p(path, 0700);
-		fd = rc < 0 ? rc : open_dir(path);
-	}
+	/* From "/" by descriptors, never through a link another user could
+	 * swap, and made (when asked) by mkdirat + fchown on what was made:
+	 * root making it inside the service user's directory must not chown
+	 * a link that user planted between the two (lib/atomic.c). */
+	fd = cgfb_open_dir_path(path, 0700, flags & CGFB_SD_CREATE ? CGFB_DIR_CREATE : 0);
 	if (fd < 0) {
 		explain(fd, err, errsz);
 		return fd;

@@ -6,6 +6,7 @@
 #include <libgen.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cgfb/atomic.h"
 #include "cgfb/buf.h"
@@ -167,22 +168,61 @@ static int report_findings(const struct cgfb_globals *g, const struct opts *o,
 	return r.failed ? -EIO : 0;
 }
 
+/* The directory of --prometheus, reached from "/" without following a
+ * link another user could change, and refused when another user could
+ * change what is in it. Debian 12's prometheus-node-exporter reads
+ * /var/lib/prometheus/node-exporter (its binary's default
+ * --collector.textfile.directory): the package ships that directory
+ * root:root 0755 (dpkg -c prometheus-node-exporter_1.5.0-1+b6), but its
+ * postinst (line 30) gives the parent /var/lib/prometheus to the
+ * prometheus account, which could rename node-exporter away and put a link
+ * or a directory of its own there: the walk refuses the link, and the rule
+ * below a directory of theirs. A root-owned directory, or a sticky one
+ * (where root's file cannot be renamed or removed by another), is fine:
+ * the file is made new by root under a name no one can predict (O_EXCL)
+ * and renamed into place, so it is root's. docs/SECURITY.md. */
+static int open_prometheus_dir(const char *dir)
+{
+	const int fd = cgfb_open_dir_path(dir, 0, 0);
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	rc = cgfb_dir_shared(fd);
+	if (rc == 0)
+		return fd;
+	close(fd);
+	return rc < 0 ? rc : -EPERM;
+}
+
 /* Replaced whole, as the textfile collector wants: it may read at any time. */
 static int write_prometheus(const char *path, const struct cgfb_rules *rs,
 			    const struct cgfb_check *c, const struct cgfb_target *t)
 {
 	struct cgfb_buf b = { 0 };
 	char d[4096], f[4096];
-	int rc;
+	int dfd = -1, rc;
 
 	if (snprintf(d, sizeof(d), "%s", path) >= (int)sizeof(d))
 		return -ENAMETOOLONG;
 	snprintf(f, sizeof(f), "%s", path);
 	rc = cgfb_check_prometheus(&b, rs, c, t, time(NULL));
 	if (!rc)
-		rc = cgfb_atomic_write(dirname(d), basename(f), b.data, b.len, 0644);
-	if (rc)
+		rc = dfd = open_prometheus_dir(dirname(d));
+	if (rc >= 0)
+		rc = cgfb_atomic_write_at(dfd, basename(f), b.data, b.len, 0644);
+	if (rc == -EPERM)
+		cgfb_log(LOG_ERR, "check --prometheus %s: its directory %s belongs to another user "
+			 "or others may write it and it is not sticky, so another user could "
+			 "choose what root writes there; make it root's and writable by root "
+			 "alone (chown root: DIR; chmod go-w DIR)", path, d);
+	else if (rc == -ELOOP)
+		cgfb_log(LOG_ERR, "check --prometheus %s: the way to it goes through a symbolic "
+			 "link another user could change; name the directory itself", path);
+	else if (rc)
 		cgfb_log(LOG_ERR, "check --prometheus %s: %s", path, strerror(-rc));
+	if (dfd >= 0)
+		close(dfd);
 	cgfb_buf_free(&b);
 	return rc;
 }

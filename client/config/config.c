@@ -1,12 +1,18 @@
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/cmdline.h"
+#include "cgfb/atomic.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
 #include "base/suggest.h"
@@ -378,21 +384,109 @@ int cgfb_config_parse(struct cgfb_config *c, const char *buf, size_t len, const 
 	return errs_end(&e);
 }
 
+/* The configuration names commands root runs (notify-command, sendmail)
+ * and where root writes (motd-path): a file another user could change
+ * makes root run what they chose. The state directory's rule (sshd's for
+ * authorized_keys): the file and its directory belong to root or to whoever
+ * runs this, and no one else may write them (a sticky directory, as /tmp,
+ * is fine: no one else may replace a file in it). */
+static bool trusted_owner(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+static int refuse(const char *path, const char *dir, const struct stat *st, char *err,
+		  size_t errsz)
+{
+	const char *obj = dir ? dir : path;
+	char buf[1024], owner[300];
+	struct passwd pw, *found = NULL;
+
+	if (getpwuid_r(st->st_uid, &pw, buf, sizeof(buf), &found) == 0 && found)
+		snprintf(owner, sizeof(owner), "%s (uid %u)", found->pw_name, (unsigned)st->st_uid);
+	else
+		snprintf(owner, sizeof(owner), "uid %u", (unsigned)st->st_uid);
+	snprintf(err, errsz, "%s: refused: %s%s belongs to %s, mode %04o; the configuration names "
+		 "commands this program runs, so it and its directory must belong to root%s and "
+		 "be writable by their owner alone (chown root: %s; chmod go-w %s)", path,
+		 dir ? "its directory " : "the file", dir ? dir : "", owner,
+		 (unsigned)(st->st_mode & 07777), geteuid() ? " or to you" : "", obj, obj);
+	return -EPERM;
+}
+
+/* dir: the directory's name when fd is the directory, else NULL. */
+static int check_trusted(int fd, const char *dir, const char *path, char *err, size_t errsz)
+{
+	struct stat st;
+	bool loose;
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!dir && !S_ISREG(st.st_mode)) {
+		snprintf(err, errsz, "%s: not a regular file", path);
+		return -EINVAL;
+	}
+	loose = (st.st_mode & (S_IWGRP | S_IWOTH)) && !(dir && (st.st_mode & S_ISVTX));
+	if (!trusted_owner(st.st_uid) || loose)
+		return refuse(path, dir, &st, err, errsz);
+	return 0;
+}
+
+/* path's directory reached without following a link another user could
+ * change (lib/atomic.c), checked, then path opened in it, not through a
+ * link and never waiting on a FIFO, and checked: what is read is what was
+ * checked. */
+static int read_trusted(const char *path, struct cgfb_buf *b, char *err, size_t errsz)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	char dir[PATH_MAX];
+	int dfd, fd, rc;
+
+	if (slash && (size_t)(slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1,
+		 slash ? path : ".");
+	dfd = cgfb_open_dir_path(dir, 0, 0);
+	if (dfd < 0)
+		return dfd;
+	rc = check_trusted(dfd, dir, path, err, errsz);
+	fd = rc < 0 ? -1 : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (rc == 0 && fd < 0)
+		rc = -errno;
+	close(dfd);
+	if (rc == 0)
+		rc = check_trusted(fd, NULL, path, err, errsz);
+	if (rc == 0)
+		rc = cgfb_read_fd(fd, CONFIG_FILE_MAX, 0, b);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 int cgfb_config_load(struct cgfb_config *c, const char *path, bool must_exist, char *err,
 		     size_t errsz)
 {
 	struct cgfb_buf b = { 0 };
-	int rc = cgfb_read_file(path, CONFIG_FILE_MAX, 0, &b);
+	int rc;
 
+	if (errsz)
+		err[0] = '\0';
+	rc = read_trusted(path, &b, err, errsz);
 	if (rc == -ENOENT && !must_exist) {
 		struct errs e = { err, errsz, 0, 0 };
 
-		if (errsz)
-			err[0] = '\0';
 		check(c, path, &e);
 		rc = errs_end(&e);
+	} else if (rc < 0 && errsz && err[0]) {
+		/* said by the check */
 	} else if (rc == -EFBIG) {
 		snprintf(err, errsz, "%s: larger than %u bytes", path, CONFIG_FILE_MAX);
+	} else if (rc == -ELOOP) {
+		snprintf(err, errsz, "%s: a symbolic link, or reached through one another user could "
+			 "change; name the file itself", path);
 	} else if (rc < 0) {
 		snprintf(err, errsz, "%s: %s", path, strerror(-rc));
 	} else {

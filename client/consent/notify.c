@@ -181,7 +181,7 @@ int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd
 	struct cgfb_buf b = { 0 };
 	char dir[4096];
 	const char *name;
-	int rc = 0;
+	int dfd = -1, rc = 0;
 
 	if (!c->motd_path[0] || dir_and_name(c->motd_path, dir, sizeof(dir), &name) < 0)
 		return 0;
@@ -200,23 +200,32 @@ int cgfb_notify_motd(const struct cgfb_config *c, const struct cgfb_statedir *sd
 		if (rc < 0)
 			return rc;
 	}
-	if (p->count == 0) {
-		rc = unlink(c->motd_path) < 0 && errno != ENOENT ? -errno : 0;
-		goto out;
-	}
-	banner_text(&b, c, p, sd->path);
-	/* /run/motd.d is read by pam_motd at login; create it if needed.
-	 * 0644 (cgfb_atomic_write sets it whatever the umask): pam_motd
+	/* /run/motd.d is read by pam_motd at login; made if needed. The
+	 * directory is reached from "/" by descriptors and the banner
+	 * written in it by O_EXCL temporary + rename (lib/atomic.c): a
+	 * directory on the way that another user owns (a motd-path under
+	 * their home) can be swapped for a link while root writes, and no
+	 * such link is followed. 0755 and 0644 whatever the umask: pam_motd
 	 * reads motd files with the privileges of the user logging in, and
 	 * the banner holds only a count, catalog ids, the command to run and
 	 * where a yes goes (the configured collector, or the e-mail),
 	 * nothing of the reports themselves. */
-	rc = cgfb_mkdir_p(dir, 0755);
-	if (rc == 0)
-		rc = cgfb_atomic_write(dir, name, b.data, b.len, CGFB_BANNER_MODE);
+	dfd = cgfb_open_dir_path(dir, 0755, p->count ? CGFB_DIR_CREATE : 0);
+	if (dfd < 0) {
+		rc = dfd == -ENOENT && !p->count ? 0 : dfd;
+		goto out;
+	}
+	if (p->count == 0) {
+		rc = unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+		goto out;
+	}
+	banner_text(&b, c, p, sd->path);
+	rc = cgfb_atomic_write_at(dfd, name, b.data, b.len, CGFB_BANNER_MODE);
 out:
 	if (rc < 0)
 		cgfb_log(LOG_WARNING, "login banner %s: %s", c->motd_path, strerror(-rc));
+	if (dfd >= 0)
+		close(dfd);
 	cgfb_buf_free(&b);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -71,8 +72,21 @@ static int open_output(const char *path, int how)
 {
 	if (strcmp(path, "-") == 0)
 		return dup(STDOUT_FILENO);
-	if (how == CGFB_MAILOUT_MBOX)
-		return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (how == CGFB_MAILOUT_MBOX) {
+		/* An existing mbox is appended to: never through a link, and
+		 * never waiting on a FIFO put at its name (O_NONBLOCK: opening
+		 * one without a reader fails; with one it is no mbox). */
+		const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
+				    O_NONBLOCK, 0600);
+		struct stat st;
+
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			errno = EINVAL;
+			return -1;
+		}
+		return fd;
+	}
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 }
 

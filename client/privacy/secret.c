@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <openssl/evp.h>
 
 #include "base/statedir.h"
+#include "cgfb/atomic.h"
 #include "cgfb/readfile.h"
 #include "cgfb/hex.h"
 #include "privacy/secret.h"
@@ -31,7 +33,8 @@ static int fill_random(uint8_t *p, size_t n)
 
 static int read_secret(int dfd, uint8_t key[CGFB_SECRET_LEN], char *err, size_t errsz)
 {
-	const int fd = openat(dfd, CGFB_SECRET_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* O_NONBLOCK: a FIFO planted as the secret is refused, not waited on. */
+	const int fd = openat(dfd, CGFB_SECRET_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	uint8_t extra;
 	struct stat st;
 	ssize_t n;
@@ -62,11 +65,17 @@ out:
 }
 
 /* Write a fresh key to a temporary name, then link it into place: link(2)
- * fails if another process got there first, and then its key is used. */
+ * fails if another process got there first, and then its key is used. The
+ * temporary is made as every file of the state directory is
+ * (cgfb_create_tmp_at): a name no other user can predict, O_EXCL, and
+ * given to the directory's owner, so that root's first run (sudo
+ * cgroup-feedback snapshot before the watcher's first report) leaves a
+ * secret the service user can read, not a root-only one that fails each
+ * of its reports with "Permission denied" ever after. */
 static int create_secret(int dfd, char *err, size_t errsz)
 {
 	uint8_t key[CGFB_SECRET_LEN];
-	char tmp[64];
+	char tmp[NAME_MAX + 1];
 	int fd, rc;
 
 	rc = fill_random(key, sizeof(key));
@@ -74,19 +83,13 @@ static int create_secret(int dfd, char *err, size_t errsz)
 		snprintf(err, errsz, "getrandom: %s", strerror(-rc));
 		return rc;
 	}
-	snprintf(tmp, sizeof(tmp), ".%s.tmp.%ld", CGFB_SECRET_FILE, (long)getpid());
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = cgfb_create_tmp_at(dfd, CGFB_SECRET_FILE, 0600, tmp, sizeof(tmp));
 	if (fd < 0) {
-		rc = -errno;
+		rc = fd;
 		goto out;
 	}
-	const ssize_t w = write(fd, key, sizeof(key));
-
-	if (w < 0)
-		rc = -errno;
-	else if (w != (ssize_t)sizeof(key))
-		rc = -EIO;
-	else if (fsync(fd) < 0)
+	rc = cgfb_write_all(fd, key, sizeof(key));
+	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
 	close(fd);
 	if (rc == 0 && linkat(dfd, tmp, dfd, CGFB_SECRET_FILE, 0) < 0 && errno != EEXIST)

@@ -257,9 +257,12 @@ static int write_buckets(int fd, const struct entry *v, size_t n)
 		i = j;
 		if (!b.len)
 			continue;       /* no memory for these keys: not indexed */
-		f = openat(fd, bucket, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		/* Given to the directory's owner as every file of the state
+		 * directory: root's rebuild must leave buckets the service
+		 * user's report writer can read. */
+		f = cgfb_create_at(fd, bucket, 0600);
 		if (f < 0) {
-			rc = -errno;
+			rc = f;
 			break;
 		}
 		rc = cgfb_write_all(f, b.data, b.len);

@@ -21,6 +21,8 @@ enum {
 int cgfb_read_file(const char *path, size_t max, unsigned flags, struct cgfb_buf *b);
 /* The same for name in the directory open as dfd (AT_FDCWD: the path). */
 int cgfb_read_file_at(int dfd, const char *name, size_t max, unsigned flags, struct cgfb_buf *b);
+/* The same from fd, open already (CGFB_RF_NOFOLLOW means nothing here). */
+int cgfb_read_fd(int fd, size_t max, unsigned flags, struct cgfb_buf *b);
 
 /* Up to sz - 1 bytes of name in dirfd, NUL-terminated; returns the length
  * or a negative errno. Never blocks: a FIFO planted in a tree reads empty. */

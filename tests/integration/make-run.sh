@@ -153,6 +153,29 @@ check "a port already taken: make run exits 1, saying so and how to choose anoth
 	_ $rc "$T_TMP/taken.out"
 check "... and started no watcher" [ ! -e "$T_TMP/st-taken" ]
 
+# What a run reuses must be root's alone: an admin token another user
+# owns (they would know the collector's admin token), or a collector
+# directory others may write, stops the run before anything starts.
+mkdir -m 0700 "$T_TMP/sv-theirs" "$T_TMP/sv-open"
+echo planted > "$T_TMP/sv-theirs/admin-token"
+chown 65534 "$T_TMP/sv-theirs/admin-token"
+chmod 0770 "$T_TMP/sv-open"
+for sv in sv-theirs sv-open; do
+	CGFB_STATE_DIR=$T_TMP/st-$sv CGFB_SERVER_DIR=$T_TMP/$sv CGFB_LISTEN=127.0.0.1:0 BUILD=$BIN \
+		timeout 30 sh tools/run-local.sh > "$T_TMP/$sv.out" 2>&1
+	echo $? >> "$T_TMP/$sv.out"
+done
+check "an admin-token another user owns: make run refuses it (exit 1), saying so, and starts nothing" \
+	sh -c 'grep -q "admin-token belongs to uid 65534; refusing to use it" "$1" && [ "$(tail -n 1 "$1")" = 1 ] &&
+	       [ ! -e "$2" ] && [ ! -e "$3" ]' _ "$T_TMP/sv-theirs.out" "$T_TMP/st-sv-theirs" "$T_TMP/sv-theirs/port"
+check "a collector directory others may write: refused the same way" \
+	sh -c 'grep -q "sv-open may be written by others than root (mode 770); refusing" "$1" &&
+	       [ "$(tail -n 1 "$1")" = 1 ] && [ ! -e "$2" ]' _ "$T_TMP/sv-open.out" "$T_TMP/st-sv-open"
+# A client.conf left as a link to another file: replaced, never written through.
+mkdir -p -m 0700 "$SV"
+echo "the victim's bytes" > "$T_TMP/victim"
+ln -s "$T_TMP/victim" "$SV/client.conf"
+
 # A pending report waits in the trial's state directory: the login banner
 # the watcher writes at its start names it, and goes when the trial stops.
 python3 tests/client/pending_report.py "$ST" M8 mr > /dev/null
@@ -190,6 +213,8 @@ check "... where the watcher wrote it, naming the pending report" grep -q M8 "$S
 check "the database is where it says" [ -f "$SV/collector.db" ]
 check "the client's endpoint is this collector" \
 	grep -qx "endpoint = http://127.0.0.1:$PORT/api/v1/reports" "$SV/client.conf"
+check "... in a client.conf of its own: the link left there replaced, its target untouched" \
+	sh -c '[ -f "$1" ] && [ ! -L "$1" ] && [ "$(cat "$2")" = "the victim'"'"'s bytes" ]' _ "$SV/client.conf" "$T_TMP/victim"
 # The watcher on the host's real /dev/kmsg, as root: once it has read the
 # log it holds CAP_SYSLOG (bit 34) in none of its capability sets.
 wpid=$(pgrep -f "cgroup-feedback-watch .*$ST" | head -n 1)

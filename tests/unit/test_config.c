@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/urlshow.h"
@@ -301,9 +303,59 @@ static void backoff(void **state)
 	assert_int_equal(cgfb_backoff_delay(5, 1, 0), 480);
 }
 
+/* The configuration names commands root runs: owned by another user, or
+ * writable by its group or others (the file or its directory), it is
+ * refused with what to do; root's 0644 in root's 0755 is read; a FIFO is
+ * refused at once, not waited on. Needs root for the owners. */
+static void owner_and_mode(void **state)
+{
+	char d[] = "/tmp/cgfb-confdir.XXXXXX", f[64], fifo[64], cmd[96], err[1024];
+	struct cgfb_config c;
+
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(d));
+	assert_int_equal(chmod(d, 0755), 0);
+	snprintf(f, sizeof(f), "%s/client.conf", d);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.conf", d);
+	FILE *fp = fopen(f, "w");
+
+	assert_non_null(fp);
+	fputs("notify-command = /bin/true\n", fp);
+	fclose(fp);
+	assert_int_equal(chmod(f, 0644), 0);
+	cgfb_config_defaults(&c);
+	assert_int_equal(cgfb_config_load(&c, f, true, err, sizeof(err)), 0);
+
+	assert_int_equal(chown(f, 65534, 65534), 0);
+	assert_int_equal(cgfb_config_load(&c, f, true, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "client.conf: refused: the file belongs to nobody (uid 65534), "
+				    "mode 0644"));
+	assert_non_null(strstr(err, "chown root: "));
+	assert_int_equal(chown(f, 0, 0), 0);
+	assert_int_equal(chmod(f, 0664), 0);
+	assert_int_equal(cgfb_config_load(&c, f, true, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "mode 0664"));
+	assert_non_null(strstr(err, "chmod go-w "));
+	assert_int_equal(chmod(f, 0644), 0);
+	assert_int_equal(chmod(d, 0775), 0);
+	assert_int_equal(cgfb_config_load(&c, f, true, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "refused: its directory "));
+	assert_int_equal(chmod(d, 01777), 0);        /* sticky, as /tmp: fine */
+	assert_int_equal(cgfb_config_load(&c, f, true, err, sizeof(err)), 0);
+	assert_int_equal(chmod(d, 0755), 0);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	alarm(10);
+	assert_int_equal(cgfb_config_load(&c, fifo, true, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", d);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(owner_and_mode),
 		cmocka_unit_test(loads),
 		cmocka_unit_test(errors_name_the_line),
 		cmocka_unit_test(parses_bytes),

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -158,8 +160,8 @@ static void full_disk(void **state)
 	snprintf(path, sizeof(path), "%s/state", mnt);
 	slurp(path, buf, sizeof(buf));
 	assert_string_equal(buf, "old");
-	snprintf(path, sizeof(path), "%s/.state.tmp.%ld", mnt, (long)getpid());
-	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "ls -A '%s' | grep -q '^\\.state\\.tmp\\.'", mnt);
+	assert_int_not_equal(system(path), 0);      /* no temporary left */
 	umount(mnt);
 	rmdir(mnt);
 }
@@ -204,6 +206,102 @@ static void mkdir_p(void **state)
 	assert_int_equal(st.st_mode & 0777, 0700);
 }
 
+/* A FIFO planted at the temporary name the writer used to pick
+ * (".NAME.tmp.PID") hung it in open(2) forever; names are now random and
+ * made O_EXCL. alarm: a hang fails the test instead of the suite. */
+static void fifo_at_a_temporary_name(void **state)
+{
+	char path[160], buf[16], tmp[NAME_MAX + 1], tmp2[NAME_MAX + 1];
+	int fd, fd2;
+
+	snprintf(path, sizeof(path), "%s/.planted.tmp.%ld", dir, (long)getpid());
+	assert_int_equal(mkfifo(path, 0666), 0);
+	alarm(10);
+	assert_int_equal(cgfb_atomic_write(dir, "planted", "new", 3, 0600), 0);
+	alarm(0);
+	snprintf(path, sizeof(path), "%s/planted", dir);
+	slurp(path, buf, sizeof(buf));
+	assert_string_equal(buf, "new");
+	/* Two temporaries of one name differ, and keep the infix the spool
+	 * sweeps a killed writer's leftovers by. */
+	fd = cgfb_create_tmp_at(sd.fd, "n", 0600, tmp, sizeof(tmp));
+	fd2 = cgfb_create_tmp_at(sd.fd, "n", 0600, tmp2, sizeof(tmp2));
+	assert_true(fd >= 0 && fd2 >= 0);
+	assert_string_not_equal(tmp, tmp2);
+	assert_int_equal(strncmp(tmp, ".n" CGFB_TMP_INFIX, 7), 0);
+	assert_int_equal(strlen(tmp), 7 + 16);
+	close(fd);
+	close(fd2);
+	/* An existing name is never opened: not a file, not a FIFO. */
+	assert_int_equal(cgfb_create_at(sd.fd, tmp, 0600), -EEXIST);
+	snprintf(path, sizeof(path), "%s/.planted.tmp.%ld", dir, (long)getpid());
+	assert_int_equal(cgfb_create_at(AT_FDCWD, path, 0600), -EEXIST);
+}
+
+/* The walk to a directory root makes or writes in follows no link another
+ * user could have planted: one in a directory of theirs gives -ELOOP and
+ * nothing is made where it points; one root made in a directory only root
+ * writes is followed (/var/run -> /run); the directory itself is never a
+ * link. What is made in another user's directory is theirs, with the mode
+ * asked whatever the umask. Needs root for the owners. */
+static void walk_refuses_planted_links(void **state)
+{
+	char theirs[96], target[96], link[128], path[160];
+	struct stat st;
+	mode_t old;
+	int fd;
+
+	if (geteuid() != 0)
+		skip();
+	snprintf(theirs, sizeof(theirs), "%s/theirs", dir);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	assert_int_equal(mkdir(theirs, 0755), 0);
+	assert_int_equal(chown(theirs, 65534, 65534), 0);
+	assert_int_equal(mkdir(target, 0700), 0);
+	snprintf(link, sizeof(link), "%s/l", theirs);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(lchown(link, 65534, 65534), 0);
+	snprintf(path, sizeof(path), "%s/sub", link);
+	assert_int_equal(cgfb_mkdir_p(path, 0700), -ELOOP);
+	snprintf(path, sizeof(path), "%s/sub", target);
+	assert_int_equal(access(path, F_OK), -1);
+	/* root's link in root's directory: followed. */
+	snprintf(link, sizeof(link), "%s/rootlink", dir);
+	assert_int_equal(symlink(target, link), 0);
+	snprintf(path, sizeof(path), "%s/sub", link);
+	fd = cgfb_open_dir_path(path, 0700, CGFB_DIR_CREATE);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/sub", target);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(cgfb_open_dir_path(link, 0700, 0), -ELOOP);
+	/* Made in another user's directory: theirs, 0750 under umask 077. */
+	snprintf(path, sizeof(path), "%s/made/deeper", theirs);
+	old = umask(077);
+	fd = cgfb_open_dir_path(path, 0750, CGFB_DIR_CREATE);
+	umask(old);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_mode & 07777, 0750);
+	snprintf(path, sizeof(path), "%s/made", theirs);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	/* cgfb_dir_shared: theirs is, root's 0700 is not, a sticky 1777 is not. */
+	fd = open(theirs, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(cgfb_dir_shared(fd), 1);
+	close(fd);
+	assert_int_equal(cgfb_dir_shared(sd.fd), 0);
+	assert_int_equal(chmod(target, 0775), 0);
+	fd = open(target, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(cgfb_dir_shared(fd), 1);
+	assert_int_equal(fchmod(fd, 01777), 0);
+	assert_int_equal(cgfb_dir_shared(fd), 0);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +312,8 @@ int main(void)
 		cmocka_unit_test(full_disk),
 		cmocka_unit_test(mkdir_p),
 		cmocka_unit_test(files_belong_to_the_dir_owner),
+		cmocka_unit_test(fifo_at_a_temporary_name),
+		cmocka_unit_test(walk_refuses_planted_links),
 	};
 
 	return cmocka_run_group_tests_name("state", tests, mkdir_tmp, rm_tmp);
