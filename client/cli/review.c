@@ -681,6 +681,7 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 {
 	int r = cgfb_consent_record(rc->spool, e, bytes, rc->config->endpoint, token);
 	char hint[CGFB_HINT_MAX], status[CGFB_HINT_MAX];
+	char said[CGFB_ESC_SIZE(sizeof(e->last_error))];
 
 	if (r < 0) {
 		fprintf(rc->out, "Saving your consent failed: %s. Nothing was sent.\n", strerror(-r));
@@ -695,18 +696,21 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	fprintf(rc->out, "Sending to %s ...\n", rc->config->endpoint);
 	r = cgfb_deliver(rc->config, rc->spool, e);
 	interrupt_says(SAY_RESUME);
+	/* The collector's words (its receipt id, its error): escaped. */
 	if (r == 0) {
+		cgfb_utf8_escape(said, sizeof(said), e->receipt_id, strlen(e->receipt_id));
 		fprintf(rc->out, "Sent. The collector stored it as %s (SHA-256 %s).\n"
-			"Withdraw it at any time: %s\n", e->receipt_id, e->receipt_sha256,
+			"Withdraw it at any time: %s\n", said, e->receipt_sha256,
 			cgfb_hint(hint, sizeof(hint), rc->sd->path, "withdraw %s", e->id));
 		return CGFB_REVIEW_SENT;
 	}
+	cgfb_utf8_escape(said, sizeof(said), e->last_error, strlen(e->last_error));
 	if (e->next_attempt > 0)
-		fprintf(rc->out, "Sending failed: %s\nIt will be tried again by %s.\n", e->last_error,
+		fprintf(rc->out, "Sending failed: %s\nIt will be tried again by %s.\n", said,
 			cgfb_hint(hint, sizeof(hint), rc->sd->path, "flush"));
 	else
 		fprintf(rc->out, "Sending failed: %s\nIt will not be retried automatically; see %s.\n",
-			e->last_error, cgfb_hint(hint, sizeof(hint), rc->sd->path, "status"));
+			said, cgfb_hint(hint, sizeof(hint), rc->sd->path, "status"));
 	return CGFB_REVIEW_SEND_FAILED;
 }
 
