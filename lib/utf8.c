@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgfb/utf8.h"
@@ -65,34 +67,6 @@ bool cgfb_utf8_valid(const char *s, size_t len)
 	return true;
 }
 
-size_t cgfb_utf8_sanitize(char *dst, size_t dstsz, const char *src, size_t len)
-{
-	static const char repl[] = "\xef\xbf\xbd";
-	const unsigned char *p = (const unsigned char *)src;
-	size_t i = 0, o = 0;
-
-	if (dstsz == 0)
-		return 0;
-	while (i < len) {
-		size_t n = seq_len(p + i, len - i);
-		const char *from = src + i;
-		size_t step = n;
-
-		if (n == 0 || (n == 1 && p[i] < 0x20 && p[i] != '\t')) {
-			from = repl;
-			n = 3;
-			step = 1;
-		}
-		if (o + n >= dstsz)
-			break;
-		memcpy(dst + o, from, n);
-		o += n;
-		i += step;
-	}
-	dst[o] = '\0';
-	return o;
-}
-
 size_t cgfb_utf8_lead_len(unsigned char c)
 {
 	if (c >= 0xf0)
@@ -104,65 +78,182 @@ size_t cgfb_utf8_lead_len(unsigned char c)
 	return 1;
 }
 
-size_t cgfb_utf8_escape(char *dst, size_t dstsz, const char *src, size_t len)
+/* The one list of what is shown escaped (cgfb/utf8.h): code points that
+ * move a terminal's cursor or talk to it (C0, DEL, C1: U+009B is CSI,
+ * U+009D OSC), that make text read otherwise than it is stored (the bidi
+ * controls and marks) or that cannot be seen at all (the other format
+ * controls, the line and paragraph separators, the tag characters).
+ * free_text marks what the report schema's "text" refuses too
+ * (cgfb_text_control); the rest is only shown escaped. U+00AD (soft
+ * hyphen) is here though terminals draw it as a hyphen: it then makes
+ * "a\u00adb" read as "a-b", another name, and no cgroup name or use case
+ * needs one. U+2065 is unassigned but default-ignorable (invisible) like
+ * its neighbours; the whole block is taken. */
+static const struct hidden {
+	uint32_t lo, hi;
+	bool free_text;
+} hidden[] = {
+	{ 0x0000, 0x001f, true },     /* C0 (newline and tab: the caller's mode) */
+	{ 0x007f, 0x009f, true },     /* DEL, C1 */
+	{ 0x00ad, 0x00ad, false },    /* soft hyphen */
+	{ 0x061c, 0x061c, false },    /* Arabic letter mark */
+	{ 0x180e, 0x180e, false },    /* Mongolian vowel separator */
+	{ 0x200b, 0x200f, false },    /* zero width space, non-joiner, joiner, LRM, RLM */
+	{ 0x2028, 0x2029, false },    /* line and paragraph separators */
+	{ 0x202a, 0x202e, true },     /* bidi embeddings and overrides */
+	{ 0x2060, 0x2065, false },    /* word joiner, invisible operators */
+	{ 0x2066, 0x2069, true },     /* bidi isolates */
+	{ 0x206a, 0x206f, false },    /* deprecated format controls */
+	{ 0xfeff, 0xfeff, false },    /* zero width no-break space (BOM) */
+	{ 0xfff9, 0xfffb, false },    /* interlinear annotation */
+	{ 0xe0000, 0xe007f, false },  /* tag characters */
+};
+
+static uint32_t code_point(const unsigned char *s, size_t n)
+{
+	static const unsigned char lead_bits[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	uint32_t c = s[0] & lead_bits[n];
+
+	for (size_t i = 1; i < n; i++)
+		c = c << 6 | (s[i] & 0x3f);
+	return c;
+}
+
+static const struct hidden *hidden_range(uint32_t c)
+{
+	for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++)
+		if (c >= hidden[i].lo && c <= hidden[i].hi)
+			return &hidden[i];
+	return NULL;
+}
+
+/* One step of the escape: the bytes src[0..*used) become out[0..return),
+ * at most CGFB_ESC_STEP_MAX of them. */
+#define CGFB_ESC_STEP_MAX 10
+static size_t escape_step(const unsigned char *s, size_t avail, enum cgfb_esc mode, char *out,
+			  size_t *used)
 {
 	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)src;
-	size_t o = 0;
+	const size_t n = seq_len(s, avail);
+	uint32_t c;
 
-	if (!dstsz)
-		return 0;
-	for (size_t i = 0; i < len;) {
-		const size_t n = seq_len(s + i, len - i);
-		/* C0, DEL, C1 (U+0080-U+009F), the backslash, and every byte
-		 * that is not valid UTF-8: \xNN, byte by byte. */
-		const bool esc = n == 0 || (n == 1 && (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\')) ||
-				 (n == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0);
-		const size_t take = esc ? (n ? n : 1) : n;
-
-		for (size_t k = 0; k < take; k++) {
-			if (esc) {
-				if (o + 4 >= dstsz)
-					goto out;
-				dst[o++] = '\\';
-				dst[o++] = 'x';
-				dst[o++] = hex[s[i + k] >> 4];
-				dst[o++] = hex[s[i + k] & 15];
-			} else {
-				if (o + take - k >= dstsz)
-					goto out;
-				dst[o++] = (char)s[i + k];
-			}
-		}
-		i += take;
+	*used = n ? n : 1;
+	if (n == 0 || (n == 1 && s[0] < 0x20 && !(mode == CGFB_ESC_TEXT && (s[0] == '\n' || s[0] == '\t'))) ||
+	    (n == 1 && s[0] == 0x7f)) {
+		out[0] = '\\';
+		out[1] = 'x';
+		out[2] = hex[s[0] >> 4];
+		out[3] = hex[s[0] & 15];
+		return 4;
 	}
-out:
+	if (s[0] == '\\') {
+		out[0] = out[1] = '\\';
+		return 2;
+	}
+	c = code_point(s, n);
+	if (n == 1 || !hidden_range(c)) {
+		memcpy(out, s, n);
+		return n;
+	}
+	/* \uXXXX, or \UXXXXXXXX beyond the BMP (the tag characters). */
+	{
+		const int digits = c > 0xffff ? 8 : 4;
+
+		out[0] = '\\';
+		out[1] = digits == 8 ? 'U' : 'u';
+		for (int i = 0; i < digits; i++)
+			out[2 + i] = hex[(c >> (4 * (digits - 1 - i))) & 15];
+		return 2 + (size_t)digits;
+	}
+}
+
+/* As many whole steps as fit in dst with its NUL; *consumed says how much
+ * of src they took. */
+static size_t escape_into(char *dst, size_t dstsz, const char *src, size_t len,
+			  enum cgfb_esc mode, size_t *consumed)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t i = 0, o = 0;
+
+	if (!dstsz) {
+		*consumed = 0;
+		return 0;
+	}
+	while (i < len) {
+		char step[CGFB_ESC_STEP_MAX];
+		size_t used;
+		const size_t k = escape_step(s + i, len - i, mode, step, &used);
+
+		if (o + k >= dstsz)
+			break;
+		memcpy(dst + o, step, k);
+		o += k;
+		i += used;
+	}
 	dst[o] = '\0';
+	*consumed = i;
 	return o;
 }
 
-/* Bytes of the C1 control (U+0080-U+009F) or bidi control (U+202A-U+202E,
- * U+2066-U+2069) that starts at p, or 0. */
-static size_t hidden_control(const unsigned char *p, size_t avail)
+size_t cgfb_utf8_escape_as(char *dst, size_t dstsz, const char *src, size_t len,
+			   enum cgfb_esc mode)
 {
-	if (avail >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-		return 2;
-	if (avail >= 3 && p[0] == 0xe2 &&
-	    ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
-	     (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
-		return 3;
-	return 0;
+	size_t used;
+
+	return escape_into(dst, dstsz, src, len, mode, &used);
+}
+
+size_t cgfb_utf8_escape(char *dst, size_t dstsz, const char *src, size_t len)
+{
+	return cgfb_utf8_escape_as(dst, dstsz, src, len, CGFB_ESC_LINE);
+}
+
+char *cgfb_utf8_escape_dup(const char *s, enum cgfb_esc mode)
+{
+	const size_t len = s ? strlen(s) : 0;
+	char *d;
+
+	if (!s || len > (SIZE_MAX - 1) / 4)
+		return NULL;
+	d = malloc(CGFB_ESC_SIZE(len));
+	if (d)
+		cgfb_utf8_escape_as(d, CGFB_ESC_SIZE(len), s, len, mode);
+	return d;
+}
+
+int cgfb_utf8_escape_put(FILE *f, const char *s, size_t len, enum cgfb_esc mode)
+{
+	char chunk[1024];
+
+	while (len) {
+		size_t used;
+		const size_t n = escape_into(chunk, sizeof(chunk), s, len, mode, &used);
+
+		if (fwrite(chunk, 1, n, f) != n)
+			return -EIO;
+		s += used;
+		len -= used;
+	}
+	return ferror(f) ? -EIO : 0;
 }
 
 ssize_t cgfb_text_control(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
-	for (size_t i = 0; i < len; i++) {
-		const unsigned char c = p[i];
+	for (size_t i = 0; i < len;) {
+		const size_t n = seq_len(p + i, len - i);
+		const struct hidden *h;
 
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || hidden_control(p + i, len - i))
+		/* Bytes that are not UTF-8 are the schema's business (canon). */
+		if (n == 0) {
+			i++;
+			continue;
+		}
+		h = hidden_range(code_point(p + i, n));
+		if (h && h->free_text && p[i] != '\n' && p[i] != '\t')
 			return (ssize_t)i;
+		i += n;
 	}
 	return -1;
 }

@@ -56,6 +56,16 @@ scaled() { echo $(($1 * T_SCALE)); }
 # scaled_sleep SECONDS: sleep SECONDS (a fraction too) times CGFB_TIMEOUT_SCALE.
 scaled_sleep() { sleep "$(awk -v s="$1" -v f="$T_SCALE" 'BEGIN { print s * f }')"; }
 
+# HOSTILE: a name another party may choose (a cgroup, a process, a draft,
+# a collector's receipt, a log line): an OSC title, an OSC 52 clipboard
+# write, a screen clear, DEL, CSI as UTF-8 (c2 9b) and as a raw byte, a
+# right-to-left override, SOH and a backslash; no '/', NUL or newline.
+# HOSTILE_PCT: the same for tests/data/cgroupfs/mkfixture.py. noraw FILE...:
+# nothing of it reached FILE raw, and its escape is shown (tests/tools/noraw.py).
+HOSTILE=$(printf 'ev\033]0;x\007\033]52;c;Y2htb2QK\007\033[2J\177\302\233\233\342\200\256\001\\')
+HOSTILE_PCT='ev%1b]0;x%07%1b]52;c;Y2htb2QK%07%1b[2J%7f%c2%9b%9b%e2%80%ae%01%5c'
+noraw() { python3 tests/tools/noraw.py "$@"; }
+
 ok() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
 not_ok() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
 # evidence FILE: the end of FILE as TAP comments, under a failed test.

@@ -9,6 +9,7 @@
 
 #include "base/hint.h"
 #include "cgfb/log.h"
+#include "cgfb/utf8.h"
 #include "cli/commands.h"
 #include "cli/report_cmd.h"
 #include "cli/reveal.h"
@@ -30,20 +31,28 @@ static void fmt_time(long long t, char *buf, size_t sz)
 	strftime(buf, sz, "%Y-%m-%d %H:%M:%SZ", &tm);
 }
 
+/* What is noted of a report: the collector's receipt id and error text
+ * came over the network and stay in its .state for good (older clients
+ * kept them as sent): shown escaped (cgfb/utf8.h), in text and JSON. */
+#define NOTE_MAX (CGFB_ESC_SIZE(sizeof(((struct cgfb_spool_entry *)0)->last_error)) + 100)
 static void note(const struct cgfb_spool_entry *e, char *buf, size_t sz)
 {
-	char when[32];
+	char when[32], x[CGFB_ESC_SIZE(sizeof(e->last_error))];
 
 	buf[0] = '\0';
-	if (e->state == CGFB_R_SENT)
-		snprintf(buf, sz, "receipt %s", e->receipt_id);
-	else if (e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0)
-		snprintf(buf, sz, "exported for %s", e->endpoint + 7);
-	else if (e->state == CGFB_R_CONSENTED && e->next_attempt < 0)
-		snprintf(buf, sz, "not retried: %s", e->last_error);
-	else if (e->state == CGFB_R_CONSENTED && e->attempts) {
+	if (e->state == CGFB_R_SENT) {
+		cgfb_utf8_escape(x, sizeof(x), e->receipt_id, strlen(e->receipt_id));
+		snprintf(buf, sz, "receipt %s", x);
+	} else if (e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0) {
+		cgfb_utf8_escape(x, sizeof(x), e->endpoint + 7, strlen(e->endpoint + 7));
+		snprintf(buf, sz, "exported for %s", x);
+	} else if (e->state == CGFB_R_CONSENTED && e->next_attempt < 0) {
+		cgfb_utf8_escape(x, sizeof(x), e->last_error, strlen(e->last_error));
+		snprintf(buf, sz, "not retried: %s", x);
+	} else if (e->state == CGFB_R_CONSENTED && e->attempts) {
 		fmt_time(e->next_attempt, when, sizeof(when));
-		snprintf(buf, sz, "attempt %d failed (%s); next %s", e->attempts, e->last_error, when);
+		cgfb_utf8_escape(x, sizeof(x), e->last_error, strlen(e->last_error));
+		snprintf(buf, sz, "attempt %d failed (%s); next %s", e->attempts, x, when);
 	}
 }
 
@@ -88,7 +97,7 @@ int cgfb_cmd_list(const struct cgfb_globals *g, int argc, char **argv)
 	struct cgfb_spool_entry *v = NULL;
 	struct report_cmd c;
 	size_t n = 0;
-	char when[32], nb[400], seen[200], silenced[1024];
+	char when[32], nb[NOTE_MAX], seen[200], silenced[1024];
 
 	SETUP("state-dir json", usage);
 	if (!report_cmd_no_args(argc, argv, usage) || cgfb_spool_list(&c.spool, &v, &n) < 0)
@@ -215,7 +224,7 @@ static bool moved_away(const struct report_cmd *c, const struct cgfb_spool_entry
 static void status_text(const struct report_cmd *c, const struct cgfb_spool_entry *v, size_t n,
 			const struct status_sum *s, const char *silenced)
 {
-	char nb[400], hint[CGFB_HINT_MAX], seen[200], ids[1024], *save = NULL;
+	char nb[NOTE_MAX], hint[CGFB_HINT_MAX], seen[200], ids[1024], *save = NULL;
 
 	struct cgfb_buf where = { 0 }, wrapped = { 0 };
 
@@ -266,15 +275,16 @@ static void status_text(const struct report_cmd *c, const struct cgfb_spool_entr
 static json_object *consented_json(const struct cgfb_spool_entry *e, long long now)
 {
 	json_object *o = json_object_new_object();
+	char err[CGFB_ESC_SIZE(sizeof(e->last_error))];
 
+	cgfb_utf8_escape(err, sizeof(err), e->last_error, strlen(e->last_error));
 	json_object_object_add(o, "id", json_object_new_string(e->id));
 	json_object_object_add(o, "catalog_id", json_object_new_string(e->catalog_id));
 	json_object_object_add(o, "created", json_object_new_int64(e->created));
 	json_object_object_add(o, "endpoint", json_object_new_string(e->endpoint));
 	json_object_object_add(o, "exported", json_object_new_boolean(exported(e)));
 	json_object_object_add(o, "attempts", json_object_new_int(e->attempts));
-	json_object_object_add(o, "last_error", cgfb_json_str_or_null(e->last_error[0] ?
-									e->last_error : NULL));
+	json_object_object_add(o, "last_error", cgfb_json_str_or_null(err[0] ? err : NULL));
 	json_object_object_add(o, "next_attempt", e->next_attempt < 0 || exported(e) ? NULL :
 				json_object_new_int64(e->next_attempt));
 	json_object_object_add(o, "due", json_object_new_boolean(is_due(e, now)));

@@ -14,6 +14,7 @@
 #include "cgfb/log.h"
 #include "cgfb/mail.h"
 #include "cgfb/sha256.h"
+#include "cgfb/utf8.h"
 #include "cli/commands.h"
 #include "cli/report_cmd.h"
 #include "cli/review.h"
@@ -27,10 +28,12 @@
 static int send_now(struct report_cmd *c, struct cgfb_spool_entry *e)
 {
 	const int rc = cgfb_deliver(&c->config, &c->spool, e);
-	char hint[CGFB_HINT_MAX];
+	char hint[CGFB_HINT_MAX], rid[CGFB_ESC_SIZE(sizeof(e->receipt_id))];
 
+	/* The collector's words: escaped here, and by cgfb_log below. */
+	cgfb_utf8_escape(rid, sizeof(rid), e->receipt_id, strlen(e->receipt_id));
 	if (rc == 0)
-		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, e->receipt_id,
+		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, rid,
 		       e->receipt_sha256);
 	else if (e->state == CGFB_R_CONSENTED && e->next_attempt < 0)
 		cgfb_log(LOG_ERR, "%s: sending failed: %s; after fixing the configuration, %s "

@@ -8,6 +8,7 @@
 
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
+#include "cgfb/utf8.h"
 #include "cli/reveal.h"
 #include <json-c/json.h>
 
@@ -98,7 +99,9 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 
 	if (type != FTW_D || f->level == 0)
 		return 0;
-	snprintf(what, sizeof(what), "cgroup %s", path);
+	/* Whoever created the cgroup chose its name: shown escaped. */
+	cgfb_utf8_escape(what + 7, sizeof(what) - 7, path, strlen(path));
+	memcpy(what, "cgroup ", 7);
 	match(walking, path + f->base, what);
 	return walking->found == walking->n ? FTW_STOP : 0;
 }
@@ -125,7 +128,7 @@ static void walk_processes(struct reveal *r, const char *proc)
 {
 	DIR *d = opendir(proc);
 	struct dirent *de;
-	char path[512], comm[64], what[400];
+	char path[512], comm[64], shown[CGFB_ESC_SIZE(sizeof(comm))], what[512];
 
 	if (!d)
 		return;
@@ -139,7 +142,9 @@ static void walk_processes(struct reveal *r, const char *proc)
 		if (n <= 0)
 			continue;
 		comm[strcspn(comm, "\n")] = '\0';
-		snprintf(what, sizeof(what), "process name %s (pid %s)", comm, de->d_name);
+		/* The process chose its name (prctl PR_SET_NAME): shown escaped. */
+		cgfb_utf8_escape(shown, sizeof(shown), comm, strlen(comm));
+		snprintf(what, sizeof(what), "process name %s (pid %.20s)", shown, de->d_name);
 		match(r, comm, what);
 	}
 	closedir(d);

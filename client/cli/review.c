@@ -61,6 +61,15 @@ static void interrupt_says(int which)
 	interrupt_which = which;
 }
 
+/* Text read from disk (a draft, a report) or typed earlier is printed
+ * through the one escape (cgfb/utf8.h): whoever could write the file must
+ * not reach the administrator's terminal with it. */
+static void put_shown(FILE *out, const char *s, enum cgfb_esc mode)
+{
+	if (s)
+		cgfb_utf8_escape_put(out, s, strlen(s), mode);
+}
+
 /* Saved the moment it is given: a review that ends early — "keep for
  * later", a closed terminal, a crash — loses nothing, and the next step
  * (review again, submit, export, flush) starts from it. */
@@ -170,10 +179,12 @@ static void show_analysis(FILE *out, json_object *report)
 			json_object_object_get_ex(k, "knob", &name);
 			json_object_object_get_ex(k, "count", &count);
 			json_object_object_get_ex(k, "replacement", &repl);
-			fprintf(out, "  %s is set in %d cgroup(s)%s%s\n", json_object_get_string(name),
-				json_object_get_int(count), repl && json_object_get_string(repl) ?
-				"; cgroup v2 replacement: " : "",
-				repl && json_object_get_string(repl) ? json_object_get_string(repl) : "");
+			fputs("  ", out);
+			put_shown(out, json_object_get_string(name), CGFB_ESC_LINE);
+			fprintf(out, " is set in %d cgroup(s)%s", json_object_get_int(count),
+				repl && json_object_get_string(repl) ? "; cgroup v2 replacement: " : "");
+			put_shown(out, repl ? json_object_get_string(repl) : NULL, CGFB_ESC_LINE);
+			fputc('\n', out);
 		}
 }
 
@@ -208,8 +219,11 @@ static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_e
 		fprintf(out, "cgroup-feedback check found on this machine what the kernel asks about "
 			"with this message (%s); the kernel has not printed it here:\n  %s\n\n",
 			e->id, e->message);
-	else
-		fprintf(out, "The kernel printed (%s):\n  %s\n\n", e->id, json_object_get_string(msg));
+	else {
+		fprintf(out, "The kernel printed (%s):\n  ", e->id);
+		put_shown(out, json_object_get_string(msg), CGFB_ESC_LINE);
+		fputs("\n\n", out);
+	}
 	fprintf(out, "What it means: %s.\n", e->title);
 	if (e->trigger)
 		fprintf(out, "It is printed on: %s.\n", e->trigger);
@@ -297,7 +311,9 @@ static void show_kept_text(FILE *out, const char *text)
 	for (const char *p = text; *p;) {
 		const size_t n = strcspn(p, "\n");
 
-		fprintf(out, "  | %.*s\n", (int)n, p);
+		fputs("  | ", out);
+		cgfb_utf8_escape_put(out, p, n, CGFB_ESC_TEXT);
+		fputc('\n', out);
 		p += n + (p[n] == '\n');
 	}
 	fputs("Press Enter to keep it, type a new one, !e to edit it in $EDITOR, or - alone "
@@ -416,8 +432,11 @@ static void ask_questions(const struct cgfb_review_ctx *rc, const struct cgfb_en
 			continue;
 
 		fprintf(rc->out, "%s\n", e->questions->q[i].text);
-		if (cur)
-			fprintf(rc->out, "  (your answer so far: %s)\n", cur);
+		if (cur) {
+			fputs("  (your answer so far: ", rc->out);
+			put_shown(rc->out, cur, CGFB_ESC_LINE);
+			fputs(")\n", rc->out);
+		}
 		fputs("> ", rc->out);
 		fflush(rc->out);
 		line = read_text_line(rc);
@@ -442,12 +461,15 @@ static void ask_message(const struct cgfb_review_ctx *rc, json_object *report,
 	const char *shaped = json_object_get_string(json_object_object_get(det, "message"));
 	char *line;
 
-	fprintf(rc->out, "\nThis kernel message is not in the catalog. It is sent in this shape,\n"
-		"every word that is not the kernel's wording replaced by \"_\":\n  %s\n",
-		shaped ? shaped : "");
-	if (d->message)
-		fprintf(rc->out, "Your wording so far (Enter keeps it, - alone sends the shape):\n  %s\n",
-			d->message);
+	fputs("\nThis kernel message is not in the catalog. It is sent in this shape,\n"
+	      "every word that is not the kernel's wording replaced by \"_\":\n  ", rc->out);
+	put_shown(rc->out, shaped, CGFB_ESC_LINE);
+	fputc('\n', rc->out);
+	if (d->message) {
+		fputs("Your wording so far (Enter keeps it, - alone sends the shape):\n  ", rc->out);
+		put_shown(rc->out, d->message, CGFB_ESC_LINE);
+		fputc('\n', rc->out);
+	}
 	fputs("Type the message as you want it sent (check it against your kernel log:\n"
 	      "journalctl -k), or press Enter to send it as shown:\n> ", rc->out);
 	fflush(rc->out);
@@ -487,10 +509,16 @@ static void show_finding(FILE *out, const char *what, const char *text,
 	const struct cgfb_where w = cgfb_finding_where(text, f);
 	struct cgfb_buf ctx = { 0 };
 
-	fprintf(out, "\n  %s: %.*s (%s, line %zu, column %zu)\n", cgfb_secret_name(f->kind),
-		(int)f->len, text + f->start, what, w.line, w.column);
-	if (cgfb_finding_context(&ctx, text, f) == 0)
-		fprintf(out, "    %s\n", ctx.data);
+	fprintf(out, "\n  %s: ", cgfb_secret_name(f->kind));
+	cgfb_utf8_escape_put(out, text + f->start, f->len, CGFB_ESC_LINE);
+	fputs(" (", out);
+	put_shown(out, what, CGFB_ESC_LINE);
+	fprintf(out, ", line %zu, column %zu)\n", w.line, w.column);
+	if (cgfb_finding_context(&ctx, text, f) == 0) {
+		fputs("    ", out);
+		put_shown(out, ctx.data, CGFB_ESC_LINE);
+		fputc('\n', out);
+	}
 	cgfb_buf_free(&ctx);
 }
 
@@ -694,6 +722,7 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 {
 	int r = cgfb_consent_record(rc->spool, e, bytes, rc->config->endpoint, token);
 	char hint[CGFB_HINT_MAX], status[CGFB_HINT_MAX];
+	char said[CGFB_ESC_SIZE(sizeof(e->last_error))];
 
 	if (r < 0) {
 		fprintf(rc->out, "Saving your consent failed: %s. Nothing was sent.\n", strerror(-r));
@@ -708,18 +737,21 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	fprintf(rc->out, "Sending to %s ...\n", rc->config->endpoint);
 	r = cgfb_deliver(rc->config, rc->spool, e);
 	interrupt_says(SAY_RESUME);
+	/* The collector's words (its receipt id, its error): escaped. */
 	if (r == 0) {
+		cgfb_utf8_escape(said, sizeof(said), e->receipt_id, strlen(e->receipt_id));
 		fprintf(rc->out, "Sent. The collector stored it as %s (SHA-256 %s).\n"
-			"Withdraw it at any time: %s\n", e->receipt_id, e->receipt_sha256,
+			"Withdraw it at any time: %s\n", said, e->receipt_sha256,
 			cgfb_hint(hint, sizeof(hint), rc->sd->path, "withdraw %s", e->id));
 		return CGFB_REVIEW_SENT;
 	}
+	cgfb_utf8_escape(said, sizeof(said), e->last_error, strlen(e->last_error));
 	if (e->next_attempt > 0)
-		fprintf(rc->out, "Sending failed: %s\nIt will be tried again by %s.\n", e->last_error,
+		fprintf(rc->out, "Sending failed: %s\nIt will be tried again by %s.\n", said,
 			cgfb_hint(hint, sizeof(hint), rc->sd->path, "flush"));
 	else
 		fprintf(rc->out, "Sending failed: %s\nIt will not be retried automatically; see %s.\n",
-			e->last_error, cgfb_hint(hint, sizeof(hint), rc->sd->path, "status"));
+			said, cgfb_hint(hint, sizeof(hint), rc->sd->path, "status"));
 	return CGFB_REVIEW_SEND_FAILED;
 }
 
@@ -1044,12 +1076,23 @@ static void keep_typed(const struct cgfb_review_ctx *rc, const char *id,
 		return;
 	fprintf(rc->out, "\nWhat you typed could not be kept in %s (%s). Here it is, to copy "
 		"before this terminal goes:\n", rc->spool->dir, strerror(-r));
-	if (d->message)
-		fprintf(rc->out, "--- the message ---\n%s\n", d->message);
-	for (size_t i = 0; i < d->n; i++)
-		fprintf(rc->out, "--- %s ---\n%s\n", d->keys[i], d->values[i]);
-	if (d->text && d->text[0])
-		fprintf(rc->out, "--- your use case ---\n%s\n", d->text);
+	if (d->message) {
+		fputs("--- the message ---\n", rc->out);
+		put_shown(rc->out, d->message, CGFB_ESC_TEXT);
+		fputc('\n', rc->out);
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		fputs("--- ", rc->out);
+		put_shown(rc->out, d->keys[i], CGFB_ESC_LINE);
+		fputs(" ---\n", rc->out);
+		put_shown(rc->out, d->values[i], CGFB_ESC_TEXT);
+		fputc('\n', rc->out);
+	}
+	if (d->text && d->text[0]) {
+		fputs("--- your use case ---\n", rc->out);
+		put_shown(rc->out, d->text, CGFB_ESC_TEXT);
+		fputc('\n', rc->out);
+	}
 	fputs("---\n", rc->out);
 }
 

@@ -8,6 +8,8 @@
 #include <json-c/json.h>
 
 #include "base/urlshow.h"
+#include "cgfb/utf8.h"
+#include "cgfb/wire.h"
 #include "deliver/submit.h"
 
 /* A receipt is a few hundred bytes; a server sending more is not ours. */
@@ -160,6 +162,23 @@ static CURL *easy_for(const struct cgfb_config *c, const char *url, struct body 
 	return h;
 }
 
+/* s as the .state may keep it, valid JSON text: a C0 control, DEL or a
+ * byte that is not UTF-8 becomes '?' (the rest, C1 and bidi controls
+ * among it, is escaped by whoever prints it). */
+static void keep_text(char *s)
+{
+	for (size_t i = 0, len = strlen(s); i < len;) {
+		const unsigned char c = (unsigned char)s[i];
+		const size_t n = cgfb_utf8_lead_len(c);
+
+		if (c < 0x20 || c == 0x7f || n > len - i || !cgfb_utf8_valid(s + i, n)) {
+			s[i++] = '?';
+			continue;
+		}
+		i += n;
+	}
+}
+
 static void server_error(const struct body *b, struct cgfb_submit_result *res)
 {
 	json_object *o = json_tokener_parse(b->data), *e;
@@ -168,7 +187,9 @@ static void server_error(const struct body *b, struct cgfb_submit_result *res)
 
 	if (o && json_object_object_get_ex(o, "error", &e) && json_object_is_type(e, json_type_string))
 		msg = json_object_get_string(e);
-	/* The server's words are printed to a terminal: keep them printable. */
+	/* The server's words are kept in the report's .state and printed:
+	 * no line break or other C0 control in the state; every printer
+	 * escapes what else they hold (cgfb/utf8.h). */
 	if (res->http_status >= 300 && res->http_status < 400 && b->location[0])
 		snprintf(res->error, sizeof(res->error), "HTTP %ld: redirected to %.120s; not followed: "
 			 "a report goes only where consent said",
@@ -176,10 +197,16 @@ static void server_error(const struct body *b, struct cgfb_submit_result *res)
 	else
 		snprintf(res->error, sizeof(res->error), "HTTP %ld%s%.200s", res->http_status,
 			 msg ? ": " : "", msg ? msg : "");
-	for (char *p = res->error; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
-			*p = '?';
+	keep_text(res->error);
 	json_object_put(o);
+}
+
+static bool printable_ascii(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
 }
 
 static int copy_member(json_object *o, const char *key, char *dst, size_t dstsz)
@@ -198,9 +225,16 @@ static int parse_receipt(const struct body *b, const char *sha256, struct cgfb_s
 	json_object *o = json_tokener_parse(b->data);
 	int rc = -EBADMSG;
 
+	/* The receipt is kept in the report's .state and printed by submit,
+	 * review, list and status ever after: its id must be what docs/API.md
+	 * says it is, the report's id (a UUID), and its time printable ASCII
+	 * (the printers escape anyway, for state files of older clients). */
 	if (!o || copy_member(o, "id", res->receipt_id, sizeof(res->receipt_id)) < 0 ||
+	    !cgfb_report_id_valid(res->receipt_id) ||
 	    copy_member(o, "sha256", res->receipt_sha256, sizeof(res->receipt_sha256)) < 0 ||
-	    copy_member(o, "received_at", res->receipt_time, sizeof(res->receipt_time)) < 0) {
+	    copy_member(o, "received_at", res->receipt_time, sizeof(res->receipt_time)) < 0 ||
+	    !printable_ascii(res->receipt_time)) {
+		res->receipt_id[0] = '\0';
 		snprintf(res->error, sizeof(res->error), "HTTP %ld but no valid receipt",
 			 res->http_status);
 		/* A proxy's page or a half-deployed collector: the same bytes

@@ -18,8 +18,8 @@ static void cgfb_detection_source(const struct cgfb_detection *d, const char *so
 		snprintf(buf, bufsz, "kmsg:%" PRIu64, d->seq);
 		return;
 	}
-	/* File names are bytes; JSON wants UTF-8. */
-	cgfb_utf8_sanitize(name, sizeof(name), source_name, strlen(source_name));
+	/* File names are bytes: escaped for the terminal and for JSON. */
+	cgfb_utf8_escape(name, sizeof(name), source_name, strlen(source_name));
 	snprintf(buf, bufsz, "%s:%lu", name, d->line);
 }
 
@@ -44,9 +44,9 @@ int cgfb_print_json_line(FILE *out, json_object *o)
 json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *source_name)
 {
 	json_object *o = json_object_new_object(), *fields = json_object_new_object();
-	char text[CGFB_DETECTION_TEXT_MAX * 3], src[320];
+	char text[CGFB_ESC_SIZE(CGFB_DETECTION_TEXT_MAX)], src[320];
 
-	cgfb_utf8_sanitize(text, sizeof(text), d->text, d->text_len);
+	cgfb_utf8_escape(text, sizeof(text), d->text, d->text_len);
 	cgfb_detection_source(d, source_name, src, sizeof(src));
 	json_object_object_add(o, "id", json_object_new_string(d->entry->id));
 	json_object_object_add(o, "title", json_object_new_string(d->entry->title));
@@ -61,9 +61,9 @@ json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *sou
 		json_object_object_add(o, "usec", json_object_new_uint64(d->usec));
 	json_object_object_add(o, "warn_block", json_object_new_boolean(d->in_warn_block));
 	for (unsigned i = 0; i < d->fields.n; i++) {
-		char v[CGFB_FIELD_VALUE_MAX * 3];
+		char v[CGFB_ESC_SIZE(CGFB_FIELD_VALUE_MAX)];
 
-		cgfb_utf8_sanitize(v, sizeof(v), d->fields.f[i].value, strlen(d->fields.f[i].value));
+		cgfb_utf8_escape(v, sizeof(v), d->fields.f[i].value, strlen(d->fields.f[i].value));
 		json_object_object_add(fields, d->fields.f[i].name, json_object_new_string(v));
 	}
 	json_object_object_add(o, "fields", fields);
@@ -72,20 +72,20 @@ json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *sou
 
 static void print_human(FILE *out, const struct cgfb_detection *d, const char *src)
 {
-	char text[CGFB_DETECTION_TEXT_MAX * 3];
+	char text[CGFB_ESC_SIZE(CGFB_DETECTION_TEXT_MAX)];
 	const int lvl = level_of(d);
 
-	cgfb_utf8_sanitize(text, sizeof(text), d->text, d->text_len);
+	cgfb_utf8_escape(text, sizeof(text), d->text, d->text_len);
 	fprintf(out, "%s: %s (%s): %s\n", src, d->entry->id,
 		lvl >= 0 && lvl < 8 ? level_names[lvl] : "unknown", d->entry->title);
 	fprintf(out, "    %s\n", text);
 	if (d->fields.n) {
 		fputs("   ", out);
 		for (unsigned i = 0; i < d->fields.n; i++) {
-			char v[CGFB_FIELD_VALUE_MAX * 3];
+			char v[CGFB_ESC_SIZE(CGFB_FIELD_VALUE_MAX)];
 
-			cgfb_utf8_sanitize(v, sizeof(v), d->fields.f[i].value,
-					   strlen(d->fields.f[i].value));
+			cgfb_utf8_escape(v, sizeof(v), d->fields.f[i].value,
+					 strlen(d->fields.f[i].value));
 			fprintf(out, " %s=%s", d->fields.f[i].name, v);
 		}
 		fputc('\n', out);

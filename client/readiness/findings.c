@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cgfb/readfile.h"
+#include "cgfb/utf8.h"
 #include "readiness/findings.h"
 #include "snapshot/attrs.h"
 
@@ -60,6 +61,18 @@ static struct cgfb_finding *finding_for(struct cgfb_check *c, const struct cgfb_
 	return finding_new(c, r);
 }
 
+/* What the check keeps to say holds cgroup names, file names and values
+ * that whoever may create a cgroup or write the file chose (any byte but
+ * '/' and NUL): kept escaped (cgfb/utf8.h), so that the text, the JSON
+ * and a report show the same visible escape and never the bytes. */
+static char *escaped(char *raw)
+{
+	char *s = raw ? cgfb_utf8_escape_dup(raw, CGFB_ESC_LINE) : NULL;
+
+	free(raw);
+	return s;
+}
+
 static int add_where(struct cgfb_finding *f, const char *fmt, va_list ap)
 {
 	char *s;
@@ -67,7 +80,7 @@ static int add_where(struct cgfb_finding *f, const char *fmt, va_list ap)
 	f->count++;
 	if (f->n_where == CGFB_WHERE_MAX)
 		return 0;
-	if (vasprintf(&s, fmt, ap) < 0)
+	if (vasprintf(&s, fmt, ap) < 0 || !(s = escaped(s)))
 		return -ENOMEM;
 	f->where[f->n_where++] = s;
 	return 0;
@@ -119,11 +132,15 @@ int cgfb_check_owned(struct cgfb_check *c, const struct cgfb_owner *owner, const
 int cgfb_check_unreadable_why(struct cgfb_check *c, const char *what, const char *why)
 {
 	unsigned i = c->unreadable < CGFB_UNREADABLE_MAX ? (unsigned)c->unreadable : CGFB_UNREADABLE_MAX;
+	char *s;
 
 	c->unreadable++;
 	if (i == CGFB_UNREADABLE_MAX)
 		return 0;
-	return asprintf(&c->unreadable_what[i], "%s: %s", what, why) < 0 ? -ENOMEM : 0;
+	if (asprintf(&s, "%s: %s", what, why) < 0 || !(s = escaped(s)))
+		return -ENOMEM;
+	c->unreadable_what[i] = s;
+	return 0;
 }
 
 int cgfb_check_read_text(struct cgfb_check *c, const char *path, size_t max, struct cgfb_buf *b)
@@ -153,7 +170,7 @@ int cgfb_check_found_kernel(struct cgfb_check *c, const struct cgfb_rule *r, con
 	if (!f)
 		return -ENOMEM;
 	f->count = 1;
-	if (!(f->kernel = strdup(kernel)) || !(f->where[0] = strdup(where)))
+	if (!(f->kernel = strdup(kernel)) || !(f->where[0] = escaped(strdup(where))))
 		return -ENOMEM;
 	f->n_where = 1;
 	return 0;

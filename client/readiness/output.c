@@ -1,14 +1,45 @@
 /* check's two outputs (output.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "cgfb/utf8.h"
 #include "readiness/advice.h"
 #include "readiness/decide.h"
 #include "readiness/output.h"
 #include "snapshot/mountinfo.h"
+
+/* What the check read and shows (PID 1's name, an image's os-release,
+ * boot configuration, kernel file names, a decider's reason that quotes
+ * them) is escaped as everything another party chose is (cgfb/utf8.h);
+ * the places of findings and what could not be read are kept escaped
+ * already (findings.c). Copies live until the list is freed. */
+struct shown {
+	char *s[24];
+	unsigned n;
+};
+
+static const char *shown(struct shown *l, const char *s)
+{
+	char *e;
+
+	if (!s)
+		return "";
+	if (l->n == sizeof(l->s) / sizeof(l->s[0]) || !(e = cgfb_utf8_escape_dup(s, CGFB_ESC_LINE)))
+		return "(not shown: out of memory)";
+	l->s[l->n++] = e;
+	return e;
+}
+
+static void shown_free(struct shown *l)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		free(l->s[i]);
+	l->n = 0;
+}
 
 bool cgfb_finding_breaks(const struct cgfb_finding *f, const struct cgfb_target *t)
 {
@@ -90,9 +121,12 @@ static void print_finding(FILE *out, const struct cgfb_finding *f, const struct 
 		fprintf(out, "      %-9sand %lu more\n", "", f->count - f->n_where);
 	for (unsigned i = 0; i < f->n_dec; i++) {
 		const struct cgfb_decision *d = &f->dec[i];
+		struct shown l = { 0 };
 
-		fprintf(out, "      %-9s%s%s%s\n", i ? "" : "decides:", decision_head(d, head, sizeof(head)),
-			d->why[0] ? ": " : "", d->why);
+		fprintf(out, "      %-9s%s%s%s\n", i ? "" : "decides:",
+			shown(&l, decision_head(d, head, sizeof(head))), d->why[0] ? ": " : "",
+			shown(&l, d->why));
+		shown_free(&l);
 	}
 	fprintf(out, "      %-9s%s\n", "why:", r->effect);
 	cgfb_advice(c->env, f, advice, sizeof(advice));
@@ -137,30 +171,36 @@ static size_t print_severity(FILE *out, const struct cgfb_check *c, const struct
 static void print_environment(FILE *out, const struct cgfb_env *e)
 {
 	const struct cgfb_kubelet *k = &e->kubelet;
+	struct shown l = { 0 };
 
 	fprintf(out, "  %-14s%s\n", "cgroups:", e->copy ? "a copy of a machine: nothing mounted, its boot "
-		"configuration read" : e->mode_why);
-	fprintf(out, "  %-14s%s%s\n", "PID 1:", e->pid1[0] ? e->pid1 : "unknown",
+		"configuration read" : shown(&l, e->mode_why));
+	fprintf(out, "  %-14s%s%s\n", "PID 1:", e->pid1[0] ? shown(&l, e->pid1) : "unknown",
 		e->copy ? " (the copy's init)" : "");
 	if (e->container[0])
-		fprintf(out, "  %-14s%s (%s)%s\n", e->wsl ? "WSL:" : "container:", e->container,
-			e->container_why, e->wsl ? "" : "; the cgroup hierarchy is the host's");
-	fprintf(out, "  %-14s%s%s%s\n", "distribution:", e->distro_name[0] ? e->distro_name :
-		e->distro_id[0] ? e->distro_id : "unknown (no os-release)",
-		e->distro_version[0] ? ", version " : "", e->distro_version);
-	for (unsigned i = 0; i < e->cmdlines.n; i++)
-		fprintf(out, "  %-14s%s: %s\n", i ? "" : "command line:", e->cmdlines.l[i].from,
-			e->cmdlines.l[i].text[0] ? e->cmdlines.l[i].text : "(empty)");
+		fprintf(out, "  %-14s%s (%s)%s\n", e->wsl ? "WSL:" : "container:", shown(&l, e->container),
+			shown(&l, e->container_why), e->wsl ? "" : "; the cgroup hierarchy is the host's");
+	fprintf(out, "  %-14s%s%s%s\n", "distribution:", e->distro_name[0] ? shown(&l, e->distro_name) :
+		e->distro_id[0] ? shown(&l, e->distro_id) : "unknown (no os-release)",
+		e->distro_version[0] ? ", version " : "", shown(&l, e->distro_version));
+	shown_free(&l);
+	for (unsigned i = 0; i < e->cmdlines.n; i++) {
+		fprintf(out, "  %-14s%s: %s\n", i ? "" : "command line:", shown(&l, e->cmdlines.l[i].from),
+			e->cmdlines.l[i].text[0] ? shown(&l, e->cmdlines.l[i].text) : "(empty)");
+		shown_free(&l);
+	}
 	if (!e->cmdlines.n && e->copy)
 		fprintf(out, "  %-14snone found (no /etc/kernel/cmdline, boot entries or /etc/default/grub)\n",
 			"command line:");
 	if (k->present)
-		fprintf(out, "  %-14s%s%s, failCgroupV1 %s%s%s%s\n", "kubelet:", k->version[0] ? k->version :
-			"version unknown", k->version[0] ? "" : "", k->fail_v1 < 0 ? "not set (the default of "
-			"its version)" : k->fail_v1 ? "true" : "false", k->fail_v1_where[0] ? " (" : "",
-			k->fail_v1_where, k->fail_v1_where[0] ? ")" : "");
+		fprintf(out, "  %-14s%s%s, failCgroupV1 %s%s%s%s\n", "kubelet:", k->version[0] ?
+			shown(&l, k->version) : "version unknown", k->version[0] ? "" : "", k->fail_v1 < 0 ?
+			"not set (the default of its version)" : k->fail_v1 ? "true" : "false",
+			k->fail_v1_where[0] ? " (" : "", shown(&l, k->fail_v1_where),
+			k->fail_v1_where[0] ? ")" : "");
 	else
 		fprintf(out, "  %-14snone found\n", "kubelet:");
+	shown_free(&l);
 }
 
 static void print_owned(FILE *out, const struct cgfb_check *c)
@@ -208,17 +248,19 @@ int cgfb_check_print(FILE *out, const struct cgfb_check *c, const struct cgfb_ta
 		     const char *root)
 {
 	const struct cgfb_env *e = c->env;
-	size_t hidden = 0, shown = 0;
+	size_t hidden = 0, n_shown = 0;
+	struct shown l = { 0 };
 
 	fprintf(out, "cgroup-feedback check of %s: cgroup mode %s%s, kernel %s, systemd %s; "
-		"%lu v1 cgroup%s walked\n", root && *root ? root : "this machine",
+		"%lu v1 cgroup%s walked\n", root && *root ? shown(&l, root) : "this machine",
 		cgfb_cgroup_mode_name(e->effective), e->copy ? " (as it would boot)" : "",
-		e->running[0] ? e->running : "unknown",
-		e->systemd[0] ? e->systemd : "unknown", c->cgroups, c->cgroups == 1 ? "" : "s");
+		e->running[0] ? shown(&l, e->running) : "unknown",
+		e->systemd[0] ? shown(&l, e->systemd) : "unknown", c->cgroups, c->cgroups == 1 ? "" : "s");
+	shown_free(&l);
 	print_environment(out, e);
 	for (int s = 0; s < CGFB_SEV_N; s++)
-		shown += print_severity(out, c, t, (enum cgfb_severity)s, &hidden);
-	if (!shown)
+		n_shown += print_severity(out, c, t, (enum cgfb_severity)s, &hidden);
+	if (!n_shown)
 		fprintf(out, "\nNo finding%s.\n", t->any ? " that breaks on the target" : "");
 	print_owned(out, c);
 	if (c->unreadable) {
@@ -243,6 +285,21 @@ static json_object *str_or_null(const char *s)
 	return s && *s ? json_object_new_string(s) : NULL;
 }
 
+/* A string the check read, escaped as in the text; null when empty. */
+static json_object *read_or_null(const char *s)
+{
+	char *e = s && *s ? cgfb_utf8_escape_dup(s, CGFB_ESC_LINE) : NULL;
+	json_object *o = e ? json_object_new_string(e) : NULL;
+
+	free(e);
+	return o;
+}
+
+static json_object *read_str(const char *s)
+{
+	return read_or_null(s) ?: json_object_new_string("");
+}
+
 /* Where it breaks first, per decider, from the decisions. */
 static json_object *breaks_json(const struct cgfb_finding *f)
 {
@@ -262,13 +319,13 @@ static json_object *breaks_json(const struct cgfb_finding *f)
 		} else if (x->who == CGFB_DEC_KUBELET && !kubelet) {
 			kubelet = x->at;
 		} else if (x->who == CGFB_DEC_DISTRO) {
-			json_object_array_add(d, json_object_new_string(x->at));
+			json_object_array_add(d, read_str(x->at));
 		}
 	}
-	json_object_object_add(o, "kernel", str_or_null(kernel));
+	json_object_object_add(o, "kernel", read_or_null(kernel));
 	json_object_object_add(o, "kernel_config", str_or_null(config));
-	json_object_object_add(o, "systemd", str_or_null(systemd));
-	json_object_object_add(o, "kubelet", str_or_null(kubelet));
+	json_object_object_add(o, "systemd", read_or_null(systemd));
+	json_object_object_add(o, "kubelet", read_or_null(kubelet));
 	json_object_object_add(o, "distro", d);
 	return o;
 }
@@ -283,9 +340,9 @@ static json_object *decisions_json(const struct cgfb_finding *f)
 
 		json_object_object_add(o, "decider", json_object_new_string(cgfb_decider_name(d->who)));
 		json_object_object_add(o, "outcome", json_object_new_string(cgfb_outcome_name(d->out)));
-		json_object_object_add(o, "at", str_or_null(d->at));
+		json_object_object_add(o, "at", read_or_null(d->at));
 		json_object_object_add(o, "on_target", json_object_new_boolean(d->on_target));
-		json_object_object_add(o, "why", json_object_new_string(d->why));
+		json_object_object_add(o, "why", read_str(d->why));
 		json_object_object_add(o, "source", str_or_null(d->source));
 		json_object_array_add(a, o);
 	}
@@ -343,27 +400,27 @@ static json_object *environment_json(const struct cgfb_env *e)
 	json_object *o = json_object_new_object(), *cl = json_object_new_array(), *k = json_object_new_object();
 
 	json_object_object_add(o, "copy", json_object_new_boolean(e->copy));
-	json_object_object_add(o, "mode_why", json_object_new_string(e->mode_why));
-	json_object_object_add(o, "pid1", str_or_null(e->pid1));
+	json_object_object_add(o, "mode_why", read_str(e->mode_why));
+	json_object_object_add(o, "pid1", read_or_null(e->pid1));
 	json_object_object_add(o, "systemd_init", json_object_new_boolean(e->systemd_init));
-	json_object_object_add(o, "container", str_or_null(e->container));
-	json_object_object_add(o, "container_why", str_or_null(e->container_why));
+	json_object_object_add(o, "container", read_or_null(e->container));
+	json_object_object_add(o, "container_why", read_or_null(e->container_why));
 	json_object_object_add(o, "wsl", json_object_new_boolean(e->wsl));
-	json_object_object_add(o, "distro_id", str_or_null(e->distro_id));
-	json_object_object_add(o, "distro_version", str_or_null(e->distro_version));
+	json_object_object_add(o, "distro_id", read_or_null(e->distro_id));
+	json_object_object_add(o, "distro_version", read_or_null(e->distro_version));
 	for (unsigned i = 0; i < e->cmdlines.n; i++) {
 		json_object *l = json_object_new_object();
 
-		json_object_object_add(l, "from", json_object_new_string(e->cmdlines.l[i].from));
-		json_object_object_add(l, "text", json_object_new_string(e->cmdlines.l[i].text));
+		json_object_object_add(l, "from", read_str(e->cmdlines.l[i].from));
+		json_object_object_add(l, "text", read_str(e->cmdlines.l[i].text));
 		json_object_array_add(cl, l);
 	}
 	json_object_object_add(o, "command_lines", cl);
 	json_object_object_add(k, "present", json_object_new_boolean(e->kubelet.present));
-	json_object_object_add(k, "version", str_or_null(e->kubelet.version));
+	json_object_object_add(k, "version", read_or_null(e->kubelet.version));
 	json_object_object_add(k, "fail_cgroupv1", e->kubelet.fail_v1 < 0 ? NULL
 				: json_object_new_boolean(e->kubelet.fail_v1));
-	json_object_object_add(k, "set_at", str_or_null(e->kubelet.fail_v1_where));
+	json_object_object_add(k, "set_at", read_or_null(e->kubelet.fail_v1_where));
 	json_object_object_add(o, "kubelet", k);
 	return o;
 }
@@ -372,10 +429,10 @@ static json_object *system_json(const struct cgfb_check *c, const char *root)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "root", json_object_new_string(root && *root ? root : "/"));
+	json_object_object_add(o, "root", read_or_null(root && *root ? root : "/"));
 	json_object_object_add(o, "cgroup_mode", json_object_new_string(cgfb_cgroup_mode_name(c->env->mode)));
-	json_object_object_add(o, "kernel", str_or_null(c->env->running));
-	json_object_object_add(o, "systemd", str_or_null(c->env->systemd));
+	json_object_object_add(o, "kernel", read_or_null(c->env->running));
+	json_object_object_add(o, "systemd", read_or_null(c->env->systemd));
 	json_object_object_add(o, "cgroups_walked", json_object_new_int64((int64_t)c->cgroups));
 	json_object_object_add(o, "vanished", json_object_new_int64((int64_t)c->vanished));
 	json_object_object_add(o, "environment", environment_json(c->env));

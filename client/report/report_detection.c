@@ -214,7 +214,7 @@ json_object *cgfb_report_detection(const struct cgfb_schema *schema, const struc
 		msg[0] = '\0';
 	else
 		cgfb_report_message(schema, e, d, anon, msg, sizeof(msg));
-	cgfb_utf8_sanitize(title, sizeof(title), e->title, strlen(e->title));
+	cgfb_utf8_escape(title, sizeof(title), e->title, strlen(e->title));
 	json_object_object_add(o, "catalog_id", json_object_new_string(e->id));
 	json_object_object_add(o, "title", json_object_new_string(title));
 	json_object_object_add(o, "contact", contact_json(e->contact));

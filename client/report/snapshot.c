@@ -77,12 +77,11 @@ void cgfb_snapshot_free(struct cgfb_snapshot *s)
 static void log_trouble(const struct cgfb_topology *t)
 {
 	const struct cgfb_topo_trouble *tr = &t->trouble;
-	char path[sizeof(tr->first) * 3];
 
+	/* cgfb_log escapes the cgroup's name (a container's root chose it). */
 	if (tr->unreadable) {
-		cgfb_utf8_sanitize(path, sizeof(path), tr->first, strlen(tr->first));
 		cgfb_log(LOG_WARNING, "snapshot: %lu cgroup files or directories could not be read "
-			 "(first: %s: %s); the report leaves them out", tr->unreadable, path,
+			 "(first: %s: %s); the report leaves them out", tr->unreadable, tr->first,
 			 strerror(tr->first_errno));
 	}
 	if (tr->vanished)

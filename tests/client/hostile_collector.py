@@ -18,6 +18,9 @@ Each connection takes the next MODE of the script (the last one repeats):
   redirect    307 (and 301, 302, 303, 308 by suffix: redirect301 ...) to
               --location
   record      (the redirect target) 404 for everything, after recording it
+  evilid      201 with a receipt whose id writes to a terminal (issue 39)
+  evil500     500 whose error writes to a terminal: OSC title, OSC 52, a
+              screen clear, DEL, CSI as UTF-8 and as a raw byte, U+202E
 Each request is appended to D/requests.log as one JSON object per line
 (method, path, headers, body as text) so a test can look for any byte of a
 report or a credential in what reached this listener.
@@ -32,6 +35,11 @@ import struct
 import sys
 import threading
 import time
+
+# What a hostile collector says to root's terminal: an OSC title, an OSC 52
+# clipboard write, a screen clear, DEL, CSI in UTF-8 and as a raw byte, a
+# right-to-left override. Raw bytes in a JSON string: json-c takes them.
+EVIL = (b"ev\x1b]0;x\x07\x1b]52;c;Y2htb2QK\x07\x1b[2J\x7f\xc2\x9b\x9b\xe2\x80\xae")
 
 REASONS = {200: "OK", 201: "Created", 204: "No Content", 301: "Moved Permanently",
            302: "Found", 303: "See Other", 307: "Temporary Redirect",
@@ -140,6 +148,13 @@ def main():
         elif m.startswith("redirect"):
             code = int(m[len("redirect"):] or 307)
             conn.sendall(response(code, b"", [("Location", a.location)]))
+        elif m == "evilid":
+            receipt["id"] = EVIL.decode("utf-8", "surrogateescape")
+            conn.sendall(response(201, json.dumps(receipt, ensure_ascii=False).encode(
+                "utf-8", "surrogateescape")))
+        elif m == "evil500":
+            body = EVIL.replace(b"\x1b", b"\\u001b").replace(b"\x07", b"\\u0007")
+            conn.sendall(response(500, b'{"error":"' + body.replace(b"\x7f", b"\\u007f") + b'"}'))
         elif m == "record":
             conn.sendall(response(404, b'{"error":"nothing here"}'))
 

@@ -421,6 +421,23 @@ for h in tests/data/readiness/hosts/*/; do
 		"$HPY" -S tests/data/readiness/hosts/expect.py "$h" "$CGFB" "$T_TMP/hosts"
 done
 
+# --- names another party chose (issue 39) ---------------------------------------
+# A cgroup name holds any byte but '/', NUL and newline, and whoever may
+# create cgroups (a container's root, a delegated user) chooses it: in the
+# where: and first: lines, in what could not be read (a knob that is a
+# directory here), text and JSON, it is shown escaped, never raw.
+printf 'kernel 5.4\nmount tmpfs /sys/fs/cgroup\nmount cgroup /sys/fs/cgroup/memory memory\ncg /sys/fs/cgroup/memory/%s soft=1G procs=1\ncg /sys/fs/cgroup/memory/%s/b%s\n' \
+	"$HOSTILE_PCT" "$HOSTILE_PCT" "$HOSTILE_PCT" > "$T_TMP/hostile.desc"
+python3 tests/data/cgroupfs/mkfixture.py "$T_TMP/hostile.desc" "$T_TMP/hostile" > /dev/null
+K=$T_TMP/hostile/root/sys/fs/cgroup/memory/$HOSTILE/b$HOSTILE/memory.soft_limit_in_bytes
+rm "$K" && mkdir "$K"
+run hostile
+check "hostile cgroup names: the text shows where:, first: and what could not be read, escaped" \
+	sh -c 'noraw() { python3 tests/tools/noraw.py "$@"; }; noraw --hostile "$1" && grep -q "first: .*ev.x1b" "$1" && grep -q "^  .*ev.x1b.*: Is a directory" "$1" && grep -q "where: .*ev.x1b.*soft_limit" "$1"' _ "$T_TMP/hostile.out"
+run hostile --json
+check "hostile cgroup names: the JSON is strict UTF-8 with the same escapes" noraw --json --hostile "$T_TMP/hostile.out"
+check "hostile cgroup names: the JSON is valid by the schema" valid "$T_TMP/hostile.out"
+
 # --- this machine -------------------------------------------------------------
 "$CGFB" check --json > "$T_TMP/host.json" 2> "$T_TMP/host.err"
 st=$?

@@ -154,6 +154,26 @@ for code in 301 302 303 307 308; do
 	cfb submit --state-dir "$ST" --endpoint "$HURL" --yes "$id" > /dev/null 2>&1
 	check "redirect$code: submitting again fails again" [ $? -eq 2 ]
 done
+# A collector's words that write to a terminal (issue 39): a receipt id
+# that is no report id is no receipt; an error text, and a receipt id an
+# older client kept in a .state, are shown escaped by submit, flush, list
+# and status, text and JSON, never raw (the .state keeps '?' for a C0
+# control, DEL or a byte that is not UTF-8: it stays JSON).
+fault evilid evilid good 'no valid receipt' backoff
+noraw "$T_TMP/err" "$T_TMP/status" "$T_TMP/list" > "$T_TMP/noraw.out"
+check "evilid: nothing raw in what submit, status and list printed" [ $? -eq 0 ]
+cfb withdraw --state-dir "$ST" "$id" > /dev/null 2>&1
+fault evil500 evil500 good 'HTTP 500: ev' backoff
+due_now "$id"
+cfb flush --state-dir "$ST" > "$T_TMP/flush.out" 2> "$T_TMP/flush.err"
+cfb status --json --state-dir "$ST" > "$T_TMP/status.json" 2>&1
+cfb list --json --state-dir "$ST" > "$T_TMP/list.json" 2>&1
+check "evil500: submit, flush, status and list show the error text escaped" \
+	noraw --expect '[2J?\u009b?\u202e' "$T_TMP/err" "$T_TMP/status" "$T_TMP/list" \
+	"$T_TMP/flush.out" "$T_TMP/flush.err"
+check "evil500: status --json and list --json are strict UTF-8, the error escaped" \
+	noraw --json --expect '[2J?\u009b?\u202e' "$T_TMP/status.json" "$T_TMP/list.json"
+cfb withdraw --state-dir "$ST" "$id" > /dev/null 2>&1
 # A redirect on withdraw would carry the deletion token elsewhere.
 D=$T_TMP/d.withdraw
 hostile "$D" ok,redirect307 good "$TARGET/stolen"
@@ -169,4 +189,13 @@ check "the redirect target received nothing at all" [ "$(requests "$T_TMP/target
 tok=$(field "$id" deletion_token)
 check "no deletion token outside the collector's own log" sh -c \
 	"! grep -rq -- '$tok' '$T_TMP/target' '$T_TMP/err' '$T_TMP/out'"
+# A .state an older client wrote: the receipt id as a collector sent it.
+$PY -c "
+import json, sys; p = '$ST/reports/$id.state'; s = json.load(open(p))
+s['receipt']['id'] = sys.argv[1]
+open(p, 'wb').write(json.dumps(s, ensure_ascii=False).encode('utf-8', 'surrogateescape'))" "$HOSTILE"
+cfb list --state-dir "$ST" > "$T_TMP/list" 2>&1
+cfb list --json --state-dir "$ST" > "$T_TMP/list.json" 2>&1
+check "a receipt id with terminal controls in an old .state: list shows it escaped (text, JSON)" \
+	sh -c 'python3 tests/tools/noraw.py --hostile "$1" && python3 tests/tools/noraw.py --json --hostile "$2"' _ "$T_TMP/list" "$T_TMP/list.json"
 finish

@@ -341,4 +341,34 @@ if [ "$(id -u)" -eq 0 ] && mkdir -p "$T_TMP/full" &&
 else
 	skip "full disk" "needs root and a tmpfs mount"
 fi
+# show --reveal of names another party chose (issue 39): a cgroup name
+# (the fixture's, at the watcher's snapshot) and a process name (a live
+# process that named itself; comm holds 15 bytes: an OSC 52 clipboard
+# write) are shown escaped beside their tokens, never raw.
+HST=$T_TMP/hostile-state
+HFX=$T_TMP/hostile-fx
+fixture flat-affected "$HFX" && mkdir "$HFX/root/sys/fs/cgroup/cpuset,memory/A/$HOSTILE"
+printf '4,1,17,-;%s\n6,2,18,-;\\x1b]52;c;Y2g=\\x07 (31337): memory.force_empty is deprecated and will be removed.  Let us know if it is needed in your usecase at linux-mm@kvack.org\n' \
+	"$M8" > "$T_TMP/hostile.kmsg"
+"$CGFB" watch --once --json --kmsg "$T_TMP/hostile.kmsg" --state-dir "$HST" --boot-id-file "$BOOT" \
+	--cgroup-root "$HFX/root" --mountinfo "$HFX/mountinfo" > /dev/null 2>&1
+hm8=$(grep -l '"catalog_id":"M8"' "$HST"/reports/*.json | head -n 1)
+hs2=$(grep -l '"catalog_id":"S2"' "$HST"/reports/*.json | head -n 1)
+"$CGFB" show --reveal --state-dir "$HST" --cgroup-root "$HFX/root" --mountinfo "$HFX/mountinfo" \
+	"$(basename "$hm8" .json)" > "$T_TMP/hostile-reveal" 2>&1
+$PY -c 'import sys, time
+open("/proc/self/comm", "wb").write(b"\x1b]52;c;Y2g=\x07")
+time.sleep(30)' &
+HP=$!
+n=0
+while [ "$(cat /proc/$HP/comm 2>/dev/null)" != "$(printf '\033]52;c;Y2g=\007')" ] && [ $n -lt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+"$CGFB" show --reveal --state-dir "$HST" "$(basename "$hs2" .json)" > "$T_TMP/hostile-reveal-proc" 2>&1
+kill $HP
+check "show --reveal: a hostile cgroup name is shown escaped beside its token" \
+	sh -c 'python3 tests/tools/noraw.py --hostile "$1" && grep -q "^  h:[0-9a-f]*  cgroup .*/A/ev.x1b]0;x" "$1"' _ "$T_TMP/hostile-reveal"
+check "show --reveal: a hostile process name is shown escaped beside its token" \
+	sh -c 'python3 tests/tools/noraw.py --expect "\\x1b]52;c;Y2g=\\x07" "$1" && grep -q "^  h:[0-9a-f]*  process name .x1b]52;c;Y2g=.x07 (pid $2)" "$1"' _ "$T_TMP/hostile-reveal-proc" "$HP"
 finish

@@ -397,6 +397,32 @@ static void old_kept_list_asks_again(void **state)
 	free(out);
 }
 
+/* A draft on disk is text whoever could write the file chose (issue 39):
+ * the review shows it escaped, never raw: an OSC title, an OSC 52
+ * clipboard write, a screen clear, DEL, CSI in UTF-8, a right-to-left
+ * override, in the use case and in an answer. */
+static void draft_from_disk_shown_escaped(void **state)
+{
+	static const char hostile[] = "{\"use_case\": \"ev\\u001b]0;x\\u0007\\u001b]52;c;Y2g=\\u0007"
+				      "\\nline\\u001b[2J\\u007f\\u009b\\u202e\", \"answers\": "
+				      "{\"hierarchy\": \"a\\u001b[2J\\u202eb\"}}";
+	static const char *const raw[] = { "\x1b", "\x07", "\x7f", "\xc2\x9b", "\xe2\x80\xae" };
+	struct cgfb_spool_entry e;
+	char *in = script(false, "\n\nk\n"), *out = NULL;
+
+	new_report(&e);
+	assert_int_equal(cgfb_spool_save_draft(&sp, e.id, hostile, strlen(hostile)), 0);
+	run(&e, in, &out, NULL);
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+		if (strstr(out, raw[i]))
+			fail_msg("raw bytes (case %zu) at offset %td of the review", i,
+				 strstr(out, raw[i]) - out);
+	assert_non_null(strstr(out, "  | ev\\x1b]0;x\\x07\\x1b]52;c;Y2g=\\x07\n"
+				    "  | line\\x1b[2J\\x7f\\u009b\\u202e\n"));
+	free(in);
+	free(out);
+}
+
 /* Where a finding is: line and column in characters (a UTF-8 letter is
  * one), and its line cut around it at character boundaries. */
 static void finding_where_and_context(void **state)
@@ -679,6 +705,7 @@ int main(void)
 		cmocka_unit_test_setup(each_finding_asked_on_its_own, each),
 		cmocka_unit_test_setup(kept_is_bound_to_its_text, each),
 		cmocka_unit_test_setup(old_kept_list_asks_again, each),
+		cmocka_unit_test_setup(draft_from_disk_shown_escaped, each),
 		cmocka_unit_test(finding_where_and_context),
 		cmocka_unit_test_setup(control_characters_refused, each),
 		cmocka_unit_test_setup(closed_terminal_keeps, each),
