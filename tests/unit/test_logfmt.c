@@ -1,5 +1,8 @@
 #include "testutil.h"
 
+#include <stdlib.h>
+
+#include "detect/scan.h"
 #include "log/logfmt.h"
 
 static int parse(enum cgfb_logfmt fmt, const char *line, struct cgfb_record *r, char *buf,
@@ -151,12 +154,125 @@ static void tells_binary(void **state)
 	assert_false(cgfb_logfmt_journal_file(S("LPKSHH")));
 }
 
+/* What a line's format proves (docs/SECURITY.md, "Saved logs: what proves
+ * a line is the kernel's"): a syslog file's "kernel:" tag and facility kern
+ * are any local program's to claim (logger -t kernel; a raw "<4>" datagram
+ * to /dev/log), so every syslog kernel line is unproven, PRI or not, and
+ * one whose own PRI names another facility is no kernel line at all. dmesg
+ * -r / -x and kmsg carry the kernel's own facility, which userspace can
+ * never set to 0 (kernel/printk/printk.c, devkmsg_write). */
+static void expect_proof(enum cgfb_logfmt fmt, const char *line, int want_rc, bool unproven,
+			 int facility)
+{
+	struct cgfb_record r;
+	char buf[256];
+	const int rc = parse(fmt, line, &r, buf, sizeof(buf));
+
+	if (rc != want_rc)
+		fail_msg("%s: '%s': %d, want %d", cgfb_logfmt_name(fmt), line, rc, want_rc);
+	if (rc != 1)
+		return;
+	if (r.unproven != unproven || r.facility != facility)
+		fail_msg("%s: '%s': unproven %d facility %d, want %d and %d",
+			 cgfb_logfmt_name(fmt), line, r.unproven, r.facility, unproven, facility);
+}
+
+#define M8 "Non-hierarchical mode is deprecated. Please report your usecase to " \
+	"linux-mm@kvack.org if you depend on this functionality."
+
+static void forged_kernel_lines(void **state)
+{
+	/* logger -t kernel, as Debian's syslog (RFC 3339, rsyslog 8.2302's
+	 * RSYSLOG_FileFormat) and RHEL's messages (traditional) keep it. */
+	expect_proof(CGFB_FMT_SYSLOG, "2026-12-03T01:50:51.123456+00:00 host kernel: " M8, 1, true,
+		     -1);
+	expect_proof(CGFB_FMT_SYSLOG, "Aug 10 18:00:07 host kernel: " M8, 1, true, -1);
+	expect_proof(CGFB_FMT_SYSLOG, "Aug 10 18:00:07 host kernel: [    1.000000] " M8, 1, true,
+		     -1);
+	/* A PRI the file carries (RSYSLOG_SyslogProtocol23Format, or %PRI%
+	 * first): kern is still only claimed; another facility is no kernel
+	 * line. */
+	expect_proof(CGFB_FMT_SYSLOG, "<4>1 2026-12-03T01:50:51.123456+00:00 host kernel - - - " M8,
+		     1, true, 0);
+	expect_proof(CGFB_FMT_SYSLOG, "<12>1 2026-12-03T01:50:51.123456+00:00 host kernel - - - " M8,
+		     0, false, 0);
+	expect_proof(CGFB_FMT_SYSLOG, "<4>Aug 10 18:00:07 host kernel: " M8, 1, true, 0);
+	expect_proof(CGFB_FMT_SYSLOG, "<13>Aug 10 18:00:07 host kernel: " M8, 0, false, 0);
+	expect_proof(CGFB_FMT_SYSLOG, "<4>1 2026-12-03T01:50:51Z host myapp - - - " M8, 0, false, 0);
+	/* The kernel's own facility, as dmesg -r, dmesg -x and kmsg show it. */
+	expect_proof(CGFB_FMT_DMESG, "<4>[    1.000000] " M8, 1, false, 0);
+	expect_proof(CGFB_FMT_DMESG, "<12>[    1.000000] " M8, 1, false, 1);
+	expect_proof(CGFB_FMT_DMESG, "kern  :warn  : [    1.000000] " M8, 1, false, 0);
+	expect_proof(CGFB_FMT_KMSG, "4,1,2,-;" M8, 1, false, 0);
+}
+
+/* RFC 5424's header: structured data with escaped brackets and quotes,
+ * a byte order mark before the message, the NIL value. */
+static void rfc5424_lines(void **state)
+{
+	static const char p23[] =
+		"<4>1 2026-12-03T01:50:51.123456+00:00 host kernel - - - [    1.000000] a\n"
+		"<30>1 2026-12-03T01:50:52.000000+00:00 host sshd 12 - - b\n";
+	struct cgfb_record r;
+	char buf[256];
+
+	expect_text(CGFB_FMT_SYSLOG, "<4>1 2026-12-03T01:50:51Z host kernel - - - msg", "msg");
+	expect_text(CGFB_FMT_SYSLOG,
+		    "<4>1 2026-12-03T01:50:51Z host kernel 0 ID7 [x@1 a=\"]\\\"\" b=\"c\"][y@2] msg",
+		    "msg");
+	expect_text(CGFB_FMT_SYSLOG, "<4>1 2026-12-03T01:50:51Z host kernel - - - \xef\xbb\xbfmsg",
+		    "msg");
+	assert_true(parse(CGFB_FMT_SYSLOG, "<4>1 2026-12-03T01:50:51Z host kernel - - [x a=\"]",
+			  &r, buf, sizeof(buf)) < 0);
+	assert_true(parse(CGFB_FMT_SYSLOG, "<4>1 2026-12-03T01:50:51Z host kernel - -", &r, buf,
+			  sizeof(buf)) < 0);
+	/* Such a file is syslog, and read as saved, not as a paste. */
+	assert_int_equal(cgfb_logfmt_detect(S(p23)), CGFB_FMT_SYSLOG);
+	assert_false(cgfb_logfmt_looks_pasted(CGFB_FMT_SYSLOG, S(p23)));
+	/* dmesg -r stays dmesg. */
+	assert_int_equal(cgfb_logfmt_detect(S("<4>[    1.000000] a\n<6>[    2.000000] b\n")),
+			 CGFB_FMT_DMESG);
+}
+
+static void take_detection(const struct cgfb_detection *d, void *arg)
+{
+	struct cgfb_detection *out = arg;
+
+	*out = *d;
+}
+
+/* A detection says whether its line is proven the kernel's. */
+static void detections_say_proof(void **state)
+{
+	static const char forged[] = "Aug 10 18:00:07 host sshd[1]: x\n"
+				     "Aug 10 18:00:08 host kernel: " M8 "\n";
+	static const char dmesg_r[] = "<4>[    1.000000] " M8 "\n";
+	struct cgfb_catalog *cat = test_catalog();
+	struct cgfb_detection *d = calloc(1, sizeof(*d));
+	struct cgfb_scan_stats st;
+
+	assert_non_null(d);
+	assert_int_equal(cgfb_scan_buffer(S(forged), cat, take_detection, d, &st), 0);
+	assert_int_equal(st.detections, 1);
+	assert_string_equal(d->entry->id, "M8");
+	assert_true(d->unproven);
+	memset(d, 0, sizeof(*d));
+	assert_int_equal(cgfb_scan_buffer(S(dmesg_r), cat, take_detection, d, &st), 0);
+	assert_int_equal(st.detections, 1);
+	assert_false(d->unproven);
+	free(d);
+	cgfb_catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dmesg_variants),
 		cmocka_unit_test(dmesg_priorities),
 		cmocka_unit_test(syslog_variants),
+		cmocka_unit_test(forged_kernel_lines),
+		cmocka_unit_test(rfc5424_lines),
+		cmocka_unit_test(detections_say_proof),
 		cmocka_unit_test(kmsg_lines),
 		cmocka_unit_test(detects_formats),
 		cmocka_unit_test(strips_colours),
