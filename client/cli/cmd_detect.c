@@ -221,12 +221,21 @@ static int scan_file(const struct cgfb_catalog *cat, const char *path, struct sc
 		return rc;
 	}
 	/* Never "no catalog message" for what is no log. */
+	if (st.mostly_nul && st.detections == 0 && rc == 0) {
+		cgfb_log(LOG_ERR, "%s: %llu of its %llu bytes are NULs (zeros, as a power cut or a "
+			 "file never written leaves): not a text log, cannot tell whether the kernel "
+			 "printed a catalog message", so->name, st.nul_bytes, st.bytes);
+		return -EMEDIUMTYPE;
+	}
 	if (st.binary && st.detections == 0 && rc == 0) {
 		cgfb_log(LOG_ERR, "%s: binary, not a text log (nor gzip, xz, zstd, bzip2 or lz4 "
 			 "compressed text): cannot tell whether the kernel printed a catalog message", so->name);
 		return -EMEDIUMTYPE;
 	}
-	if (st.binary)
+	if (st.mostly_nul)
+		cgfb_log(LOG_WARNING, "%s: mostly NULs (%llu of %llu bytes), not text; what text "
+			 "it holds was scanned", so->name, st.nul_bytes, st.bytes);
+	else if (st.binary)
 		cgfb_log(LOG_WARNING, "%s: starts with binary data, not text; what text it holds "
 			 "was scanned", so->name);
 	if (rc < 0)

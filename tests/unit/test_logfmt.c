@@ -1,6 +1,9 @@
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "detect/scan.h"
 #include "log/logfmt.h"
@@ -264,6 +267,103 @@ static void detections_say_proof(void **state)
 	cgfb_catalog_free(cat);
 }
 
+/* Catalog detections of a log of len bytes, via a file descriptor (the
+ * stream reader) and from memory; the last one goes to *d, its entry's id
+ * to d->count_key (the catalog is freed). */
+static unsigned long scan_both(const char *log, size_t len, struct cgfb_detection *d,
+			       struct cgfb_scan_stats *st)
+{
+	struct cgfb_catalog *cat = test_catalog();
+	struct cgfb_scan_stats mem;
+	const int fd = memfd_create("log", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, log, len), (ssize_t)len);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(cgfb_scan_fd(fd, cat, take_detection, d, st), 0);
+	close(fd);
+	assert_int_equal(cgfb_scan_buffer(log, len, cat, take_detection, d, &mem), 0);
+	assert_int_equal(mem.detections, st->detections);
+	assert_int_equal(mem.mostly_nul, st->mostly_nul);
+	assert_int_equal(mem.lines, st->lines);
+	/* The entry is the catalog's, freed here. */
+	snprintf(d->count_key, sizeof(d->count_key), "%s", d->entry ? d->entry->id : "");
+	d->entry = NULL;
+	cgfb_catalog_free(cat);
+	return st->detections;
+}
+
+/* A power cut leaves a block of NULs where a log's last blocks were; the
+ * logger goes on after it. The record after the block is read (on the
+ * line it shares with the zeros), the one the block cut short is not, the
+ * lines are counted as grep -n counts them, and a few KiB of zeros in a
+ * log do not make it binary. */
+static void nul_block_ends_at_next_record(void **state)
+{
+	static const char *const head[] = {
+		"Aug 10 18:00:07 host kernel: first\nAug 10 18:00:08 host kernel: Non-hier",
+		"[    0.500000] first\n[    0.600000] Non-hier",
+		"[    0.500000] first\n",
+	};
+	static const char *const rec[] = {
+		"Aug 10 18:00:09 host kernel: " M8 "\n",
+		"[    1.000000] " M8 "\n",
+		"[    1.000000] " M8 "\n",
+	};
+	struct cgfb_detection *d = calloc(1, sizeof(*d));
+	struct cgfb_scan_stats st;
+	char *log = malloc(64 << 10);
+
+	assert_non_null(d);
+	assert_non_null(log);
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++) {
+		size_t n = 0;
+
+		memcpy(log + n, head[i], strlen(head[i]));
+		n += strlen(head[i]);
+		memset(log + n, 0, 4096);
+		n += 4096;
+		memcpy(log + n, rec[i], strlen(rec[i]));
+		n += strlen(rec[i]);
+		for (int k = 0; k < 200; k++)
+			n += (size_t)sprintf(log + n, i == 0 ? "Aug 10 18:01:%02d host cron[1]: filler\n" :
+					     "[   %2d.000000] filler line of a log\n", k % 60);
+		memset(d, 0, sizeof(*d));
+		assert_int_equal(scan_both(log, n, d, &st), 1);
+		assert_string_equal(d->count_key, "M8");
+		assert_int_equal(d->line, 2);
+		assert_false(st.mostly_nul);
+		assert_false(st.binary);
+		assert_int_equal(st.lines, 202);
+	}
+	free(log);
+	free(d);
+}
+
+/* A file of nothing but NULs, or mostly NULs, is no text log: binary,
+ * whatever its few bytes say (scan exits 2, not 1: "no catalog message"
+ * would be a verdict it cannot give). */
+static void nul_file_is_binary(void **state)
+{
+	struct cgfb_detection *d = calloc(1, sizeof(*d));
+	struct cgfb_scan_stats st;
+	char *log = calloc(1, 200000);
+
+	assert_non_null(d);
+	assert_non_null(log);
+	assert_int_equal(scan_both(log, 200000, d, &st), 0);
+	assert_true(st.binary);
+	assert_true(st.mostly_nul);
+	assert_int_equal(st.nul_bytes, 200000);
+	/* A line of text in the zeros is still read, and the file still
+	 * said to be mostly NULs. */
+	memcpy(log + 150000, "\n[    1.000000] " M8 "\n", strlen(M8) + 17);
+	assert_int_equal(scan_both(log, 200000, d, &st), 1);
+	assert_true(st.mostly_nul);
+	free(log);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +373,8 @@ int main(void)
 		cmocka_unit_test(forged_kernel_lines),
 		cmocka_unit_test(rfc5424_lines),
 		cmocka_unit_test(detections_say_proof),
+		cmocka_unit_test(nul_block_ends_at_next_record),
+		cmocka_unit_test(nul_file_is_binary),
 		cmocka_unit_test(kmsg_lines),
 		cmocka_unit_test(detects_formats),
 		cmocka_unit_test(strips_colours),
