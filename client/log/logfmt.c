@@ -333,6 +333,7 @@ static int parse_syslog(const char *line, size_t len, struct cgfb_record *rec)
 	bool rfc5424, kernel;
 
 	p = skip_syslog_pri(p, end, rec, &rfc5424);
+	const bool pri = p != line;
 	const bool monotonic = p < end && *p == '[';
 
 	p = skip_syslog_time(p, end);
@@ -356,7 +357,7 @@ static int parse_syslog(const char *line, size_t len, struct cgfb_record *rec)
 		/* "[ 1.2] usb 2-1: ..." is dmesg, not journalctl -o
 		 * short-monotonic, which with -k only ever shows "kernel:". */
 		return monotonic ? -EBADMSG : 0;
-	if (rec->facility > 0)
+	if (pri && rec->facility > 0)
 		return 0;
 	rec->unproven = true;
 	p = skip_spaces(p, end);
@@ -428,7 +429,7 @@ int cgfb_logfmt_parse_line(enum cgfb_logfmt fmt, const char *line, size_t len, c
  * around a paste), which says nothing about the format. */
 static int classify(const char *line, size_t len)
 {
-	struct cgfb_record rec;
+	struct cgfb_record rec = { .level = -1, .facility = -1 };
 
 	if (cgfb_kmsg_looks_like(line, len))
 		return CGFB_FMT_KMSG;
