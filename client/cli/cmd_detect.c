@@ -24,7 +24,7 @@
 
 enum {
 	OPT_CATALOG = 256, OPT_KMSG, OPT_JSON, OPT_JOURNAL, OPT_JOURNAL_DIR, OPT_JOURNAL_FILE,
-	OPT_REPORT, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_OTHER_MACHINE,
+	OPT_REPORT, OPT_STATE_DIR, OPT_CGROUP_ROOT, OPT_MOUNTINFO, OPT_OTHER_MACHINE, OPT_TRUST_FILE,
 };
 
 #define JOURNAL_FILES_MAX 64
@@ -36,6 +36,7 @@ struct opts {
 	bool journal;                 /* --journal, --journal-dir or --journal-file */
 	bool report;                  /* --report: each message found a pending report */
 	bool other_machine;           /* --other-machine: the logs are another machine's */
+	bool trust_file;              /* --trust-file: the administrator vouches for FILEs */
 	const char *state_dir, *cgroup_root, *mountinfo;
 	struct cgfb_journal_src src;
 	const char *files[JOURNAL_FILES_MAX];
@@ -57,6 +58,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 		{ "other-machine", no_argument, NULL, OPT_OTHER_MACHINE },
+		{ "trust-file", no_argument, NULL, OPT_TRUST_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -76,6 +78,7 @@ static int parse(int argc, char **argv, const struct cgfb_globals *g, const char
 		case OPT_CGROUP_ROOT: o->cgroup_root = optarg; break;
 		case OPT_MOUNTINFO: o->mountinfo = optarg; break;
 		case OPT_OTHER_MACHINE: o->other_machine = true; break;
+		case OPT_TRUST_FILE: o->trust_file = true; break;
 		case OPT_JOURNAL: o->journal = true; break;
 		case OPT_JOURNAL_DIR:
 			o->journal = true;
@@ -105,6 +108,9 @@ struct scan_out {
 	bool write_failed;
 	unsigned long found;
 	struct scan_report *report;   /* NULL without --report */
+	bool trust_file;              /* --trust-file: unproven lines reported too */
+	unsigned long refused;        /* of this input: not reported, not proven */
+	unsigned long refused_total;
 	const char *source;           /* of the reports: "file", "kmsg" */
 	char boot[CGFB_BOOT_ID_MAX];  /* of the reports; "" this boot */
 };
@@ -116,8 +122,16 @@ static void print_detection(const struct cgfb_detection *d, void *arg)
 	so->found++;
 	if (cgfb_detection_print(stdout, d, so->name, so->json) < 0)
 		so->write_failed = true;
-	if (so->report)
-		scan_report_one(so->report, d, so->source, so->boot, SCAN_MACHINE_UNSAID);
+	if (!so->report)
+		return;
+	/* A line the format cannot prove the kernel's (a syslog file's
+	 * "kernel:" is any program's to claim) is no report without the
+	 * administrator's word: scan_file says so. */
+	if (d->unproven && !so->trust_file) {
+		so->refused += d->occurrence == 1;
+		return;
+	}
+	scan_report_one(so->report, d, so->source, so->boot, SCAN_MACHINE_UNSAID);
 }
 
 /* A saved file's messages count as one boot of their own on a report
@@ -166,6 +180,21 @@ static const char *format_name(const struct cgfb_scan_stats *st, char *buf, size
 	return buf;
 }
 
+/* scan --report over lines no format could prove the kernel's: what was
+ * not made and what the administrator may do (docs/SECURITY.md, "Saved
+ * logs: what proves a line is the kernel's"). */
+static void say_refused(struct scan_out *so)
+{
+	if (!so->refused)
+		return;
+	so->refused_total += so->refused;
+	cgfb_log(LOG_ERR, "%s: --report: %lu catalog message%s not reported: a syslog file "
+		 "cannot prove a line is the kernel's (any local user can log one tagged "
+		 "\"kernel:\", kern.log included); scan the journal (scan --journal --report), "
+		 "or add --trust-file if only the system logger writes this file", so->name,
+		 so->refused, so->refused == 1 ? "" : "s");
+}
+
 static int scan_file(const struct cgfb_catalog *cat, const char *path, struct scan_out *so)
 {
 	const bool is_stdin = strcmp(path, "-") == 0;
@@ -181,6 +210,7 @@ static int scan_file(const struct cgfb_catalog *cat, const char *path, struct sc
 	}
 	so->name = is_stdin ? "<stdin>" : path;
 	so->source = "file";
+	so->refused = 0;
 	file_boot(path, so->boot);
 	rc = cgfb_scan_fd(fd, cat, print_detection, so, &st);
 	if (!is_stdin)
@@ -191,12 +221,21 @@ static int scan_file(const struct cgfb_catalog *cat, const char *path, struct sc
 		return rc;
 	}
 	/* Never "no catalog message" for what is no log. */
+	if (st.mostly_nul && st.detections == 0 && rc == 0) {
+		cgfb_log(LOG_ERR, "%s: %llu of its %llu bytes are NULs (zeros, as a power cut or a "
+			 "file never written leaves): not a text log, cannot tell whether the kernel "
+			 "printed a catalog message", so->name, st.nul_bytes, st.bytes);
+		return -EMEDIUMTYPE;
+	}
 	if (st.binary && st.detections == 0 && rc == 0) {
 		cgfb_log(LOG_ERR, "%s: binary, not a text log (nor gzip, xz, zstd, bzip2 or lz4 "
 			 "compressed text): cannot tell whether the kernel printed a catalog message", so->name);
 		return -EMEDIUMTYPE;
 	}
-	if (st.binary)
+	if (st.mostly_nul)
+		cgfb_log(LOG_WARNING, "%s: mostly NULs (%llu of %llu bytes), not text; what text "
+			 "it holds was scanned", so->name, st.nul_bytes, st.bytes);
+	else if (st.binary)
 		cgfb_log(LOG_WARNING, "%s: starts with binary data, not text; what text it holds "
 			 "was scanned", so->name);
 	if (rc < 0)
@@ -205,6 +244,7 @@ static int scan_file(const struct cgfb_catalog *cat, const char *path, struct sc
 	report_oddities(so->name, &st);
 	say_what_was_read(so->name, st.lines, "line", format_name(&st, fmt, sizeof(fmt)),
 			  st.pasted, st.detections);
+	say_refused(so);
 	return rc;
 }
 
@@ -389,6 +429,9 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 		"       the watcher's. A report of a log another kernel printed (its boot's\n"
 		"       \"Linux version\"), of another machine's journal, or with\n"
 		"       --other-machine, carries only what the log shows of that machine.\n"
+		"       A syslog file cannot prove a \"kernel:\" line is the kernel's: its\n"
+		"       messages are shown as not proven and reported only with --trust-file\n"
+		"       (the administrator vouches that only the system logger writes FILE).\n"
 		"Look for catalog messages in the systemd journal of every boot (--journal),\n"
 		"another machine's journal, saved kernel logs, rotated and compressed (gzip,\n"
 		"xz, zstd, bzip2, lz4; - is stdin) or, with none of these, the live kernel\n"
@@ -401,12 +444,17 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 	int rc;
 
 	rc = parse(argc, argv, g, "catalog kmsg json journal journal-dir journal-file report "
-		   "state-dir cgroup-root mountinfo other-machine", usage, &o);
+		   "state-dir cgroup-root mountinfo other-machine trust-file", usage, &o);
 	if (rc != 0)
 		return rc > 0 ? CGFB_EXIT_OK : CGFB_EXIT_TROUBLE;
-	if (!o.report && (o.state_dir || o.cgroup_root || o.mountinfo || o.other_machine)) {
-		cgfb_log(LOG_ERR, "scan: --state-dir, --cgroup-root, --mountinfo and --other-machine "
-			 "go with --report");
+	if (!o.report && (o.state_dir || o.cgroup_root || o.mountinfo || o.other_machine ||
+			  o.trust_file)) {
+		cgfb_log(LOG_ERR, "scan: --state-dir, --cgroup-root, --mountinfo, --other-machine "
+			 "and --trust-file go with --report");
+		return CGFB_EXIT_TROUBLE;
+	}
+	if (o.trust_file && optind >= argc) {
+		cgfb_log(LOG_ERR, "scan: --trust-file vouches for the FILEs named: name one");
 		return CGFB_EXIT_TROUBLE;
 	}
 	if (o.report) {
@@ -423,6 +471,7 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 	if (cgfb_load_catalog(&o.g, &cat) < 0)
 		return CGFB_EXIT_TROUBLE;
 	so.json = o.json;
+	so.trust_file = o.trust_file;
 	if (o.journal && scan_journal(cat, &o, &so) < 0)
 		trouble = true;
 	if (optind >= argc && !o.journal)
@@ -439,7 +488,8 @@ int cgfb_cmd_scan(const struct cgfb_globals *g, int argc, char **argv)
 		cgfb_log(LOG_INFO, "--report: %u new report%s, %u counted on earlier ones%s", rep.written,
 			 rep.written == 1 ? "" : "s", rep.repeats,
 			 rep.failed ? "; some could not be written (above)" : "");
-	if (trouble || rep.failed)
+	/* A report asked for and not made: the administrator must decide. */
+	if (trouble || rep.failed || so.refused_total)
 		return CGFB_EXIT_TROUBLE;
 	return so.found ? CGFB_EXIT_OK : CGFB_EXIT_NONE;
 }

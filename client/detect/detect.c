@@ -267,6 +267,7 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	det->usec = rec->usec;
 	det->line = rec->line;
 	det->boot = d->boot;
+	det->unproven = rec->unproven;
 	det->in_warn_block = d->warn.active;
 	if (det->in_warn_block) {
 		det->block_has_seq = d->block_start.has_seq;

@@ -38,6 +38,8 @@ struct cgfb_detection {
 	uint64_t usec;
 	unsigned long line;
 	bool in_warn_block;
+	/* Its record's format cannot prove the kernel wrote it (record.h). */
+	bool unproven;
 	/* Where its WARN block began (the "[ cut here ]" or banner record):
 	 * reading again from there gives it its block's context again. */
 	bool block_has_seq, block_has_usec;

@@ -60,6 +60,7 @@ json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *sou
 	if (d->has_usec)
 		json_object_object_add(o, "usec", json_object_new_uint64(d->usec));
 	json_object_object_add(o, "warn_block", json_object_new_boolean(d->in_warn_block));
+	json_object_object_add(o, "kernel_proven", json_object_new_boolean(!d->unproven));
 	for (unsigned i = 0; i < d->fields.n; i++) {
 		char v[CGFB_ESC_SIZE(CGFB_FIELD_VALUE_MAX)];
 
@@ -79,6 +80,9 @@ static void print_human(FILE *out, const struct cgfb_detection *d, const char *s
 	fprintf(out, "%s: %s (%s): %s\n", src, d->entry->id,
 		lvl >= 0 && lvl < 8 ? level_names[lvl] : "unknown", d->entry->title);
 	fprintf(out, "    %s\n", text);
+	if (d->unproven)
+		fputs("    not proven the kernel's: a syslog line's \"kernel:\" is any program's "
+		      "to claim\n", out);
 	if (d->fields.n) {
 		fputs("   ", out);
 		for (unsigned i = 0; i < d->fields.n; i++) {

@@ -158,17 +158,43 @@ static void take_weak(struct join *j, size_t have, const char *p)
 	j->lines = j->weak_lines;
 }
 
+/* A run of NULs in line p..e (zero is its first): what a power cut leaves
+ * in a log file, blocks whose data never reached the disk, after which the
+ * logger went on writing at the file's end. What comes before the run is
+ * a record cut short (its rest is what the zeros replaced): skipped, never
+ * taken for a whole one. What follows it is the next record when it starts
+ * as one (a time stamp, a kmsg header, no indentation), read as any
+ * (*next there, *lines 0: the same line); anything else after NULs is no
+ * record the logger began, and the line is skipped whole. */
+static int nul_block(enum cgfb_logfmt fmt, const char *e, const char *zero, const char **next,
+		     unsigned *lines)
+{
+	const char *after = zero;
+
+	while (after < e && *after == '\0')
+		after++;
+	if (after < e && *after != ' ' && *after != '\t' && *after != '>' &&
+	    cgfb_logfmt_starts_record(fmt, after, (size_t)(e - after))) {
+		*next = after;
+		*lines = 0;
+	}
+	return 0;
+}
+
 int cgfb_paste_record(const struct cgfb_catalog *cat, enum cgfb_logfmt fmt, bool join,
 		      const char *p, const char *end, bool eof, char *buf, size_t bufsz,
 		      struct cgfb_record *rec, const char **next, unsigned *lines)
 {
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	const char *e = nl ? nl : end;
+	const char *zero = memchr(p, '\0', (size_t)(e - p));
 	struct join j = { cat, fmt, end, eof, buf, bufsz, 0, NULL, 0, 0, 0 };
 	int rc;
 
 	*next = nl ? nl + 1 : end;
 	*lines = 1;
+	if (zero)
+		return nul_block(fmt, e, zero, next, lines);
 	rc = cgfb_logfmt_parse_line(fmt, p, (size_t)(e - p), buf, bufsz, rec);
 	if (rc != 1 || !join || (fmt != CGFB_FMT_DMESG && fmt != CGFB_FMT_SYSLOG))
 		return rc;

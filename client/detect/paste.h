@@ -31,7 +31,11 @@ bool cgfb_paste_is_specific(const struct cgfb_catalog *cat, const char *text, si
  * Returns what cgfb_logfmt_parse_line returns, or -EAGAIN when a line after
  * p may be cut off by the end of the bytes (eof false): call again with
  * more. *next is where the next record starts and *lines how many lines
- * were used (>= 1) whatever the return value but -EAGAIN. */
+ * were used (>= 1) whatever the return value but -EAGAIN. A run of NULs
+ * (a power cut's zeros) ends a line's record: what is before it is cut
+ * short and skipped (0), and a record that starts after it (a time stamp,
+ * a kmsg header) is the next one, on the same line (*lines 0), so that the
+ * zeros do not swallow it. */
 int cgfb_paste_record(const struct cgfb_catalog *cat, enum cgfb_logfmt fmt, bool join,
 		      const char *p, const char *end, bool eof, char *buf, size_t bufsz,
 		      struct cgfb_record *rec, const char **next, unsigned *lines);

@@ -188,6 +188,35 @@ static const char *skip_mode(struct scanner *s, const char *p, const char *end, 
 	return p;
 }
 
+/* New bytes read: how many are NULs. memchr keeps a log without any as
+ * fast as before; a run is counted where it is. */
+static void count_nuls(struct cgfb_scan_stats *st, const char *p, size_t len)
+{
+	const char *end = p + len;
+
+	st->bytes += len;
+	while ((p = memchr(p, '\0', (size_t)(end - p)))) {
+		const char *r = p;
+
+		while (r < end && *r == '\0')
+			r++;
+		st->nul_bytes += (size_t)(r - p);
+		p = r;
+	}
+}
+
+/* The whole input read: a file mostly of NULs (a power cut that left
+ * nothing but zeros, a preallocated file never written) is no text log,
+ * whatever its few bytes say; "nothing found" in it means nothing. Never
+ * a journal export, whose binary fields may hold anything. */
+static void judge_nuls(struct cgfb_scan_stats *st)
+{
+	if (st->fmt == CGFB_FMT_JOURNAL_EXPORT || st->nul_bytes * 2 <= st->bytes)
+		return;
+	st->mostly_nul = true;
+	st->binary = true;
+}
+
 /* Returns the bytes consumed from buf. */
 static size_t scanner_feed(struct scanner *s, const char *buf, size_t len, bool eof)
 {
@@ -259,7 +288,9 @@ static int body_buffer(struct scanner *s, void *ctx)
 {
 	const struct membuf *m = ctx;
 
+	count_nuls(s->st, m->buf, m->len);
 	scanner_feed(s, m->buf, m->len, true);
+	judge_nuls(s->st);
 	return 0;
 }
 
@@ -324,6 +355,7 @@ static int body_stream(struct scanner *s, void *ctx)
 			scanner_feed(s, buf, have, true);
 			break;
 		}
+		count_nuls(s->st, buf + have, (size_t)r);
 		have += (size_t)r;
 		have = uncolor(s, buf, have);
 		size_t used = scanner_feed(s, buf, have, eof);
@@ -348,6 +380,7 @@ static int body_stream(struct scanner *s, void *ctx)
 		memmove(buf, buf + used, have - used);
 		have -= used;
 	}
+	judge_nuls(s->st);
 	free(buf);
 	return rc;
 }

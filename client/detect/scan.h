@@ -16,7 +16,9 @@ struct cgfb_scan_stats {
 	unsigned long long_lines;  /* lines split because they exceeded the buffer */
 	bool truncated;            /* the input ended inside a record */
 	enum cgfb_compression compression;
-	bool binary;               /* not text (nor compressed text) at its start */
+	bool binary;               /* not text (nor compressed text) at its start, or mostly NULs */
+	bool mostly_nul;           /* more than half its bytes NULs (a power cut's zeros) */
+	unsigned long long bytes, nul_bytes;   /* read (decompressed), and NULs among them */
 	bool journal_file;         /* a systemd journal file: not scanned */
 	char error[240];           /* why reading failed, when it did */
 };

@@ -7,7 +7,7 @@
 struct entry {
 	const char *msg;
 	size_t msg_len;
-	bool kernel;
+	bool kernel, other_transport;
 	int level;
 	int facility;
 	bool has_usec;
@@ -40,7 +40,15 @@ static void take_field(struct entry *e, const char *name, size_t nlen, const cha
 		e->msg = v;
 		e->msg_len = vlen;
 	} else if (field_is(name, nlen, "_TRANSPORT")) {
-		e->kernel = vlen == 6 && memcmp(v, "kernel", 6) == 0;
+		/* journald sets it and drops any a client sends (a field
+		 * with a leading '_' is trusted: systemd 252
+		 * src/journal/journald-native.c:160 and :228,
+		 * journal_field_valid(..., false)). Two in one entry is no
+		 * entry journald wrote: kernel only if every one says so, as
+		 * journal.c reads them. */
+		if (vlen != 6 || memcmp(v, "kernel", 6) != 0)
+			e->other_transport = true;
+		e->kernel = !e->other_transport;
 	} else if (field_is(name, nlen, "PRIORITY")) {
 		e->level = small_int(v, vlen);
 	} else if (field_is(name, nlen, "SYSLOG_FACILITY")) {

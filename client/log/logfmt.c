@@ -248,12 +248,92 @@ static const char *skip_syslog_time(const char *p, const char *end)
 	return NULL;
 }
 
-/* "<time> <host> <tag>: message". Only the "kernel" tag counts: every other
- * program's lines are skipped, whatever they say. */
+/* Past a syslog line's own "<PRI>", which a template may write first:
+ * rsyslog's RSYSLOG_SyslogProtocol23Format and RFC 5424 ("<PRI>1 ", *rfc5424
+ * set; rsyslog runtime/rsconf.c template_SyslogProtocol23Format), or one
+ * that puts %PRI% before a traditional line. Not before a bracketed time
+ * stamp: "<4>[ 1.2] ..." is dmesg -r. p itself when there is none. */
+static const char *skip_syslog_pri(const char *p, const char *end, struct cgfb_record *rec,
+				   bool *rfc5424)
+{
+	const char *q = parse_prio(p, end, rec);
+
+	*rfc5424 = false;
+	if (q == p)
+		return p;
+	if (end - q >= 2 && q[0] == '1' && q[1] == ' ') {
+		*rfc5424 = true;
+		return q + 2;
+	}
+	return q < end && *q == '[' ? p : q;
+}
+
+/* RFC 5424 after APP-NAME: PROCID, MSGID and STRUCTURED-DATA ("-", or
+ * elements "[id name="value"]" whose values may hold an escaped '"' or
+ * ']'); the message follows, after a byte order mark if any. NULL when
+ * they are not there. */
+static const char *skip_5424_header(const char *p, const char *end)
+{
+	p = skip_token(skip_spaces(p, end), end);          /* PROCID */
+	p = skip_token(skip_spaces(p, end), end);          /* MSGID */
+	p = skip_spaces(p, end);
+	if (p >= end)
+		return NULL;
+	if (*p == '-') {
+		p++;
+	} else {
+		while (p < end && *p == '[') {
+			bool quoted = false;
+
+			for (p++; p < end && (quoted || *p != ']'); p++) {
+				if (*p == '\\' && quoted && p + 1 < end)
+					p++;
+				else if (*p == '"')
+					quoted = !quoted;
+			}
+			if (p >= end)
+				return NULL;
+			p++;
+		}
+	}
+	if (p < end && *p != ' ')
+		return NULL;
+	p = skip_spaces(p, end);
+	if (end - p >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	return p;
+}
+
+/* "<time> <host> <tag>: message", or RFC 5424's "<PRI>1 <time> <host>
+ * <app> <procid> <msgid> <sd> message". Only the "kernel" tag counts:
+ * every other program's lines are skipped, whatever they say, and so is a
+ * "kernel" line whose own PRI names another facility than kern.
+ *
+ * What is left is still not proven the kernel's (rec->unproven): a syslog
+ * file's tag and facility are what the sender claimed. Any local user
+ * may send "<4>... kernel: ..." to /dev/log (systemd 252's
+ * units/systemd-journald-dev-log.socket:26, SocketMode=0666): glibc's
+ * syslog(3) turns facility 0 into its default, LOG_USER (misc/syslog.c,
+ * "Set default facility if none specified"), but a raw datagram says what
+ * it likes. On Debian 12 /dev/log is systemd-journald's: it keeps the
+ * claimed facility (src/basic/syslog-util.c:15-57, syslog_parse_priority
+ * with_facility, called from src/journal/journald-syslog.c:370) and hands
+ * the datagram on to rsyslog verbatim (forward_syslog_raw, :111-122, from
+ * :384; ForwardToSyslog=yes by Debian's
+ * debian/patches/debian/Re-enable-journal-forwarding-to-syslog.patch,
+ * journald-server.c:2293). rsyslog's imuxsock takes the PRI as it comes
+ * (plugins/imuxsock/imuxsock.c:845-852 and :980, rsyslog 8.2302.0), so the
+ * line lands in kern.log with facility kern and the tag "kernel:", exactly
+ * as imklog writes the kernel's own (plugins/imklog/imklog.c:298). Only
+ * journald's own record of it differs
+ * (_TRANSPORT=syslog, journald-syslog.c:398): scan --journal reads that. */
 static int parse_syslog(const char *line, size_t len, struct cgfb_record *rec)
 {
 	const char *p = line, *end = line + len, *tag;
+	bool rfc5424, kernel;
 
+	p = skip_syslog_pri(p, end, rec, &rfc5424);
+	const bool pri = p != line;
 	const bool monotonic = p < end && *p == '[';
 
 	p = skip_syslog_time(p, end);
@@ -263,14 +343,24 @@ static int parse_syslog(const char *line, size_t len, struct cgfb_record *rec)
 	p = skip_token(p, end);            /* host */
 	tag = skip_spaces(p, end);
 	p = skip_token(tag, end);
-	if (p == tag || p[-1] != ':')
+	if (p == tag || (!rfc5424 && p[-1] != ':'))
 		return -EBADMSG;
-	if ((size_t)(p - tag) != 7 || memcmp(tag, "kernel:", 7) != 0)
+	if (rfc5424) {
+		kernel = (size_t)(p - tag) == 6 && memcmp(tag, "kernel", 6) == 0;
+		p = skip_5424_header(p, end);
+		if (!p)
+			return -EBADMSG;
+	} else {
+		kernel = (size_t)(p - tag) == 7 && memcmp(tag, "kernel:", 7) == 0;
+	}
+	if (!kernel)
 		/* "[ 1.2] usb 2-1: ..." is dmesg, not journalctl -o
 		 * short-monotonic, which with -k only ever shows "kernel:". */
 		return monotonic ? -EBADMSG : 0;
+	if (pri && rec->facility > 0)
+		return 0;
+	rec->unproven = true;
 	p = skip_spaces(p, end);
-	rec->facility = 0;
 	p = skip_timestamp(p, end);
 	p = parse_caller(p, end, rec);
 	finish(rec, p, end);
@@ -339,7 +429,7 @@ int cgfb_logfmt_parse_line(enum cgfb_logfmt fmt, const char *line, size_t len, c
  * around a paste), which says nothing about the format. */
 static int classify(const char *line, size_t len)
 {
-	struct cgfb_record rec;
+	struct cgfb_record rec = { .level = -1, .facility = -1 };
 
 	if (cgfb_kmsg_looks_like(line, len))
 		return CGFB_FMT_KMSG;
@@ -461,12 +551,15 @@ bool cgfb_logfmt_starts_record(enum cgfb_logfmt fmt, const char *line, size_t le
 {
 	struct cgfb_record rec;
 	const char *p, *end;
+	bool rfc5424;
 
 	unquote_line(&line, &len);
 	end = line + len;
 	switch (fmt) {
 	case CGFB_FMT_SYSLOG:
-		return skip_syslog_time(line, end) != NULL;
+		memset(&rec, 0, sizeof(rec));
+		p = skip_syslog_pri(line, end, &rec, &rfc5424);
+		return skip_syslog_time(p, end) != NULL;
 	case CGFB_FMT_DMESG:
 		memset(&rec, 0, sizeof(rec));
 		p = parse_prio(line, end, &rec);

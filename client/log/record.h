@@ -21,6 +21,12 @@ struct cgfb_record {
 	bool frag_start;       /* kmsg 'c': the first part of one */
 	unsigned long line;    /* 1-based line in a file, 0 for the live log */
 	char caller[16];       /* CONFIG_PRINTK_CALLER: "T123" or "C1", else "" */
+	/* The format cannot show that the kernel wrote it: a syslog file's
+	 * "kernel:" tag, and its facility kern, are any local program's to
+	 * claim (logfmt.c, docs/SECURITY.md "Saved logs: what proves a line
+	 * is the kernel's"). Detected and shown, never reported unless the
+	 * administrator vouches for the file. */
+	bool unproven;
 };
 
 /* Records a detection may come from: kernel facility, or a format that

@@ -279,4 +279,26 @@ assert sys.argv[3] not in json.dumps(r), "this machine's kernel in it"
 subprocess.run([sys.argv[2], files[0]], check=True, stdout=subprocess.DEVNULL)
 EOP
 
+# A syslog file proves no "kernel:" line the kernel's (logger -t kernel
+# writes the same): scan shows it as not proven, scan --report makes no
+# report of it (exit 2, said), and does with --trust-file.
+printf 'Aug 10 18:00:07 host sshd[7]: Accepted publickey\nAug 10 18:00:08 host kernel: %s\n' \
+	"$M8" > "$T_TMP/forged-syslog"
+"$CGFB" scan --json "$T_TMP/forged-syslog" > "$T_TMP/fjson" 2>/dev/null
+check "a syslog file's kernel: line: found, kernel_proven false" python3 -c '
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(not (len(d) == 1 and d[0]["id"] == "M8" and d[0]["kernel_proven"] is False))' "$T_TMP/fjson"
+RF=$T_TMP/fstate
+"$CGFB" --config "$T_TMP/rconf" scan --report --state-dir "$RF" --cgroup-root "$FX/root" \
+	--mountinfo "$FX/mountinfo" "$T_TMP/forged-syslog" > "$T_TMP/fout" 2> "$T_TMP/ferr"
+check "scan --report of it: exit 2, no report" sh -c '[ $1 -eq 2 ] && ! ls "$2"/reports/*.json 2>/dev/null' \
+	_ $? "$RF"
+check "... said, with what to do" grep -q "1 catalog message not reported: a syslog file cannot prove.*--trust-file" "$T_TMP/ferr"
+check "... the text output says not proven" grep -q "not proven the kernel's" "$T_TMP/fout"
+"$CGFB" --config "$T_TMP/rconf" scan --report --trust-file --state-dir "$RF" --cgroup-root "$FX/root" \
+	--mountinfo "$FX/mountinfo" "$T_TMP/forged-syslog" > "$T_TMP/fout" 2> "$T_TMP/ferr"
+check "... with --trust-file: exit 0, one report" sh -c '[ $1 -eq 0 ] && [ $(ls "$2"/reports/*.json | wc -l) -eq 1 ]' \
+	_ $? "$RF"
+
 finish

@@ -260,6 +260,16 @@ printf '[    1.000000] abc\000def\000\n[    2.000000] %s\n[    3.000000] x\000y 
 found "NUL bytes in the lines around a real message: only the clean line is reported" 0 "$J/nul" -- \
 	'[d["id"] for d in dets] == ["M3"]' 'dets[0]["source"].endswith(":2")'
 
+# A power cut's zeros: a file of nothing but NULs is refused (exit 2, said),
+# not "no catalog message"; a record after a NUL block is read.
+head -c 65536 /dev/zero > "$J/zeros"
+"$CGFB" scan "$J/zeros" > "$T_TMP/out" 2> "$T_TMP/err"
+check "a file of NULs: exit 2, said to be no text log" sh -c '[ $1 -eq 2 ] && grep -q "65536 of its 65536 bytes are NULs.*not a text log" "$2"' _ $? "$T_TMP/err"
+{ printf '[    0.100000] a record the power cut cut sh'; head -c 4096 /dev/zero
+  printf '[    1.000000] %s\n' "$M3"; seq 1 300 | sed 's/^/[    2.000000] filler /'; } > "$J/nulblock"
+found "a NUL block, then a real message on the same line: found on line 1" 0 "$J/nulblock" -- \
+	'[d["id"] for d in dets] == ["M3"]' 'dets[0]["source"].endswith(":1")'
+
 printf '4,1,1000,-;abc\\x00def\n4,2,2000,-;%s\n4,3,3000,-;x\\x00y\n' "$M3" > "$J/nul.kmsg"
 found "kmsg records with escaped NUL bytes around a real one" 0 "$J/nul.kmsg" -- \
 	'[d["id"] for d in dets] == ["M3"]' 'dets[0]["seq"] == 2'

@@ -10,6 +10,7 @@ struct sink {
 	char text[4][128];
 	unsigned long line[4];
 	int level[4];
+	bool kernel[4];          /* cgfb_record_from_kernel */
 };
 
 static void collect(const struct cgfb_record *r, void *arg)
@@ -20,6 +21,7 @@ static void collect(const struct cgfb_record *r, void *arg)
 		snprintf(s->text[s->n], sizeof(s->text[0]), "%.*s", (int)r->len, r->text);
 		s->line[s->n] = r->line;
 		s->level[s->n] = r->level;
+		s->kernel[s->n] = cgfb_record_from_kernel(r) && !r->unproven;
 	}
 	s->n++;
 }
@@ -43,6 +45,30 @@ static void text_and_binary_fields(void **state)
 	assert_string_equal(s.text[1], "a\nb c ");
 	assert_int_equal(s.level[1], 6);
 	assert_int_equal(s.line[1], 11);
+}
+
+/* Only journald's own _TRANSPORT=kernel is the kernel's (a client cannot
+ * send a '_' field): logger -t kernel is _TRANSPORT=syslog with
+ * SYSLOG_IDENTIFIER=kernel; a write to /dev/kmsg is _TRANSPORT=kernel with
+ * a facility other than kern; an entry naming two transports is none
+ * journald wrote, in either order (journal.c reads them the same way). */
+static void transport_is_proof(void **state)
+{
+	static const char data[] =
+		"_TRANSPORT=syslog\nSYSLOG_IDENTIFIER=kernel\nSYSLOG_FACILITY=0\nMESSAGE=logger\n\n"
+		"_TRANSPORT=kernel\nSYSLOG_IDENTIFIER=kernel\nMESSAGE=kernel\n\n"
+		"_TRANSPORT=kernel\nSYSLOG_FACILITY=1\nSYSLOG_IDENTIFIER=kernel\nMESSAGE=kmsg\n\n"
+		"_TRANSPORT=syslog\n_TRANSPORT=kernel\nMESSAGE=two a\n\n"
+		"_TRANSPORT=kernel\n_TRANSPORT=syslog\nMESSAGE=two b\n\n";
+	struct sink s = { 0 };
+	unsigned long line = 0;
+
+	cgfb_journal_export_parse(data, sizeof(data) - 1, true, &line, collect, &s);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.text[0], "kernel");
+	assert_true(s.kernel[0]);
+	assert_string_equal(s.text[1], "kmsg");
+	assert_false(s.kernel[1]);
 }
 
 static void partial_entries_wait(void **state)
@@ -85,6 +111,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(text_and_binary_fields),
+		cmocka_unit_test(transport_is_proof),
 		cmocka_unit_test(partial_entries_wait),
 		cmocka_unit_test(truncated_binary_field),
 		cmocka_unit_test(last_line_without_newline),
