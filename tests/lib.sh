@@ -48,6 +48,13 @@ CGFB=${CGFB:-$PWD/$BUILD/cgroup-feedback}
 # valgrind (each such run says which); it costs seconds of valgrind's
 # start-up per process and finds nothing new. Natively it is $CGFB.
 CGFB_NATIVE=$PWD/$BUILD/cgroup-feedback
+# CGFB_VG_NATIVE="PROGRAM..." in a command's environment: under valgrind,
+# the programs it names (cgroup-feedback-report, cgroup-feedback-watch...)
+# run as the build's own when another program starts them, the others stay
+# under valgrind (tests/tools/vg-wrap.sh). For a run whose watcher takes a
+# path of its own while the report writers it starts take again what
+# another run of the same script took under valgrind (each such run says
+# which). Natively and on ASan it changes nothing.
 T_SCALE=${CGFB_TIMEOUT_SCALE:-1}
 # under_valgrind: true when the programs run under valgrind.
 under_valgrind() { [ -n "$VG" ]; }

@@ -37,6 +37,11 @@ LESS_PROMPT = re.compile(rb"[\r\n\x08](\x1b\[[0-9;?]*[A-Za-z]|\r)*(:|\(END\))(\x
 # The administrator's shell's prompt (bash: user@host:dir$ ).
 SHELL_PROMPT = re.compile(rb"admin@[^\s:]+:[^\s]*\$ ")
 STEP_SECONDS = 180
+# answer_all's answer comes after this much silence behind a prompt: a
+# prompt is the end of review's output until it is answered, and a guest
+# slow to print what follows one would only find its answer waiting
+# (typed ahead, read by its next read).
+QUIET = 0.5
 
 # (what review shows, what the administrator types); <PAGER> is the pager.
 # The end of every review here: keep for later. The packaged configuration
@@ -217,7 +222,12 @@ def answer_all(term, password, pos):
         if last >= pos and SHELL_PROMPT.search(term.out, last) and \
                 term.out.find(b"== cgroup-feedback: report ", last) < 0:
             return None
-        if term.read(1.5):
+        # Answered once the output has ended in a prompt and stayed quiet
+        # for QUIET seconds: every WAITS pattern is anchored at the end of
+        # what was shown, the last thing review prints before it reads.
+        # (It waited 1.5 s of silence and 0.3 s more before each answer:
+        # some 35 prompts after the reboot made that a minute of the test.)
+        if term.read(QUIET):
             continue
         # Once per prompt: nothing new arrived since the last answer.
         if len(term.out) == answered_at:
@@ -225,7 +235,6 @@ def answer_all(term, password, pos):
         tail = term.out[-300:]
         for rx, answer in WAITS:
             if rx.search(tail):
-                time.sleep(0.3)
                 term.conn.sendall(answer if answer is not None else password + b"\r")
                 answered_at = len(term.out)
                 break

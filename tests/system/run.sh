@@ -88,12 +88,24 @@ kvm_works() {
 		</dev/null >/dev/null 2>&1 &&
 		grep -q 'Kernel panic' "$work/kvm-probe.log"
 }
+# A failed probe costs its whole 20 s, a CPU's worth (the broken KVM spins
+# in the host kernel), at every run: its verdict is kept beside the image
+# for this boot of the host (what decides it, the host's KVM and nested
+# virtualisation, is set up at boot), and the probe is not repeated. A
+# working KVM is found again each run (2 or 3 s). Rebooting the host, or a
+# new image, probes again; so does removing "$img"/kvm-broken.*.
+boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)
+kvm_broken=$img/kvm-broken.${boot_id:-unknown}
 if [ -n "${CGFB_QEMU_ACCEL:-}" ]; then
 	accel=$CGFB_QEMU_ACCEL
+elif [ -n "$boot_id" ] && [ -e "$kvm_broken" ]; then
+	accel=tcg
+	say "KVM failed its probe earlier in this boot of the host ($kvm_broken)"
 elif kvm_works; then
 	accel=kvm
 else
 	accel=tcg
+	[ -n "$boot_id" ] && touch "$kvm_broken" 2>/dev/null
 fi
 say "accelerator: $accel"
 
