@@ -56,7 +56,7 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 		"(cgroup-feedback catalog lists them: software, why_flat, reorganisation for\n"
 		"the flat-hierarchy entries; purpose, software, v2_replacement for the knobs).\n";
 	struct cgfb_spool_entry e;
-	char err[256], hint[CGFB_HINT_MAX];
+	char err[1024], hint[CGFB_HINT_MAX];
 	const char *id;
 	struct report_cmd c;
 	int rc;
@@ -86,7 +86,8 @@ int cgfb_cmd_submit(const struct cgfb_globals *g, int argc, char **argv)
 			 cgfb_hint(hint, sizeof(hint), c.state_dir, "review %s", id));
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	}
-	if (cgfb_endpoint_check(c.config.endpoint, err, sizeof(err)) < 0) {
+	if (cgfb_endpoint_check(c.config.endpoint, err, sizeof(err)) < 0 ||
+	    cgfb_consent_one_way(&e, c.config.endpoint, err, sizeof(err)) < 0) {
 		cgfb_log(LOG_ERR, "%s", err);
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	}
@@ -278,31 +279,31 @@ int cgfb_cmd_flush(const struct cgfb_globals *g, int argc, char **argv)
 }
 
 /* Exporting is consenting to the mail channel. A report not yet consented
- * to, or exported before and given a use case or answers now, is built
- * afresh from its draft with what the options add, so a second export
- * carries them; a report consented to for the collector, or sent, goes out
- * with what was approved then — the same story, keyed for the mail channel
- * (mail_copy) — and options that would change it are named as unused
- * rather than dropped without a word. 1: not confirmed (export_confirm). */
+ * to, consented for a collector not tried yet, or exported before and
+ * given a use case or answers now, is built afresh from its draft with
+ * what the options add; one sent to a collector, or tried there, is never
+ * mailed too (cgfb_consent_one_way). 1: not confirmed (export_confirm). */
 static int export_consent(struct report_cmd *c, struct cgfb_spool_entry *e, const char *endpoint)
 {
 	const bool mailed = e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0;
+	char err[1024];
 	int rc;
 
 	if (e->state == CGFB_R_DECLINED || e->state == CGFB_R_WITHDRAWN) {
 		cgfb_log(LOG_ERR, "report %s is %s", e->id, cgfb_rstate_name(e->state));
 		return -EPERM;
 	}
+	/* Sent to a collector, or tried there: never mailed too. */
+	if (cgfb_consent_one_way(e, endpoint, err, sizeof(err)) < 0) {
+		cgfb_log(LOG_ERR, "%s", err);
+		return -EPERM;
+	}
 	/* Exported before and nothing new: the same bytes again. */
 	if (mailed && !c->use_case_file && !c->n_answers)
 		return 0;
-	if (e->state != CGFB_R_PENDING && !mailed) {
-		if (c->use_case_file || c->n_answers)
-			cgfb_log(LOG_WARNING, "report %s is %s for %s: the e-mail carries the use "
-				 "case and answers given then; --use-case-file and --answer are not "
-				 "used", e->id, cgfb_rstate_name(e->state), e->endpoint);
-		return 0;
-	}
+	/* Pending, or consented for a collector not tried yet: consented to
+	 * the mail channel now, the collector's consent replaced (flush will
+	 * not send it there). */
 	rc = report_cmd_unattended_consent(c, e, endpoint);
 	/* Standard output may be the e-mail itself (-o -). */
 	if (rc == 0)
@@ -361,27 +362,6 @@ static int export_confirm(struct report_cmd *c, const struct cgfb_spool_entry *e
 	return yes ? 0 : 1;
 }
 
-/* A report consented to for a collector, or sent there, goes by mail as
- * the same report keyed for the mail channel: its e-mail, often archived
- * in public under its sender's name, must not carry the collector's
- * tokens and pseudonym. The spool keeps the collector's bytes. */
-static int mail_copy(const struct report_cmd *c, const struct cgfb_spool_entry *e,
-		     const char *endpoint, struct cgfb_buf *bytes)
-{
-	struct cgfb_buf out = { 0 };
-	char err[256];
-	const int rc = cgfb_consent_again(c->schema, &c->sd, bytes, endpoint, e->deletion_token,
-					  &out, err, sizeof(err));
-
-	if (rc < 0) {
-		cgfb_log(LOG_ERR, "report %s: %s", e->id, err);
-		return rc;
-	}
-	cgfb_buf_free(bytes);
-	*bytes = out;
-	return 0;
-}
-
 /* Said before the consent is recorded, so that nothing changes for a file
  * that will not be written; the write itself refuses it again (O_EXCL). */
 static int refuse_existing(const struct report_cmd *c, const char *path)
@@ -436,15 +416,9 @@ int cgfb_cmd_export(const struct cgfb_globals *g, int argc, char **argv)
 		rc = cgfb_spool_load(&c.spool, id, &e, &bytes);
 	/* Consented for this very e-mail (by the consent just recorded, or by
 	 * an export before with nothing added): its bytes, not asked again.
-	 * Consented for a collector, or sent there, or mailed to recipients
-	 * that are not these: asked here, for the bytes that go. */
-	if (rc == 0 && e.state != CGFB_R_PENDING && strncmp(e.endpoint, "mailto:", 7) != 0) {
-		rc = mail_copy(&c, &e, endpoint, &bytes);
-		if (rc == 0)
-			rc = export_confirm(&c, &e, &bytes);
-	} else if (rc == 0 && strcmp(e.endpoint, endpoint) != 0) {
+	 * Mailed before to recipients that are not these: asked here. */
+	if (rc == 0 && strcmp(e.endpoint, endpoint) != 0)
 		rc = export_confirm(&c, &e, &bytes);
-	}
 	if (rc == 0)
 		rc = cgfb_mailout_format(&c.config, &bytes, &mail);
 	if (rc == 0 && c.send) {

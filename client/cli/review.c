@@ -903,6 +903,10 @@ static int do_export(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *
 	ask_from(rc, &conf);
 	cgfb_mailout_recipients(&conf, report, to, sizeof(to));
 	snprintf(endpoint, sizeof(endpoint), "mailto:%s", to);
+	if (cgfb_consent_one_way(e, endpoint, question, sizeof(question)) < 0) {
+		fprintf(rc->out, "%s.\n", question);
+		return CGFB_REVIEW_KEPT;
+	}
 	if (rc->export_path)
 		snprintf(path, sizeof(path), "%s", rc->export_path);
 	else
@@ -952,9 +956,14 @@ static int offer_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry 
 		      const struct cgfb_buf *report, const struct cgfb_draft *a)
 {
 	struct cgfb_buf bytes = { 0 };
-	char prompt[700], token[65];
-	int r = build(rc, e, report, a, rc->config->endpoint, &bytes, token);
+	char prompt[700], token[65], err[1024];
+	int r;
 
+	if (cgfb_consent_one_way(e, rc->config->endpoint, err, sizeof(err)) < 0) {
+		fprintf(rc->out, "%s.\n", err);
+		return NOT_SENT;
+	}
+	r = build(rc, e, report, a, rc->config->endpoint, &bytes, token);
 	if (r < 0)
 		return r;
 	snprintf(prompt, sizeof(prompt), "Send this report to %s? [y/N] ", rc->config->endpoint);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cgfb/hex.h"
+#include "cgfb/log.h"
 #include "cgfb/sha256.h"
 #include "consent/consent.h"
 #include "consent/destination.h"
@@ -226,42 +227,61 @@ out:
 	return rc;
 }
 
-int cgfb_consent_again(const struct cgfb_schema *schema, const struct cgfb_statedir *sd,
-		       const struct cgfb_buf *consented, const char *endpoint,
-		       const char *keep_token, struct cgfb_buf *out, char *err, size_t errsz)
+/* The report left by the way it names: sent (or withdrawn after), or
+ * written as an e-mail (an export consents to mail as it writes one). */
+static bool went(const struct cgfb_spool_entry *e)
 {
-	struct cgfb_use_case uc = { 0 };
-	json_object *r = NULL, *u, *a;
-	char token[65];
-	int rc;
+	return e->state == CGFB_R_SENT || e->state == CGFB_R_WITHDRAWN ||
+	       (e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) == 0);
+}
 
-	rc = cgfb_canon_parse(consented->data, consented->len, CGFB_REPORT_DEPTH_MAX, &r, err,
-			      errsz);
-	if (rc < 0)
-		return rc;
-	/* What the administrator approved then, as it was approved. */
-	if (json_object_object_get_ex(r, "use_case", &u) && u) {
-		uc.text = json_object_get_string(json_object_object_get(u, "text"));
-		if (json_object_object_get_ex(u, "answers", &a) && a) {
-			json_object_object_foreach(a, key, val) {
-				if (uc.n_answers == sizeof(uc.keys) / sizeof(uc.keys[0]))
-					break;
-				uc.keys[uc.n_answers] = key;
-				uc.values[uc.n_answers++] = json_object_get_string(val);
-			}
-		}
-	}
-	rc = cgfb_consent_build(schema, sd, consented, &uc, endpoint, keep_token, out, token, err,
-				errsz);
-	json_object_put(r);
-	return rc;
+/* A delivery tried and to be retried (a timeout, a 5xx) may have been
+ * stored; one refused for good (next_attempt < 0: a wrong URL, TLS to a
+ * plain server) was not. */
+static bool maybe_stored(const struct cgfb_spool_entry *e)
+{
+	return e->state == CGFB_R_CONSENTED && strncmp(e->endpoint, "mailto:", 7) != 0 &&
+	       e->attempts > 0 && e->next_attempt >= 0;
+}
+
+int cgfb_consent_one_way(const struct cgfb_spool_entry *e, const char *endpoint, char *err,
+			 size_t errsz)
+{
+	const bool mail_now = strncmp(endpoint, "mailto:", 7) == 0;
+	const bool mail_then = strncmp(e->endpoint, "mailto:", 7) == 0;
+
+	/* Mail to other recipients is the same way; so is the same URL. A
+	 * report retried at one collector may go to another: that would link
+	 * two collectors' copies only if the first stored it unanswered (said
+	 * in PRIVACY.md); never the public list. */
+	if ((mail_now && mail_then) || strcmp(e->endpoint, endpoint) == 0 ||
+	    !(went(e) || (mail_now && maybe_stored(e))))
+		return 0;
+	snprintf(err, errsz, "report %s %s %s%s; each report goes one way: %s would carry the "
+		 "same report id, which links %s. Nothing was %s", e->id,
+		 mail_then ? "was written as an e-mail for" :
+		 e->state == CGFB_R_CONSENTED ? "was tried at" : "went to",
+		 mail_then ? e->endpoint + 7 : e->endpoint,
+		 e->state == CGFB_R_CONSENTED && !mail_then ? " (it may have been stored there)" : "",
+		 mail_now ? "an e-mail of it" : "a collector's copy",
+		 mail_then || mail_now ? "the e-mail, and the name it is sent under, to every "
+					 "report of this machine at that collector" :
+					 "the two collectors' reports of this machine",
+		 mail_now ? "written" : "sent");
+	return -EPERM;
 }
 
 int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,
 			const struct cgfb_buf *bytes, const char *endpoint, const char *token)
 {
-	int rc = cgfb_spool_save_report(sp, e->id, bytes->data, bytes->len);
+	char err[1024];
+	int rc = cgfb_consent_one_way(e, endpoint, err, sizeof(err));
 
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "%s", err);
+		return rc;
+	}
+	rc = cgfb_spool_save_report(sp, e->id, bytes->data, bytes->len);
 	if (rc < 0)
 		return rc;
 	e->state = CGFB_R_CONSENTED;

@@ -47,15 +47,23 @@ int cgfb_consent_build(const struct cgfb_schema *schema, const struct cgfb_state
  * information or no host. */
 int cgfb_consent_endpoint(const char *endpoint, char *out, size_t outsz);
 
-/* A report consented to (or sent) for one endpoint, as the bytes for
- * another, with the use case and answers it carries and its deletion token
- * (keep_token): export of a report sent to a collector, whose e-mail must
- * not carry the collector's tokens and pseudonym. Nothing is recorded. */
-int cgfb_consent_again(const struct cgfb_schema *schema, const struct cgfb_statedir *sd,
-		       const struct cgfb_buf *consented, const char *endpoint,
-		       const char *keep_token, struct cgfb_buf *out, char *err, size_t errsz);
+/* Each report goes one way (docs/PRIVACY.md, "What links two reports"):
+ * every copy of a report carries its id and deletion hash, so a report
+ * mailed to a public list (under its sender's name) and stored at a
+ * collector would link that person to every report of the machine there
+ * (the row's install pseudonym), and two collectors' copies each other.
+ * A report that went, or may have gone (an e-mail written or handed on, a
+ * POST tried, sent, withdrawn), is for that way alone: another collector,
+ * or mail after a collector, or a collector after mail, is refused; mail
+ * to other recipients is the same way. A pending report, or one consented
+ * for a way not tried yet, may be given to another. 0, or -EPERM with the
+ * reason and what to do instead in err. */
+int cgfb_consent_one_way(const struct cgfb_spool_entry *e, const char *endpoint, char *err,
+			 size_t errsz);
 
-/* Record the yes: save the bytes and the state (consented, due now). */
+/* Record the yes: save the bytes and the state (consented, due now).
+ * -EPERM (logged) for another way than the one the report went
+ * (cgfb_consent_one_way). */
 int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,
 			const struct cgfb_buf *bytes, const char *endpoint, const char *token);
 

@@ -127,9 +127,14 @@ cfb export --yes --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output
 	> /dev/null 2>&1
 expect_eq "export of a report before any is submitted exits 0" "$?" 0
 
-# Every report, with the planted use case, over HTTP to the collector.
+# Every report, with the planted use case, over HTTP to the collector, but
+# two: the one mailed above, refused (each report goes one way: its id in
+# the e-mail would find the collector's row, and that row's pseudonym every
+# other report of the machine there), and the second, kept for SMTP below.
+id1=$(basename "$(ls "$ST"/reports/*.json | sed -n 2p)" .json)
 for f in "$ST"/reports/*.json; do
 	id=$(basename "$f" .json)
+	[ "$id" = "$id1" ] && continue
 	# Each entry's own questions: G1 asks only for a purpose.
 	key=software
 	grep -q '"catalog_id":"G1"' "$f" && key=purpose
@@ -138,10 +143,25 @@ for f in "$ST"/reports/*.json; do
 	# collector is reached directly, the bytes never leave in clear.
 	http_proxy=http://127.0.0.1:9 all_proxy=http://127.0.0.1:9 ALL_PROXY=http://127.0.0.1:9 \
 		cfb submit --state-dir "$ST" --yes --redact --use-case-file "$T_TMP/uc" \
-		--answer "$key=batch" "$id" > "$T_TMP/submit.out" 2>&1 ||
-		{ not_ok "submit $id"; cat "$T_TMP/submit.out" | sed 's/^/# /'; }
+		--answer "$key=batch" "$id" > "$T_TMP/submit.out" 2>&1
+	rc=$?
+	if [ "$id" = "$id0" ]; then
+		check "the mailed report: submit refused (exit 2), each report goes one way" \
+			sh -c '[ "$1" = 2 ] && grep -q "was written as an e-mail for linux-mm@kvack.org; each report goes one way" "$2"' \
+			_ "$rc" "$T_TMP/submit.out"
+	elif [ "$rc" != 0 ]; then
+		not_ok "submit $id"; sed 's/^/# /' "$T_TMP/submit.out"
+	fi
 done
-expect_eq "all six stored by the collector" "$(rows "$DIR/db.sqlite")" 6
+expect_eq "four stored by the collector, not the mailed one" "$(rows "$DIR/db.sqlite")" 4
+expect_eq "...the mailed report's id is in no row" \
+	"$(sql "$DIR/db.sqlite" "select count(*) from reports where id = '$id0'")" 0
+# And a report sent to the collector is never mailed too.
+id3=$(basename "$(ls "$ST"/reports/*.json | sed -n 3p)" .json)
+cfb export --yes --state-dir "$ST" --output "$T_TMP/sent.eml" "$id3" > "$T_TMP/export.out" 2>&1
+check "a sent report: export refused (exit 2), no e-mail written" \
+	sh -c '[ "$1" = 2 ] && [ ! -e "$2" ] && grep -q "went to .*each report goes one way" "$3"' \
+	_ "$?" "$T_TMP/sent.eml" "$T_TMP/export.out"
 check_clean "the consented reports in the spool" "$ST"/reports/*.json
 python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
@@ -161,16 +181,16 @@ check_clean "the public summary" "$T_TMP/summary"
 admin /api/v1/export.mbox > /dev/null
 check_clean "the collector's mbox export" "$T_TMP/body"
 
-# The e-mail channel: a file, and SMTP through the test double.
-id=$(basename "$(ls "$ST"/reports/*.json | head -n 1)" .json)
+# The e-mail channel: a file (the report mailed above, again: the same
+# way), and SMTP through the test double.
+id=$id0
 cfb export --yes --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --output "$T_TMP/r.eml" "$id" \
 	> /dev/null 2>&1
 expect_eq "export of a report exits 0" "$?" 0
 check_clean "the exported e-mail" "$T_TMP/r.eml"
-# The mailed reports — one exported before any was submitted, one exported
-# after it was sent — share no token with any report at the collector
-# (their own HTTP copies included), while the collector's reports of this
-# machine share theirs: the same name gives the same token at one endpoint.
+# The mailed report shares no token with any report at the collector,
+# while the collector's reports of this machine share theirs: the same name
+# gives the same token at one endpoint.
 check "the mailed reports and the collector's share no token; reports at the collector do" \
 	python3 - "$DIR/db.sqlite" "$T_TMP/r0.eml" "$T_TMP/r.eml" <<'PYEOF'
 import re, sqlite3, sys
@@ -197,7 +217,7 @@ ca-file = %s/pki/ca.pem
 mail-from = ops <ops@example.org>
 ' \
 	"$(cat "$T_TMP/smtp/port")" "$T_TMP" >> "$CONF"
-id=$(basename "$(ls "$ST"/reports/*.json | sed -n 2p)" .json)
+id=$id1
 cfb export --yes --state-dir "$ST" --redact --use-case-file "$T_TMP/uc" --send "$id" > /dev/null 2>&1
 expect_eq "export --send through SMTP exits 0" "$?" 0
 check_clean "the SMTP conversation (commands and message)" "$T_TMP"/smtp/msg-*

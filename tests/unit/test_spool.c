@@ -222,6 +222,55 @@ static void consent(const struct cgfb_buf *report, const char *endpoint, struct 
 					    err, sizeof(err)), 0);
 }
 
+/* Each report goes one way (consent.h): once it went, or may have gone,
+ * by mail or to a collector, another way is refused; before, any. */
+static void one_way(void **state)
+{
+	static const char http[] = "https://collector.example/api/v1/reports";
+	static const char other[] = "https://other.example/api/v1/reports";
+	static const char mail[] = "mailto:linux-mm@kvack.org";
+	struct cgfb_spool_entry e = { .id = "0fe1ee7c-99a4-4f1d-a9fc-05b63f00552b" };
+	char err[1024];
+
+	(void)state;
+	e.state = CGFB_R_PENDING;
+	assert_int_equal(cgfb_consent_one_way(&e, mail, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_consent_one_way(&e, http, err, sizeof(err)), 0);
+	/* Consented for a collector, not tried: may still go by mail. */
+	e.state = CGFB_R_CONSENTED;
+	snprintf(e.endpoint, sizeof(e.endpoint), "%s", http);
+	assert_int_equal(cgfb_consent_one_way(&e, mail, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_consent_one_way(&e, other, err, sizeof(err)), 0);
+	/* Tried there and to be retried: the collector may hold it, so
+	 * never the public list; another collector may have it. */
+	e.attempts = 1;
+	assert_int_equal(cgfb_consent_one_way(&e, mail, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "was tried at https://collector.example/api/v1/reports (it may "
+				    "have been stored there); each report goes one way"));
+	assert_int_equal(cgfb_consent_one_way(&e, other, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_consent_one_way(&e, http, err, sizeof(err)), 0);
+	/* Refused there for good (a wrong URL): it was not stored. */
+	e.next_attempt = -1;
+	assert_int_equal(cgfb_consent_one_way(&e, mail, err, sizeof(err)), 0);
+	e.next_attempt = 0;
+	/* Sent: there alone. */
+	e.state = CGFB_R_SENT;
+	e.attempts = 0;
+	assert_int_equal(cgfb_consent_one_way(&e, mail, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "went to https://collector.example"));
+	assert_int_equal(cgfb_consent_one_way(&e, other, err, sizeof(err)), -EPERM);
+	/* Exported (consent for mail is recorded as the e-mail is written):
+	 * never to a collector; to other recipients it is the same way. */
+	e.state = CGFB_R_CONSENTED;
+	snprintf(e.endpoint, sizeof(e.endpoint), "%s", mail);
+	assert_int_equal(cgfb_consent_one_way(&e, http, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "was written as an e-mail for linux-mm@kvack.org"));
+	assert_int_equal(cgfb_consent_one_way(&e, "mailto:cgroups@vger.kernel.org", err,
+					       sizeof(err)), 0);
+	e.state = CGFB_R_WITHDRAWN;
+	assert_int_equal(cgfb_consent_one_way(&e, http, err, sizeof(err)), -EPERM);
+}
+
 /* A mailed report (a person's From:, archived in public) shares no token
  * with the reports of the same machine at a collector; two reports to one
  * endpoint give one name one token, also when the report was consented
@@ -262,14 +311,6 @@ static void tokens_per_endpoint(void **state)
 	consent(&m, http, &again);
 	assert_int_equal(first_token(again.data, t), 1);
 	assert_string_equal(t, th);
-	/* Sent to the collector, then exported: the mail channel's token,
-	 * the use case approved then. */
-	cgfb_buf_free(&again);
-	assert_int_equal(cgfb_consent_again(schema, &sd, &h, "mailto:jdoe@acme.example", NULL,
-					    &again, err, sizeof(err)), 0);
-	assert_int_equal(first_token(again.data, t), 1);
-	assert_string_equal(t, tm);
-	assert_non_null(strstr(again.data, "One VM per cgroup."));
 	/* Closed endpoints, the hour. */
 	assert_non_null(strstr(m.data, "\"endpoint\":\"mail\""));
 	assert_non_null(strstr(h.data, "\"endpoint\":\"https://collector.example/api/v1/reports\""));
@@ -547,6 +588,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(spool_states),
 		cmocka_unit_test(consent_bytes),
+		cmocka_unit_test(one_way),
 		cmocka_unit_test(tokens_per_endpoint),
 		cmocka_unit_test(drafts),
 		cmocka_unit_test(scans_logs),
