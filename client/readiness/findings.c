@@ -157,6 +157,13 @@ int cgfb_check_read_text(struct cgfb_check *c, const char *path, size_t max, str
 	return 0;
 }
 
+int cgfb_check_depth_cut(struct cgfb_check *c, const char *where)
+{
+	if (c->depth_cut++)
+		return 0;
+	return (c->depth_cut_first = strdup(where)) ? 0 : -ENOMEM;
+}
+
 int cgfb_check_unreadable(struct cgfb_check *c, const char *what, int err)
 {
 	return cgfb_check_unreadable_why(c, what, strerror(err > 0 ? err : -err));
@@ -186,6 +193,7 @@ void cgfb_check_free(struct cgfb_check *c)
 	free(c->f);
 	for (unsigned i = 0; i < CGFB_UNREADABLE_MAX; i++)
 		free(c->unreadable_what[i]);
+	free(c->depth_cut_first);
 	free(c->env);
 	memset(c, 0, sizeof(*c));
 }

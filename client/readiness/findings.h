@@ -15,7 +15,8 @@
 
 #define CGFB_WHERE_MAX      5     /* places named per finding; the rest counted */
 #define CGFB_UNREADABLE_MAX 5     /* unreadable places named; the rest counted */
-#define CGFB_CHECK_DEPTH    256   /* the walk's depth, as the snapshot's */
+#define CGFB_CHECK_DEPTH    256   /* levels below a mount point the walk reads,
+                                     as the snapshot's CGFB_TOPO_MAX_DEPTH */
 #define CGFB_DECISIONS_MAX  8     /* deciders asked per finding */
 #define CGFB_OWNED_MAX      64    /* (owner, rule) pairs counted */
 
@@ -60,6 +61,9 @@ struct cgfb_check {
 	unsigned long vanished;           /* removed while walked: not an error */
 	unsigned long unreadable;
 	char *unreadable_what[CGFB_UNREADABLE_MAX];
+	unsigned long depth_cut;          /* cgroups at CGFB_CHECK_DEPTH whose children
+	                                     were not read */
+	char *depth_cut_first;            /* the first of them */
 	unsigned sources;                 /* sources read at all (mountinfo, cmdline, ...) */
 	struct cgfb_env *env;             /* the environment facts */
 	struct cgfb_owned owned[CGFB_OWNED_MAX];
@@ -83,6 +87,8 @@ int cgfb_check_owned(struct cgfb_check *c, const struct cgfb_owner *owner, const
 int cgfb_check_found_kernel(struct cgfb_check *c, const struct cgfb_rule *r, const char *kernel,
 			    const char *where);
 int cgfb_check_unreadable(struct cgfb_check *c, const char *what, int err);
+/* A cgroup at the walk's limit that has children, not read. 0 or -ENOMEM. */
+int cgfb_check_depth_cut(struct cgfb_check *c, const char *where);
 int cgfb_check_unreadable_why(struct cgfb_check *c, const char *what, const char *why);
 /* A configuration file read whole as text into b: 0, or 1 when it could
  * not be read or is no text (a NUL byte), said in c, or -ENOMEM. A file

@@ -72,7 +72,13 @@ enum cgfb_verdict cgfb_check_verdict(const struct cgfb_check *c, const struct cg
 		return CGFB_NOT_CHECKED;
 	if (cgfb_check_breaking(c, t))
 		return CGFB_NOT_READY;
-	if (!c->decided || undecided(c, t))
+	/* A walk that stopped at its depth limit did not read the cgroups
+	 * below: a knob set there would be a finding that may break, so
+	 * nothing can be said READY. It is not a place that refused to be read
+	 * (as a user, much does: those count apart and READY says "in what
+	 * could be read"): root reads no more of it, and a tree that deep is
+	 * made, not met (docs/READINESS.md). */
+	if (!c->decided || undecided(c, t) || c->depth_cut)
 		return CGFB_CANNOT_TELL;
 	return CGFB_READY;
 }
@@ -234,7 +240,8 @@ static void print_verdict(FILE *out, const struct cgfb_check *c, const struct cg
 	case CGFB_CANNOT_TELL:
 		fprintf(out, "CANNOT TELL for %s: %s.\n", t->any ? tt : "the removal of cgroup v1",
 			!c->decided ? "the cgroup mode could not be told (see cgroups: above)"
-				    : "a decider's input could not be read (see 'cannot tell' above)");
+			: undecided(c, t) ? "a decider's input could not be read (see 'cannot tell' above)"
+					  : "cgroups below the depth limit were not read (see above)");
 		break;
 	case CGFB_READY:
 		fprintf(out, "READY for %s: nothing found that breaks%s.\n",
@@ -269,6 +276,10 @@ int cgfb_check_print(FILE *out, const struct cgfb_check *c, const struct cgfb_ta
 		for (unsigned i = 0; i < CGFB_UNREADABLE_MAX && c->unreadable_what[i]; i++)
 			fprintf(out, "  %s\n", c->unreadable_what[i]);
 	}
+	if (c->depth_cut)
+		fprintf(out, "\nStopped %u levels deep: the cgroups below %lu cgroup%s at that depth were "
+			"not read; a knob set there is not known:\n  first: %s\n", CGFB_CHECK_DEPTH,
+			c->depth_cut, c->depth_cut == 1 ? "" : "s", c->depth_cut_first);
 	if (hidden)
 		fprintf(out, "\n%zu finding%s that do%s not break on the target not shown "
 			"(without --target every finding is shown).\n", hidden, hidden == 1 ? "" : "s",
@@ -425,6 +436,20 @@ static json_object *environment_json(const struct cgfb_env *e)
 	return o;
 }
 
+/* Where the walk stopped at its depth limit; null when it never did. */
+static json_object *depth_cut_json(const struct cgfb_check *c)
+{
+	json_object *o;
+
+	if (!c->depth_cut)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "levels", json_object_new_int(CGFB_CHECK_DEPTH));
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)c->depth_cut));
+	json_object_object_add(o, "first", json_object_new_string(c->depth_cut_first));
+	return o;
+}
+
 static json_object *system_json(const struct cgfb_check *c, const char *root)
 {
 	json_object *o = json_object_new_object();
@@ -435,6 +460,7 @@ static json_object *system_json(const struct cgfb_check *c, const char *root)
 	json_object_object_add(o, "systemd", read_or_null(c->env->systemd));
 	json_object_object_add(o, "cgroups_walked", json_object_new_int64((int64_t)c->cgroups));
 	json_object_object_add(o, "vanished", json_object_new_int64((int64_t)c->vanished));
+	json_object_object_add(o, "depth_cut", depth_cut_json(c));
 	json_object_object_add(o, "environment", environment_json(c->env));
 	return o;
 }
@@ -469,7 +495,7 @@ int cgfb_check_print_json(FILE *out, const struct cgfb_check *c, const struct cg
 		json_object_array_add(first, json_object_new_string(c->unreadable_what[i]));
 	json_object_object_add(un, "count", json_object_new_int64((int64_t)c->unreadable));
 	json_object_object_add(un, "first", first);
-	json_object_object_add(doc, "check_version", json_object_new_int(2));
+	json_object_object_add(doc, "check_version", json_object_new_int(3));
 	json_object_object_add(doc, "checked", json_object_new_boolean(c->sources > 0));
 	json_object_object_add(doc, "ready", json_object_new_boolean(v == CGFB_READY));
 	json_object_object_add(doc, "verdict", json_object_new_string(verdicts[v]));

@@ -10,10 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgfb/readfile.h"
 #include "readiness/check.h"
+#include "snapshot/topology.h"
+
+/* --report's snapshot and this walk cut the same tree at the same level. */
+_Static_assert(CGFB_CHECK_DEPTH == CGFB_TOPO_MAX_DEPTH, "the check's depth is the snapshot's");
 
 #define KNOB_MAX    4096          /* a knob file read whole; devices.list can be long */
 #define ROOT_VAL    64
@@ -239,20 +244,56 @@ static int descend(struct walk *w, int dfd, const char *name, uint32_t depth)
 	return rc;
 }
 
-/* dfd is owned: closed here (through its DIR). */
+/* A subdirectory entry of d. Some file systems (a fixture copied anywhere)
+ * say DT_UNKNOWN: then a cgroup's files are told from its children by
+ * lstat, where it matters (at the limit, nothing is entered to tell). */
+static bool subdir(DIR *d, const struct dirent *de, bool ask)
+{
+	struct stat st;
+
+	if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+		return false;
+	if (de->d_type == DT_DIR || !ask)
+		return true;
+	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The cgroup being visited is at the walk's limit: if it has children,
+ * they and all below them are not read, and the check says where (a knob
+ * set there could be what breaks: the verdict cannot be READY). */
+static int at_limit(struct walk *w, DIR *d)
+{
+	struct dirent *de;
+
+	while ((de = readdir(d)))
+		if (subdir(d, de, true))
+			return cgfb_check_depth_cut(w->c, w->path);
+	return 0;
+}
+
+/* dfd is owned: closed here (through its DIR). The limit is the
+ * snapshot's (CGFB_TOPO_MAX_DEPTH): cgroups CGFB_CHECK_DEPTH levels below
+ * the mount point are read, their children are not, so a report made with
+ * --report says "depth_cap" for the same tree exactly when check does. The
+ * descent is by name from the parent's descriptor, never by the joined
+ * path, so no path length limits the depth. */
 static int walk(struct walk *w, int dfd, uint32_t depth)
 {
 	struct dirent *de;
 	DIR *d;
 	int rc = visit(w, dfd, depth);
 
-	if (rc || depth + 1 >= CGFB_CHECK_DEPTH || !(d = fdopendir(dfd))) {
+	if (rc || !(d = fdopendir(dfd))) {
 		close(dfd);
 		return rc;
 	}
+	if (depth >= CGFB_CHECK_DEPTH) {
+		rc = at_limit(w, d);
+		closedir(d);
+		return rc;
+	}
 	while (!rc && (de = readdir(d))) {
-		/* Some file systems (a fixture copied anywhere) say DT_UNKNOWN. */
-		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || de->d_name[0] == '.')
+		if (!subdir(d, de, false))
 			continue;
 		if (w->o->enter_hook)
 			w->o->enter_hook(w->o->hook_arg, dirfd(d), de->d_name);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -17,6 +18,9 @@
 #include "readiness/output.h"
 #include "readiness/rules.h"
 #include "readiness/version.h"
+#include "privacy/allowlist.h"
+#include "privacy/anon.h"
+#include "snapshot/topology.h"
 
 static void versions(void **state)
 {
@@ -377,6 +381,151 @@ static void nothing_readable(void **state)
 	cgfb_rules_free(&rs);
 }
 
+/* --- a tree deeper than the walk goes ---------------------------------------- */
+
+#define DEEP (CGFB_CHECK_DEPTH + 1)     /* levels below the mount point */
+
+/* A memory v1 hierarchy at /run/mem on a unified host (the target keeps
+ * memory v1), DEEP levels of cgroups "d" below it, made by name from each
+ * parent's descriptor as the walk reads them. A knob set at the deepest
+ * level the walk reads, and one set below it. */
+static int make_deep(void **state)
+{
+	char path[600];
+	int fd;
+
+	snprintf(root, sizeof(root), "/tmp/cgfb-readiness.XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
+	put("proc/self/mountinfo",
+	    "29 23 0:25 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
+	    "30 23 0:26 / /run/mem rw,relatime - cgroup cgroup rw,memory\n");
+	put("proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
+	put("proc/cmdline", "BOOT_IMAGE=/vmlinuz ro\n");
+	put("run/mem/memory.soft_limit_in_bytes", "9223372036854771712\n");
+	snprintf(path, sizeof(path), "%s/run/mem", root);
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY)) < 0)
+		return -1;
+	for (int depth = 1; depth <= DEEP; depth++) {
+		int next;
+
+		if (mkdirat(fd, "d", 0755) || (next = openat(fd, "d", O_RDONLY | O_DIRECTORY)) < 0) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		fd = next;
+		if (depth >= CGFB_CHECK_DEPTH) {
+			int k = openat(fd, "memory.soft_limit_in_bytes", O_WRONLY | O_CREAT, 0644);
+
+			if (k < 0 || write(k, depth == DEEP ? "2048\n" : "1024\n", 5) != 5)
+				return -1;
+			close(k);
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* The walk stops CGFB_CHECK_DEPTH levels below the mount point, as the
+ * snapshot does, and says so: where (text, --json) and in the verdict,
+ * which cannot be READY when a knob below could be what breaks. The report
+ * --report makes carries the snapshot's cut, "depth_cap": the same tree cut
+ * at the same level (closed vocabulary, no path). */
+static void deeper_than_the_walk(void **state)
+{
+	const struct cgfb_target t = { 0 };
+	struct cgfb_target deb12;
+	const struct cgfb_finding *f;
+	struct cgfb_rules rs;
+	struct cgfb_check c;
+	static char buf[1 << 18];
+	char err[256], first[600], *p = first;
+	json_object *doc, *sys, *cut, *v;
+	FILE *mem;
+
+	assert_int_equal(cgfb_target_parse("debian=12", &deb12, err, sizeof(err)), 0);
+	run_check(&rs, &c);
+	assert_int_equal(cgfb_decide(&c, &deb12), 0);
+	assert_int_equal(c.cgroups, CGFB_CHECK_DEPTH + 1);           /* the root and 256 below */
+	p += snprintf(first, sizeof(first), "%s/run/mem", root);
+	for (int i = 0; i < CGFB_CHECK_DEPTH; i++)
+		p += snprintf(p, sizeof(first) - (size_t)(p - first), "/d");
+	assert_int_equal(c.depth_cut, 1);
+	assert_string_equal(c.depth_cut_first, first);
+	/* The knob at the last level read is found, the one below is not. */
+	assert_non_null(f = finding(&c, "knob-soft-limit"));
+	assert_int_equal(f->count, 1);
+	assert_non_null(strstr(f->where[0], "/d/d: memory.soft_limit_in_bytes = 1024"));
+	/* Nothing read breaks on the target: what is below decides. */
+	assert_int_equal(cgfb_check_breaking(&c, &deb12), 0);
+	assert_int_equal(cgfb_check_verdict(&c, &deb12), CGFB_CANNOT_TELL);
+	assert_non_null(mem = fmemopen(buf, sizeof(buf), "w"));
+	assert_int_equal(cgfb_check_print(mem, &c, &deb12, root), 0);
+	fclose(mem);
+	snprintf(err, sizeof(err), "\nStopped %d levels deep: the cgroups below 1 cgroup at that "
+		 "depth were not read; a knob set there is not known:\n  first: %s/run/mem/d/d/",
+		 CGFB_CHECK_DEPTH, root);
+	assert_non_null(strstr(buf, err));
+	assert_non_null(strstr(buf, "CANNOT TELL for debian=12: cgroups below the depth limit were not read"));
+	assert_null(strstr(buf, "READY for"));
+	assert_non_null(mem = fmemopen(buf, sizeof(buf), "w"));
+	assert_int_equal(cgfb_check_print_json(mem, &c, &deb12, root), 0);
+	fclose(mem);
+	assert_non_null(doc = json_tokener_parse(buf));
+	assert_true(json_object_object_get_ex(doc, "check_version", &v));
+	assert_int_equal(json_object_get_int(v), 3);
+	assert_true(json_object_object_get_ex(doc, "verdict", &v));
+	assert_string_equal(json_object_get_string(v), "cannot_tell");
+	assert_true(json_object_object_get_ex(doc, "system", &sys));
+	assert_true(json_object_object_get_ex(sys, "depth_cut", &cut));
+	assert_true(json_object_object_get_ex(cut, "levels", &v));
+	assert_int_equal(json_object_get_int(v), CGFB_CHECK_DEPTH);
+	assert_true(json_object_object_get_ex(cut, "count", &v));
+	assert_int_equal(json_object_get_int(v), 1);
+	assert_true(json_object_object_get_ex(cut, "first", &v));
+	assert_string_equal(json_object_get_string(v), first);
+	json_object_put(doc);
+	/* Without a target the knobs break at the kernel: NOT READY still wins. */
+	assert_int_equal(cgfb_decide(&c, &t), 0);
+	assert_int_equal(cgfb_check_verdict(&c, &t), CGFB_NOT_READY);
+	cgfb_check_free(&c);
+	cgfb_rules_free(&rs);
+}
+
+/* What --report carries of it: the report writer's snapshot of the same
+ * hierarchy is cut at the same level ("cut": {"reason": "depth_cap"}). */
+static void deeper_than_the_snapshot(void **state)
+{
+	static const uint8_t key[CGFB_SECRET_LEN] = { 1 };
+	struct cgfb_allowlist *al = NULL;
+	struct cgfb_anon *anon = NULL;
+	struct cgfb_mounts ms = { 0 };
+	struct cgfb_topology tp;
+	struct cgfb_rules rs;
+	struct cgfb_check c;
+	char mi[256], err[256];
+
+	run_check(&rs, &c);
+	snprintf(mi, sizeof(mi), "30 23 0:26 / /run/mem rw,relatime - cgroup cgroup rw,memory\n");
+	assert_int_equal(cgfb_mountinfo_parse(mi, strlen(mi), root, &ms), 0);
+	assert_true(cgfb_allowlist_load(&al, NULL, err, sizeof(err)) >= 0);
+	assert_int_equal(cgfb_anon_new(key, al, &anon), 0);
+	assert_int_equal(cgfb_topology_walk(&ms, anon, NULL, &tp), 0);
+	assert_int_equal(tp.n, 1);
+	assert_true(tp.h[0].depth_capped);
+	assert_int_equal(tp.h[0].depth_omitted, 1);
+	assert_int_equal(tp.h[0].max_depth, CGFB_CHECK_DEPTH);
+	assert_int_equal(tp.h[0].total, c.cgroups);
+	assert_int_equal(c.depth_cut, 1);
+	cgfb_topology_free(&tp);
+	cgfb_anon_free(anon);
+	cgfb_allowlist_free(al);
+	cgfb_mounts_free(&ms);
+	cgfb_check_free(&c);
+	cgfb_rules_free(&rs);
+}
+
 /* --- what the deciders read, read as their programs read it --------------- */
 
 static void unput(const char *rel)
@@ -498,6 +647,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(probes, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(tree_changes_while_walked, make_tree, remove_tree),
 		cmocka_unit_test(nothing_readable),
+		cmocka_unit_test_setup_teardown(deeper_than_the_walk, make_deep, remove_tree),
+		cmocka_unit_test_setup_teardown(deeper_than_the_snapshot, make_deep, remove_tree),
 		cmocka_unit_test_setup_teardown(kubelet_configuration, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(boot_configuration, make_tree, remove_tree),
 	};
