@@ -161,7 +161,7 @@ int cgfb_check_depth_cut(struct cgfb_check *c, const char *where)
 {
 	if (c->depth_cut++)
 		return 0;
-	return (c->depth_cut_first = strdup(where)) ? 0 : -ENOMEM;
+	return (c->depth_cut_first = escaped(strdup(where))) ? 0 : -ENOMEM;
 }
 
 int cgfb_check_unreadable(struct cgfb_check *c, const char *what, int err)

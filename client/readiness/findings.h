@@ -63,7 +63,7 @@ struct cgfb_check {
 	char *unreadable_what[CGFB_UNREADABLE_MAX];
 	unsigned long depth_cut;          /* cgroups at CGFB_CHECK_DEPTH whose children
 	                                     were not read */
-	char *depth_cut_first;            /* the first of them */
+	char *depth_cut_first;            /* the first of them, escaped (cgfb/utf8.h) */
 	unsigned sources;                 /* sources read at all (mountinfo, cmdline, ...) */
 	struct cgfb_env *env;             /* the environment facts */
 	struct cgfb_owned owned[CGFB_OWNED_MAX];
