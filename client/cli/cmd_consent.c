@@ -16,6 +16,7 @@
 #include "cli/review.h"
 #include "consent/consent.h"
 #include "consent/draft.h"
+#include "consent/names.h"
 #include "consent/notify.h"
 #include "privacy/redact.h"
 #include "privacy/where.h"
@@ -89,15 +90,16 @@ static void log_finding(const char *what, const char *text, const struct cgfb_fi
  * them: nobody is there to look. What the administrator was shown in a
  * review and kept for this very text (the draft remembers) is theirs to
  * send. Returns the text to use (maybe new). */
-static char *unattended_secrets(struct report_cmd *c, struct cgfb_draft *d, const char *field,
-				char *text, const char *what, bool *bad)
+static char *unattended_secrets(struct report_cmd *c, const char *id, struct cgfb_draft *d,
+				const char *field, char *text, const char *what, bool *bad)
 {
 	struct cgfb_finding f[CGFB_REDACT_MAX_FINDINGS];
+	const char *texts[1] = { text };
 	struct cgfb_local_names ln;
 	size_t n;
 	char *now;
 
-	cgfb_local_names_load(&ln, NULL, NULL);
+	cgfb_consent_names(&ln, &c->sd, &c->spool, id, texts, 1);
 	n = cgfb_draft_unkept(d, field, text, f,
 			      cgfb_find_secrets(text, &ln, f, CGFB_REDACT_MAX_FINDINGS));
 	cgfb_local_names_free(&ln);
@@ -126,7 +128,7 @@ static char *unattended_secrets(struct report_cmd *c, struct cgfb_draft *d, cons
  * a review that ended before its secret check, or given by the options,
  * leaves only as the administrator saw it or redacted. -EINVAL when one
  * is refused; 1 when --redact changed one. */
-static int draft_secrets(struct report_cmd *c, struct cgfb_draft *d)
+static int draft_secrets(struct report_cmd *c, const char *id, struct cgfb_draft *d)
 {
 	char field[CGFB_CONFIG_STR_MAX], what[CGFB_CONFIG_STR_MAX];
 	bool bad = false, changed = false;
@@ -134,18 +136,19 @@ static int draft_secrets(struct report_cmd *c, struct cgfb_draft *d)
 
 	if (d->text) {
 		before = d->text;
-		d->text = unattended_secrets(c, d, "use_case", d->text, "the use case", &bad);
+		d->text = unattended_secrets(c, id, d, "use_case", d->text, "the use case", &bad);
 		changed |= d->text != before;
 	}
 	if (d->message) {
 		before = d->message;
-		d->message = unattended_secrets(c, d, "message", d->message, "the message", &bad);
+		d->message = unattended_secrets(c, id, d, "message", d->message, "the message",
+						&bad);
 		changed |= d->message != before;
 	}
 	for (size_t i = 0; i < d->n; i++) {
 		before = d->values[i];
 		snprintf(what, sizeof(what), "the answer %s", d->keys[i]);
-		d->values[i] = unattended_secrets(c, d, cgfb_draft_answer_field(field, sizeof(field),
+		d->values[i] = unattended_secrets(c, id, d, cgfb_draft_answer_field(field, sizeof(field),
 										  d->keys[i]),
 						  d->values[i], what, &bad);
 		changed |= d->values[i] != before;
@@ -209,7 +212,7 @@ static int options_into_draft(struct report_cmd *c, struct cgfb_draft *d,
 			 strerror(-rc));
 		return rc;
 	}
-	rc = draft_secrets(c, d);
+	rc = draft_secrets(c, id, d);
 	if (rc < 0)
 		return rc;
 	if (!changed && rc == 0)
@@ -223,7 +226,8 @@ static int options_into_draft(struct report_cmd *c, struct cgfb_draft *d,
 
 /* The configured use-case-file into d->text, checked like any unattended
  * text; with redact, every finding in it is replaced whatever the options. */
-static int configured_use_case(struct report_cmd *c, struct cgfb_draft *d, bool redact)
+static int configured_use_case(struct report_cmd *c, const char *id, struct cgfb_draft *d,
+			       bool redact)
 {
 	const bool was = c->redact;
 	bool bad = false;
@@ -232,7 +236,7 @@ static int configured_use_case(struct report_cmd *c, struct cgfb_draft *d, bool 
 	if (!text)
 		return -EINVAL;
 	c->redact |= redact;
-	d->text = unattended_secrets(c, d, "use_case", text, "the configured use-case-file",
+	d->text = unattended_secrets(c, id, d, "use_case", text, "the configured use-case-file",
 				     &bad);
 	c->redact = was;
 	return bad ? -EINVAL : 0;
@@ -285,7 +289,7 @@ int report_cmd_auto_consent(struct report_cmd *c, struct cgfb_spool_entry *e,
 	 * can write the spool can leave a draft there. So the configured
 	 * use-case-file alone is sent, every finding in it replaced; the
 	 * draft's use case, answers, message and kept list are not read. */
-	rc = c->config.use_case_file[0] ? configured_use_case(c, &d, true) : 0;
+	rc = c->config.use_case_file[0] ? configured_use_case(c, e->id, &d, true) : 0;
 	if (rc == 0)
 		rc = consent_with(c, e, &d, endpoint);
 	cgfb_draft_free(&d);
@@ -306,7 +310,7 @@ int report_cmd_unattended_consent(struct report_cmd *c, struct cgfb_spool_entry 
 		rc = options_into_draft(c, &d, e);
 	/* A report with no use case in its draft nor the options. */
 	if (rc >= 0 && !d.text && c->config.use_case_file[0])
-		rc = configured_use_case(c, &d, false);
+		rc = configured_use_case(c, e->id, &d, false);
 	if (rc >= 0)
 		rc = consent_with(c, e, &d, endpoint);
 	cgfb_draft_free(&d);

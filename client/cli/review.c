@@ -22,6 +22,7 @@
 #include "consent/consent.h"
 #include "consent/destination.h"
 #include "consent/draft.h"
+#include "consent/names.h"
 #include "deliver/mailout.h"
 #include "consent/notify.h"
 #include "privacy/redact.h"
@@ -584,8 +585,11 @@ static void redact_answers(const struct cgfb_review_ctx *rc, struct cgfb_draft *
 	struct cgfb_local_names ln;
 	struct secret_check sc = { .rc = rc, .ln = &ln, .d = d };
 	char field[CGFB_CONFIG_STR_MAX], what[CGFB_CONFIG_STR_MAX];
+	const char *texts[2 + CGFB_DRAFT_ANSWERS_MAX] = { d->text, d->message };
 
-	cgfb_local_names_load(&ln, NULL, NULL);
+	for (size_t i = 0; i < d->n; i++)
+		texts[2 + i] = d->values[i];
+	cgfb_consent_names(&ln, rc->sd, rc->spool, id, texts, 2 + d->n);
 	d->text = check_secrets(&sc, "use_case", "the use case", d->text);
 	d->message = check_secrets(&sc, "message", "your wording of the message", d->message);
 	for (size_t i = 0; i < d->n; i++) {

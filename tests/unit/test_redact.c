@@ -12,6 +12,9 @@
 #include "privacy/allowlist.h"
 #include "privacy/normalise.h"
 #include "privacy/redact.h"
+#include "privacy/anon.h"
+#include "privacy/rekey.h"
+#include "privacy/reported.h"
 
 static void expect_kinds(const char *text, const struct cgfb_local_names *ln,
 			 const char *want_redacted)
@@ -533,6 +536,58 @@ static void held_out(void **state)
 	cgfb_local_names_free(&ln);
 }
 
+/* A cgroup the report tokenised at warning time and gone by review time
+ * is not in the live tree: its name in the use case is found because the
+ * report carries its token (issue 40), under the snapshot's key and, for
+ * a report consented for an endpoint, under that endpoint's. */
+static void names_the_report_carries(void **state)
+{
+	static const uint8_t key[CGFB_SECRET_LEN] = { 7, 1, 2, 3 };
+	const char *text = "Jobs ran in ledger-gone. Nothing in acmedb or system.slice: ledger-gone,";
+	struct cgfb_local_names ln = { 0 };
+	struct cgfb_finding f[8];
+	struct cgfb_allowlist *al = NULL;
+	struct cgfb_anon *a = NULL;
+	struct cgfb_rekey *rk = NULL;
+	char tok[CGFB_ANON_MAX], report[256], err[256];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(cgfb_allowlist_load(&al, NULL, err, sizeof(err)), 0);
+	assert_int_equal(cgfb_anon_new(key, al, &a), 0);
+	cgfb_anon_token(a, "ledger-gone", strlen("ledger-gone"), tok);
+	snprintf(report, sizeof(report), "{\"name\":\"%s\",\"other\":\"h:0123456789ab\"}", tok);
+	/* Without the report: the live tree has no such cgroup. */
+	n = cgfb_find_secrets(text, &ln, f, 8);
+	for (size_t i = 0; i < n; i++)
+		assert_int_not_equal(f[i].kind, CGFB_SECRET_CGROUP);
+	assert_int_equal(cgfb_local_names_add_reported(&ln, text, report, strlen(report), key, NULL), 2);
+	n = cgfb_find_secrets(text, &ln, f, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(f[0].kind, CGFB_SECRET_CGROUP);
+	assert_int_equal(f[0].start, strlen("Jobs ran in "));
+	assert_int_equal(f[0].len, strlen("ledger-gone"));
+	cgfb_local_names_free(&ln);
+	/* Consented for the mail channel: the token the report carries is
+	 * the endpoint's; found with the endpoint, not without. */
+	assert_int_equal(cgfb_rekey_new(key, "mail", &rk), 0);
+	cgfb_rekey_hex(rk, tok + 2, true);
+	snprintf(report, sizeof(report), "{\"name\":\"%s\"}", tok);
+	memset(&ln, 0, sizeof(ln));
+	assert_int_equal(cgfb_local_names_add_reported(&ln, text, report, strlen(report), key, NULL), 0);
+	assert_int_equal(cgfb_local_names_add_reported(&ln, text, report, strlen(report), key, "mail"), 2);
+	cgfb_local_names_free(&ln);
+	/* A token inside a longer run of hex digits is no token. */
+	cgfb_anon_token(a, "ledger-gone", strlen("ledger-gone"), tok);
+	snprintf(report, sizeof(report), "{\"name\":\"%sff\"}", tok);
+	memset(&ln, 0, sizeof(ln));
+	assert_int_equal(cgfb_local_names_add_reported(&ln, text, report, strlen(report), key, NULL), 0);
+	cgfb_local_names_free(&ln);
+	cgfb_rekey_free(rk);
+	cgfb_anon_free(a);
+	cgfb_allowlist_free(al);
+}
+
 static void loads_local_names(void **state)
 {
 	struct cgfb_local_names ln;
@@ -580,6 +635,7 @@ int main(void)
 		cmocka_unit_test(finds_secrets),
 		cmocka_unit_test(hostile_use_cases),
 		cmocka_unit_test(loads_local_names),
+		cmocka_unit_test(names_the_report_carries),
 		cmocka_unit_test(invisible_and_lookalike),
 		cmocka_unit_test(normalises),
 		cmocka_unit_test(new_shapes),
