@@ -62,7 +62,8 @@ PLANTED = {
     "mem_cgroup_frob_events_write": ("two call sites", "memory.frob_events is deprecated. Contact "
         "cgroups@vger.kernel.org.", []),
     "mem_cgroup_frob_swap_write": ("%s comm, %d pid", "kworker/u8:1 (4711): memory.frob_swap is "
-        "obsolete and will be removed", ["%s (%d): memory.frob_swap is obsolete and will be removed"]),
+        "obsolete and will be removed", ["%s (%d): memory.frob_swap is obsolete and will be removed",
+        "a seventeen-byte! (4711): memory.frob_swap is obsolete and will be removed"]),
     "mem_cgroup_frob_escape_write": ("escapes", 'memory.frob_"esc" \\ AA is deprecated.',
         ['memory.frob_\\"esc\\" \\\\ \\x41\\101 is deprecated.']),
     "mem_cgroup_frob_space_write": ("trailing spaces, printk KERN_NOTICE",
