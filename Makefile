@@ -66,7 +66,7 @@ LIB_SRC    := $(wildcard lib/*.c)
 MAINS      := client/cli/main.c client/watch/main.c client/reporter/main.c
 CLIENT_SRC := $(filter-out $(MAINS),$(wildcard client/*/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o $(BUILD)/schema_blob.o
-CLIENT_BLOBS := $(BUILD)/allowlist_blob.o $(BUILD)/readiness_blob.o
+CLIENT_BLOBS := $(BUILD)/allowlist_blob.o $(BUILD)/readiness_blob.o $(BUILD)/kernels_blob.o
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -131,6 +131,9 @@ $(BUILD)/readiness_blob.c: data/readiness.json tools/embed.sh
 $(BUILD)/allowlist_blob.c: data/allowlist.json tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh cgfb_allowlist_json $< > $@
+$(BUILD)/kernels_blob.c: data/kernels.json tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh cgfb_kernels_json $< > $@
 
 # The collector's dashboard: page, script and style, served from memory.
 $(BUILD)/dash_html_blob.c: server-stub/dashboard/index.html tools/embed.sh

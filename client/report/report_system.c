@@ -16,33 +16,6 @@ static json_object *pair(const char *k1, const char *v1, const char *k2, const c
 	return o;
 }
 
-void cgfb_report_release(const struct cgfb_schema *schema, const char *release, char out[65])
-{
-	unsigned major, minor, patch, rc;
-	int n = 0;
-
-	if (cgfb_schema_check_word(schema, "kernel_release", release) == 0) {
-		snprintf(out, 65, "%s", release);
-		return;
-	}
-	/* The upstream part is public; whatever a local build appended to it
-	 * (-acmedb01-build, +, a user name) is not. */
-	if (sscanf(release, "%u.%u%n", &major, &minor, &n) == 2) {
-		int len = snprintf(out, 65, "%u.%u", major, minor);
-		const char *p = release + n;
-
-		if (sscanf(p, ".%u%n", &patch, &n) == 1) {
-			len += snprintf(out + len, 65 - (size_t)len, ".%u", patch);
-			p += n;
-		}
-		if (sscanf(p, "-rc%u%n", &rc, &n) == 1)
-			len += snprintf(out + len, 65 - (size_t)len, "-rc%u", rc);
-		snprintf(out + len, 65 - (size_t)len, "-custom");
-	}
-	if (n == 0 || cgfb_schema_check_word(schema, "kernel_release", out) != 0)
-		snprintf(out, 65, "0.0-custom");
-}
-
 /* Whether the schema's cmdline definition takes value for key. */
 static bool cmdline_ok(const struct cgfb_schema *schema, const char *key, const char *value)
 {

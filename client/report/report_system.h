@@ -1,7 +1,8 @@
 /* The system member of a report, from the profile and the cgroup mode.
  * Every value is one the schema's vocabularies accept (kernel_release,
  * distro_id, distro_version, cmdline): a kernel with a local version
- * suffix is "<upstream>-custom", anything else unknown "other". */
+ * suffix is "<upstream>-custom", anything else unknown "other"; a build
+ * number data/kernels.json does not list as published is "N" (release.c). */
 #ifndef CGFB_REPORT_SYSTEM_H
 #define CGFB_REPORT_SYSTEM_H
 

@@ -279,6 +279,28 @@ assert sys.argv[3] not in json.dumps(r), "this machine's kernel in it"
 subprocess.run([sys.argv[2], files[0]], check=True, stdout=subprocess.DEVNULL)
 EOP
 
+# A locally rebuilt kernel in a distribution's shape (Debian never published
+# ABI 1337): the report and the e-mail's Subject carry 6.1.0-N-amd64, not
+# the number that would single the machine out (PRIVACY.md, kernel release).
+sed 's/4\.19\.0-27-amd64/6.1.0-1337-amd64/g' "$T_TMP/other-kern.log" > "$T_TMP/rebuilt-kern.log"
+RR=$T_TMP/kstate
+"$CGFB" --config "$T_TMP/rconf" scan --report --state-dir "$RR" --cgroup-root "$FX/root" \
+	--mountinfo "$FX/mountinfo" "$T_TMP/rebuilt-kern.log" > /dev/null 2>&1
+rid=$(basename "$(ls "$RR"/reports/*.json | head -n 1)" .json)
+printf 'One database per cgroup.\n' > "$T_TMP/ruc"
+"$CGFB" --config "$T_TMP/rconf" export --yes --state-dir "$RR" --email --use-case-file "$T_TMP/ruc" \
+	-o "$T_TMP/rebuilt.eml" "$rid" > /dev/null 2>&1
+check "a rebuilt kernel's invented ABI: report and Subject say 6.1.0-N-amd64, 1337 nowhere" \
+	python3 - "$RR/reports/$rid.json" "$T_TMP/rebuilt.eml" <<'EOP'
+import email, email.policy, json, sys
+r = json.load(open(sys.argv[1]))
+assert r["system"]["kernel"]["release"] == "6.1.0-N-amd64", r["system"]["kernel"]
+raw = open(sys.argv[2], "rb").read()
+msg = email.message_from_bytes(raw, policy=email.policy.default)
+assert "(6.1.0-N-amd64)" in msg["Subject"], msg["Subject"]
+assert b"1337" not in raw and "1337" not in json.dumps(r), "the invented ABI is in it"
+EOP
+
 # A syslog file proves no "kernel:" line the kernel's (logger -t kernel
 # writes the same): scan shows it as not proven, scan --report makes no
 # report of it (exit 2, said), and does with --trust-file.
