@@ -82,7 +82,9 @@ static void run_job(struct writer *w, struct job *j, const char *now)
 		j->result = store_put(w->store, j->meta, j->body, j->len, hour, j->via,
 				      &j->receipt);
 	else
-		j->result = store_delete(w->store, j->id, j->token, now);
+		/* A withdrawal's time is kept as coarse as a receipt's: to the
+		 * minute it would date the administrator's action. */
+		j->result = store_delete(w->store, j->id, j->token, hour);
 }
 
 /* A batch that lost a deadlock against another collector's batch on the

@@ -174,6 +174,8 @@ expect_eq "DELETE again: 404" "$(req DELETE "/api/v1/reports/$id1" -H "X-Deletio
 expect_eq "a late retry of the deleted report: 410, not stored again" "$(post "$R/1.json")" 410
 expect_eq "DELETE with Authorization: Bearer: 200" "$(req DELETE "/api/v1/reports/$id2" -H "Authorization: Bearer $(cat "$R/2.token")")" 200
 expect_eq "38 rows after two deletions" "$(rows "$DB")" 38
+expect_eq "...their withdrawal times kept to the hour, as receipts" \
+	"$(sql "$DB" "select count(*) from withdrawn where at not like '%:00:00Z'")" 0
 # The id stays (as withdrawn, for the 410, with the hash of the token it
 # was withdrawn with); the report's row must not, once the checkpointer
 # has copied the overwritten pages back (secure_delete): its SHA-256, in
