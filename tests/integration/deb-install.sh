@@ -53,14 +53,15 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- the packages ----------------------------------------------------------------
-say "make deb"
-# In a private directory: other checkouts' or runs' `make deb` must not collide.
+say "make deb (tests/tools/debs.sh)"
+# `make deb` once per source state: the system test (tests/system/run.sh)
+# needs the same .debs, and tests/tools/debs.sh builds them in a private
+# directory, or reuses those built from identical sources.
 PKGW=$T_TMP/pkg
-DEB_BUILD_OPTIONS=nocheck timeout 900 make -s --no-print-directory deb BUILD="$BUILD" PKG_WORK="$PKGW" \
-	>"$T_TMP/deb.log" 2>&1
+BUILD="$BUILD" sh tests/tools/debs.sh "$PKGW/deb" 2>"$T_TMP/deb.log"
 st=$?
-check "make deb (dpkg-buildpackage -us -uc -b)" [ $st -eq 0 ]
-[ $st -eq 0 ] || tail -n 30 "$T_TMP/deb.log" | sed 's/^/# /'
+sed 's/^# /# deb-install: /' "$T_TMP/deb.log"
+check "make deb (dpkg-buildpackage -us -uc -b), built now or by another job from identical sources" [ $st -eq 0 ]
 DEB=$(ls "$PKGW"/deb/cgroup-feedback_*.deb 2>/dev/null | head -n 1)
 SDEB=$(ls "$PKGW"/deb/cgroup-feedback-server_*.deb 2>/dev/null | head -n 1)
 check "binary package cgroup-feedback" [ -f "$DEB" ]

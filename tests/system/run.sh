@@ -15,6 +15,7 @@
 #        CGFB_SYSTEM_SMP      guest CPUs (default 2)
 #        CGFB_SYSTEM_TIMEOUT  seconds the guest may take, both boots (default 1500)
 #        CGFB_SYSTEM_DEBS     a directory with the two .debs to use instead of `make deb`
+#                             (else tests/tools/debs.sh: built once per source state)
 #        CGFB_QEMU_KEEP=1     keep the work directory (logs, the guest's evidence)
 #
 # Three serial ports: ttyS0 the console, ttyS1 the guest's TAP lines, ttyS2
@@ -116,11 +117,13 @@ if [ -n "${CGFB_SYSTEM_DEBS:-}" ]; then
 	cp "$CGFB_SYSTEM_DEBS"/cgroup-feedback_*.deb "$CGFB_SYSTEM_DEBS"/cgroup-feedback-server_*.deb \
 		"$payload/debs/" || die "no .debs in $CGFB_SYSTEM_DEBS"
 else
-	say "make deb"
-	(cd "$top" && DEB_BUILD_OPTIONS=nocheck timeout 1200 make -s --no-print-directory deb \
-		BUILD="$BUILD" PKG_WORK="$work/pkg") >"$work/deb.log" 2>&1 ||
-		{ tail -n 20 "$work/deb.log" | sed 's/^/#   /' >&2; die "make deb failed"; }
-	cp "$work"/pkg/deb/cgroup-feedback_*.deb "$work"/pkg/deb/cgroup-feedback-server_*.deb \
+	# Built once per source state, shared with the deb-install job.
+	say "make deb (tests/tools/debs.sh)"
+	(cd "$top" && BUILD="$BUILD" sh tests/tools/debs.sh "$work/pkg") 2>"$work/deb.log"
+	st=$?
+	sed 's/^# /#   /' "$work/deb.log" >&2
+	[ $st -eq 0 ] || die "make deb failed"
+	cp "$work"/pkg/cgroup-feedback_*.deb "$work"/pkg/cgroup-feedback-server_*.deb \
 		"$payload/debs/" || die "make deb made no .debs"
 	rm -rf "$work/pkg"
 fi
