@@ -56,11 +56,6 @@ static int api_fold(void *ud)
 	return w ? writer_fold(w) : 0;
 }
 
-static int unhex_digit(char c)
-{
-	return c >= 'a' ? c - 'a' + 10 : c - '0';
-}
-
 /* The published numbers' rules. The noise's key is one the store keeps
  * (store_secret), made here from getrandom(2) when it has none: every
  * collector sharing the database, and this one after a restart, draws
@@ -86,16 +81,13 @@ static int policy_init(struct api *a, const struct server_opts *o, struct store 
 	explicit_bzero(fresh, sizeof(fresh));
 	rc = store_secret(s, "summary-noise", cand, kept);
 	explicit_bzero(cand, sizeof(cand));
-	if (rc == 0 && strspn(kept, "0123456789abcdef") != STORE_SECRET_HEX)
+	if (rc == 0 && cgfb_unhex(kept, a->policy.key, NOISE_KEY_LEN) < 0)
 		rc = -EBADMSG;
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "%s: the public summary's noise key cannot be read or kept: %s",
 			 o->db_path, strerror(-rc));
 		return rc;
 	}
-	for (size_t i = 0; i < NOISE_KEY_LEN; i++)
-		a->policy.key[i] = (unsigned char)(unhex_digit(kept[2 * i]) << 4 |
-						   unhex_digit(kept[2 * i + 1]));
 	explicit_bzero(kept, sizeof(kept));
 	return 0;
 }

@@ -7,8 +7,6 @@
 #include "cgfb/hex.h"
 #include "detect/handoff.h"
 
-static const char hexdigits[] = "0123456789abcdef";
-
 static json_object *hex_string(const char *s, size_t len)
 {
 	char buf[2 * CGFB_DETECTION_TEXT_MAX + 1];
@@ -24,15 +22,8 @@ static int unhex(const char *h, char *out, size_t outsz, size_t *len)
 {
 	const size_t n = strlen(h);
 
-	if (n % 2 || n / 2 >= outsz)
+	if (n % 2 || n / 2 >= outsz || cgfb_unhex(h, out, n / 2) < 0)
 		return -EINVAL;
-	for (size_t i = 0; i < n / 2; i++) {
-		const char *a = strchr(hexdigits, h[2 * i]), *b = strchr(hexdigits, h[2 * i + 1]);
-
-		if (!a || !b || !*a || !*b)
-			return -EINVAL;
-		out[i] = (char)((a - hexdigits) << 4 | (b - hexdigits));
-	}
 	out[n / 2] = '\0';
 	*len = n / 2;
 	return 0;
