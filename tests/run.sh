@@ -133,7 +133,7 @@ PG_SCRIPTS="server-api server-attack server-dashboard server-e2e server-edges se
 server-import server-log"
 # Scripts that test the sources or build packages from them, not $BUILD's
 # programs: once, on the first build.
-ONCE="layers deb-install rpm-build purge"
+ONCE="layers deb-install rpm-build purge kernels-sync"
 # Scripts that install packages or boot a machine: the system tier.
 SYSTEM_SCRIPTS="deb-install rpm-build"
 
