@@ -70,8 +70,11 @@ PLANTED = {
         "memory.frob_space is deprecated and will be removed  ", []),
     "cgroup1_frob_mount": ("pr_fmt from a local header", "cgroup: the frob mount option is "
         "deprecated and will be removed", ["the frob mount option is deprecated and will be removed"]),
-    "cgroup1_frob_param": ("invalfc, no pr_fmt", "frob_v1 is obsolete, mount cgroup2 instead",
-        ["cgroup: frob_v1 is obsolete, mount cgroup2 instead"]),
+    "cgroup1_frob_param": ("invalfc: no pr_fmt, logfc's file system type prefix",
+        "cpuset: frob_v1 is obsolete, mount cgroup2 instead",
+        ["frob_v1 is obsolete, mount cgroup2 instead", "nfs: frob_v1 is obsolete, mount cgroup2 instead"]),
+    "cgroup1_frob_warn": ("warnfc: the type's name, then a comm capture",
+        "cgroup2: frob_v2 used by kworker/0:1 is deprecated", []),
     "cpuset_write_u64": ("cftype alternation", "cgroup: cpuset.frob_spread_b is obsolete and will be "
         "removed", ["cgroup: cpuset.frob_relax_level is obsolete and will be removed",
         "cgroup: cpuset.%s is obsolete and will be removed"]),
@@ -116,6 +119,12 @@ say(e and e["message"].endswith("removed  ") and e["level"] == 5 and e["once"] i
 e = proposed("blkcg_frob_weight_write")
 say(e and e.get("warn_block") is True and e["once"] is True and e["level"] == 4,
     "WARN_ONCE: a warn block, once, level 4")
+e = proposed("cgroup1_frob_warn")
+say(e and e["level"] == 4 and e.get("fields") == {"comm": 2}
+    and subprocess.run(["sed", "-E", "s/%s/\\%d/" % (e["regex"], e["fields"]["comm"])],
+                       input=b"cgroup: frob_v2 used by kworker/0:1 is deprecated",
+                       capture_output=True).stdout == b"kworker/0:1",
+    "warnfc: level 4, comm is group 2 (the type's alternation is group 1)")
 e = proposed("cgroup1_frob_mount")
 say(e and e["level"] == 4 and e["once"] is False, "pr_warn: level 4, not once")
 say(proposed("mem_cgroup_frob_noise") is None and "commented_out" not in json.dumps(cat)
@@ -126,7 +135,7 @@ say(proposed("cgroup1_reconfigure") is None and "C4" not in summary.split("gone:
 say(proposed("mem_cgroup_move_charge_write") is None and "  M7: level 4 -> 6 (" in summary,
     "existing M7 kept on its id, its level change reported")
 say("  M4: memory.oom_control is deprecated" in summary.split("gone:")[1], "M4 reported gone")
-say(summary.startswith("new: 10\n"), "ten new messages")
+say(summary.startswith("new: 11\n"), "eleven new messages")
 with open(tmp + "/dmesg", "w") as f:
     f.write("\n".join(dmesg) + "\n")
 with open(tmp + "/expect", "w") as f:

@@ -23,3 +23,10 @@ static int cgroup1_frob_param(struct fs_context *fc, struct fs_parameter *param)
 {
 	return invalfc(fc, "frob_v1 is obsolete, mount cgroup2 instead");
 }
+
+/* warnfc: level 4, the type's name first, then a capture: its group is 2 */
+static int cgroup1_frob_warn(struct fs_context *fc)
+{
+	warnfc(fc, "frob_v2 used by %s is deprecated", current->comm);
+	return 0;
+}
