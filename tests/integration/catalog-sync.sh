@@ -148,6 +148,43 @@ while IFS='	' read -r verdict name; do
 	esac
 done < "$T_TMP/results"
 
+# --verify: the tool renders every proposal into dmesg, syslog, kmsg and
+# journal records and has scan find each; a scan that finds nothing (a
+# stand-in program) fails it, naming the format and the ids missing.
+python3 tools/catalog-sync "$TREE" --out "$T_TMP/v.json" --verify "$CGFB" > "$T_TMP/verify" 2>&1
+check "--verify: scan finds each of the 11 proposals in all four record formats" \
+	grep -qx "verified: 11 proposals found by scan in dmesg, syslog, kmsg and journal records" "$T_TMP/verify"
+printf '#!/bin/sh\nexit 1\n' > "$T_TMP/finds-nothing"
+chmod +x "$T_TMP/finds-nothing"
+check "--verify with a scan that finds nothing: exit 1, each format named" \
+	sh -c '! python3 tools/catalog-sync "$1" --out "$2/v2.json" --verify "$2/finds-nothing" > "$2/v2" 2>&1 &&
+	for f in dmesg syslog kmsg journal; do grep -q "^verify $f: scan found \[\], want \[.N1.," "$2/v2" || exit 1; done' \
+	_ "$TREE" "$T_TMP"
+
+# --printk-index: which entries a kernel can print, from its printk index
+# (the format as kernel/printk/index.c writes it: \" \\ \n and octal escaped).
+python3 tools/catalog-sync "$TREE" --out "$T_TMP/p.json" --printk-index tests/data/catalog-sync/printk-index \
+	> "$T_TMP/pindex" 2>&1
+check "--printk-index: printable, not indexed, never indexed (WARN, invalfc) and untold, each right" \
+	python3 - "$T_TMP/p.json" "$T_TMP/pindex" <<'EOP'
+import json, sys
+cat = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+def ids(func):
+    return [e["id"] for e in cat["entries"] if func in e.get("functions", []) and e["id"].startswith("N")]
+def line(head):
+    l = [x for x in out.splitlines() if x.startswith("  " + head + ": ")]
+    assert len(l) == 1, (head, out)
+    return set(l[0].split(": ", 1)[1].split())
+can = {"C4"} | {i for f in ("cgroup1_frob_mount", "mem_cgroup_frob_swap_write",
+                            "mem_cgroup_frob_escape_write", "cpuset_write_u64") for i in ids(f)}
+assert len(can) == 5 and line("this kernel can print") == can, out
+never = line("never indexed (WARN text, fs_context log)")
+assert {"S1", "P1"} | set(ids("blkcg_frob_weight_write") + ids("cgroup1_frob_param")) <= never, out
+assert {"M7", "M8", "V1"} | set(ids("mem_cgroup_frob_limit_write")) <= line("not in its index"), out
+assert line("cannot tell (no regex or needle)") == {"M5"}, out
+EOP
+
 # The product's own scan recognises each planted line with its proposed id.
 "$CGFB" scan --catalog "$OUT" --json "$T_TMP/dmesg" > "$T_TMP/scan.json" 2> "$T_TMP/scan.err"
 python3 -c 'import json, sys; [print(json.loads(l)["id"]) for l in open(sys.argv[1])]' \
