@@ -75,6 +75,8 @@ PLANTED = {
         ["frob_v1 is obsolete, mount cgroup2 instead", "nfs: frob_v1 is obsolete, mount cgroup2 instead"]),
     "cgroup1_frob_warn": ("warnfc: the type's name, then a comm capture",
         "cgroup2: frob_v2 used by kworker/0:1 is deprecated", []),
+    "cpu_frob_shares_write_u64": ("kernel/sched/: a cpu controller knob's handler",
+        "cpu.frob_shares is deprecated, use cpu.weight", []),
     "cpuset_write_u64": ("cftype alternation", "cgroup: cpuset.frob_spread_b is obsolete and will be "
         "removed", ["cgroup: cpuset.frob_relax_level is obsolete and will be removed",
         "cgroup: cpuset.%s is obsolete and will be removed"]),
@@ -135,7 +137,9 @@ say(proposed("cgroup1_reconfigure") is None and "C4" not in summary.split("gone:
 say(proposed("mem_cgroup_move_charge_write") is None and "  M7: level 4 -> 6 (" in summary,
     "existing M7 kept on its id, its level change reported")
 say("  M4: memory.oom_control is deprecated" in summary.split("gone:")[1], "M4 reported gone")
-say(summary.startswith("new: 11\n"), "eleven new messages")
+say(summary.startswith("new: 12\n"), "twelve new messages")
+say(proposed("setup_frob_decay") is None and "frob_decay" not in summary,
+    "kernel/sched/: a deprecated boot option (no cftype handler) is not a cgroup message")
 with open(tmp + "/dmesg", "w") as f:
     f.write("\n".join(dmesg) + "\n")
 with open(tmp + "/expect", "w") as f:
@@ -152,8 +156,8 @@ done < "$T_TMP/results"
 # journal records and has scan find each; a scan that finds nothing (a
 # stand-in program) fails it, naming the format and the ids missing.
 python3 tools/catalog-sync "$TREE" --out "$T_TMP/v.json" --verify "$CGFB" > "$T_TMP/verify" 2>&1
-check "--verify: scan finds each of the 11 proposals in all four record formats" \
-	grep -qx "verified: 11 proposals found by scan in dmesg, syslog, kmsg and journal records" "$T_TMP/verify"
+check "--verify: scan finds each of the 12 proposals in all four record formats" \
+	grep -qx "verified: 12 proposals found by scan in dmesg, syslog, kmsg and journal records" "$T_TMP/verify"
 printf '#!/bin/sh\nexit 1\n' > "$T_TMP/finds-nothing"
 chmod +x "$T_TMP/finds-nothing"
 check "--verify with a scan that finds nothing: exit 1, each format named" \
