@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -808,11 +809,37 @@ static struct MHD_Daemon *start_daemon(struct http_server *h, const struct socka
 		MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1,
+		/* Not MHD_OPTION_LISTENING_ADDRESS_REUSE: set to 1 it adds
+		 * SO_REUSEPORT (libmicrohttpd 0.9.75 daemon.c:6754-6794), and a
+		 * second collector started on the same port silently took half
+		 * of the connections into its own database. Left at 0, only
+		 * SO_REUSEADDR (daemon.c:6734-6752): a restart binds over
+		 * TIME_WAIT, a port with a listener is EADDRINUSE. */
 		h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->cert,
 		MHD_OPTION_HTTPS_MEM_KEY, h->key,
 		MHD_OPTION_HTTPS_PRIORITIES, o->tls_priorities,
 		MHD_OPTION_END);
+}
+
+/* Why libmicrohttpd could not listen on ss: it logs bind's error but
+ * does not keep errno (daemon.c:6912-6921 closes the socket first), so
+ * the bind is tried again here, as it does it (SO_REUSEADDR only), to
+ * name the reason. A negative errno. */
+static int why_not_listening(const struct sockaddr_storage *ss)
+{
+	const socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+							  sizeof(struct sockaddr_in);
+	const int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	const int on = 1;
+	int rc = -EADDRNOTAVAIL;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == 0 &&
+	    bind(fd, (const struct sockaddr *)ss, len) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
 }
 
 int http_start(struct http_server **out, const struct server_opts *o,
@@ -856,8 +883,10 @@ int http_start(struct http_server **out, const struct server_opts *o,
 	conntrack_on_tick(h->ct, on_tick, h);
 	h->d = start_daemon(h, &ss);
 	if (!h->d) {
-		cgfb_log(LOG_ERR, "cannot listen on %s", o->listen);
-		rc = -EADDRNOTAVAIL;
+		rc = why_not_listening(&ss);
+		cgfb_log(LOG_ERR, "cannot listen on %s: %s%s", o->listen, strerror(-rc),
+			 rc == -EADDRINUSE ? " (another program, or another collector, listens "
+			 "there: refusing to share the port)" : "");
 		goto fail;
 	}
 	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
