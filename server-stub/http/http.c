@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <openssl/ssl.h>
 
@@ -667,17 +668,40 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
 	return ok ? MHD_YES : MHD_NO;
 }
 
+/* The client's Finished is in: its TLS handshake is complete. libmicrohttpd
+ * says nothing of a handshake's end (it only moves on to read the head,
+ * connection_https.c:148-153), so GnuTLS, which runs it, says it: the
+ * session's pointer is the libmicrohttpd connection (daemon.c:2635), whose
+ * socket context is conntrack's. */
+static int on_handshake_msg(gnutls_session_t session, unsigned int htype, unsigned when,
+			    unsigned int incoming, const gnutls_datum_t *msg)
+{
+	struct MHD_Connection *c = gnutls_session_get_ptr(session);
+	const union MHD_ConnectionInfo *ctx;
+
+	if (c && incoming && htype == GNUTLS_HANDSHAKE_FINISHED &&
+	    (ctx = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT)) != NULL)
+		conntrack_handshake_done(ctx->socket_context);
+	return 0;
+}
+
 /* libmicrohttpd 0.9.75 reports CLOSED before it closes the socket, so the
- * reaper never shuts down a descriptor number that was reused. */
+ * reaper never shuts down a descriptor number that was reused. STARTED
+ * comes after the TLS session is set up and before its handshake
+ * (daemon.c:2588-2680, 2811-2815). */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
 			  enum MHD_ConnectionNotificationCode code)
 {
 	struct http_server *h = cls;
-	const union MHD_ConnectionInfo *fd;
+	const union MHD_ConnectionInfo *fd, *tls;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		*socket_ctx = fd ? conntrack_add(h->ct, peer_sockaddr(c), fd->connect_fd) : NULL;
+		tls = h->cert ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
+		if (tls && tls->tls_session)
+			gnutls_handshake_set_hook_function(tls->tls_session, GNUTLS_HANDSHAKE_FINISHED,
+							   GNUTLS_HOOK_POST, on_handshake_msg);
 	} else {
 		conntrack_remove(h->ct, *socket_ctx);
 		*socket_ctx = NULL;
@@ -881,6 +905,8 @@ int http_start(struct http_server **out, const struct server_opts *o,
 		goto fail;
 	}
 	conntrack_on_tick(h->ct, on_tick, h);
+	if (h->cert)
+		conntrack_tls(h->ct);
 	h->d = start_daemon(h, &ss);
 	if (!h->d) {
 		rc = why_not_listening(&ss);
