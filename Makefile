@@ -39,7 +39,7 @@ WATCH_PKGS  := json-c
 # the journal, where it looks up for the watcher what the ring buffer lost.
 REPORT_PKGS := json-c libcrypto libudev libpcre2-8 libsystemd
 TEST_PKGS   := cmocka
-SERVER_PKGS := libmicrohttpd sqlite3 libpq json-c libcrypto libssl libpcre2-8
+SERVER_PKGS := libmicrohttpd gnutls sqlite3 libpq json-c libcrypto libssl libpcre2-8
 
 WARN    := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wno-unused-parameter

@@ -10,14 +10,22 @@
  * hold fewer than CONNTRACK_FAIR, so that slow clients from a few
  * addresses cannot hold every slot even before the deadline strikes.
  * Slow clients from many addresses, each under every share, can: so when
- * the slots run out, the oldest incomplete head makes room. */
+ * the slots run out, the oldest incomplete head makes room (slots.h;
+ * over TLS, only a handshake in progress, for another). A peer that hangs
+ * up before its head is in frees its slot at once. */
 #ifndef CGFB_SERVER_CONNTRACK_H
 #define CGFB_SERVER_CONNTRACK_H
 
 #include <stdbool.h>
 #include <sys/socket.h>
 
-#define CONNTRACK_FAIR 4
+#include "http/slots.h"
+
+#define CONNTRACK_FAIR SLOTS_FAIR
+/* How soon a connection whose peer hung up mid-head is shut down. */
+#define CONNTRACK_GONE_MS 50
+/* The TLS handshake's own deadline, from connecting (at most the head's). */
+#define CONNTRACK_HANDSHAKE_S 3
 
 struct conntrack;
 struct conn;
@@ -31,9 +39,19 @@ void conntrack_stop(struct conntrack *ct);
 void conntrack_on_tick(struct conntrack *ct, void (*fn)(void *ud), void *ud);
 
 /* Why a connection was refused (static strings, for the log). */
-#define CONNTRACK_WHY_PER_KEY "per-address connection limit"
-#define CONNTRACK_WHY_FAIR "last quarter of the slots kept for addresses holding few"
-#define CONNTRACK_WHY_FULL "every connection slot taken"
+#define CONNTRACK_WHY_PER_KEY SLOTS_WHY_PER_KEY
+#define CONNTRACK_WHY_FAIR SLOTS_WHY_FAIR
+#define CONNTRACK_WHY_FULL SLOTS_WHY_FULL
+#define CONNTRACK_WHY_HANDSHAKES SLOTS_WHY_HANDSHAKES
+
+/* Every connection from now on starts with a TLS handshake, which has
+ * its own deadline (CONNTRACK_HANDSHAKE_S, or the head's if shorter) and
+ * its own share of the slots (slots.h), until conntrack_handshake_done.
+ * Before the first admission. */
+void conntrack_tls(struct conntrack *ct);
+/* c's TLS handshake is complete: from now on it is never given up to make
+ * room; its head keeps its deadline. On the event loop's thread. */
+void conntrack_handshake_done(struct conn *c);
 
 /* Whether a connection from addr may be accepted now; when not, *why
  * says which rule refused it (one of CONNTRACK_WHY_*). When it may, its
@@ -53,7 +71,11 @@ bool conntrack_admit_proxy(struct conntrack *ct, const struct sockaddr *addr, co
  * for addr's key (a new one when there is none); NULL when out of memory
  * (the connection is then only counted by libmicrohttpd). */
 struct conn *conntrack_add(struct conntrack *ct, const struct sockaddr *addr, int fd);
-/* Before fd is closed: the reaper never touches it after this. */
+/* Before fd is closed: the reaper never touches it after this.
+ * A peer that hangs up (EOF or reset) before its request head is in has
+ * its connection shut down at once (within CONNTRACK_GONE_MS), not at the
+ * head deadline: libmicrohttpd 0.9.75 can miss that EOF (see
+ * conntrack.c). */
 void conntrack_remove(struct conntrack *ct, struct conn *c);
 /* The request head is in: no deadline until the answer is out. */
 void conntrack_head_done(struct conntrack *ct, struct conn *c);

@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <openssl/ssl.h>
 
@@ -666,17 +668,40 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
 	return ok ? MHD_YES : MHD_NO;
 }
 
+/* The client's Finished is in: its TLS handshake is complete. libmicrohttpd
+ * says nothing of a handshake's end (it only moves on to read the head,
+ * connection_https.c:148-153), so GnuTLS, which runs it, says it: the
+ * session's pointer is the libmicrohttpd connection (daemon.c:2635), whose
+ * socket context is conntrack's. */
+static int on_handshake_msg(gnutls_session_t session, unsigned int htype, unsigned when,
+			    unsigned int incoming, const gnutls_datum_t *msg)
+{
+	struct MHD_Connection *c = gnutls_session_get_ptr(session);
+	const union MHD_ConnectionInfo *ctx;
+
+	if (c && incoming && htype == GNUTLS_HANDSHAKE_FINISHED &&
+	    (ctx = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT)) != NULL)
+		conntrack_handshake_done(ctx->socket_context);
+	return 0;
+}
+
 /* libmicrohttpd 0.9.75 reports CLOSED before it closes the socket, so the
- * reaper never shuts down a descriptor number that was reused. */
+ * reaper never shuts down a descriptor number that was reused. STARTED
+ * comes after the TLS session is set up and before its handshake
+ * (daemon.c:2588-2680, 2811-2815). */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
 			  enum MHD_ConnectionNotificationCode code)
 {
 	struct http_server *h = cls;
-	const union MHD_ConnectionInfo *fd;
+	const union MHD_ConnectionInfo *fd, *tls;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		*socket_ctx = fd ? conntrack_add(h->ct, peer_sockaddr(c), fd->connect_fd) : NULL;
+		tls = h->cert ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
+		if (tls && tls->tls_session)
+			gnutls_handshake_set_hook_function(tls->tls_session, GNUTLS_HANDSHAKE_FINISHED,
+							   GNUTLS_HOOK_POST, on_handshake_msg);
 	} else {
 		conntrack_remove(h->ct, *socket_ctx);
 		*socket_ctx = NULL;
@@ -808,11 +833,37 @@ static struct MHD_Daemon *start_daemon(struct http_server *h, const struct socka
 		MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1,
+		/* Not MHD_OPTION_LISTENING_ADDRESS_REUSE: set to 1 it adds
+		 * SO_REUSEPORT (libmicrohttpd 0.9.75 daemon.c:6754-6794), and a
+		 * second collector started on the same port silently took half
+		 * of the connections into its own database. Left at 0, only
+		 * SO_REUSEADDR (daemon.c:6734-6752): a restart binds over
+		 * TIME_WAIT, a port with a listener is EADDRINUSE. */
 		h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->cert,
 		MHD_OPTION_HTTPS_MEM_KEY, h->key,
 		MHD_OPTION_HTTPS_PRIORITIES, o->tls_priorities,
 		MHD_OPTION_END);
+}
+
+/* Why libmicrohttpd could not listen on ss: it logs bind's error but
+ * does not keep errno (daemon.c:6912-6921 closes the socket first), so
+ * the bind is tried again here, as it does it (SO_REUSEADDR only), to
+ * name the reason. A negative errno. */
+static int why_not_listening(const struct sockaddr_storage *ss)
+{
+	const socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+							  sizeof(struct sockaddr_in);
+	const int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	const int on = 1;
+	int rc = -EADDRNOTAVAIL;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == 0 &&
+	    bind(fd, (const struct sockaddr *)ss, len) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
 }
 
 int http_start(struct http_server **out, const struct server_opts *o,
@@ -854,10 +905,14 @@ int http_start(struct http_server **out, const struct server_opts *o,
 		goto fail;
 	}
 	conntrack_on_tick(h->ct, on_tick, h);
+	if (h->cert)
+		conntrack_tls(h->ct);
 	h->d = start_daemon(h, &ss);
 	if (!h->d) {
-		cgfb_log(LOG_ERR, "cannot listen on %s", o->listen);
-		rc = -EADDRNOTAVAIL;
+		rc = why_not_listening(&ss);
+		cgfb_log(LOG_ERR, "cannot listen on %s: %s%s", o->listen, strerror(-rc),
+			 rc == -EADDRINUSE ? " (another program, or another collector, listens "
+			 "there: refusing to share the port)" : "");
 		goto fail;
 	}
 	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);

@@ -65,6 +65,10 @@ stop_server
 start_server many --rate 0
 attack many "$PORT" 90 3
 attack ghosts "$PORT" "$SPID" 60
+# 40 connections the server holds send half a head and hang up at once:
+# libmicrohttpd missed the EOF behind the half head and held each slot
+# until the 10 s head deadline (issue 41). Freed within 0.5 s, polled.
+attack hangups "$PORT" "$SPID" 40 "$(awk -v f="$T_SCALE" 'BEGIN { print 0.5 * f }')"
 # (The reaper says it once a second: waited for, on a loaded machine.)
 check "the log says slots were given up to make room" \
 	wait_for 50 grep -q "every connection slot taken: closed" "$DIR/log"
@@ -102,6 +106,28 @@ elif unshare -n true 2>/dev/null; then
 	expect_eq "...and the server in the namespace exits 0" "$rc" 0
 else
 	skip "IPv6 /64s of one /56" "no network namespace (unshare -n needs root)"
+fi
+
+# --- TLS handshakes cut short from many addresses --------------------------------
+# Addresses holding 3 cut-short ClientHellos each, more than the slots,
+# reconnect as soon as they are closed; a normal HTTPS client must keep its
+# share (2 answers of 37 when a handshake was given up like any head not
+# yet in: issue 41, 90 addresses and 256 slots). Scaled down to 30
+# addresses and 64 slots, so that this Python attacker churns the table as
+# fast as the issue's did (0-3 answers of 8-11 before the fix, on this
+# machine). The store plays no part: on SQLite only.
+if [ "$STORE" != sqlite ]; then
+	# Not a skip: nothing is missing, the SQLite run is the test.
+	echo "# TLS handshakes cut short: on the SQLite run of this script"
+else
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj /CN=127.0.0.1 -keyout "$T_TMP/tls.key" -out "$T_TMP/tls.pem" 2>/dev/null
+	start_server tls --rate 0 --max-connections 64 --tls-cert "$T_TMP/tls.pem" \
+		--tls-key "$T_TMP/tls.key"
+	attack tlschurn "$PORT" 30 3 2 "$DIR/log"
+	check "the log says handshakes were given up to make room" \
+		wait_for 20 grep -q "every connection slot taken: closed .* in a TLS handshake" "$DIR/log"
+	stop_server
 fi
 
 # --- a summary flood beside a write load ------------------------------------------

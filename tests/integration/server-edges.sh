@@ -74,6 +74,13 @@ check "...and says so" grep -q "does not belong to" "$T_TMP/mismatch.log"
 # --- slow clients ------------------------------------------------------------------
 start_server slow --rate 0 --idle-timeout 2 --request-timeout 3
 DB=$DIR/db.sqlite
+# A second collector on a port that is taken: with SO_REUSEPORT it shared
+# the port and took half of the reports into its own database (issue 41).
+expect_eq "a second collector on the port the first listens on: refuses to start (exit 2)" \
+	"$(start_status "$T_TMP/taken.log" --listen "127.0.0.1:$PORT" \
+		--database "$(store_db "$T_TMP/taken.sqlite")")" 2
+check "...and says the port is taken" grep -q "cannot listen on 127.0.0.1:$PORT: Address already in use" \
+	"$T_TMP/taken.log"
 check "a silent connection is closed after the idle timeout" python3 -c 'import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
 t = time.time()

@@ -7,6 +7,8 @@
   attack.py many6 PORT NETS PER_NET MAX_PER_IP   (in a network namespace, see
             server-attack.sh: fd00:0:0:N::1 for N < NETS and fd01::1 on lo)
   attack.py ghosts PORT PID N
+  attack.py hangups PORT PID N BOUND
+  attack.py tlschurn PORT ADDRS PER_ADDR SECONDS LOG
   attack.py flood PORT CONNS SECONDS ADMIN_TOKEN REPORT_ID WAL WAL_MAX_MB
   attack.py shutdown PORT PID ADMIN_TOKEN N BOUND
 
@@ -16,7 +18,9 @@ timeout, so every check is bounded in time.
 """
 import os
 import re
+import selectors
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -424,6 +428,120 @@ def ghosts(port, pid, n):
     out(got >= 9, "...and a normal client gets %d of 10 answers" % got, "%d of 10" % got)
 
 
+def hangups(port, pid, n, bound):
+    """N connections the server holds, each then sending half a request
+    head and closing at once: the half head and the FIN arrive together,
+    which libmicrohttpd 0.9.75 read as the half head only, holding the slot
+    until the head deadline (10 s). The server must hold none of them
+    within BOUND seconds, polled."""
+    base = sockets_of(pid)
+    socks = [connect(port, "127.0.3.%d" % (1 + i % 20), timeout=2) for i in range(n)]
+    end = time.monotonic() + 5
+    while sockets_of(pid) - base < n and time.monotonic() < end:
+        time.sleep(0.01)
+    held = sockets_of(pid) - base
+    t0 = time.monotonic()
+    for s in socks:
+        s.sendall(b"GET /api/v1/summary HTTP/1.1\r\nHost: x\r\nX-Half: a")
+        s.close()
+    while sockets_of(pid) - base > 0 and time.monotonic() - t0 < bound:
+        time.sleep(0.01)
+    took, left = time.monotonic() - t0, sockets_of(pid) - base
+    out(held >= n and left <= 0,
+        "%d held connections send half a head and hang up: %d still held after %.2f s "
+        "(bound %.1f s)" % (n, max(left, 0), took, bound), "held %d, then %d" % (held, left))
+
+
+# A ClientHello cut short: the record says 512 bytes, 38 come.
+HELLO_CUT = b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x5a" * 32
+
+
+def churn(port, addrs, per, stop):
+    """ADDRS addresses holding PER cut-short ClientHellos each, every one
+    reconnected as soon as the server closes it."""
+    sel = selectors.DefaultSelector()
+
+    def opened(i):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setblocking(False)
+        try:
+            s.bind(("127.0.1.%d" % (1 + i % addrs), 0))
+            s.connect_ex(("127.0.0.1", port))
+            sel.register(s, selectors.EVENT_WRITE, (i, False))
+        except OSError:
+            s.close()
+            return False
+        return True
+
+    todo = [i for i in range(addrs * per) if not opened(i)]
+    while not stop.is_set():
+        todo = [i for i in todo if not opened(i)]
+        for key, _ in sel.select(0.05):
+            s, (i, sent) = key.fileobj, key.data
+            try:
+                if not sent:
+                    s.send(HELLO_CUT)
+                    sel.modify(s, selectors.EVENT_READ, (i, True))
+                    continue
+                if s.recv(4096):
+                    continue
+            except BlockingIOError:
+                continue
+            except OSError:
+                pass
+            sel.unregister(s)
+            s.close()
+            if not opened(i):
+                todo.append(i)
+    for key in list(sel.get_map().values()):
+        key.fileobj.close()
+
+
+def tlschurn(port, addrs, per, seconds, log):
+    """A normal HTTPS client's share while ADDRS addresses hold PER cut-short
+    ClientHellos each and reconnect at once (2 answers of 37 when a
+    handshake could be evicted like any head not yet in); then, the attack
+    still on, the server's LOG must say it closed handshakes past their
+    deadline (3 s, checked once a second: 5 s at most from the start)."""
+    start = time.monotonic()
+    stop = threading.Event()
+    t = threading.Thread(target=churn, args=(port, addrs, per, stop))
+    t.start()
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    # Until the attack holds every slot for handshakes, past their minimum age.
+    time.sleep(0.5)
+    tries = got = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        tries += 1
+        try:
+            c = ctx.wrap_socket(connect(port, "127.0.0.200", timeout=2))
+            c.sendall(SUMMARY)
+            data, _ = read_all(c, 2)
+            c.close()
+            ok = data.startswith(b"HTTP/1.1 200")
+        except OSError:
+            ok = False
+        got += ok
+        # As a client would: not again at once after a refusal.
+        if not ok:
+            time.sleep(0.1)
+    said = False
+    while not said and time.monotonic() - start < 6:
+        with open(log, errors="replace") as f:
+            said = "whose TLS handshake took over 3 s" in f.read()
+        time.sleep(0.05)
+    stop.set()
+    t.join()
+    out(got >= 3 and got * 10 >= tries * 8,
+        "a normal HTTPS client gets %d answers of %d while %d addresses hold %d cut-short "
+        "ClientHellos each and reconnect" % (got, tries, addrs, per), "%d of %d" % (got, tries))
+    out(said, "...and closes the cut-short handshakes past their 3 s deadline",
+        "no such line in %.1f s" % (time.monotonic() - start))
+
+
 # --- summary flood -----------------------------------------------------------------
 def flood(port, conns, seconds, token, report_id, wal, wal_max_mb):
     stop = threading.Event()
@@ -518,6 +636,10 @@ def main():
         many6(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif cmd == "ghosts":
         ghosts(port, int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "hangups":
+        hangups(port, int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))
+    elif cmd == "tlschurn":
+        tlschurn(port, int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6])
     elif cmd == "flood":
         flood(port, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7],
               int(sys.argv[8]))
