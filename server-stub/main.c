@@ -25,6 +25,9 @@ static void api_free(struct api *a)
 		store_close(a->readers[i]);
 	ratelimit_free(a->rl);
 	ratelimit_free(a->rl_read);
+	ratelimit_free(a->rl_login);
+	ratelimit_free(a->rl_login_all);
+	auth_free(&a->auth);
 	cgfb_catalog_free(a->catalog);
 	pthread_mutex_destroy(&a->lock);
 }
@@ -108,6 +111,10 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 		rc = ratelimit_new(&a->rl, o->rate, o->burst);
 	if (rc == 0)
 		rc = ratelimit_new(&a->rl_read, o->read_rate, o->read_burst);
+	if (rc == 0)
+		rc = ratelimit_new(&a->rl_login, 1.0 / API_GUESS_EVERY_S, API_GUESS_BURST);
+	if (rc == 0)
+		rc = ratelimit_new(&a->rl_login_all, API_GUESS_ALL_RATE, API_GUESS_ALL_BURST);
 	if (rc == 0 && (rc = offload_start(&a->offload, API_READERS)) < 0)
 		cgfb_log(LOG_ERR, "cannot start the reader threads: %s", strerror(-rc));
 	store_write_timeouts(o->db_lock_ms, o->db_statement_ms);

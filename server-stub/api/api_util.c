@@ -1,6 +1,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "cgfb/log.h"
+
 #include "api/api_util.h"
 
 void api_error(struct http_reply *rp, unsigned status, const char *error, const char *message)
@@ -59,14 +61,71 @@ void api_reader_put(struct api *a, struct store *s)
 	store_close(s);
 }
 
+int64_t api_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec;
+}
+
+struct auth_request api_auth_request(const struct api *a, const struct http_request *rq)
+{
+	return (struct auth_request){
+		.method = rq->method,
+		.authorization = http_header(rq, "Authorization"),
+		.cookie = http_header(rq, "Cookie"),
+		.cookie_name = a->o->tls_cert ? AUTH_COOKIE_TLS : AUTH_COOKIE,
+		.sec_fetch_site = http_header(rq, "Sec-Fetch-Site"),
+		.origin = http_header(rq, "Origin"),
+		.host = http_header(rq, "Host"),
+	};
+}
+
+bool api_guess_allowed(struct api *a, const struct http_request *rq, struct http_reply *rp)
+{
+	const unsigned mine = ratelimit_peek(a->rl_login, rq->client_key);
+	const unsigned all = ratelimit_peek(a->rl_login_all, "*");
+	const unsigned wait = mine > all ? mine : all;
+	const int64_t now = api_mono_s();
+	int64_t last;
+
+	if (!wait)
+		return true;
+	/* Refused unchecked: a guess that would have been right learns
+	 * nothing either. One line per API_GUESS_LOG_S, not one a guess. */
+	last = __atomic_load_n(&a->guess_logged, __ATOMIC_RELAXED);
+	if (now - last >= API_GUESS_LOG_S &&
+	    __atomic_compare_exchange_n(&a->guess_logged, &last, now, false, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		cgfb_log(LOG_WARNING, "admin token guesses over the limit (%s: %s; every address: "
+			 "%s): admin tokens are not checked for %u s", rq->client,
+			 mine ? "over its own" : "within its own", all ? "over" : "within", wait);
+	api_error(rp, 429, "rate_limited", "too many wrong admin tokens; retry later");
+	rp->retry_after = wait;
+	return false;
+}
+
+void api_guess_failed(struct api *a, const struct http_request *rq)
+{
+	ratelimit_take(a->rl_login, rq->client_key);
+	ratelimit_take(a->rl_login_all, "*");
+}
+
 bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
+	const struct auth_request r = api_auth_request(a, rq);
+	const bool guess = auth_has_bearer(r.authorization);
+
 	if (!a->auth.admin_enabled) {
 		api_error(rp, 403, "forbidden", "the admin API is disabled on this server");
 		return false;
 	}
-	if (!auth_is_admin(&a->auth, rq->method, http_header(rq, "Authorization"),
-			   http_header(rq, "Cookie"), time(NULL))) {
+	if (guess && !api_guess_allowed(a, rq, rp))
+		return false;
+	if (!auth_is_admin(&a->auth, &r, api_mono_s())) {
+		if (guess)
+			api_guess_failed(a, rq);
 		api_error(rp, 401, "unauthorized", "this needs the admin token");
 		rp->www_authenticate = true;
 		return false;

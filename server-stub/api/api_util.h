@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -23,6 +24,19 @@
 #include "ingest/writer.h"
 
 #define API_READERS 4
+/* Admin token guesses (a Bearer header that is no admin token, on any
+ * admin request or a login): API_GUESS_BURST from an address, then one per
+ * API_GUESS_EVERY_S seconds; API_GUESS_ALL_BURST from every address
+ * together, then API_GUESS_ALL_RATE a second. Past either, Bearer tokens
+ * are refused (429, Retry-After) without being checked, and a warning is
+ * logged at most every API_GUESS_LOG_S seconds. A token of 128 bits
+ * (auth.h) is out of reach at any rate; the limit keeps a weaker one that
+ * slipped by, and the CPU, from a botnet's pace. */
+#define API_GUESS_BURST     20
+#define API_GUESS_EVERY_S   10
+#define API_GUESS_ALL_BURST 50
+#define API_GUESS_ALL_RATE  1
+#define API_GUESS_LOG_S     10
 
 struct api {
 	const struct server_opts *o;
@@ -32,6 +46,9 @@ struct api {
 	struct offload *offload;         /* NULL: reads run on the event loop */
 	struct ratelimit *rl;            /* report writes */
 	struct ratelimit *rl_read;       /* everything else */
+	/* Wrong admin tokens, per address and all together (API_GUESS_*). */
+	struct ratelimit *rl_login, *rl_login_all;
+	int64_t guess_logged;            /* monotonic s of the last warning */
 	struct pubsum *pubsum;           /* the public summary, served from memory */
 	struct summary_policy policy;    /* what the summary and the digest publish */
 	struct auth auth;
@@ -53,5 +70,13 @@ struct store *api_reader(struct api *a, struct http_reply *rp);
 void api_reader_put(struct api *a, struct store *s);
 /* false (and a 401/403 reply) unless the request carries the admin token. */
 bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *rp);
+/* The request as the admin check sees it (auth.h). */
+struct auth_request api_auth_request(const struct api *a, const struct http_request *rq);
+/* Before a Bearer token is checked: false (and a 429 reply, and a logged
+ * warning) when wrong tokens are over their limit; after a wrong one,
+ * api_guess_failed counts it. */
+bool api_guess_allowed(struct api *a, const struct http_request *rq, struct http_reply *rp);
+void api_guess_failed(struct api *a, const struct http_request *rq);
+int64_t api_mono_s(void);
 
 #endif

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -80,7 +81,8 @@ static struct bucket *find(struct ratelimit *rl, const char *client, double now)
 	return oldest;
 }
 
-unsigned ratelimit_take(struct ratelimit *rl, const char *client)
+/* The seconds to wait for a token; one taken when there is one and take. */
+static unsigned charge(struct ratelimit *rl, const char *client, bool take)
 {
 	const double now = now_s();
 	struct bucket *b;
@@ -93,9 +95,19 @@ unsigned ratelimit_take(struct ratelimit *rl, const char *client)
 	b->tokens = fmin(rl->burst, b->tokens + (now - b->last) * rl->rate);
 	b->last = now;
 	if (b->tokens >= 1)
-		b->tokens -= 1;
+		b->tokens -= take;
 	else
 		wait = (unsigned)ceil((1 - b->tokens) / rl->rate);
 	pthread_mutex_unlock(&rl->lock);
-	return wait ? wait : 0;
+	return wait;
+}
+
+unsigned ratelimit_take(struct ratelimit *rl, const char *client)
+{
+	return charge(rl, client, true);
+}
+
+unsigned ratelimit_peek(struct ratelimit *rl, const char *client)
+{
+	return charge(rl, client, false);
 }

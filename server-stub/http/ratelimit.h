@@ -13,5 +13,8 @@ int ratelimit_new(struct ratelimit **out, double rate, unsigned burst);
 void ratelimit_free(struct ratelimit *rl);
 /* 0 when client may go ahead (one token taken), else the seconds to wait. */
 unsigned ratelimit_take(struct ratelimit *rl, const char *client);
+/* The same answer, no token taken: for what is charged only afterwards
+ * when it failed (an admin token guess). */
+unsigned ratelimit_peek(struct ratelimit *rl, const char *client);
 
 #endif

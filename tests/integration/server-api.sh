@@ -104,24 +104,43 @@ expect_eq "...with a wrong one: 401" \
 check "...and sets no cookie" sh -c '! grep -qi "^Set-Cookie" "$1"' _ "$T_TMP/headers"
 expect_eq "POST /api/v1/session with the admin token: 200" \
 	"$(req POST /api/v1/session -H "Authorization: Bearer $ADMIN")" 200
-check "...a session cookie, HttpOnly, SameSite=Strict, for the API only, an hour" grep -q \
-	'^Set-Cookie: cgfb_session=v1\.[0-9a-f]*\.[0-9]*\.[0-9a-f]*; Path=/api/v1/; Max-Age=3600; HttpOnly; SameSite=Strict' \
+check "...a session cookie of 256 random bits, HttpOnly, SameSite=Strict, for the API only, an hour" grep -q \
+	'^Set-Cookie: cgfb_session=[0-9a-f]\{64\}; Path=/api/v1/; Max-Age=3600; HttpOnly; SameSite=Strict' \
 	"$T_TMP/headers"
 check "...not Secure over plain HTTP (a TLS proxy adds it)" sh -c '! grep -q "^Set-Cookie:.*Secure" "$1"' _ \
 	"$T_TMP/headers"
 check "...holding nothing of the token" sh -c '! grep -qF "$1" "$2"' _ "$ADMIN" "$T_TMP/headers"
 cookie=$(sed -n 's/^Set-Cookie: \(cgfb_session=[^;]*\);.*/\1/p' "$T_TMP/headers" | tr -d '\r')
-expect_eq "GET /api/v1/reports with the cookie: 200" "$(req GET /api/v1/reports -H "Cookie: a=1; $cookie")" 200
-expect_eq "GET /api/v1/digest with the cookie: 200" "$(req GET /api/v1/digest -H "Cookie: $cookie")" 200
+# The browser sends the cookie to every port of the host; it counts only
+# from the collector's own page (Sec-Fetch-Site, else Origin).
+own="Sec-Fetch-Site: same-origin"
+expect_eq "GET /api/v1/reports with the cookie, from the page: 200" \
+	"$(req GET /api/v1/reports -H "Cookie: a=1; $cookie" -H "$own")" 200
+expect_eq "GET /api/v1/digest with the cookie, from the page: 200" \
+	"$(req GET /api/v1/digest -H "Cookie: $cookie" -H "$own")" 200
+expect_eq "...from a browser without Fetch Metadata, Origin the collector's: 200" \
+	"$(req GET /api/v1/digest -H "Cookie: $cookie" -H "Origin: http://127.0.0.1:$PORT")" 200
+expect_eq "the cookie with no proof of origin: 401" "$(req GET /api/v1/digest -H "Cookie: $cookie")" 401
+expect_eq "the cookie from another port of the host (Sec-Fetch-Site: same-site): 401" \
+	"$(req GET /api/v1/export.mbox -H "Cookie: $cookie" -H "Sec-Fetch-Site: same-site")" 401
+expect_eq "...(Origin of another port): 401" \
+	"$(req GET /api/v1/export.mbox -H "Cookie: $cookie" -H "Origin: http://127.0.0.1:1")" 401
+expect_eq "a cookie of the name planted before it (a longer Path) does not hide it: 200" \
+	"$(req GET /api/v1/reports -H "Cookie: cgfb_session=planted; $cookie" -H "$own")" 200
 id_any=$(sed -n 's/^5\t\([^\t]*\).*/\1/p' "$R/index.tsv")
 expect_eq "DELETE with the cookie and no deletion token: 401 (a cookie is for reading)" \
-	"$(req DELETE "/api/v1/reports/$id_any" -H "Cookie: $cookie")" 401
+	"$(req DELETE "/api/v1/reports/$id_any" -H "Cookie: $cookie" -H "$own")" 401
 expect_eq "...the report is still there" "$(admin "/api/v1/reports/$id_any")" 200
 last=${cookie#"${cookie%?}"}
 [ "$last" = 0 ] && flip=1 || flip=0
-expect_eq "a cookie with its MAC changed: 401" "$(req GET /api/v1/reports -H "Cookie: ${cookie%?}$flip")" 401
-expect_eq "DELETE /api/v1/session (log out): 200" "$(req DELETE /api/v1/session -H "Cookie: $cookie")" 200
+expect_eq "a cookie with a digit changed: 401" "$(req GET /api/v1/reports -H "Cookie: ${cookie%?}$flip" -H "$own")" 401
+expect_eq "DELETE /api/v1/session from another port: 403, the session lives on" \
+	"$(req DELETE /api/v1/session -H "Cookie: $cookie" -H "Sec-Fetch-Site: same-site")" 403
+expect_eq "DELETE /api/v1/session (log out): 200" \
+	"$(req DELETE /api/v1/session -H "Cookie: $cookie" -H "$own")" 200
 check "...clears the cookie" grep -q '^Set-Cookie: cgfb_session=; Path=/api/v1/; Max-Age=0' "$T_TMP/headers"
+expect_eq "...and ends the session on the server: the old cookie, sent again, 401" \
+	"$(req GET /api/v1/reports -H "Cookie: $cookie" -H "$own")" 401
 check "the log names the token's line, never the token" sh -c \
 	'grep -q "admin session opened from 127.0.0.1 with the token of line 1" "$1" && ! grep -qF "$2" "$1"' \
 	_ "$DIR/log" "$ADMIN"
@@ -131,6 +150,12 @@ expect_eq "an admin token file with a space in the token: refuses to start (exit
 	"$(start_status "$T_TMP/spaced.log" --listen 127.0.0.1:0 --database "$T_TMP/spaced.sqlite" \
 		--admin-token-file "$T_TMP/spaced-token")" 2
 check "...and says why" grep -q "no spaces" "$T_TMP/spaced.log"
+printf 'Abcdefgh-1234567\n' > "$T_TMP/weak-token"
+expect_eq "an admin token file with 16 characters (under 128 bits): refuses to start (exit 2)" \
+	"$(start_status "$T_TMP/weak.log" --listen 127.0.0.1:0 --database "$T_TMP/weak.sqlite" \
+		--admin-token-file "$T_TMP/weak-token")" 2
+check "...and says how to make one" grep -q "too easy to guess.*od -An -N32 -tx1 /dev/urandom | tr -dc 0-9a-f > " \
+	"$T_TMP/weak.log"
 
 id0=$(sed -n 's/^0\t\([^\t]*\).*/\1/p' "$R/index.tsv")
 expect_eq "GET /api/v1/reports/{id}: 200" "$(admin "/api/v1/reports/$id0")" 200
@@ -438,6 +463,20 @@ expect_eq "burst of 3, then 429" "$codes" " 201 201 201 429 429"
 check "429 carries Retry-After" has_header "^Retry-After: [1-9]"
 expect_eq "rate-limited reports are not stored" "$(rows "$DIR/db.sqlite")" 3
 check "reads are not rate-limited" sh -c '[ "$(curl -s -o /dev/null -w "%{http_code}" "$1/api/v1/summary")" = 200 ]' _ "$URL"
+# Wrong admin tokens, on a server of their own counts: 20 from an address,
+# then none checked (the right one neither); 50 from 20 addresses, then
+# none checked from anywhere; a warning in the log (issue 41: 4,000
+# guesses from 20 addresses were checked in 0.2 s).
+python3 tests/server/guesses.py "$PORT" "$ADMIN" > "$T_TMP/guesses"
+expect_eq "20 wrong tokens from an address are checked, then 429" \
+	"$(sed -n 's/^one //p' "$T_TMP/guesses")" "401x20 429x2"
+expect_eq "...the right token from it too, unchecked (429)" "$(sed -n 's/^one-right //p' "$T_TMP/guesses")" 429
+check "...with Retry-After" grep -q "^retry-after [1-9]" "$T_TMP/guesses"
+check "from 20 addresses: at most 50 more checked (and 1 a second), then 429" \
+	awk '/^many /{exit !($2 <= 55 && $3 > 0)}' "$T_TMP/guesses"
+expect_eq "...the right token from an address that guessed nothing: 429" \
+	"$(sed -n 's/^fresh-right //p' "$T_TMP/guesses")" 429
+check "...and the log warns" grep -q "admin token guesses over the limit" "$DIR/log"
 stop_server
 expect_eq "SIGTERM: clean exit" "$?" 0
 

@@ -48,7 +48,8 @@ for tool in chromium chromedriver; do
 done
 mkdir -p "$(dirname "$SHOT")" "$T_TMP/browser"
 rm -f "$SHOT"
-# A maintainer's visit: the page, the login form, a reload, the logout
+# A maintainer's visit: the page, the login form, a reload, a hostile page
+# on another port, the logout, the old cookie again
 # (tests/server/dash_login.py); timeout bounds the whole browser run.
 timeout 120 /usr/bin/python3 tests/server/dash_login.py "$URL" "$ADMIN" "$T_TMP/chromium" \
 	"$T_TMP/browser" 2>"$T_TMP/chromium.log"
@@ -59,7 +60,12 @@ while IFS= read -r line; do
 	*) not_ok "browser: ${line#fail }" ;;
 	esac
 done < "$T_TMP/browser/steps"
-expect_eq "...every step of it" "$(grep -c '^ok ' "$T_TMP/browser/steps")" 8
+expect_eq "...every step of it" "$(grep -c '^ok ' "$T_TMP/browser/steps")" 11
+# The <img> of the other port's page carried the session cookie (the same
+# site to SameSite) without the page's origin: refused, no export ran.
+check "another port's <img src=export.mbox> reached the collector and was refused (401)" \
+	grep -q "GET /api/v1/export.mbox 401" "$DIR/log"
+check "...no export ran" sh -c '! grep -q "GET /api/v1/export.mbox 200" "$1"' _ "$DIR/log"
 cp "$T_TMP/browser/dom.html" "$T_TMP/dom.html" 2>/dev/null
 cp "$T_TMP/browser/shot.png" "$SHOT" 2>/dev/null
 check "the admin token is nowhere in the browser's profile (history, sessions, storage)" \

@@ -26,6 +26,19 @@ c = http.client.HTTPSConnection("127.0.0.1", int(sys.argv[2]), context=ctx, time
 c.request("GET", "/api/v1/summary")
 r = c.getresponse()
 sys.exit(r.status != 200 or "dimensions" not in json.loads(r.read()))' "$C/ca.pem" "$PORT"
+# Over TLS the session cookie is __Host-cgfb_session: Secure, Path=/, no
+# Domain, which a plain-HTTP page of another port can neither set nor
+# shadow (issue 41); the plain name is not read.
+expect_eq "HTTPS login: 200" "$(req POST /api/v1/session --cacert "$C/ca.pem" \
+	-H "Authorization: Bearer $ADMIN")" 200
+check "...the cookie is __Host-cgfb_session; Path=/; HttpOnly; SameSite=Strict; Secure" grep -q \
+	'^Set-Cookie: __Host-cgfb_session=[0-9a-f]\{64\}; Path=/; Max-Age=3600; HttpOnly; SameSite=Strict; Secure' \
+	"$T_TMP/headers"
+v=$(sed -n 's/^Set-Cookie: __Host-cgfb_session=\([0-9a-f]*\);.*/\1/p' "$T_TMP/headers")
+expect_eq "...read under that name from the page: 200" "$(req GET /api/v1/digest --cacert "$C/ca.pem" \
+	-H "Cookie: __Host-cgfb_session=$v" -H "Sec-Fetch-Site: same-origin")" 200
+expect_eq "...not under the plain name: 401" "$(req GET /api/v1/digest --cacert "$C/ca.pem" \
+	-H "Cookie: cgfb_session=$v" -H "Sec-Fetch-Site: same-origin")" 401
 expect_eq "plain HTTP to the HTTPS port gets no answer" \
 	"$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PORT/api/v1/summary")" 000
 # What TLS offers (--tls-priorities' default): 1.2 and 1.3, forward secrecy,

@@ -63,6 +63,14 @@ static void rate_limits(void **state)
 		assert_int_equal(ratelimit_take(rl, "127.0.0.2"), 0);
 	assert_true(ratelimit_take(rl, "127.0.0.2") >= 1);
 	assert_int_equal(ratelimit_take(rl, "127.0.0.3"), 0);
+	/* peek answers as take would, and takes nothing: what the login
+	 * limit asks before checking a token, charging only a wrong one. */
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(ratelimit_peek(rl, "127.0.0.3"), 0);
+	assert_int_equal(ratelimit_take(rl, "127.0.0.3"), 0);
+	assert_int_equal(ratelimit_take(rl, "127.0.0.3"), 0);
+	assert_true(ratelimit_peek(rl, "127.0.0.3") >= 1);
+	assert_true(ratelimit_peek(rl, "127.0.0.2") >= 1);
 	ratelimit_free(rl);
 	/* Rate 0: no limit. */
 	assert_int_equal(ratelimit_new(&rl, 0, 1), 0);
