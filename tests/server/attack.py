@@ -514,7 +514,7 @@ def flood(port, conns, seconds, token, report_id, wal, wal_max_mb, load_pid=0):
         except OSError:
             pass
         time.sleep(0.2)
-    if load_pid:
+    if load_pid and wal != "-":
         print("# the posts beside it %s" % ("went on %.1f s after the flood" % (
             time.monotonic() - flood_end) if posting else "were done before the flood ended"),
             flush=True)
