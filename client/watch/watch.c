@@ -29,6 +29,10 @@
  * printing it) or a continued line never ended is closed after this long
  * without a record, and what it holds is reported. */
 #define CLOSE_IDLE_MS 2000
+/* For the test suite only (docs/TESTING.md): CGFB_TEST_WATCH_IDLE_MS, 50
+ * to 2000, stands for both waits above, so that a test following a
+ * regular file need not wait out 2 s each time. */
+#define TEST_IDLE_ENV "CGFB_TEST_WATCH_IDLE_MS"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -64,6 +68,7 @@ struct watcher {
 	 * "found nothing" is told apart from "read nothing". */
 	unsigned long records, detected;
 	bool backlog_said;
+	int idle_ms, close_idle_ms;  /* IDLE_WAIT_MS, CLOSE_IDLE_MS, or the test's */
 };
 
 /* Save the state as if everything before pos was handled; not logged. */
@@ -487,7 +492,7 @@ static void close_idle(struct watcher *w)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ms = (now.tv_sec - w->last_record.tv_sec) * 1000 +
 	     (now.tv_nsec - w->last_record.tv_nsec) / 1000000;
-	if (ms >= CLOSE_IDLE_MS || w->o->once)
+	if (ms >= w->close_idle_ms || w->o->once)
 		cgfb_detector_finish(w->det);
 }
 
@@ -645,10 +650,33 @@ static int loop(struct watcher *w)
 		if (w->hold.on)
 			sleep_until_retry(w);
 		else
-			idle_wait(w, cgfb_detector_holding(w->det) ? CLOSE_IDLE_MS :
-				     !cgfb_klog_pollable(&w->k) ? IDLE_WAIT_MS : -1);
+			idle_wait(w, cgfb_detector_holding(w->det) ? w->close_idle_ms :
+				     !cgfb_klog_pollable(&w->k) ? w->idle_ms : -1);
 	}
 	return 0;
+}
+
+/* The waits of the loop: the defaults, or the test suite's (TEST_IDLE_ENV);
+ * a value out of range is said and ignored. */
+static void set_idle(struct watcher *w)
+{
+	const char *v = getenv(TEST_IDLE_ENV);
+	char *end;
+	long ms;
+
+	w->idle_ms = IDLE_WAIT_MS;
+	w->close_idle_ms = CLOSE_IDLE_MS;
+	if (!v)
+		return;
+	errno = 0;
+	ms = strtol(v, &end, 10);
+	if (errno || end == v || *end || ms < 50 || ms > 2000) {
+		cgfb_log(LOG_WARNING, "%s=%s ignored: not 50 to 2000 (ms)", TEST_IDLE_ENV, v);
+		return;
+	}
+	w->idle_ms = w->close_idle_ms = (int)ms;
+	cgfb_log(LOG_WARNING, "%s=%ld: idle waits of %ld ms (for tests only)", TEST_IDLE_ENV, ms,
+		 ms);
 }
 
 int cgfb_watch(const struct cgfb_watch_opts *o)
@@ -662,6 +690,7 @@ int cgfb_watch(const struct cgfb_watch_opts *o)
 	}
 	w->o = o;
 	w->sd.fd = -1;
+	set_idle(w);
 	install_signals(&w->stop);
 	cgfb_children_stop_on(&stop_requested);
 	rc = setup(w);

@@ -37,6 +37,10 @@ struct server_opts {
 	double summary_epsilon;      /* its noise (store/summary.h); 0: exact counts */
 	bool quiet;                  /* no per-request log lines */
 	bool no_store;               /* benchmark only: validate, answer 201, store nothing */
+	/* Tests only (CGFB_SERVER_TEST_LOG_INTERVAL): seconds over which
+	 * refusals are counted before their line (http/refusals.h); 0: the
+	 * server's own interval. */
+	unsigned test_log_interval;
 };
 
 /* Parse serve options (argv[0] is the command name). Returns 0, 1 when

@@ -872,6 +872,8 @@ int http_start(struct http_server **out, const struct server_opts *o,
 	struct http_server *h = calloc(1, sizeof(*h));
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *di;
+	const unsigned log_interval = o->test_log_interval ? o->test_log_interval :
+				      REFUSALS_INTERVAL;
 	int rc;
 
 	if (!h)
@@ -895,9 +897,9 @@ int http_start(struct http_server **out, const struct server_opts *o,
 	rc = o->tls_cert ? load_tls(h) : 0;
 	if (rc < 0)
 		goto fail;
-	rc = refusals_new(&h->refused, REFUSALS_INTERVAL);
+	rc = refusals_new(&h->refused, log_interval);
 	if (rc == 0)
-		rc = refusals_new(&h->refused_conns, REFUSALS_INTERVAL);
+		rc = refusals_new(&h->refused_conns, log_interval);
 	if (rc == 0)
 		rc = conntrack_start(&h->ct, o->max_connections, o->max_per_ip, o->head_timeout);
 	if (rc < 0) {

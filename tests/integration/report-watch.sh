@@ -173,7 +173,9 @@ check "a second run writes no new report" [ "$(reports)" -eq 5 ]
 # Follow mode: the report is on disk by the time the detection is printed
 # (report, state, then output): looked for once, without waiting.
 M7='Cgroup memory moving (move_charge_at_immigrate) is deprecated. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.'
-"$CGFB" watch --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+# (It looks at the regular file every 200 ms, not 2 s: CGFB_TEST_WATCH_IDLE_MS,
+# for tests only, docs/TESTING.md.)
+CGFB_TEST_WATCH_IDLE_MS=200 "$CGFB" watch --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
 	--cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" >"$T_TMP/follow" 2>"$T_TMP/follow.err" &
 pid=$!
 scaled_sleep 0.5
@@ -195,8 +197,13 @@ printf 'notify = log, command\nnotify-command = exec sleep 3000 # cgfb-hook-%s\n
 	"$$" > "$T_TMP/hook.conf"
 H=$T_TMP/hookstate
 echo 22222222-2222-3333-4444-000000000000 > "$T_TMP/hookboot"
+# Two detections (M8, S2: the log's first three records) where two report
+# writers are enough to show the path: the hooks run here and the missing
+# mountinfo below each took six writers, one valgrind start-up each for
+# the same path again.
+head -n 3 "$KMSG" > "$T_TMP/kmsg-two"
 # (timeout: a watcher that waited for its hooks would wait 3000 s.)
-timeout 60 "$CGFB" --config "$T_TMP/hook.conf" watch --once --json --kmsg "$KMSG" --state-dir "$H" \
+timeout 60 "$CGFB" --config "$T_TMP/hook.conf" watch --once --json --kmsg "$T_TMP/kmsg-two" --state-dir "$H" \
 	--boot-id-file "$T_TMP/hookboot" --cgroup-root "$FX/root" --mountinfo "$FX/mountinfo" \
 	> "$T_TMP/hook.out" 2> "$T_TMP/hook.err"
 rc=$?
@@ -204,7 +211,7 @@ hooks=$(pgrep -f "cgfb-hook-$$" | wc -l)
 check "hooks that never exit: watch --once ends, exit 0, while $hooks of them still run" \
 	[ $rc -eq 0 -a "$hooks" -ge 2 ]
 n=$(ls "$H/reports" | grep -c '\.json$')
-check "... every report written ($n, as the first run wrote $(reports))" [ "$n" -eq "$(reports)" ]
+check "... every report written ($n of the log's 2)" [ "$n" -eq 2 ]
 pkill -f "cgfb-hook-$$"
 # Not under valgrind (CGFB_NATIVE): the hooks are no children of the
 # watcher (the report writer that starts them has exited), so its SIGTERM
@@ -256,12 +263,12 @@ check "... and the boot's warnings are all reported" \
 # watcher goes on with the next detection.
 echo 22222222-2222-3333-4444-555555555555 >"$BOOT"
 rm -rf "$STATE/reports"
-"$CGFB" watch --once --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+"$CGFB" watch --once --json --kmsg "$T_TMP/kmsg-two" --state-dir "$STATE" --boot-id-file "$BOOT" \
 	--mountinfo "$T_TMP/no-such-mountinfo" >"$T_TMP/out" 2>"$T_TMP/err"
 check "unreadable mountinfo: exit 0" [ $? -eq 0 ]
-check "unreadable mountinfo: every detection still printed" [ "$(grep -c '"id":' "$T_TMP/out")" -eq 6 ]
+check "unreadable mountinfo: every detection still printed (both)" [ "$(grep -c '"id":' "$T_TMP/out")" -eq 2 ]
 check "unreadable mountinfo: each failure logged once, with the file" \
-	[ "$(grep -c 'not written: reading .*no-such-mountinfo: No such file' "$T_TMP/err")" -eq 6 ]
+	[ "$(grep -c 'not written: reading .*no-such-mountinfo: No such file' "$T_TMP/err")" -eq 2 ]
 
 # A state directory that others may write to (a tmpfs mounted without a
 # mode is 1777) is refused by the watcher, the report writer and the

@@ -82,13 +82,16 @@ rm -f "$KMSG" "$STATE/watch.state"
 seq=0
 noise 10
 rec 4 "$M8"
-"$CGFB" watch --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+# (CGFB_TEST_WATCH_IDLE_MS, for tests only: it looks at the regular file
+# every 200 ms instead of every 2 s, docs/TESTING.md.)
+CGFB_TEST_WATCH_IDLE_MS=200 "$CGFB" watch --json --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
 	>"$T_TMP/follow" 2>"$T_TMP/follow.err" &
 pid=$!
 i=0
 while [ $i -lt "$(scaled 100)" ] && ! grep -q '"id":"M8"' "$T_TMP/follow"; do sleep 0.1; i=$((i + 1)); done
 check "follow mode reports the backlog" grep -q '"id":"M8"' "$T_TMP/follow"
-# New records while it follows (it polls a regular file every 2 s).
+# New records while it follows (it polls a regular file every 2 s; 200 ms
+# here).
 rec 4 "$M7"
 i=0
 while [ $i -lt "$(scaled 100)" ] && ! grep -q '"id":"M7"' "$T_TMP/follow"; do sleep 0.1; i=$((i + 1)); done
@@ -191,13 +194,14 @@ fi
 
 # A WARN block whose end line never comes, and a continued line never
 # ended: a following watcher reports what they hold once no record has
-# come for 2 s (it does not wait for 256 more records).
+# come for 2 s (it does not wait for 256 more records; 200 ms here, with
+# CGFB_TEST_WATCH_IDLE_MS, for tests only).
 echo 33333333-2222-3333-4444-555555555555 > "$T_TMP/boot-open"
 # follow_until NAME FILE N: watch FILE (following) until N detections are
 # printed or the bound passes; then SIGTERM. What was printed before the
 # stop is $T_TMP/NAME.before.
 follow_until() {
-	"$CGFB" watch --json --kmsg "$2" --state-dir "$T_TMP/state-$1" \
+	CGFB_TEST_WATCH_IDLE_MS=200 "$CGFB" watch --json --kmsg "$2" --state-dir "$T_TMP/state-$1" \
 		--boot-id-file "$T_TMP/boot-open" > "$T_TMP/$1.out" 2> "$T_TMP/$1.err" &
 	pid=$!
 	i=0

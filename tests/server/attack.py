@@ -9,7 +9,7 @@
   attack.py ghosts PORT PID N
   attack.py hangups PORT PID N BOUND
   attack.py tlschurn PORT ADDRS PER_ADDR SECONDS LOG
-  attack.py flood PORT CONNS SECONDS ADMIN_TOKEN REPORT_ID WAL WAL_MAX_MB
+  attack.py flood PORT CONNS SECONDS ADMIN_TOKEN REPORT_ID WAL WAL_MAX_MB [LOAD_PID]
   attack.py shutdown PORT PID ADMIN_TOKEN N BOUND
 
 Each prints one line per check: "ok<TAB>name" or "fail<TAB>name<TAB>why";
@@ -249,7 +249,9 @@ def slowloris(port, addrs, conns, head_timeout):
     pos = 1
     served_at = None
     why = ""
-    while time.monotonic() - start < 4:
+    # (2 s: the server's head deadline must still be ahead when the normal
+    # client below is served; server-attack.sh sets it to 5 s.)
+    while time.monotonic() - start < 2:
         for s in socks:
             try:
                 s.sendall(head[pos:pos + 1])
@@ -543,7 +545,16 @@ def tlschurn(port, addrs, per, seconds, log):
 
 
 # --- summary flood -----------------------------------------------------------------
-def flood(port, conns, seconds, token, report_id, wal, wal_max_mb):
+def running(pid):
+    """pid is there and not a zombie (the shell reaps it only later)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def flood(port, conns, seconds, token, report_id, wal, wal_max_mb, load_pid=0):
     stop = threading.Event()
     counts = {"200": 0, "429": 0, "other": 0}
     lock = threading.Lock()
@@ -610,6 +621,21 @@ def flood(port, conns, seconds, token, report_id, wal, wal_max_mb):
     stop.set()
     for t in threads:
         t.join(10)
+    # The WAL is watched until the write load beside the flood is done too
+    # (LOAD_PID), whether or not the flood outlasted it.
+    flood_end = time.monotonic()
+    posting = bool(load_pid) and running(load_pid)
+    end = time.monotonic() + 120
+    while load_pid and wal != "-" and running(load_pid) and time.monotonic() < end:
+        try:
+            wal_peak = max(wal_peak, os.path.getsize(wal))
+        except OSError:
+            pass
+        time.sleep(0.2)
+    if load_pid and wal != "-":
+        print("# the posts beside it %s" % ("went on %.1f s after the flood" % (
+            time.monotonic() - flood_end) if posting else "were done before the flood ended"),
+            flush=True)
     print("# flood: %d connections from 127.0.0.50 for %d s: %s; %d normal reads, "
           "the slowest %.3f s" % (conns, seconds, counts, n, worst), flush=True)
     out(not failures, "every normal read during the flood is answered 200", repr(failures[:3]))
@@ -642,7 +668,7 @@ def main():
         tlschurn(port, int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6])
     elif cmd == "flood":
         flood(port, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7],
-              int(sys.argv[8]))
+              int(sys.argv[8]), int(sys.argv[9]) if len(sys.argv) > 9 else 0)
     elif cmd == "queued":
         queued(port, int(sys.argv[3]), sys.argv[4], int(sys.argv[5]))
     elif cmd == "shutdown":

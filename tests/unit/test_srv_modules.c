@@ -179,6 +179,7 @@ static void parses_options(void **state)
 	char *ok[] = { "serve", "--listen", "127.0.0.1:0", "--database", "/tmp/x.sqlite",
 		       "--rate", "2", "--burst", "5", NULL };
 	char *bad[] = { "serve", "--rate", "fast", NULL };
+	static const char *const bad_interval[] = { "0", "10", "", "2s", "-1" };
 
 	optind = 0;     /* glibc: start getopt afresh, as main.c does per command */
 	assert_int_equal(options_parse(&o, 9, ok), 0);
@@ -188,6 +189,22 @@ static void parses_options(void **state)
 	assert_int_equal(o.burst, 5);
 	optind = 0;
 	assert_int_equal(options_parse(&o, 3, bad), -EINVAL);
+
+	/* The test-only log interval: unset by default, 1 to 9 when set. */
+	optind = 0;
+	assert_int_equal(options_parse(&o, 9, ok), 0);
+	assert_int_equal(o.test_log_interval, 0);
+	setenv("CGFB_SERVER_TEST_LOG_INTERVAL", "2", 1);
+	optind = 0;
+	assert_int_equal(options_parse(&o, 9, ok), 0);
+	assert_int_equal(o.test_log_interval, 2);
+	for (size_t i = 0; i < sizeof(bad_interval) / sizeof(bad_interval[0]); i++) {
+		setenv("CGFB_SERVER_TEST_LOG_INTERVAL", bad_interval[i], 1);
+		optind = 0;
+		if (options_parse(&o, 9, ok) != -EINVAL)
+			fail_msg("CGFB_SERVER_TEST_LOG_INTERVAL='%s' taken", bad_interval[i]);
+	}
+	unsetenv("CGFB_SERVER_TEST_LOG_INTERVAL");
 }
 
 /* Query values: whole decimal digits, nothing around them, within max. */
