@@ -1,6 +1,6 @@
 #!/bin/sh
 # cgroup-feedback-server migrate --from SQLITE --to POSTGRESQL (issue 17):
-# a SQLite collector of MIGRATE_REPORTS reports (20,000: 500 posted over
+# a SQLite collector of MIGRATE_REPORTS reports (100,000: 500 posted over
 # HTTP, one of them withdrawn, the rest copies made with SQLite directly as
 # in server-export.sh) moved to a real PostgreSQL started by the test.
 # Checked independently of the command's own verification: every row's
@@ -14,14 +14,7 @@ CGFB_TEST_STORE=pg
 . tests/lib.sh
 . tests/server/lib.sh
 
-# 20,000 natively: 40 pages of MIGRATE_PAGE (500, store/migrate.c), each
-# its own transaction, the cursor carried across them 39 times, every
-# counter an unsigned int. 100,000 (until 2026-12-06) was the same pages
-# five times over: 57 s of the suite's time, copied, verified, copied
-# again and dumped on both sides, for no check that fails at one volume
-# and not the other (none bounds time or memory here; server-export.sh
-# bounds the memory of 100,000). MIGRATE_REPORTS=100000 runs that by hand.
-N=${MIGRATE_REPORTS:-20000}
+N=${MIGRATE_REPORTS:-100000}
 case $BUILD in *san*) N=${MIGRATE_REPORTS:-10000} ;; esac
 # Under valgrind the 100,000 go through the program itself (twenty times
 # faster); valgrind checks the same code on the 499-report store at the end.
