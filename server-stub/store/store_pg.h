@@ -32,6 +32,7 @@ struct pg_store {
 	bool whole;              /* pg_groups_begin(NULL): from tally_groups */
 	bool down;               /* the last (re)connection failed: logged once */
 	bool migrating;          /* the schema's migration: no deadline (store_pg_conn.c) */
+	int64_t retry_at;        /* after a failed connection: none tried before (ms) */
 	int tx_err;              /* first error inside the open transaction */
 	unsigned timeout_ms;     /* statement_timeout of the session */
 };

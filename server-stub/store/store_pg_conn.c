@@ -117,6 +117,12 @@ int pg_connect(struct pg_store *s, const char *what)
 	int rc = 0;
 
 	pg_drop(s);
+	/* One attempt per deadline after one that timed out: every
+	 * transaction queued behind it (a batch, a fold) would otherwise wait
+	 * for one of its own, and a POST's 503 for all of them. An attempt
+	 * refused at once (a server restarting) costs no one a wait. */
+	if (end - deadline_ms < s->retry_at)
+		return -ENOTCONN;
 	s->conn = PQconnectStartParams(keys, vals, 1);
 	if (!s->conn)
 		return -ENOMEM;
@@ -131,8 +137,12 @@ int pg_connect(struct pg_store *s, const char *what)
 			break;
 		st = PQconnectPoll(s->conn);
 	}
-	if (rc == 0 && st == PGRES_POLLING_OK && PQsetnonblocking(s->conn, 1) == 0)
+	if (rc == 0 && st == PGRES_POLLING_OK && PQsetnonblocking(s->conn, 1) == 0) {
+		s->retry_at = 0;
 		return 0;
+	}
+	if (rc == -ETIMEDOUT)
+		s->retry_at = now_ms() + deadline_ms;
 	if (rc < 0) {
 		if (!s->down)
 			log_gone(what, rc, deadline_ms);
