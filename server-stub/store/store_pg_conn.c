@@ -83,12 +83,16 @@ static int wait_socket(const struct pg_store *s, PGconn *c, short events, int64_
 }
 
 /* The line that says why the connection went, once per call. */
-static void log_gone(const char *what, int rc, unsigned ms)
+static void log_gone(const struct pg_store *s, const char *what, int rc, unsigned ms)
 {
+	const char *msg = PQerrorMessage(s->conn);
+
 	if (rc == -ESHUTDOWN)
 		cgfb_log(LOG_WARNING, "database: %s: abandoned at shutdown; connection closed", what);
 	else if (rc == -ETIMEDOUT)
 		cgfb_log(LOG_ERR, "database: %s: no answer within %u ms; connection closed", what, ms);
+	else
+		cgfb_log(LOG_ERR, "database: %s: %.*s", what, (int)strcspn(msg, "\n"), msg);
 }
 
 void pg_drop(struct pg_store *s)
@@ -112,7 +116,7 @@ int pg_connect(struct pg_store *s, const char *what)
 	static const char *const keys[] = { "application_name", "tcp_user_timeout", "dbname",
 					    NULL };
 	const char *const vals[] = { "cgroup-feedback-server", "10000", s->conninfo, NULL };
-	const int64_t end = now_ms() + deadline_ms;
+	const int64_t start = now_ms(), end = start + deadline_ms;
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	int rc = 0;
 
@@ -121,7 +125,7 @@ int pg_connect(struct pg_store *s, const char *what)
 	 * transaction queued behind it (a batch, a fold) would otherwise wait
 	 * for one of its own, and a POST's 503 for all of them. An attempt
 	 * refused at once (a server restarting) costs no one a wait. */
-	if (end - deadline_ms < s->retry_at)
+	if (start < s->retry_at)
 		return -ENOTCONN;
 	s->conn = PQconnectStartParams(keys, vals, 1);
 	if (!s->conn)
@@ -143,17 +147,10 @@ int pg_connect(struct pg_store *s, const char *what)
 	}
 	if (rc == -ETIMEDOUT)
 		s->retry_at = now_ms() + deadline_ms;
-	if (rc < 0) {
-		if (!s->down)
-			log_gone(what, rc, deadline_ms);
-	} else {
-		if (!s->down) {
-			const char *msg = PQerrorMessage(s->conn);
-
-			cgfb_log(LOG_ERR, "database: %s: %.*s", what, (int)strcspn(msg, "\n"), msg);
-		}
-		rc = -ENOTCONN;
-	}
+	if (rc == 0)
+		rc = -ENOTCONN;     /* refused, failed: PQerrorMessage says why */
+	if (!s->down)
+		log_gone(s, what, rc, deadline_ms);
 	pg_drop(s);
 	return rc;
 }
@@ -204,11 +201,15 @@ static PGresult *collect(struct pg_store *s, const char *what, int *rc)
 		*rc = wait_socket(s, s->conn, POLLIN, end);
 		if (*rc < 0)
 			goto gone;
-		if (!PQconsumeInput(s->conn))
-			return keep;    /* the error is in PQerrorMessage, the status BAD */
+		/* A connection that broke is no longer busy (PQisBusy), and
+		 * PQgetResult gives its error at once. */
+		if (!PQconsumeInput(s->conn) && PQstatus(s->conn) == CONNECTION_OK) {
+			*rc = -EIO;
+			goto gone;
+		}
 	}
 gone:
-	log_gone(what, *rc, ms);
+	log_gone(s, what, *rc, ms);
 	PQclear(keep);
 	pg_drop(s);
 	return NULL;
