@@ -60,7 +60,11 @@ static bool abandoned(const struct pg_store *s)
 }
 
 /* Until c's socket is ready for events (or has an error for libpq to
- * find), within end: 0, -ETIMEDOUT past end, -ESHUTDOWN once abandoned. */
+ * find), within end: 0, -ETIMEDOUT past end, -ESHUTDOWN once abandoned.
+ * What the server sent by then counts, however late we look (as libpq's
+ * own connect_timeout, pqSocketCheck): the time a slow client spends
+ * computing (SCRAM under valgrind on a loaded machine took more than 5 s)
+ * is not the server's. */
 static int wait_socket(const struct pg_store *s, PGconn *c, short events, int64_t end)
 {
 	for (;;) {
@@ -70,15 +74,15 @@ static int wait_socket(const struct pg_store *s, PGconn *c, short events, int64_
 
 		if (abandoned(s))
 			return -ESHUTDOWN;
-		if (left <= 0)
-			return -ETIMEDOUT;
 		if (p.fd < 0)
 			return -ENOTCONN;
-		n = poll(&p, 1, (int)(left < PG_WAIT_SLICE_MS ? left : PG_WAIT_SLICE_MS));
+		n = poll(&p, 1, left <= 0 ? 0 : (int)(left < PG_WAIT_SLICE_MS ? left : PG_WAIT_SLICE_MS));
 		if (n > 0)
 			return 0;
 		if (n < 0 && errno != EINTR)
 			return -errno;
+		if (left <= 0)
+			return -ETIMEDOUT;
 	}
 }
 
