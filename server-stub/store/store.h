@@ -98,7 +98,8 @@ void store_abort_reads(void);
 #define STORE_LOCK_MS 2000
 #define STORE_WRITE_MS 10000
 /* And on the collector's side, for a server that enforces nothing (a
- * frozen one): a (re)connection is made within deadline_ms, a statement
+ * frozen one): each step of a (re)connection is answered within
+ * deadline_ms, a statement
  * answered within its statement timeout + deadline_ms (15 s for a write,
  * 20 s for a read by default), or the connection is closed and the call
  * fails with -ETIMEDOUT. A schema migration has no deadline. */

@@ -44,9 +44,9 @@ static inline struct pg_store *pgs(struct store *base)
 }
 
 /* store_pg_conn.c: the connection, every call to the server within a
- * deadline on the collector's side (--db-deadline): a (re)connection
- * within it, a statement within the session's statement_timeout and it.
- * Past it, or once the shutdown gave up on the session, the connection
+ * deadline on the collector's side (--db-deadline): each step of a
+ * (re)connection within it, a statement within the session's
+ * statement_timeout and it. Past it, or once the shutdown gave up on the session, the connection
  * is closed (s->conn NULL), the call fails with -ETIMEDOUT or -ESHUTDOWN
  * (logged there), and the next pg_ensure connects again. A call fails
  * with -ENOTCONN, unlogged, on a closed session. Otherwise a result as

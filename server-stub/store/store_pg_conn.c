@@ -120,7 +120,8 @@ int pg_connect(struct pg_store *s, const char *what)
 	static const char *const keys[] = { "application_name", "tcp_user_timeout", "dbname",
 					    NULL };
 	const char *const vals[] = { "cgroup-feedback-server", "10000", s->conninfo, NULL };
-	const int64_t start = now_ms(), end = start + deadline_ms;
+	const int64_t start = now_ms();
+	int64_t end = start + deadline_ms;
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	int rc = 0;
 
@@ -138,12 +139,16 @@ int pg_connect(struct pg_store *s, const char *what)
 		st = PGRES_POLLING_FAILED;
 	/* As the libpq manual says: before the first PQconnectPoll, as if it
 	 * had asked for writing; the socket may change between calls (one
-	 * host after another). */
+	 * host after another). The deadline is for each step: a server that
+	 * answers each one is alive, however slow the whole (a handful of
+	 * steps: SCRAM's two round trips took over 5 s under valgrind on a
+	 * loaded machine); a frozen one answers none. */
 	while (st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED) {
 		rc = wait_socket(s, s->conn, st == PGRES_POLLING_READING ? POLLIN : POLLOUT, end);
 		if (rc < 0)
 			break;
 		st = PQconnectPoll(s->conn);
+		end = now_ms() + deadline_ms;
 	}
 	if (rc == 0 && st == PGRES_POLLING_OK && PQsetnonblocking(s->conn, 1) == 0) {
 		s->retry_at = 0;
