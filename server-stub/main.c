@@ -117,7 +117,7 @@ static int api_init(struct api *a, const struct server_opts *o, struct cgfb_sche
 		rc = ratelimit_new(&a->rl_login_all, API_GUESS_ALL_RATE, API_GUESS_ALL_BURST);
 	if (rc == 0 && (rc = offload_start(&a->offload, API_READERS)) < 0)
 		cgfb_log(LOG_ERR, "cannot start the reader threads: %s", strerror(-rc));
-	store_write_timeouts(o->db_lock_ms, o->db_statement_ms);
+	store_write_timeouts(o->db_lock_ms, o->db_statement_ms, o->db_deadline_ms);
 	/* Opening read-write creates and migrates the file before any reader. */
 	if (rc == 0 && (rc = store_open(&s, o->db_path, false)) < 0)
 		cgfb_log(LOG_ERR, "%s: cannot open the database", o->db_path);

@@ -41,6 +41,9 @@ static void usage(FILE *out)
 	      "                           with this epsilon on each (1; 0: exact counts)\n"
 	      "  --db-lock-timeout SEC    PostgreSQL: how long a statement waits for a lock (2)\n"
 	      "  --db-statement-timeout SEC  PostgreSQL: how long a write may run (10)\n"
+	      "  --db-deadline SEC        PostgreSQL: how long past that the collector waits for\n"
+	      "                           an answer, and for each step of a connection, before\n"
+	      "                           closing it (5)\n"
 	      "  --shutdown-grace SEC     at SIGTERM, how long requests in flight may finish (10)\n"
 	      "  --port-file FILE         write the bound port to FILE once listening\n"
 	      "  --quiet                  no per-request log lines\n"
@@ -101,6 +104,7 @@ static int set(struct server_opts *o, int opt, const char *name, const char *arg
 	case 'S': o->summary_interval = (unsigned)v; break;
 	case 'L': o->db_lock_ms = (unsigned)(v * 1000); break;
 	case 'W': o->db_statement_ms = (unsigned)(v * 1000); break;
+	case 'D': o->db_deadline_ms = (unsigned)(v * 1000); break;
 	case 'g': o->grace_ms = (unsigned)(v * 1000); break;
 	case 'E': o->summary_epsilon = v; break;
 	}
@@ -115,6 +119,7 @@ static int check(const struct server_opts *o)
 	}
 	if (!o->max_connections || !o->max_per_ip || !o->idle_timeout || !o->request_timeout ||
 	    !o->head_timeout || !o->db_lock_ms || !o->db_statement_ms ||
+	    !o->db_deadline_ms ||
 	    !o->summary_interval) {
 		cgfb_log(LOG_ERR, "connection limits and timeouts must be at least 1");
 		return -EINVAL;
@@ -165,6 +170,7 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		{ "summary-interval", required_argument, NULL, 'S' },
 		{ "db-lock-timeout", required_argument, NULL, 'L' },
 		{ "db-statement-timeout", required_argument, NULL, 'W' },
+		{ "db-deadline", required_argument, NULL, 'D' },
 		{ "shutdown-grace", required_argument, NULL, 'g' },
 		{ "summary-epsilon", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -178,11 +184,13 @@ int options_parse(struct server_opts *o, int argc, char **argv)
 		.listen = "127.0.0.1:8080", .db_path = "collector.db", .max_connections = 256,
 		.max_per_ip = 128, .idle_timeout = 10, .request_timeout = 30, .rate = 10,
 		.burst = 50, .head_timeout = 10, .read_rate = 50, .read_burst = 200,
-		/* store.h's STORE_LOCK_MS and STORE_WRITE_MS (no layer of
+		/* store.h's STORE_LOCK_MS, STORE_WRITE_MS and
+		 * STORE_DEADLINE_MS (no layer of
 		 * options may include the store's). */
 		.summary_interval = 86400, .summary_epsilon = 1,
 		.tls_priorities = SERVER_TLS_PRIORITIES,
-		.db_lock_ms = 2000, .db_statement_ms = 10000, .grace_ms = 10000,
+		.db_lock_ms = 2000, .db_statement_ms = 10000, .db_deadline_ms = 5000,
+		.grace_ms = 10000,
 	};
 	/* For measuring the HTTP and validation ceiling only (bench/server.sh). */
 	o->no_store = getenv("CGFB_SERVER_BENCH_NO_STORE") != NULL;

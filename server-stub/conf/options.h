@@ -33,6 +33,8 @@ struct server_opts {
 	unsigned summary_interval;   /* seconds between recomputations of the public summary */
 	unsigned db_lock_ms;         /* PostgreSQL lock_timeout of every session */
 	unsigned db_statement_ms;    /* PostgreSQL statement_timeout of the writer's session */
+	unsigned db_deadline_ms;     /* past it (and past a connection's start), the collector
+				      * gives up on PostgreSQL: store.h */
 	unsigned grace_ms;           /* at shutdown, for requests in flight */
 	double summary_epsilon;      /* its noise (store/summary.h); 0: exact counts */
 	bool quiet;                  /* no per-request log lines */

@@ -48,9 +48,9 @@ void store_abort_reads(void)
 	store_pg_ops.abort_reads();
 }
 
-void store_write_timeouts(unsigned lock_ms, unsigned statement_ms)
+void store_write_timeouts(unsigned lock_ms, unsigned statement_ms, unsigned deadline_ms)
 {
-	store_pg_ops.write_timeouts(lock_ms, statement_ms);
+	store_pg_ops.write_timeouts(lock_ms, statement_ms, deadline_ms);
 }
 
 void store_abort_writes(void)

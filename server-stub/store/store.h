@@ -97,7 +97,14 @@ void store_abort_reads(void);
  * its request is answered 503. SQLite waits for its lock by busy_timeout. */
 #define STORE_LOCK_MS 2000
 #define STORE_WRITE_MS 10000
-void store_write_timeouts(unsigned lock_ms, unsigned statement_ms);
+/* And on the collector's side, for a server that enforces nothing (a
+ * frozen one): each step of a (re)connection is answered within
+ * deadline_ms, a statement
+ * answered within its statement timeout + deadline_ms (15 s for a write,
+ * 20 s for a read by default), or the connection is closed and the call
+ * fails with -ETIMEDOUT. A schema migration has no deadline. */
+#define STORE_DEADLINE_MS 5000
+void store_write_timeouts(unsigned lock_ms, unsigned statement_ms, unsigned deadline_ms);
 /* Shutdown, past its grace: the write in progress is cancelled and every
  * later one fails with -ETIMEDOUT, whatever the database does. */
 void store_abort_writes(void);

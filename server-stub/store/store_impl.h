@@ -14,7 +14,7 @@ struct store_ops {
 	void (*read_deadline)(struct store *s, unsigned ms);
 	void (*abort_reads)(void);
 	/* PostgreSQL only (store.h): SQLite's table leaves them NULL. */
-	void (*write_timeouts)(unsigned lock_ms, unsigned statement_ms);
+	void (*write_timeouts)(unsigned lock_ms, unsigned statement_ms, unsigned deadline_ms);
 	void (*abort_writes)(void);
 	int (*manual_checkpoints)(struct store *s);
 	int (*checkpoint)(struct store *s);

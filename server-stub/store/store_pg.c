@@ -3,12 +3,15 @@
  * text columns in the "C" collation so that comparisons and orderings are
  * byte-wise, as SQLite's are, whatever the database's locale.
  *
- * A connection that breaks (a restart or a fail-over of the server) makes
- * the call in progress fail, which the API answers 503 with Retry-After;
- * the next call reconnects (PQreset) and prepares its statements again.
+ * A connection that breaks (a restart or a fail-over of the server) or
+ * does not answer within its deadline (a frozen server: store_pg_conn.c)
+ * makes the call in progress fail, which the API answers 503 with
+ * Retry-After; the next transaction connects again and prepares its
+ * statements again.
  *
- * This file: connections, sessions, the schema and its migrations,
- * transactions. Writes are in store_pg_write.c, reads in store_pg_read.c,
+ * This file: sessions, the schema and its migrations, transactions. The
+ * shutdown's flags are in store_pg_readers.c, the connection and its
+ * deadlines in store_pg_conn.c, writes in store_pg_write.c, reads in store_pg_read.c,
  * the readers' list in store_pg_readers.c, the table of operations that
  * store.c calls in store_pg_ops.c: each uses only the ones before it. */
 #include <endian.h>
@@ -251,15 +254,28 @@ int pg_db_error(struct pg_store *s, const char *what, const PGresult *res)
 	return rc;
 }
 
+int pg_outcome(struct pg_store *s, const char *what, const PGresult *res, int rc, bool any)
+{
+	const ExecStatusType st = PQresultStatus(res);
+
+	if (rc < 0) {
+		/* Logged by store_pg_conn.c, or a closed session. */
+		if (!s->tx_err)
+			s->tx_err = rc;
+		return rc;
+	}
+	if (st == PGRES_TUPLES_OK || (any && st == PGRES_COMMAND_OK))
+		return 0;
+	return pg_db_error(s, what, res);
+}
+
 /* Constant SQL, several statements allowed; only for setup and schema. */
 int pg_exec_const(struct pg_store *s, const char *what, const char *sql)
 {
-	PGresult *res = PQexec(s->conn, sql);
-	const ExecStatusType st = PQresultStatus(res);
-	int rc = 0;
+	int rc;
+	PGresult *res = pg_call_sql(s, what, sql, &rc);
 
-	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
-		rc = pg_db_error(s, what, res);
+	rc = pg_outcome(s, what, res, rc, true);
 	PQclear(res);
 	return rc;
 }
@@ -273,16 +289,12 @@ PGresult *pg_run(struct pg_store *s, enum pst i, int n, const char *const *vals,
 {
 	char name[16];
 	PGresult *res;
-	ExecStatusType st;
 
 	snprintf(name, sizeof(name), "c%d", (int)i);
-	res = PQexecPrepared(s->conn, name, n, vals, lens, fmts, 1);
-	st = PQresultStatus(res);
-	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
-		*rc = 0;
+	res = pg_call_prepared(s, what, name, n, vals, lens, fmts, rc);
+	*rc = pg_outcome(s, what, res, *rc, true);
+	if (*rc == 0)
 		return res;
-	}
-	*rc = pg_db_error(s, what, res);
 	PQclear(res);
 	return NULL;
 }
@@ -308,12 +320,14 @@ void pg_copy_at(const PGresult *res, int row, int col, char *dst, size_t dstsz)
 
 static int schema_version(struct pg_store *s, int *v)
 {
-	PGresult *res = PQexec(s->conn, "SELECT coalesce(max(version), 0) FROM cgfb_schema");
-	int rc = 0;
+	int rc;
+	PGresult *res = pg_call_sql(s, "schema version",
+				    "SELECT coalesce(max(version), 0) FROM cgfb_schema", &rc);
 
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+	rc = pg_outcome(s, "schema version", res, rc, false);
+	if (rc == 0 && PQntuples(res) != 1)
 		rc = pg_db_error(s, "schema version", res);
-	else
+	else if (rc == 0)
 		*v = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	return rc;
@@ -342,7 +356,9 @@ static int migrate_step(struct pg_store *s, int v)
 }
 
 /* Under a session advisory lock: two instances starting together would
- * otherwise both see version 0 and both create the tables. */
+ * otherwise both see version 0 and both create the tables. Without a
+ * deadline (s->migrating): a step may take minutes on a large store, and
+ * the other instance waits for the lock meanwhile. */
 static int migrate(struct pg_store *s)
 {
 	const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
@@ -352,9 +368,10 @@ static int migrate(struct pg_store *s)
 	snprintf(lock, sizeof(lock), "SELECT pg_advisory_lock(%d, %d)", LOCK_SPACE, LOCK_MIGRATE);
 	snprintf(unlock, sizeof(unlock), "SELECT pg_advisory_unlock(%d, %d)", LOCK_SPACE,
 		 LOCK_MIGRATE);
+	s->migrating = true;
 	rc = pg_exec_const(s, "migration lock", lock);
 	if (rc < 0)
-		return rc;
+		goto out;
 	rc = pg_exec_const(s, "migrate", "CREATE TABLE IF NOT EXISTS cgfb_schema (version INTEGER NOT NULL)");
 	if (rc == 0)
 		rc = schema_version(s, &v);
@@ -366,6 +383,8 @@ static int migrate(struct pg_store *s)
 	for (; rc == 0 && v < latest; v++)
 		rc = migrate_step(s, v);
 	pg_exec_const(s, "migration unlock", unlock);
+out:
+	s->migrating = false;
 	return rc;
 }
 
@@ -392,10 +411,11 @@ int pg_set_timeout(struct pg_store *s, unsigned ms)
 /* store.h's defaults, or --db-lock-timeout and --db-statement-timeout. */
 static unsigned lock_ms = STORE_LOCK_MS, write_ms = STORE_WRITE_MS;
 
-void pg_write_timeouts(unsigned lock, unsigned statement)
+void pg_write_timeouts(unsigned lock, unsigned statement, unsigned deadline)
 {
 	lock_ms = lock;
 	write_ms = statement;
+	pg_set_deadline(deadline);
 }
 
 /* A session waits for a lock lock_ms at most, and the writer's statements
@@ -420,11 +440,6 @@ static int session_setup(struct pg_store *s)
 {
 	int rc;
 
-	/* A session's statements are cancelled at shutdown, from the first:
-	 * preparing them waits for the locks of the tables they read too. */
-	rc = s->readonly ? pg_reader_track(s) : pg_writer_track(s);
-	if (rc < 0)
-		return rc;
 	PQsetNoticeProcessor(s->conn, quiet_notice, NULL);
 	s->timeout_ms = 0;
 	/* A 201 follows a commit that is on the server's disk (and on its
@@ -439,28 +454,29 @@ static int session_setup(struct pg_store *s)
 		PGresult *res;
 
 		snprintf(name, sizeof(name), "c%d", i);
-		res = PQprepare(s->conn, name, pst_sql[i], 0, NULL);
-		if (PQresultStatus(res) != PGRES_COMMAND_OK)
-			rc = pg_db_error(s, "prepare", res);
+		res = pg_call_prepare(s, name, pst_sql[i], &rc);
+		rc = pg_outcome(s, "prepare", res, rc, true);
 		PQclear(res);
 	}
 	return rc;
 }
 
-/* Before each use: a broken connection is reset (one attempt; the caller
- * answers 503 and the next request tries again). Logged once per outage. */
+/* Before each use: a broken or closed connection is made again (one
+ * attempt within the deadline; the caller answers 503 and the next
+ * request tries again). Logged once per outage. */
 int pg_ensure(struct pg_store *s)
 {
 	int rc;
 
 	if (PQstatus(s->conn) == CONNECTION_OK)
 		return 0;
-	PQreset(s->conn);
-	if (PQstatus(s->conn) != CONNECTION_OK) {
-		if (!s->down)
-			log_pg("reconnect", PQerrorMessage(s->conn));
+	/* A session the shutdown gave up on is not opened again. */
+	if (s->readonly ? pg_reads_aborted() : pg_writes_aborted())
+		return -ETIMEDOUT;
+	rc = pg_connect(s, "reconnect");
+	if (rc < 0) {
 		s->down = true;
-		return -ENOTCONN;
+		return rc;
 	}
 	rc = session_setup(s);
 	if (rc == 0) {
@@ -468,21 +484,6 @@ int pg_ensure(struct pg_store *s)
 		s->down = false;
 	}
 	return rc;
-}
-
-/* Defaults that the database option may override (its values come
- * last): a server that does not answer fails a (re)connection within
- * seconds and a connection whose peer vanished within seconds, so that
- * requests are answered 503 instead of waiting for TCP's minutes. The
- * password comes from PGPASSFILE, a service file or the environment,
- * never from the command line (docs/man). */
-static PGconn *connect_db(const char *conninfo)
-{
-	static const char *const keys[] = { "application_name", "connect_timeout",
-					    "tcp_user_timeout", "dbname", NULL };
-	const char *const vals[] = { "cgroup-feedback-server", "5", "10000", conninfo, NULL };
-
-	return PQconnectdbParams(keys, vals, 1);
 }
 
 int pg_open_ops(struct store **out, const char *where, bool readonly,
@@ -500,16 +501,9 @@ int pg_open_ops(struct store **out, const char *where, bool readonly,
 		rc = -ENOMEM;
 		goto fail;
 	}
-	s->conn = connect_db(s->conninfo);
-	if (!s->conn) {
-		rc = -ENOMEM;
+	rc = pg_connect(s, "connect");
+	if (rc < 0)
 		goto fail;
-	}
-	if (PQstatus(s->conn) != CONNECTION_OK) {
-		log_pg("connect", PQerrorMessage(s->conn));
-		rc = -ENOTCONN;
-		goto fail;
-	}
 	PQsetNoticeProcessor(s->conn, quiet_notice, NULL);
 	rc = readonly ? 0 : migrate(s);
 	if (rc == 0)
@@ -529,11 +523,7 @@ void pg_close(struct store *base)
 
 	if (!s)
 		return;
-	if (s->readonly)
-		pg_reader_untrack(s);
-	else
-		pg_writer_untrack(s);
-	PQfinish(s->conn);
+	pg_drop(s);
 	free(s->conninfo);
 	free(s);
 }
@@ -554,12 +544,12 @@ int pg_begin(struct store *base)
 int pg_commit(struct store *base)
 {
 	struct pg_store *s = pgs(base);
-	PGresult *res = PQexec(s->conn, "COMMIT");
-	int rc = 0;
+	int rc;
+	PGresult *res = pg_call_sql(s, "commit", "COMMIT", &rc);
 
-	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+	if (rc == 0 && PQresultStatus(res) != PGRES_COMMAND_OK)
 		rc = pg_db_error(s, "commit", res);
-	else if (strcmp(PQcmdStatus(res), "COMMIT") != 0)
+	else if (rc == 0 && strcmp(PQcmdStatus(res), "COMMIT") != 0)
 		rc = s->tx_err ? s->tx_err : -EIO;
 	PQclear(res);
 	s->tx_err = 0;
@@ -570,7 +560,9 @@ void pg_rollback(struct store *base)
 {
 	struct pg_store *s = pgs(base);
 
+	int rc;
+
 	if (PQstatus(s->conn) == CONNECTION_OK && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
-		PQclear(PQexec(s->conn, "ROLLBACK"));
+		PQclear(pg_call_sql(s, "rollback", "ROLLBACK", &rc));
 	s->tx_err = 0;
 }

@@ -31,14 +31,10 @@ struct pg_store {
 	bool readonly;
 	bool whole;              /* pg_groups_begin(NULL): from tally_groups */
 	bool down;               /* the last (re)connection failed: logged once */
+	bool migrating;          /* the schema's migration: no deadline (store_pg_conn.c) */
+	int64_t retry_at;        /* after a failed connection: none tried before (ms) */
 	int tx_err;              /* first error inside the open transaction */
 	unsigned timeout_ms;     /* statement_timeout of the session */
-	/* Readers only (store_pg_read.c): what cancels the session's
-	 * statement at shutdown, and the list of readers. */
-	PGcancel *cancel;
-	struct pg_store *next_reader;
-	bool tracked;
-	bool writer;             /* pg_abort_writes cancels its statement */
 };
 
 /* base is the first member: NULL stays NULL. */
@@ -47,10 +43,31 @@ static inline struct pg_store *pgs(struct store *base)
 	return (struct pg_store *)base;
 }
 
+/* store_pg_conn.c: the connection, every call to the server within a
+ * deadline on the collector's side (--db-deadline): each step of a
+ * (re)connection within it, a statement within the session's
+ * statement_timeout and it. Past it, or once the shutdown gave up on the session, the connection
+ * is closed (s->conn NULL), the call fails with -ETIMEDOUT or -ESHUTDOWN
+ * (logged there), and the next pg_ensure connects again. A call fails
+ * with -ENOTCONN, unlogged, on a closed session. Otherwise a result as
+ * PQexec gives it (NULL with *rc 0: see PQerrorMessage). */
+void pg_set_deadline(unsigned ms);
+int pg_connect(struct pg_store *s, const char *what);
+void pg_drop(struct pg_store *s);
+PGresult *pg_call_sql(struct pg_store *s, const char *what, const char *sql, int *rc);
+PGresult *pg_call_params(struct pg_store *s, const char *what, const char *sql, int n,
+			 const char *const *vals, int *rc);
+PGresult *pg_call_prepared(struct pg_store *s, const char *what, const char *name, int n,
+			   const char *const *vals, const int *lens, const int *fmts, int *rc);
+PGresult *pg_call_prepare(struct pg_store *s, const char *name, const char *sql, int *rc);
+
 /* Log what failed (the reason goes to the log only) and return it as a
  * negative errno; inside a transaction the first one is kept for COMMIT. */
 int pg_db_error(struct pg_store *s, const char *what, const PGresult *res);
 int pg_exec_const(struct pg_store *s, const char *what, const char *sql);
+/* A call's outcome: 0 when res has status ok (TUPLES_OK, or COMMAND_OK
+ * too when any), else the error, logged once and kept for COMMIT. */
+int pg_outcome(struct pg_store *s, const char *what, const PGresult *res, int rc, bool any);
 /* A prepared statement, every result column binary; NULL with *rc set on
  * failure. */
 PGresult *pg_run(struct pg_store *s, enum pst i, int n, const char *const *vals,
@@ -85,25 +102,18 @@ int pg_put_row(struct store *base, const struct store_row *row);
 int pg_put_withdrawn(struct store *base, const char *id, const char *at,
 		     const char *token_sha256);
 /* store_pg_readers.c. Shutdown: reads fail from now on, and the
- * statements readers run now are cancelled (SQLite's readers stop at their
- * progress handler). */
+ * statements readers wait for now are abandoned, their connections closed
+ * (store_pg_conn.c; SQLite's readers stop at their progress handler). */
 void pg_abort_reads(void);
 /* Whether pg_abort_reads ran. */
 bool pg_reads_aborted(void);
-/* The writer's session (the one read-write session of a server): its
- * statement is cancelled by pg_abort_writes, and its transactions fail
- * to begin after it (-ETIMEDOUT). */
+/* The read-write sessions (the writer's): what they wait for is abandoned
+ * by pg_abort_writes, and their transactions fail to begin after it
+ * (-ETIMEDOUT). */
 void pg_abort_writes(void);
 bool pg_writes_aborted(void);
-int pg_writer_track(struct pg_store *s);
-void pg_writer_untrack(struct pg_store *s);
 /* store_pg.c: the settings of the sessions opened from now on (store.h). */
-void pg_write_timeouts(unsigned lock_ms, unsigned statement_ms);
-/* A reader's session (new, or after a reconnection) joins the list that
- * pg_abort_reads cancels (-ETIMEDOUT once it ran); untrack before it
- * closes. */
-int pg_reader_track(struct pg_store *s);
-void pg_reader_untrack(struct pg_store *s);
+void pg_write_timeouts(unsigned lock_ms, unsigned statement_ms, unsigned deadline_ms);
 /* store_pg_read.c */
 int pg_get(struct store *base, const char *id, struct cgfb_buf *body, struct receipt *r);
 int pg_list(struct store *base, const struct store_filter *f,

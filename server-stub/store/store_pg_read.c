@@ -157,10 +157,11 @@ static int summary_lock(struct pg_store *s, const char *fn)
 	int rc;
 
 	snprintf(sql, sizeof(sql), "SELECT %s(%d, %d)::int", fn, LOCK_SPACE, LOCK_SUMMARY);
-	res = PQexec(s->conn, sql);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+	res = pg_call_sql(s, "summary lock", sql, &rc);
+	rc = pg_outcome(s, "summary lock", res, rc, false);
+	if (rc == 0 && PQntuples(res) != 1)
 		rc = pg_db_error(s, "summary lock", res);
-	else
+	else if (rc == 0)
 		rc = strcmp(PQgetvalue(res, 0, 0), "1") == 0 ? 1 : 0;
 	PQclear(res);
 	return rc;

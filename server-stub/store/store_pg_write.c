@@ -161,15 +161,14 @@ int pg_secret(struct store *base, const char *name, const char *candidate,
 	 * (its statement's snapshot is older than that row): the second time
 	 * it does. */
 	for (int tries = 0; rc == 0 && !out[0] && tries < 2; tries++) {
-		res = PQexecParams(s->conn,
-				   "WITH ins AS (INSERT INTO secrets (name, value) VALUES ($1, $2)"
-				   " ON CONFLICT (name) DO NOTHING RETURNING value)"
-				   " SELECT value FROM ins UNION ALL SELECT value FROM secrets"
-				   " WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM ins)",
-				   2, NULL, vals, NULL, NULL, 0);
-		if (PQresultStatus(res) != PGRES_TUPLES_OK)
-			rc = pg_db_error(s, "the store's secret", res);
-		else if (PQntuples(res) == 1)
+		res = pg_call_params(s, "the store's secret",
+				     "WITH ins AS (INSERT INTO secrets (name, value) VALUES ($1, $2)"
+				     " ON CONFLICT (name) DO NOTHING RETURNING value)"
+				     " SELECT value FROM ins UNION ALL SELECT value FROM secrets"
+				     " WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM ins)",
+				     2, vals, &rc);
+		rc = pg_outcome(s, "the store's secret", res, rc, false);
+		if (rc == 0 && PQntuples(res) == 1)
 			pg_copy_at(res, 0, 0, out, STORE_SECRET_HEX + 1);
 		PQclear(res);
 	}

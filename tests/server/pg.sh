@@ -81,10 +81,25 @@ pg_restart() {
 		restart >/dev/null 2>&1
 }
 
+# pg_procs: the cluster's processes, the postmaster first.
+pg_procs() {
+	_pm=$(head -n 1 "$PG_ROOT/data/postmaster.pid" 2>/dev/null) || return 0
+	echo "$_pm $(pgrep -P "$_pm" | tr '\n' ' ')"
+}
+
+# pg_freeze, pg_thaw: SIGSTOP every process of the cluster, as a hung
+# server (a hung disk, a paused VM) whose kernel still accepts connections
+# and acknowledges what is sent; SIGCONT. The postmaster first, so that it
+# starts no process the list would miss.
+pg_freeze() { for _p in $(pg_procs); do kill -STOP "$_p" 2>/dev/null; done; }
+pg_thaw() { for _p in $(pg_procs); do kill -CONT "$_p" 2>/dev/null; done; }
+
 # pg_stop: stopped and removed, whatever state it is in; for the exit trap
 # (also of a script under set -e).
 pg_stop() {
 	[ -n "$PG_ROOT" ] || return 0
+	# A test that failed with the cluster frozen: it would not stop.
+	pg_thaw || true
 	if [ -f "$PG_ROOT/data/postmaster.pid" ]; then
 		timeout 30 $PG_AS "$PG_BIN/pg_ctl" -D "$PG_ROOT/data" -m immediate \
 			-w -t 20 stop >/dev/null 2>&1
