@@ -49,6 +49,10 @@ struct writer {
 	bool failed;             /* an fsync failed: nothing is acknowledged any more */
 	bool scrub_pending;      /* a withdrawal committed since the last scrub */
 	bool scrub_warned;
+	/* The database file was replaced or removed (store_file_check): the
+	 * WAL is emptied into the old file once, by a scrub, so that the file
+	 * at the path is never paired with it. */
+	bool file_gone;
 	struct timespec scrub_due;   /* CLOCK_REALTIME: not before then */
 	struct timespec scrub_since; /* when the pending scrub was first due */
 	char wal_path[PATH_MAX];
@@ -167,7 +171,8 @@ static void scrub(struct writer *w)
 	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_lock(&w->db_lock);
 	/* The withdrawn reports' deltas (their install and columns) go from
-	 * the store with them, and their counts from the summary's. */
+	 * the store with them, and their counts from the summary's (a file
+	 * gone refuses the fold: only the checkpoint runs). */
 	store_fold(w->store, 0);
 	rc = store_scrub(w->store);
 	pthread_mutex_unlock(&w->db_lock);
@@ -186,6 +191,21 @@ static void scrub(struct writer *w)
 	/* An error was logged by the store; the next withdrawal tries again. */
 	w->scrub_pending = w->scrub_warned = false;
 	w->scrub_due = after_ms(now, SCRUB_GAP_MS);
+}
+
+/* Under the lock: the first time the file was found replaced or removed,
+ * its WAL is checkpointed into it and cut to nothing (a scrub, due now):
+ * a WAL left with frames at the path is applied to whatever file is there
+ * when the collector restarts, and corrupts it. The store refuses every
+ * write from then on; the file at the path is not touched. */
+static void note_file(struct writer *w, int rc)
+{
+	if (rc != -ESTALE || w->file_gone)
+		return;
+	w->file_gone = w->scrub_pending = true;
+	w->scrub_due = (struct timespec){ 0 };
+	clock_gettime(CLOCK_REALTIME, &w->scrub_since);
+	pthread_cond_signal(&w->work);
 }
 
 /* Under the lock: until there is work, or a scrub is due. */
@@ -227,6 +247,18 @@ static void finish(struct job *list, int fail)
 	}
 }
 
+/* Under the lock, once a batch is durable: 0 when it may be answered as
+ * it came out, or -ESTALE when the file was replaced or removed since its
+ * commit began: it is then in no file at the path, and is not
+ * acknowledged (a read-only file still holds it: answered). */
+static int answerable(struct writer *w)
+{
+	const int rc = store_file_check(w->store) == -ESTALE ? -ESTALE : 0;
+
+	note_file(w, rc);
+	return rc;
+}
+
 /* Under the lock: committed jobs go to the syncer (pipelined) or are
  * answered now (the commit itself was synchronous). */
 static void hand_over(struct writer *w, struct job *batch, int rc)
@@ -234,7 +266,7 @@ static void hand_over(struct writer *w, struct job *batch, int rc)
 	struct job *last = batch;
 
 	if (!w->pipelined || rc < 0) {
-		finish(batch, 0);
+		finish(batch, rc < 0 ? 0 : answerable(w));
 		return;
 	}
 	while (last->next)
@@ -281,6 +313,7 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		note_withdrawals(w, batch, rc);
+		note_file(w, rc);
 		hand_over(w, batch, rc);
 	}
 	w->writer_done = true;
@@ -328,7 +361,7 @@ static void *sync_main(void *arg)
 				 w->wal_path, strerror(-rc));
 			w->failed = true;
 		}
-		finish(list, rc < 0 ? -EIO : 0);
+		finish(list, rc < 0 ? -EIO : answerable(w));
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;

@@ -125,6 +125,14 @@ int store_wal_path(struct store *s, char *buf, size_t bufsz);
  * the old frames (try again later), or an error (logged). */
 int store_scrub(struct store *s);
 
+/* A writing connection's file (SQLite: store/dbfile.h) is still the
+ * database at its path and writable: 0; -EROFS while it or its directory
+ * is read-only; -ESTALE, for the rest of the process's life, once another
+ * file was put at the path or the file was removed (restarting opens
+ * what is there then). Checked by every begin and commit too; safe from
+ * any thread. PostgreSQL: always 0. */
+int store_file_check(struct store *s);
+
 int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);

@@ -14,6 +14,7 @@
 
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
+#include "store/dbfile.h"
 #include "store/store_impl.h"
 #include "store/tally_sql.h"
 
@@ -165,7 +166,14 @@ struct sq_store {
 	sqlite3_stmt *tally[DIM_COUNT];
 	bool whole;                  /* store_groups_begin(NULL): from tally */
 	struct timespec deadline;    /* reads: interrupted after this; 0: none */
+	struct dbfile file;          /* read-write connections: the file they write */
 };
+
+/* The file the process's first read-write connection opened (the
+ * writer's, at start, before any other thread): every later connection
+ * must open the same one, or it would pair another file with the
+ * writer's WAL and shared memory (dbfile.h). Set once, then only read. */
+static struct dbfile first = { .pinned = false, .fd = -1 };
 
 /* Set at shutdown: every read in progress stops at its next progress
  * callback, so that SIGTERM does not wait for a long digest or export. */
@@ -338,6 +346,34 @@ static void sq_abort_reads(void)
 	atomic_store(&aborting, true);
 }
 
+/* A read-write connection pins the file it opened (dbfile.h), checked
+ * against SQLite's own: fileHasMoved (os_unix.c) compares the inode of
+ * SQLite's descriptor with the path's. */
+static int pin(struct sq_store *s, const char *path)
+{
+	const char *db = sqlite3_db_filename(s->db, "main");
+	int moved = 0, rc;
+
+	if (!db || !*db)
+		return 0;
+	rc = dbfile_pin(&s->file, db);
+	if (rc == 0 && (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) !=
+			SQLITE_OK || moved || !dbfile_same(&first, path)))
+		rc = -ESTALE;
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "database: %s: cannot hold the file open: %s", db, strerror(-rc));
+		return rc;
+	}
+	if (!first.pinned) {
+		/* The inode stays pinned by this connection's descriptor. */
+		first = s->file;
+		first.fd = -1;
+		/* Compared with the path later connections are opened by. */
+		snprintf(first.path, sizeof(first.path), "%s", path);
+	}
+	return 0;
+}
+
 static int sq_open(struct store **out, const char *path, bool readonly)
 {
 	const int flags = readonly ? SQLITE_OPEN_READONLY :
@@ -347,6 +383,19 @@ static int sq_open(struct store **out, const char *path, bool readonly)
 
 	if (!s)
 		return -ENOMEM;
+	s->file.fd = -1;
+	s->file.pinned = false;
+	if (!dbfile_same(&first, path)) {
+		static atomic_bool said;
+
+		/* The writer has said why (dbfile_check); said once here too. */
+		if (!atomic_exchange(&said, true))
+			cgfb_log(LOG_ERR, "database: %s is not the file the collector opened at "
+				 "start; no connection opens it until the collector is restarted",
+				 path);
+		free(s);
+		return -ESTALE;
+	}
 	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = s->db ? db_error(s, path) : -ENOMEM;
 		goto fail;
@@ -370,6 +419,8 @@ static int sq_open(struct store **out, const char *path, bool readonly)
 					  "PRAGMA journal_size_limit = " STORE_WAL_LIMIT_TEXT ";");
 	if (rc == 0 && !readonly)
 		rc = migrate(s);
+	if (rc == 0 && !readonly)
+		rc = pin(s, path);
 	if (rc == 0)
 		rc = prepare_all(s);
 	if (rc < 0)
@@ -397,6 +448,7 @@ static void sq_close(struct store *base)
 	/* The last connection to close checkpoints and removes the WAL. */
 	if (sqlite3_close(s->db) != SQLITE_OK)
 		cgfb_log(LOG_ERR, "database: close: %s", sqlite3_errmsg(s->db));
+	dbfile_unpin(&s->file);
 	free(s);
 }
 
@@ -457,18 +509,28 @@ static int sq_wal_path(struct store *base, char *buf, size_t bufsz)
 	return 0;
 }
 
+/* Any thread: it reads only the pinned file (dbfile_check is atomic). */
+static int sq_file_check(struct store *base)
+{
+	return dbfile_errno(dbfile_check(&sq(base)->file));
+}
+
+/* Nothing is written into a file that is no longer the database at its
+ * path, or that was made read-only. */
 static int sq_begin(struct store *base)
 {
 	struct sq_store *s = sq(base);
+	const int rc = sq_file_check(base);
 
-	return step_done(s, ST_BEGIN, "begin");
+	return rc < 0 ? rc : step_done(s, ST_BEGIN, "begin");
 }
 
 static int sq_commit(struct store *base)
 {
 	struct sq_store *s = sq(base);
+	const int rc = sq_file_check(base);
 
-	return step_done(s, ST_COMMIT, "commit");
+	return rc < 0 ? rc : step_done(s, ST_COMMIT, "commit");
 }
 
 static void sq_rollback(struct store *base)
@@ -969,6 +1031,7 @@ const struct store_ops store_sqlite_ops = {
 	.defer_sync = sq_defer_sync,
 	.wal_path = sq_wal_path,
 	.scrub = sq_scrub,
+	.file_check = sq_file_check,
 	.begin = sq_begin,
 	.commit = sq_commit,
 	.rollback = sq_rollback,

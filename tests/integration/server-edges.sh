@@ -199,6 +199,73 @@ else
 	skip "durable before 201 in the system calls" "strace is not installed (make deps)"
 fi
 
+# --- the SQLite file swapped under load (issue 41) -----------------------------------
+# A backup restored by rename over the live file, the file removed, the
+# file made read-only, each while reports are posted (load.py runs the
+# command at the 40th 201). Every 201 must be in the file that was at the
+# path when it was committed (kept here by a hard link taken before); that
+# file, and what lies at the path with the WAL beside it (what a restart
+# would open), must pass PRAGMA integrity_check; the collector answers 503
+# with Retry-After and says why, once, in its log.
+if [ "$STORE" != pg ]; then
+	# audit KEPT ACKED PATH: "<201s> missing <n>, kept <integrity>, path
+	# <integrity>", each file read from a copy with its own -wal and -shm.
+	audit() {
+		python3 -c 'import os, shutil, sqlite3, sys, tempfile
+def opened(path):
+    d = tempfile.mkdtemp()
+    for s in ("", "-wal", "-shm"):
+        if os.path.exists(path + s):
+            shutil.copy(path + s, os.path.join(d, "db" + s))
+    return sqlite3.connect(os.path.join(d, "db"))
+kept, path = opened(sys.argv[1]), opened(sys.argv[3])
+ids = set(open(sys.argv[2]).read().split())
+have = {r[0] for r in kept.execute("select id from reports")}
+print("%d missing %d, kept %s, path %s" % (len(ids), len(ids - have),
+      kept.execute("pragma integrity_check").fetchone()[0].splitlines()[0],
+      path.execute("pragma integrity_check").fetchone()[0].splitlines()[0]))' "$@"
+	}
+	# swap_case NAME COMMAND: a fresh collector, its file kept as $DIR/kept,
+	# loaded with reports 100..399 and COMMAND run at the 40th 201; then a
+	# POST of its own.
+	swap_case() {
+		start_server "$1" --rate 0 --quiet
+		DB=$DIR/db.sqlite
+		ln "$DB" "$DIR/kept"
+		: > "$DIR/acked"
+		python3 tests/server/load.py 127.0.0.1 "$PORT" "$R" 100 400 8 "$DIR/acked" "sh:$2@40" \
+			> "$DIR/load" 2>&1
+		check "$1: the load was refused after the change ($(cat "$DIR/load"))" \
+			grep -q ", 503: " "$DIR/load"
+		expect_eq "...a POST afterwards: 503" "$(post "$R/0.json")" 503
+		check "...with Retry-After" has_header '^Retry-After: [0-9]+'
+	}
+	swap_case swap-mv "cd '$T_TMP/swap-mv' && python3 -c 'import sqlite3
+sqlite3.connect(\"db.sqlite\").execute(\"vacuum into \\\"backup\\\"\")' && mv backup db.sqlite"
+	expect_eq "...the log says it once" "$(grep -c 'was replaced by another file' "$DIR/log")" 1
+	stop_server
+	a=$(audit "$DIR/kept" "$DIR/acked" "$DB")
+	check "...every 201 in the replaced file, both files sound: $a" \
+		sh -c 'case $1 in [1-9]*" missing 0, kept ok, path ok") ;; *) false ;; esac' _ "$a"
+
+	swap_case swap-rm "rm '$T_TMP/swap-rm/db.sqlite'"
+	expect_eq "...the log says it once" "$(grep -c 'was removed under the running' "$DIR/log")" 1
+	stop_server
+	a=$(audit "$DIR/kept" "$DIR/acked" "$DB")
+	check "...every 201 in the removed file, sound, a new one beside its WAL too: $a" \
+		sh -c 'case $1 in [1-9]*" missing 0, kept ok, path ok") ;; *) false ;; esac' _ "$a"
+
+	swap_case swap-ro "chmod 0444 '$T_TMP/swap-ro/db.sqlite'"
+	check "...the log says it" grep -q 'was made read-only' "$DIR/log"
+	chmod 0644 "$DB"
+	expect_eq "...writable again: 201" "$(post "$R/0.json")" 201
+	check "...and the log says so" grep -q 'is writable again' "$DIR/log"
+	stop_server
+	a=$(audit "$DB" "$DIR/acked" "$DB")
+	check "...every 201 in the file, sound: $a" \
+		sh -c 'case $1 in [1-9]*" missing 0, kept ok, path ok") ;; *) false ;; esac' _ "$a"
+fi
+
 # --- kill -9 under load: every 201 survives ------------------------------------------
 start_server crash --rate 0 --quiet
 DB=$DIR/db.sqlite
