@@ -53,7 +53,11 @@ struct writer {
 	 * WAL is emptied into the old file once, by a scrub, so that the file
 	 * at the path is never paired with it. */
 	bool file_gone;
-	struct timespec scrub_due;   /* CLOCK_REALTIME: not before then */
+	/* Intervals and deadlines on CLOCK_MONOTONIC: a wall clock stepped
+	 * back (chrony at boot, a restored VM) must not hold a scrub or the
+	 * checkpoints for as long as the step. The condition variables wait
+	 * on the same clock (writer_start). */
+	struct timespec scrub_due;   /* not before then */
 	struct timespec scrub_since; /* when the pending scrub was first due */
 	char wal_path[PATH_MAX];
 	int wal_fd;
@@ -139,7 +143,7 @@ static bool reached(const struct timespec *t)
 {
 	struct timespec now;
 
-	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
 }
 
@@ -151,7 +155,7 @@ static void note_withdrawals(struct writer *w, const struct job *batch, int rc)
 	for (const struct job *j = batch; j; j = j->next)
 		if (j->kind != JOB_PUT && j->result == 0) {
 			w->scrub_pending = true;
-			clock_gettime(CLOCK_REALTIME, &w->scrub_since);
+			clock_gettime(CLOCK_MONOTONIC, &w->scrub_since);
 			return;
 		}
 }
@@ -177,7 +181,7 @@ static void scrub(struct writer *w)
 	rc = store_scrub(w->store);
 	pthread_mutex_unlock(&w->db_lock);
 	pthread_mutex_lock(&w->lock);
-	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (rc == -EBUSY && !w->stopping) {
 		w->scrub_due = after_ms(now, SCRUB_RETRY_MS);
 		if (!w->scrub_warned &&
@@ -204,7 +208,7 @@ static void note_file(struct writer *w, int rc)
 		return;
 	w->file_gone = w->scrub_pending = true;
 	w->scrub_due = (struct timespec){ 0 };
-	clock_gettime(CLOCK_REALTIME, &w->scrub_since);
+	clock_gettime(CLOCK_MONOTONIC, &w->scrub_since);
 	pthread_cond_signal(&w->work);
 }
 
@@ -391,7 +395,7 @@ static void *checkpoint_main(void *arg)
 
 	pthread_mutex_lock(&w->lock);
 	while (!w->stopping) {
-		clock_gettime(CLOCK_REALTIME, &until);
+		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += CHECKPOINT_MS * 1000000L;
 		until.tv_sec += until.tv_nsec / 1000000000L;
 		until.tv_nsec %= 1000000000L;
@@ -425,6 +429,7 @@ static void start_helpers(struct writer *w, struct store *ckpt)
 int writer_start(struct writer **out, struct store *s, struct store *ckpt)
 {
 	struct writer *w = calloc(1, sizeof(*w));
+	pthread_condattr_t mono;
 	int rc;
 
 	if (!w) {
@@ -436,8 +441,11 @@ int writer_start(struct writer **out, struct store *s, struct store *ckpt)
 	w->wal_fd = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->db_lock, NULL);
-	pthread_cond_init(&w->work, NULL);
-	pthread_cond_init(&w->tick, NULL);
+	pthread_condattr_init(&mono);
+	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->work, &mono);
+	pthread_cond_init(&w->tick, &mono);
+	pthread_condattr_destroy(&mono);
 	pthread_cond_init(&w->synced, NULL);
 	start_helpers(w, ckpt);
 	rc = pthread_create(&w->thread, NULL, writer_main, w);
