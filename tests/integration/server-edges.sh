@@ -273,45 +273,44 @@ print("%d missing %d, kept %s, path %s" % (len(ids), len(ids - have),
       kept.execute("pragma integrity_check").fetchone()[0].splitlines()[0],
       path.execute("pragma integrity_check").fetchone()[0].splitlines()[0]))' "$@"
 	}
-	# swap_case NAME COMMAND: a fresh collector, its file kept as $DIR/kept,
-	# loaded with reports 100..399 and COMMAND run at the 40th 201; then a
-	# POST of its own.
-	swap_case() {
+	# swap_start NAME: a fresh collector, its file kept as $DIR/kept.
+	swap_start() {
 		start_server "$1" --rate 0 --quiet
 		DB=$DIR/db.sqlite
 		ln "$DB" "$DIR/kept"
 		: > "$DIR/acked"
-		python3 tests/server/load.py 127.0.0.1 "$PORT" "$R" 100 400 8 "$DIR/acked" "sh:$2@40" \
-			> "$DIR/load" 2>&1
-		check "$1: the load was refused after the change ($(cat "$DIR/load"))" \
+	}
+	# swap_load WHAT FIRST COMMAND: reports FIRST..FIRST+299 posted,
+	# COMMAND run at the 40th 201; then a POST of its own.
+	swap_load() {
+		python3 tests/server/load.py 127.0.0.1 "$PORT" "$R" "$2" $(($2 + 300)) 8 "$DIR/acked" \
+			"sh:$3@40" > "$DIR/load" 2>&1
+		check "$1 under load: refused after it ($(cat "$DIR/load"))" \
 			grep -q ", 503: " "$DIR/load"
 		expect_eq "...a POST afterwards: 503" "$(post "$R/0.json")" 503
 		check "...with Retry-After" has_header '^Retry-After: [0-9]+'
 	}
-	swap_case swap-mv "cd '$T_TMP/swap-mv' && python3 -c 'import sqlite3
-sqlite3.connect(\"db.sqlite\").execute(\"vacuum into \\\"backup\\\"\")' && mv backup db.sqlite"
-	expect_eq "...the log says it once" "$(grep -c 'was replaced by another file' "$DIR/log")" 1
-	stop_server
-	a=$(audit "$DIR/kept" "$DIR/acked" "$DB")
-	check "...every 201 in the replaced file, both files sound: $a" \
-		sh -c 'case $1 in [1-9]*" missing 0, kept ok, path ok") ;; *) false ;; esac' _ "$a"
-
-	swap_case swap-rm "rm '$T_TMP/swap-rm/db.sqlite'"
-	expect_eq "...the log says it once" "$(grep -c 'was removed under the running' "$DIR/log")" 1
-	stop_server
-	a=$(audit "$DIR/kept" "$DIR/acked" "$DB")
-	check "...every 201 in the removed file, sound, a new one beside its WAL too: $a" \
-		sh -c 'case $1 in [1-9]*" missing 0, kept ok, path ok") ;; *) false ;; esac' _ "$a"
-
-	swap_case swap-ro "chmod 0444 '$T_TMP/swap-ro/db.sqlite'"
+	# sound AUDIT: every 201 in the file, both files pass integrity_check.
+	sound() { case $1 in [1-9]*" missing 0, kept ok, path ok") ;; *) false ;; esac; }
+	swap_start swap
+	swap_load "the file made read-only" 100 "chmod 0444 '$DB'"
 	check "...the log says it" grep -q 'was made read-only' "$DIR/log"
 	chmod 0644 "$DB"
 	expect_eq "...writable again: 201" "$(post "$R/0.json")" 201
 	check "...and the log says so" grep -q 'is writable again' "$DIR/log"
+	swap_load "a backup renamed over the file" 400 "cd '$DIR' && python3 -c 'import sqlite3
+sqlite3.connect(\"db.sqlite\").execute(\"vacuum into \\\"backup\\\"\")' && mv backup db.sqlite"
+	expect_eq "...the log says it once" "$(grep -c 'was replaced by another file' "$DIR/log")" 1
 	stop_server
-	a=$(audit "$DB" "$DIR/acked" "$DB")
-	check "...every 201 in the file, sound: $a" \
-		sh -c 'case $1 in [1-9]*" missing 0, kept ok, path ok") ;; *) false ;; esac' _ "$a"
+	a=$(audit "$DIR/kept" "$DIR/acked" "$DB")
+	check "...every 201 in the replaced file, it and the restored one sound: $a" sound "$a"
+
+	swap_start swap-rm
+	swap_load "the file removed" 100 "rm '$DB'"
+	expect_eq "...the log says it once" "$(grep -c 'was removed under the running' "$DIR/log")" 1
+	stop_server
+	a=$(audit "$DIR/kept" "$DIR/acked" "$DB")
+	check "...every 201 in the removed file, sound, a new one beside its WAL too: $a" sound "$a"
 fi
 
 # --- kill -9 under load: every 201 survives ------------------------------------------
