@@ -291,6 +291,10 @@ static void *writer_main(void *arg)
 
 		while (!w->head && !w->stopping && !scrub_now(w))
 			wait_for_work(w);
+		/* A file swapped while nothing was written (and no checkpointer
+		 * looked): found before the WAL is left at the path for good. */
+		if (w->stopping && !w->head)
+			note_file(w, store_file_check(w->store));
 		if (scrub_now(w)) {
 			scrub(w);
 			continue;
@@ -403,6 +407,9 @@ static void *checkpoint_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		checkpoint(w);
 		pthread_mutex_lock(&w->lock);
+		/* A file swapped while no request writes is found here, within
+		 * a tick, not at the next request or never. */
+		note_file(w, store_file_check(w->store));
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;

@@ -279,6 +279,45 @@ static void swap_under(const char *name, int how)
 		assert_int_equal(test_sql_int(db, "SELECT count(*) FROM reports"), 0);
 }
 
+/* Renamed over while nothing is written: the checkpointer finds it within
+ * a tick; without one the writer finds it at stop. Either way the old WAL
+ * is emptied before it could be paired with the new file. */
+static void swap_quiet(const char *name, bool helpers)
+{
+	static struct job j;
+	char db[96], kept[112], wal[112], other[112];
+	struct store *s = NULL;
+	struct writer *w;
+	struct timespec tick = { 0, 10000000L };
+
+	snprintf(db, sizeof(db), "%s/%s.sqlite", dir, name);
+	snprintf(kept, sizeof(kept), "%s.kept", db);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	snprintf(other, sizeof(other), "%s/%s.other", dir, name);
+	w = start(db, helpers);
+	put_job(&j, 0);
+	assert_int_equal(writer_submit(w, &j), STORE_CREATED);
+	assert_int_equal(link(db, kept), 0);
+	assert_int_equal(store_open(&s, other, false), 0);
+	store_close(s);
+	assert_int_equal(rename(other, db), 0);
+	if (helpers) {
+		for (int i = 0; i < 300 && file_size(wal) != 0; i++)
+			nanosleep(&tick, NULL);
+		assert_int_equal(file_size(wal), 0);
+	}
+	writer_stop(w);
+	assert_int_equal(file_size(wal), 0);
+	assert_int_equal(test_sql_int(kept, "SELECT count(*) FROM reports"), 1);
+	assert_int_equal(test_sql_int(db, "SELECT count(*) FROM reports"), 0);
+}
+
+static void file_renamed_over_quietly(void **state)
+{
+	swap_quiet("quiet", true);
+	swap_quiet("quiet-plain", false);
+}
+
 static void file_renamed_over(void **state)
 {
 	swap_under("mv", 'm');
@@ -303,6 +342,7 @@ int main(void)
 		cmocka_unit_test(file_renamed_over),
 		cmocka_unit_test(file_removed),
 		cmocka_unit_test(file_read_only),
+		cmocka_unit_test(file_renamed_over_quietly),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
