@@ -53,6 +53,7 @@ struct writer {
 	 * WAL is emptied into the old file once, by a scrub, so that the file
 	 * at the path is never paired with it. */
 	bool file_gone;
+	bool file_kept;          /* store_keep_replaced ran (once) */
 	/* Intervals and deadlines on CLOCK_MONOTONIC: a wall clock stepped
 	 * back (chrony at boot, a restored VM) must not hold a scrub or the
 	 * checkpoints for as long as the step. The condition variables wait
@@ -174,6 +175,13 @@ static void scrub(struct writer *w)
 
 	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_lock(&w->db_lock);
+	/* A file gone holds every report acknowledged before: it is copied
+	 * beside the path before its WAL is cut, or it would go with the
+	 * process (store_keep_replaced). Once: it logs either way. */
+	if (w->file_gone && !w->file_kept) {
+		store_keep_replaced(w->store);
+		w->file_kept = true;
+	}
 	/* The withdrawn reports' deltas (their install and columns) go from
 	 * the store with them, and their counts from the summary's (a file
 	 * gone refuses the fold: only the checkpoint runs). */

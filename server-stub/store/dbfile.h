@@ -48,8 +48,22 @@ void dbfile_unpin(struct dbfile *f);
  * path (device and inode; st_nlink 0 for an unlinked file) and the write
  * permission of the file and its directory (mode bits, which bind root
  * too as an operator's intent, and access(2), for a read-only mount). A
- * change of state is logged once, with what the collector does about it. */
+ * change of state is logged once, with what the collector does about it
+ * (replaced or removed: by dbfile_say_kept). */
 enum dbfile_state dbfile_check(struct dbfile *f);
+
+/* Once replaced or removed, the old file's content is kept next to the
+ * path (store_keep_replaced): its name, "<path>.replaced-<UTC time>"
+ * (".removed-" for a removal); the file made with O_EXCL, with the old
+ * file's mode (a descriptor or a negative errno); made durable with its
+ * directory; and the one log line that says what happened, where the
+ * reports are (held in all, missing of them not in the file now at the
+ * path, -1 unknown) or, rc < 0, that they could not be kept and why. */
+int dbfile_kept_name(const struct dbfile *f, char *out, size_t outsz);
+int dbfile_create_kept(const struct dbfile *f, const char *name);
+int dbfile_sync_kept(const struct dbfile *f, int fd);
+void dbfile_say_kept(const struct dbfile *f, const char *kept, int rc, long long held,
+		     long long missing);
 
 /* The errno a request is refused with: 0, -EROFS (read-only) or -ESTALE. */
 int dbfile_errno(enum dbfile_state st);

@@ -23,6 +23,7 @@ struct store_ops {
 	int (*scrub)(struct store *s);
 	/* SQLite only: NULL is always 0. */
 	int (*file_check)(struct store *s);
+	int (*keep_replaced)(struct store *s);
 	int (*begin)(struct store *s);
 	int (*commit)(struct store *s);
 	void (*rollback)(struct store *s);

@@ -3,12 +3,16 @@
  * type and its prepared statements, private to this file. PostgreSQL's
  * backend is five files because it also has sessions that break and come
  * back, and readers cancelled from another thread. */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -507,6 +511,102 @@ static int sq_wal_path(struct store *base, char *buf, size_t bufsz)
 	if (!db || !*db || (size_t)snprintf(buf, bufsz, "%s-wal", db) >= bufsz)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+/* "file:" and path as a URI (RFC 3986 unreserved and '/' kept, the rest
+ * %XX), with query: SQLite reads ?immutable only from a URI. */
+static int file_uri(char *out, size_t outsz, const char *path, const char *query)
+{
+	size_t n = (size_t)snprintf(out, outsz, "file:");
+
+	for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 < outsz; p++)
+		n += (size_t)snprintf(out + n, outsz - n, (isalnum(*p) || strchr("/._-~", *p)) ?
+				      "%c" : "%%%02X", *p);
+	if (n + strlen(query) + 1 >= outsz)
+		return -ENAMETOOLONG;
+	snprintf(out + n, outsz - n, "%s", query);
+	return 0;
+}
+
+/* The kept file's reports, and how many of them the file now at the path
+ * lacks (0 reports there when nothing is; -1 when it cannot be read).
+ * Both read immutable: no lock, no -wal or -shm (the one at the path is
+ * still the old file's). */
+static void count_kept(const char *kept, const char *path, long long *held, long long *missing)
+{
+	char uri[2 * PATH_MAX];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct stat at;
+	const bool none = stat(path, &at) < 0 && errno == ENOENT;
+
+	*held = *missing = -1;
+	if (file_uri(uri, sizeof(uri), kept, "?immutable=1") < 0 ||
+	    sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+		goto out;
+	if (!none && (file_uri(uri, sizeof(uri), path, "?immutable=1") < 0 ||
+		      sqlite3_prepare_v2(db, "ATTACH ?1 AS now", -1, &st, NULL) != SQLITE_OK ||
+		      sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC) != SQLITE_OK ||
+		      sqlite3_step(st) != SQLITE_DONE))
+		goto held;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, none ? "SELECT count(*), count(*) FROM main.reports" :
+			       "SELECT count(*), count(*) FILTER (WHERE id NOT IN "
+			       "(SELECT id FROM now.reports)) FROM main.reports",
+			       -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		*held = sqlite3_column_int64(st, 0);
+		*missing = sqlite3_column_int64(st, 1);
+		goto out;
+	}
+held:
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM main.reports", -1, &st, NULL) ==
+	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		*held = sqlite3_column_int64(st, 0);
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* The writer's connection, its file found replaced or removed: what it
+ * holds, through the connection that still reads it (its descriptor, its
+ * WAL), into a new file beside the path, before its WAL is cut. */
+static int sq_keep_replaced(struct store *base)
+{
+	struct sq_store *s = sq(base);
+	char kept[PATH_MAX];
+	sqlite3_stmt *st = NULL;
+	long long held = -1, missing = -1;
+	int fd = -1, rc;
+
+	if (s->file.fd < 0)
+		return 0;
+	rc = dbfile_kept_name(&s->file, kept, sizeof(kept));
+	if (rc == 0)
+		rc = fd = dbfile_create_kept(&s->file, kept);
+	if (rc < 0)
+		goto out;
+	/* VACUUM INTO accepts an empty file, which O_EXCL made ours; it
+	 * writes with synchronous=OFF (https://sqlite.org/lang_vacuum.html,
+	 * "VACUUM INTO"): the fsyncs are ours. */
+	if (sqlite3_prepare_v2(s->db, "VACUUM INTO ?1", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 1, kept, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_error(s, "keeping the replaced file");
+		unlink(kept);
+		goto out;
+	}
+	rc = dbfile_sync_kept(&s->file, fd);
+	if (rc == 0)
+		count_kept(kept, s->file.path, &held, &missing);
+out:
+	sqlite3_finalize(st);
+	if (fd >= 0)
+		close(fd);
+	dbfile_say_kept(&s->file, kept, rc, held, missing);
+	return rc;
 }
 
 /* Any thread: it reads only the pinned file (dbfile_check is atomic). */
@@ -1032,6 +1132,7 @@ const struct store_ops store_sqlite_ops = {
 	.wal_path = sq_wal_path,
 	.scrub = sq_scrub,
 	.file_check = sq_file_check,
+	.keep_replaced = sq_keep_replaced,
 	.begin = sq_begin,
 	.commit = sq_commit,
 	.rollback = sq_rollback,

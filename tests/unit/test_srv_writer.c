@@ -8,6 +8,7 @@
 #include "srvsql.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,26 @@ static off_t file_size(const char *path)
 	return stat(path, &st) == 0 ? st.st_size : -1;
 }
 
+/* The copy the writer made of a file replaced or removed (store.h,
+ * store_keep_replaced): its reports, or -1 when there is none or it is
+ * not sound. */
+static int kept_copy_reports(const char *db, const char *how)
+{
+	char pattern[128];
+	glob_t g;
+	int n = -1;
+
+	snprintf(pattern, sizeof(pattern), "%s.%s-*Z", db, how);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return -1;
+	if (g.gl_pathc == 1 &&
+	    test_sql_int(g.gl_pathv[0], "SELECT count(*) = 1 FROM pragma_integrity_check "
+			 "WHERE integrity_check = 'ok'") == 1)
+		n = test_sql_int(g.gl_pathv[0], "SELECT count(*) FROM reports");
+	globfree(&g);
+	return n;
+}
+
 /* The file under the store renamed over, removed, made read-only (issue
  * 41), with the checkpointer and the syncer running: from then on every
  * write is refused, -ESTALE for good or -EROFS while it lasts; what was
@@ -277,6 +298,10 @@ static void swap_under(const char *name, int how)
 	if (how == 'm')
 		/* The file renamed over it is as it was: empty, and sound. */
 		assert_int_equal(test_sql_int(db, "SELECT count(*) FROM reports"), 0);
+	/* And a copy of the old one beside the path holds it: the old file
+	 * goes with the process (here the test's link keeps it). */
+	if (how != 'w')
+		assert_int_equal(kept_copy_reports(db, how == 'm' ? "replaced" : "removed"), 1);
 }
 
 /* Renamed over while nothing is written: the checkpointer finds it within
@@ -310,6 +335,7 @@ static void swap_quiet(const char *name, bool helpers)
 	assert_int_equal(file_size(wal), 0);
 	assert_int_equal(test_sql_int(kept, "SELECT count(*) FROM reports"), 1);
 	assert_int_equal(test_sql_int(db, "SELECT count(*) FROM reports"), 0);
+	assert_int_equal(kept_copy_reports(db, "replaced"), 1);
 }
 
 static void file_renamed_over_quietly(void **state)
