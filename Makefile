@@ -70,7 +70,8 @@ CLIENT_BLOBS := $(BUILD)/allowlist_blob.o $(BUILD)/readiness_blob.o $(BUILD)/ker
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-TEST_TOOLS := $(BUILD)/tests/tools/validate-report $(BUILD)/tests/tools/killshim.so
+TEST_TOOLS := $(BUILD)/tests/tools/validate-report $(BUILD)/tests/tools/killshim.so \
+	$(BUILD)/tests/tools/clockshim.so
 SERVER_SRC := $(wildcard server-stub/*.c server-stub/*/*.c)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
               $(BUILD)/dash_js_blob.o $(BUILD)/dash_css_blob.o $(BUILD)/allowlist_blob.o
@@ -192,6 +193,11 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libcgfb.a
 $(BUILD)/tests/tools/killshim.so: tests/tools/killshim.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g $(WARN) -fPIC -shared $< -o $@ -ldl
+
+# The clock tests' LD_PRELOAD shim (a wall clock stepped back), the same way.
+$(BUILD)/tests/tools/clockshim.so: tests/tools/clockshim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -fPIC -shared $< -o $@ -ldl -lpthread
 
 deps:
 	sh tools/deps.sh

@@ -27,8 +27,18 @@ struct pubsum {
 	/* What requests get, replaced whole under lock. */
 	struct cgfb_buf body;
 	char etag[72];
-	time_t next;                 /* when the next recomputation is due */
+	/* When the next recomputation is due, on CLOCK_MONOTONIC (the wait
+	 * too, pubsum_start): a wall clock stepped back an hour must not hold
+	 * the summary for an hour. Only "computed" is wall time: it is shown. */
+	struct timespec next;
 };
+
+/* Under the lock: the next recomputation an interval from now. */
+static void schedule(struct pubsum *p)
+{
+	clock_gettime(CLOCK_MONOTONIC, &p->next);
+	p->next.tv_sec += p->interval;
+}
 
 /* The summary as served, into out: store_summary_shared's compute. */
 static int build(struct store *s, struct cgfb_buf *out, void *ud)
@@ -118,7 +128,7 @@ static int refresh(struct pubsum *p, bool fold)
 		cgfb_log(LOG_ERR, "public summary: not recomputed: %s", strerror(-rc));
 		cgfb_buf_free(&b);
 		pthread_mutex_lock(&p->lock);
-		p->next = time(NULL) + p->interval;
+		schedule(p);
 		pthread_mutex_unlock(&p->lock);
 		return rc;
 	}
@@ -126,7 +136,7 @@ static int refresh(struct pubsum *p, bool fold)
 	old = p->body;
 	p->body = b;
 	memcpy(p->etag, etag, sizeof(p->etag));
-	p->next = time(NULL) + p->interval;
+	schedule(p);
 	pthread_mutex_unlock(&p->lock);
 	cgfb_buf_free(&old);
 	return 0;
@@ -138,7 +148,7 @@ static void *run(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
-		struct timespec until = { p->next, 0 };
+		const struct timespec until = p->next;
 
 		if (pthread_cond_timedwait(&p->wake, &p->lock, &until) == ETIMEDOUT && !p->stop) {
 			pthread_mutex_unlock(&p->lock);
@@ -165,8 +175,8 @@ int pubsum_start(struct pubsum **out, const char *db_path, unsigned interval,
 	p->fold = fold;
 	p->fold_ud = fold_ud;
 	pthread_mutex_init(&p->lock, NULL);
-	/* CLOCK_REALTIME for the deadline: next is a wall-clock time. */
 	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	refresh(p, false);
@@ -200,10 +210,12 @@ void pubsum_stop(struct pubsum *p)
 
 void pubsum_reply(struct pubsum *p, const char *if_none_match, struct http_reply *rp)
 {
+	struct timespec now;
 	long max_age;
 
 	pthread_mutex_lock(&p->lock);
-	max_age = (long)(p->next - time(NULL));
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	max_age = (long)(p->next.tv_sec - now.tv_sec);
 	if (max_age < 0)
 		max_age = 0;
 	snprintf(rp->cache_control, sizeof(rp->cache_control), "public, max-age=%ld", max_age);

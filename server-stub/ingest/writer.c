@@ -49,7 +49,16 @@ struct writer {
 	bool failed;             /* an fsync failed: nothing is acknowledged any more */
 	bool scrub_pending;      /* a withdrawal committed since the last scrub */
 	bool scrub_warned;
-	struct timespec scrub_due;   /* CLOCK_REALTIME: not before then */
+	/* The database file was replaced or removed (store_file_check): the
+	 * WAL is emptied into the old file once, by a scrub, so that the file
+	 * at the path is never paired with it. */
+	bool file_gone;
+	bool file_kept;          /* store_keep_replaced ran (once) */
+	/* Intervals and deadlines on CLOCK_MONOTONIC: a wall clock stepped
+	 * back (chrony at boot, a restored VM) must not hold a scrub or the
+	 * checkpoints for as long as the step. The condition variables wait
+	 * on the same clock (writer_start). */
+	struct timespec scrub_due;   /* not before then */
 	struct timespec scrub_since; /* when the pending scrub was first due */
 	char wal_path[PATH_MAX];
 	int wal_fd;
@@ -135,7 +144,7 @@ static bool reached(const struct timespec *t)
 {
 	struct timespec now;
 
-	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
 }
 
@@ -147,7 +156,7 @@ static void note_withdrawals(struct writer *w, const struct job *batch, int rc)
 	for (const struct job *j = batch; j; j = j->next)
 		if (j->kind != JOB_PUT && j->result == 0) {
 			w->scrub_pending = true;
-			clock_gettime(CLOCK_REALTIME, &w->scrub_since);
+			clock_gettime(CLOCK_MONOTONIC, &w->scrub_since);
 			return;
 		}
 }
@@ -166,13 +175,21 @@ static void scrub(struct writer *w)
 
 	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_lock(&w->db_lock);
+	/* A file gone holds every report acknowledged before: it is copied
+	 * beside the path before its WAL is cut, or it would go with the
+	 * process (store_keep_replaced). Once: it logs either way. */
+	if (w->file_gone && !w->file_kept) {
+		store_keep_replaced(w->store);
+		w->file_kept = true;
+	}
 	/* The withdrawn reports' deltas (their install and columns) go from
-	 * the store with them, and their counts from the summary's. */
+	 * the store with them, and their counts from the summary's (a file
+	 * gone refuses the fold: only the checkpoint runs). */
 	store_fold(w->store, 0);
 	rc = store_scrub(w->store);
 	pthread_mutex_unlock(&w->db_lock);
 	pthread_mutex_lock(&w->lock);
-	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (rc == -EBUSY && !w->stopping) {
 		w->scrub_due = after_ms(now, SCRUB_RETRY_MS);
 		if (!w->scrub_warned &&
@@ -186,6 +203,21 @@ static void scrub(struct writer *w)
 	/* An error was logged by the store; the next withdrawal tries again. */
 	w->scrub_pending = w->scrub_warned = false;
 	w->scrub_due = after_ms(now, SCRUB_GAP_MS);
+}
+
+/* Under the lock: the first time the file was found replaced or removed,
+ * its WAL is checkpointed into it and cut to nothing (a scrub, due now):
+ * a WAL left with frames at the path is applied to whatever file is there
+ * when the collector restarts, and corrupts it. The store refuses every
+ * write from then on; the file at the path is not touched. */
+static void note_file(struct writer *w, int rc)
+{
+	if (rc != -ESTALE || w->file_gone)
+		return;
+	w->file_gone = w->scrub_pending = true;
+	w->scrub_due = (struct timespec){ 0 };
+	clock_gettime(CLOCK_MONOTONIC, &w->scrub_since);
+	pthread_cond_signal(&w->work);
 }
 
 /* Under the lock: until there is work, or a scrub is due. */
@@ -227,6 +259,18 @@ static void finish(struct job *list, int fail)
 	}
 }
 
+/* Under the lock, once a batch is durable: 0 when it may be answered as
+ * it came out, or -ESTALE when the file was replaced or removed since its
+ * commit began: it is then in no file at the path, and is not
+ * acknowledged (a read-only file still holds it: answered). */
+static int answerable(struct writer *w)
+{
+	const int rc = store_file_check(w->store) == -ESTALE ? -ESTALE : 0;
+
+	note_file(w, rc);
+	return rc;
+}
+
 /* Under the lock: committed jobs go to the syncer (pipelined) or are
  * answered now (the commit itself was synchronous). */
 static void hand_over(struct writer *w, struct job *batch, int rc)
@@ -234,7 +278,7 @@ static void hand_over(struct writer *w, struct job *batch, int rc)
 	struct job *last = batch;
 
 	if (!w->pipelined || rc < 0) {
-		finish(batch, 0);
+		finish(batch, rc < 0 ? 0 : answerable(w));
 		return;
 	}
 	while (last->next)
@@ -255,6 +299,10 @@ static void *writer_main(void *arg)
 
 		while (!w->head && !w->stopping && !scrub_now(w))
 			wait_for_work(w);
+		/* A file swapped while nothing was written (and no checkpointer
+		 * looked): found before the WAL is left at the path for good. */
+		if (w->stopping && !w->head)
+			note_file(w, store_file_check(w->store));
 		if (scrub_now(w)) {
 			scrub(w);
 			continue;
@@ -281,6 +329,7 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		note_withdrawals(w, batch, rc);
+		note_file(w, rc);
 		hand_over(w, batch, rc);
 	}
 	w->writer_done = true;
@@ -328,7 +377,7 @@ static void *sync_main(void *arg)
 				 w->wal_path, strerror(-rc));
 			w->failed = true;
 		}
-		finish(list, rc < 0 ? -EIO : 0);
+		finish(list, rc < 0 ? -EIO : answerable(w));
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -358,7 +407,7 @@ static void *checkpoint_main(void *arg)
 
 	pthread_mutex_lock(&w->lock);
 	while (!w->stopping) {
-		clock_gettime(CLOCK_REALTIME, &until);
+		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += CHECKPOINT_MS * 1000000L;
 		until.tv_sec += until.tv_nsec / 1000000000L;
 		until.tv_nsec %= 1000000000L;
@@ -366,6 +415,9 @@ static void *checkpoint_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		checkpoint(w);
 		pthread_mutex_lock(&w->lock);
+		/* A file swapped while no request writes is found here, within
+		 * a tick, not at the next request or never. */
+		note_file(w, store_file_check(w->store));
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -392,6 +444,7 @@ static void start_helpers(struct writer *w, struct store *ckpt)
 int writer_start(struct writer **out, struct store *s, struct store *ckpt)
 {
 	struct writer *w = calloc(1, sizeof(*w));
+	pthread_condattr_t mono;
 	int rc;
 
 	if (!w) {
@@ -403,8 +456,11 @@ int writer_start(struct writer **out, struct store *s, struct store *ckpt)
 	w->wal_fd = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->db_lock, NULL);
-	pthread_cond_init(&w->work, NULL);
-	pthread_cond_init(&w->tick, NULL);
+	pthread_condattr_init(&mono);
+	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->work, &mono);
+	pthread_cond_init(&w->tick, &mono);
+	pthread_condattr_destroy(&mono);
 	pthread_cond_init(&w->synced, NULL);
 	start_helpers(w, ckpt);
 	rc = pthread_create(&w->thread, NULL, writer_main, w);

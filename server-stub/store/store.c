@@ -83,6 +83,16 @@ int store_wal_path(struct store *s, char *buf, size_t bufsz)
 	return s->ops->wal_path(s, buf, bufsz);
 }
 
+int store_file_check(struct store *s)
+{
+	return s->ops->file_check ? s->ops->file_check(s) : 0;
+}
+
+int store_keep_replaced(struct store *s)
+{
+	return s->ops->keep_replaced ? s->ops->keep_replaced(s) : 0;
+}
+
 int store_begin(struct store *s)
 {
 	return s->ops->begin(s);

@@ -132,6 +132,22 @@ int store_wal_path(struct store *s, char *buf, size_t bufsz);
  * the old frames (try again later), or an error (logged). */
 int store_scrub(struct store *s);
 
+/* A writing connection's file (SQLite: store/dbfile.h) is still the
+ * database at its path and writable: 0; -EROFS while it or its directory
+ * is read-only; -ESTALE, for the rest of the process's life, once another
+ * file was put at the path or the file was removed (restarting opens
+ * what is there then). Checked by every begin and commit too; safe from
+ * any thread. PostgreSQL: always 0. */
+int store_file_check(struct store *s);
+/* Once store_file_check said -ESTALE, on the writer's connection and
+ * before the old file's WAL is cut (store_scrub): what the old file holds
+ * (every report acknowledged before) is copied into a new file beside the
+ * path ("<path>.replaced-<UTC time>", O_EXCL, fsynced with its directory),
+ * since the old file goes with the process; one log line names it, with
+ * its reports and how many of them the file now at the path lacks, or
+ * says why it could not be made. 0 or a negative errno. PostgreSQL: 0. */
+int store_keep_replaced(struct store *s);
+
 int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);

@@ -21,6 +21,9 @@ struct store_ops {
 	int (*defer_sync)(struct store *s);
 	int (*wal_path)(struct store *s, char *buf, size_t bufsz);
 	int (*scrub)(struct store *s);
+	/* SQLite only: NULL is always 0. */
+	int (*file_check)(struct store *s);
+	int (*keep_replaced)(struct store *s);
 	int (*begin)(struct store *s);
 	int (*commit)(struct store *s);
 	void (*rollback)(struct store *s);

@@ -3,17 +3,22 @@
  * type and its prepared statements, private to this file. PostgreSQL's
  * backend is five files because it also has sessions that break and come
  * back, and readers cancelled from another thread. */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "cgfb/buf.h"
 #include "cgfb/log.h"
+#include "store/dbfile.h"
 #include "store/store_impl.h"
 #include "store/tally_sql.h"
 
@@ -165,7 +170,14 @@ struct sq_store {
 	sqlite3_stmt *tally[DIM_COUNT];
 	bool whole;                  /* store_groups_begin(NULL): from tally */
 	struct timespec deadline;    /* reads: interrupted after this; 0: none */
+	struct dbfile file;          /* read-write connections: the file they write */
 };
+
+/* The file the process's first read-write connection opened (the
+ * writer's, at start, before any other thread): every later connection
+ * must open the same one, or it would pair another file with the
+ * writer's WAL and shared memory (dbfile.h). Set once, then only read. */
+static struct dbfile first = { .pinned = false, .fd = -1 };
 
 /* Set at shutdown: every read in progress stops at its next progress
  * callback, so that SIGTERM does not wait for a long digest or export. */
@@ -338,6 +350,34 @@ static void sq_abort_reads(void)
 	atomic_store(&aborting, true);
 }
 
+/* A read-write connection pins the file it opened (dbfile.h), checked
+ * against SQLite's own: fileHasMoved (os_unix.c) compares the inode of
+ * SQLite's descriptor with the path's. */
+static int pin(struct sq_store *s, const char *path)
+{
+	const char *db = sqlite3_db_filename(s->db, "main");
+	int moved = 0, rc;
+
+	if (!db || !*db)
+		return 0;
+	rc = dbfile_pin(&s->file, db);
+	if (rc == 0 && (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) !=
+			SQLITE_OK || moved || !dbfile_same(&first, path)))
+		rc = -ESTALE;
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "database: %s: cannot hold the file open: %s", db, strerror(-rc));
+		return rc;
+	}
+	if (!first.pinned) {
+		/* The inode stays pinned by this connection's descriptor. */
+		first = s->file;
+		first.fd = -1;
+		/* Compared with the path later connections are opened by. */
+		snprintf(first.path, sizeof(first.path), "%s", path);
+	}
+	return 0;
+}
+
 static int sq_open(struct store **out, const char *path, bool readonly)
 {
 	const int flags = readonly ? SQLITE_OPEN_READONLY :
@@ -347,6 +387,19 @@ static int sq_open(struct store **out, const char *path, bool readonly)
 
 	if (!s)
 		return -ENOMEM;
+	s->file.fd = -1;
+	s->file.pinned = false;
+	if (!dbfile_same(&first, path)) {
+		static atomic_bool said;
+
+		/* The writer has said why (dbfile_check); said once here too. */
+		if (!atomic_exchange(&said, true))
+			cgfb_log(LOG_ERR, "database: %s is not the file the collector opened at "
+				 "start; no connection opens it until the collector is restarted",
+				 path);
+		free(s);
+		return -ESTALE;
+	}
 	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = s->db ? db_error(s, path) : -ENOMEM;
 		goto fail;
@@ -370,6 +423,8 @@ static int sq_open(struct store **out, const char *path, bool readonly)
 					  "PRAGMA journal_size_limit = " STORE_WAL_LIMIT_TEXT ";");
 	if (rc == 0 && !readonly)
 		rc = migrate(s);
+	if (rc == 0 && !readonly)
+		rc = pin(s, path);
 	if (rc == 0)
 		rc = prepare_all(s);
 	if (rc < 0)
@@ -397,6 +452,7 @@ static void sq_close(struct store *base)
 	/* The last connection to close checkpoints and removes the WAL. */
 	if (sqlite3_close(s->db) != SQLITE_OK)
 		cgfb_log(LOG_ERR, "database: close: %s", sqlite3_errmsg(s->db));
+	dbfile_unpin(&s->file);
 	free(s);
 }
 
@@ -457,18 +513,124 @@ static int sq_wal_path(struct store *base, char *buf, size_t bufsz)
 	return 0;
 }
 
+/* "file:" and path as a URI (RFC 3986 unreserved and '/' kept, the rest
+ * %XX), with query: SQLite reads ?immutable only from a URI. */
+static int file_uri(char *out, size_t outsz, const char *path, const char *query)
+{
+	size_t n = (size_t)snprintf(out, outsz, "file:");
+
+	for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 < outsz; p++)
+		n += (size_t)snprintf(out + n, outsz - n, (isalnum(*p) || strchr("/._-~", *p)) ?
+				      "%c" : "%%%02X", *p);
+	if (n + strlen(query) + 1 >= outsz)
+		return -ENAMETOOLONG;
+	snprintf(out + n, outsz - n, "%s", query);
+	return 0;
+}
+
+/* The kept file's reports, and how many of them the file now at the path
+ * lacks (0 reports there when nothing is; -1 when it cannot be read).
+ * Both read immutable: no lock, no -wal or -shm (the one at the path is
+ * still the old file's). */
+static void count_kept(const char *kept, const char *path, long long *held, long long *missing)
+{
+	char uri[2 * PATH_MAX];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct stat at;
+	const bool none = stat(path, &at) < 0 && errno == ENOENT;
+
+	*held = *missing = -1;
+	if (file_uri(uri, sizeof(uri), kept, "?immutable=1") < 0 ||
+	    sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+		goto out;
+	if (!none && (file_uri(uri, sizeof(uri), path, "?immutable=1") < 0 ||
+		      sqlite3_prepare_v2(db, "ATTACH ?1 AS now", -1, &st, NULL) != SQLITE_OK ||
+		      sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC) != SQLITE_OK ||
+		      sqlite3_step(st) != SQLITE_DONE))
+		goto held;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, none ? "SELECT count(*), count(*) FROM main.reports" :
+			       "SELECT count(*), count(*) FILTER (WHERE id NOT IN "
+			       "(SELECT id FROM now.reports)) FROM main.reports",
+			       -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		*held = sqlite3_column_int64(st, 0);
+		*missing = sqlite3_column_int64(st, 1);
+		goto out;
+	}
+held:
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM main.reports", -1, &st, NULL) ==
+	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		*held = sqlite3_column_int64(st, 0);
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* The writer's connection, its file found replaced or removed: what it
+ * holds, through the connection that still reads it (its descriptor, its
+ * WAL), into a new file beside the path, before its WAL is cut. */
+static int sq_keep_replaced(struct store *base)
+{
+	struct sq_store *s = sq(base);
+	char kept[PATH_MAX];
+	sqlite3_stmt *st = NULL;
+	long long held = -1, missing = -1;
+	int fd = -1, rc;
+
+	if (s->file.fd < 0)
+		return 0;
+	rc = dbfile_kept_name(&s->file, kept, sizeof(kept));
+	if (rc == 0)
+		rc = fd = dbfile_create_kept(&s->file, kept);
+	if (rc < 0)
+		goto out;
+	/* VACUUM INTO accepts an empty file, which O_EXCL made ours; it
+	 * writes with synchronous=OFF (https://sqlite.org/lang_vacuum.html,
+	 * "VACUUM INTO"): the fsyncs are ours. */
+	if (sqlite3_prepare_v2(s->db, "VACUUM INTO ?1", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 1, kept, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_error(s, "keeping the replaced file");
+		unlink(kept);
+		goto out;
+	}
+	rc = dbfile_sync_kept(&s->file, fd);
+	if (rc == 0)
+		count_kept(kept, s->file.path, &held, &missing);
+out:
+	sqlite3_finalize(st);
+	if (fd >= 0)
+		close(fd);
+	dbfile_say_kept(&s->file, kept, rc, held, missing);
+	return rc;
+}
+
+/* Any thread: it reads only the pinned file (dbfile_check is atomic). */
+static int sq_file_check(struct store *base)
+{
+	return dbfile_errno(dbfile_check(&sq(base)->file));
+}
+
+/* Nothing is written into a file that is no longer the database at its
+ * path, or that was made read-only. */
 static int sq_begin(struct store *base)
 {
 	struct sq_store *s = sq(base);
+	const int rc = sq_file_check(base);
 
-	return step_done(s, ST_BEGIN, "begin");
+	return rc < 0 ? rc : step_done(s, ST_BEGIN, "begin");
 }
 
 static int sq_commit(struct store *base)
 {
 	struct sq_store *s = sq(base);
+	const int rc = sq_file_check(base);
 
-	return step_done(s, ST_COMMIT, "commit");
+	return rc < 0 ? rc : step_done(s, ST_COMMIT, "commit");
 }
 
 static void sq_rollback(struct store *base)
@@ -969,6 +1131,8 @@ const struct store_ops store_sqlite_ops = {
 	.defer_sync = sq_defer_sync,
 	.wal_path = sq_wal_path,
 	.scrub = sq_scrub,
+	.file_check = sq_file_check,
+	.keep_replaced = sq_keep_replaced,
 	.begin = sq_begin,
 	.commit = sq_commit,
 	.rollback = sq_rollback,

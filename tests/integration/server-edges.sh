@@ -219,6 +219,162 @@ else
 	skip "durable before 201 in the system calls" "strace is not installed (make deps)"
 fi
 
+# --- the wall clock stepped back an hour (issue 41) ----------------------------------
+# chrony at boot or a restored VM steps the clock back: the scrub after a
+# withdrawal ("within seconds") and the summary's recomputation must come
+# on time all the same. tests/tools/clockshim.so steps CLOCK_REALTIME back
+# an hour for the collector once $T_TMP/stepped exists, the waits on that
+# clock included.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+CLOCKSHIM_FILE=$T_TMP/stepped
+LD_PRELOAD=$PWD/$BUILD/tests/tools/clockshim.so
+export ASAN_OPTIONS CLOCKSHIM_FILE LD_PRELOAD
+start_server clock --rate 0
+unset LD_PRELOAD
+DB=$DIR/db.sqlite
+# withdraw N: DELETE report N with its token.
+withdraw() {
+	req DELETE "/api/v1/reports/$(sed -n "s/^$1\t\([^\t]*\).*/\1/p" "$R/index.tsv")" \
+		-H "X-Deletion-Token: $(cat "$R/$1.token")"
+}
+# scrubbed N: report N's SHA-256 (in its row only) is in no file of the
+# SQLite store; on PostgreSQL the reports table was vacuumed since $v0.
+scrubbed() {
+	if [ "$STORE" = pg ]; then
+		[ "$(sql "$DB" "select vacuum_count from pg_stat_user_tables where relname = 'reports'")" -gt "$v0" ]
+	else
+		! grep -qraF "$(sed -n "s/^$1\t[^\t]*\t\([^\t]*\).*/\1/p" "$R/index.tsv")" "$DB"*
+	fi
+}
+vacuums() { [ "$STORE" = pg ] && sql "$DB" "select vacuum_count from pg_stat_user_tables where relname = 'reports'" || echo 0; }
+etag() { req GET /api/v1/summary > /dev/null; tr -d '\r' < "$T_TMP/headers" | sed -n 's/^[Ee][Tt]ag: //p'; }
+etag_moved() { [ "$(etag)" != "$e0" ]; }
+v0=$(vacuums)
+expect_eq "clock: a report, withdrawn before the step: 201, 200" \
+	"$(post "$R/700.json") $(withdraw 700)" "201 200"
+wait_for 40 scrubbed 700
+expect_eq "...scrubbed at once" "$?" 0
+touch "$T_TMP/stepped"
+v0=$(vacuums)
+expect_eq "...the wall clock an hour back, another: 201, 200" \
+	"$(post "$R/701.json") $(withdraw 701)" "201 200"
+wait_for 40 scrubbed 701
+expect_eq "...scrubbed within 4 s all the same" "$?" 0
+e0=$(etag)
+expect_eq "...a report posted after the step: 201" "$(post "$R/702.json")" 201
+wait_for 40 etag_moved
+expect_eq "...counted by the summary within 4 s (interval 1 s)" "$?" 0
+if [ "$STORE" != pg ]; then
+	# in_file N: report N's SHA-256 is in the database file itself, not
+	# only in its WAL: the checkpointer (every 250 ms, nothing else
+	# checkpoints without a withdrawal) copied it there.
+	in_file() { grep -qaF "$(sed -n "s/^$1\t[^\t]*\t\([^\t]*\).*/\1/p" "$R/index.tsv")" "$DB"; }
+	expect_eq "...another report: 201" "$(post "$R/703.json")" 201
+	wait_for 20 in_file 703
+	expect_eq "...checkpointed into the file within 2 s (every 250 ms)" "$?" 0
+fi
+stop_server
+unset CLOCKSHIM_FILE
+
+# --- the SQLite file swapped under load (issue 41) -----------------------------------
+# A backup restored by rename over the live file, the file removed, the
+# file made read-only, each while reports are posted (load.py runs the
+# command at the 40th 201). The old file goes with the collector: every 201
+# must be in the file at the path or in the copy the collector made of the
+# old one (FILE.replaced-TIME, FILE.removed-TIME), which must pass PRAGMA
+# integrity_check, as must what lies at the path with the WAL beside it
+# (what a restart would open); the man page's merge recipe (EXAMPLES) must
+# bring every 201 into the file at the path. The collector answers 503
+# with Retry-After and says why, once, in its log, naming the copy.
+if [ "$STORE" != pg ]; then
+	# audit KEPT ACKED PATH: "<201s> missing <n>, kept <integrity>, path
+	# <integrity>, <k> only kept", each file read from a copy with its own
+	# -wal and -shm; missing: in neither file.
+	audit() {
+		python3 -c 'import os, shutil, sqlite3, sys, tempfile
+def opened(path):
+    d = tempfile.mkdtemp()
+    for s in ("", "-wal", "-shm"):
+        if os.path.exists(path + s):
+            shutil.copy(path + s, os.path.join(d, "db" + s))
+    return sqlite3.connect(os.path.join(d, "db"))
+def ids(db):
+    try:
+        return {r[0] for r in db.execute("select id from reports")}
+    except sqlite3.Error:
+        return set()
+kept, path = opened(sys.argv[1]), opened(sys.argv[3])
+acked = set(open(sys.argv[2]).read().split())
+k, p = ids(kept), ids(path)
+print("%d missing %d, kept %s, path %s, %d only kept" % (len(acked), len(acked - k - p),
+      kept.execute("pragma integrity_check").fetchone()[0].splitlines()[0],
+      path.execute("pragma integrity_check").fetchone()[0].splitlines()[0], len(k - p)))' "$@"
+	}
+	# swap_start NAME: a fresh collector.
+	swap_start() {
+		start_server "$1" --rate 0 --quiet
+		DB=$DIR/db.sqlite
+		: > "$DIR/acked"
+	}
+	# swap_load WHAT FIRST COMMAND: reports FIRST..FIRST+299 posted,
+	# COMMAND run at the 40th 201; then a POST of its own.
+	swap_load() {
+		python3 tests/server/load.py 127.0.0.1 "$PORT" "$R" "$2" $(($2 + 300)) 8 "$DIR/acked" \
+			"sh:$3@40" > "$DIR/load" 2>&1
+		check "$1 under load: refused after it ($(cat "$DIR/load"))" \
+			grep -q ", 503: " "$DIR/load"
+		expect_eq "...a POST afterwards: 503" "$(post "$R/0.json")" 503
+		check "...with Retry-After" has_header '^Retry-After: [0-9]+'
+	}
+	# sound AUDIT: every 201 in one of the files, both pass integrity_check.
+	sound() { case $1 in [1-9]*" missing 0, kept ok, path ok, "*) ;; *) false ;; esac; }
+	# kept_by SUFFIX: the copy the collector made, named in its log.
+	kept_by() {
+		KEPT=$(ls "$DB.$1"-*Z 2>/dev/null | head -n 1)
+		check "...the old file kept beside it ($KEPT) and named in the log" \
+			grep -q "kept in $KEPT (" "$DIR/log"
+	}
+	swap_start swap
+	swap_load "the file made read-only" 100 "chmod 0444 '$DB'"
+	check "...the log says it" grep -q 'was made read-only' "$DIR/log"
+	chmod 0644 "$DB"
+	expect_eq "...writable again: 201" "$(post "$R/0.json")" 201
+	check "...and the log says so" grep -q 'is writable again' "$DIR/log"
+	# A backup of now, restored over the file once 40 more are acknowledged.
+	python3 -c 'import sqlite3, sys
+sqlite3.connect(sys.argv[1]).execute("vacuum into ?", (sys.argv[2],))' "$DB" "$DIR/backup"
+	swap_load "a backup renamed over the file" 400 "mv '$DIR/backup' '$DB'"
+	expect_eq "...the log says it once" "$(grep -c 'was replaced by another file' "$DIR/log")" 1
+	stop_server
+	kept_by replaced
+	a=$(audit "$KEPT" "$DIR/acked" "$DB")
+	check "...every 201 in the restored file or the kept one, both sound: $a" sound "$a"
+	check "...the kept one holds the 201s since the backup" \
+		sh -c 'case $1 in *", "[1-9]*" only kept") ;; *) false ;; esac' _ "$a"
+	check "...the log counts the reports only the kept file holds" \
+		grep -q "of them not in the file now at the path" "$DIR/log"
+	only=${a##*, }
+	expect_eq "...and that count is right" \
+		"$(sed -n 's/.* \([0-9]*\) of them not in the file now at the path.*/\1/p' "$DIR/log")" \
+		"${only%% *}"
+	sed -n '/^runuser.*<<.SQL.$/,/^SQL$/p' docs/man/cgroup-feedback-server.8 | sed '1d;$d' |
+		sed "s|'reports.sqlite.replaced-[0-9TZ]*'|'$KEPT'|" > "$DIR/merge.sql"
+	check "the man page's merge recipe runs (twice)" python3 -c 'import sqlite3, sys
+for _ in range(2):
+    sqlite3.connect(sys.argv[1], isolation_level=None).executescript(open(sys.argv[2]).read())' \
+		"$DB" "$DIR/merge.sql"
+	a=$(audit "$DB" "$DIR/acked" "$DB")
+	check "...every 201 in the merged file, sound: $a" sound "$a"
+
+	swap_start swap-rm
+	swap_load "the file removed" 100 "rm '$DB'"
+	expect_eq "...the log says it once" "$(grep -c 'was removed under the running' "$DIR/log")" 1
+	stop_server
+	kept_by removed
+	a=$(audit "$KEPT" "$DIR/acked" "$DB")
+	check "...every 201 in the kept file, sound, a new one beside its WAL too: $a" sound "$a"
+fi
+
 # --- kill -9 under load: every 201 survives ------------------------------------------
 start_server crash --rate 0 --quiet
 DB=$DIR/db.sqlite

@@ -3,13 +3,17 @@
  * outcome; a request that fails on its own (a wrong deletion token) does
  * not spoil the others of its batch; the queue is finished at stop. Both
  * ways the writer runs: with the
- * checkpoint and sync helpers (pipelined) and without. */
+ * checkpoint and sync helpers (pipelined) and without. And the file under
+ * the store swapped, removed or made read-only while the writer runs. */
 #include "srvsql.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgfb/readfile.h"
@@ -217,12 +221,154 @@ static void stop_finishes_the_queue(void **state)
 	assert_int_equal(created, N / 2);
 }
 
+/* Bytes in path, or -1 when there is no such file. */
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* The copy the writer made of a file replaced or removed (store.h,
+ * store_keep_replaced): its reports, or -1 when there is none or it is
+ * not sound. */
+static int kept_copy_reports(const char *db, const char *how)
+{
+	char pattern[128];
+	glob_t g;
+	int n = -1;
+
+	snprintf(pattern, sizeof(pattern), "%s.%s-*Z", db, how);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return -1;
+	if (g.gl_pathc == 1 &&
+	    test_sql_int(g.gl_pathv[0], "SELECT count(*) = 1 FROM pragma_integrity_check "
+			 "WHERE integrity_check = 'ok'") == 1)
+		n = test_sql_int(g.gl_pathv[0], "SELECT count(*) FROM reports");
+	globfree(&g);
+	return n;
+}
+
+/* The file under the store renamed over, removed, made read-only (issue
+ * 41), with the checkpointer and the syncer running: from then on every
+ * write is refused, -ESTALE for good or -EROFS while it lasts; what was
+ * acknowledged before is in the old file, whose WAL is emptied into it so
+ * that no file at the path is ever paired with it. */
+static void swap_under(const char *name, int how)
+{
+	static struct job j;
+	char db[96], kept[112], wal[112], other[112];
+	struct store *s = NULL;
+	struct writer *w;
+	struct timespec tick = { 0, 10000000L };
+
+	snprintf(db, sizeof(db), "%s/%s.sqlite", dir, name);
+	snprintf(kept, sizeof(kept), "%s.kept", db);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	snprintf(other, sizeof(other), "%s/%s.other", dir, name);
+	w = start(db, true);
+	put_job(&j, 0);
+	assert_int_equal(writer_submit(w, &j), STORE_CREATED);
+	assert_int_equal(link(db, kept), 0);
+	if (how == 'm') {
+		assert_int_equal(store_open(&s, other, false), 0);
+		store_close(s);
+		assert_int_equal(rename(other, db), 0);
+	} else if (how == 'r') {
+		assert_int_equal(unlink(db), 0);
+	} else {
+		assert_int_equal(chmod(db, 0444), 0);
+	}
+	put_job(&j, 1);
+	assert_int_equal(writer_submit(w, &j), how == 'w' ? -EROFS : -ESTALE);
+	put_job(&j, 2);
+	assert_int_equal(writer_submit(w, &j), how == 'w' ? -EROFS : -ESTALE);
+	if (how == 'w') {
+		assert_int_equal(chmod(db, 0644), 0);
+		assert_int_equal(writer_submit(w, &j), STORE_CREATED);
+	} else {
+		/* Emptied at once, not at the next withdrawal or restart. */
+		for (int i = 0; i < 300 && file_size(wal) != 0; i++)
+			nanosleep(&tick, NULL);
+		assert_int_equal(file_size(wal), 0);
+	}
+	writer_stop(w);
+	/* The old file alone (no WAL by its other name) holds the report. */
+	assert_int_equal(test_sql_int(kept, "SELECT count(*) FROM reports"), how == 'w' ? 2 : 1);
+	if (how == 'm')
+		/* The file renamed over it is as it was: empty, and sound. */
+		assert_int_equal(test_sql_int(db, "SELECT count(*) FROM reports"), 0);
+	/* And a copy of the old one beside the path holds it: the old file
+	 * goes with the process (here the test's link keeps it). */
+	if (how != 'w')
+		assert_int_equal(kept_copy_reports(db, how == 'm' ? "replaced" : "removed"), 1);
+}
+
+/* Renamed over while nothing is written: the checkpointer finds it within
+ * a tick; without one the writer finds it at stop. Either way the old WAL
+ * is emptied before it could be paired with the new file. */
+static void swap_quiet(const char *name, bool helpers)
+{
+	static struct job j;
+	char db[96], kept[112], wal[112], other[112];
+	struct store *s = NULL;
+	struct writer *w;
+	struct timespec tick = { 0, 10000000L };
+
+	snprintf(db, sizeof(db), "%s/%s.sqlite", dir, name);
+	snprintf(kept, sizeof(kept), "%s.kept", db);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	snprintf(other, sizeof(other), "%s/%s.other", dir, name);
+	w = start(db, helpers);
+	put_job(&j, 0);
+	assert_int_equal(writer_submit(w, &j), STORE_CREATED);
+	assert_int_equal(link(db, kept), 0);
+	assert_int_equal(store_open(&s, other, false), 0);
+	store_close(s);
+	assert_int_equal(rename(other, db), 0);
+	if (helpers) {
+		for (int i = 0; i < 300 && file_size(wal) != 0; i++)
+			nanosleep(&tick, NULL);
+		assert_int_equal(file_size(wal), 0);
+	}
+	writer_stop(w);
+	assert_int_equal(file_size(wal), 0);
+	assert_int_equal(test_sql_int(kept, "SELECT count(*) FROM reports"), 1);
+	assert_int_equal(test_sql_int(db, "SELECT count(*) FROM reports"), 0);
+	assert_int_equal(kept_copy_reports(db, "replaced"), 1);
+}
+
+static void file_renamed_over_quietly(void **state)
+{
+	swap_quiet("quiet", true);
+	swap_quiet("quiet-plain", false);
+}
+
+static void file_renamed_over(void **state)
+{
+	swap_under("mv", 'm');
+}
+
+static void file_removed(void **state)
+{
+	swap_under("rm", 'r');
+}
+
+static void file_read_only(void **state)
+{
+	swap_under("ro", 'w');
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(group_commit),
 		cmocka_unit_test(group_commit_pipelined),
 		cmocka_unit_test(stop_finishes_the_queue),
+		cmocka_unit_test(file_renamed_over),
+		cmocka_unit_test(file_removed),
+		cmocka_unit_test(file_read_only),
+		cmocka_unit_test(file_renamed_over_quietly),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
