@@ -74,6 +74,10 @@ static void entry_free(struct cgfb_entry *e)
 	free(e->controller);
 	free(e->knob);
 	free(e->second_site);
+	free(e->attribution);
+	free(e->era);
+	for (size_t i = 0; i < e->n_levels; i++)
+		free(e->levels[i].knob);
 	for (size_t i = 0; i < e->n_needles; i++)
 		free(e->needles[i]);
 	for (size_t i = 0; i < e->n_vocab; i++)
@@ -104,6 +108,8 @@ static int load_strings(struct cgfb_entry *e, json_object *o)
 		{ "controller", offsetof(struct cgfb_entry, controller) },
 		{ "knob", offsetof(struct cgfb_entry, knob) },
 		{ "second_site", offsetof(struct cgfb_entry, second_site) },
+		{ "attribution", offsetof(struct cgfb_entry, attribution) },
+		{ "era", offsetof(struct cgfb_entry, era) },
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -345,6 +351,51 @@ static int load_functions(struct cgfb_entry *e, json_object *o, char *err, size_
 	return 0;
 }
 
+static bool valid_level(int level)
+{
+	return level >= 0 && level <= 7;
+}
+
+/* "levels": {"<knob>": <level>, ...}, at most CGFB_CATALOG_MAX_LEVELS. */
+static int load_levels(struct cgfb_entry *e, json_object *o, char *err, size_t errsz)
+{
+	json_object *obj;
+
+	if (!json_object_object_get_ex(o, "levels", &obj))
+		return 0;
+	if (!json_object_is_type(obj, json_type_object) ||
+	    json_object_object_length(obj) > CGFB_CATALOG_MAX_LEVELS)
+		return fail(err, errsz, -EINVAL, "entry %s: 'levels' must be an object of at most "
+			    "%d", e->id, CGFB_CATALOG_MAX_LEVELS);
+	json_object_object_foreach(obj, knob, v) {
+		const int level = json_object_is_type(v, json_type_int) ? json_object_get_int(v) : -1;
+
+		if (!valid_level(level))
+			return fail(err, errsz, -EINVAL, "entry %s: level of %s is not 0-7", e->id,
+				    knob);
+		e->levels[e->n_levels].knob = strdup(knob);
+		if (!e->levels[e->n_levels].knob)
+			return -ENOMEM;
+		e->levels[e->n_levels++].level = level;
+	}
+	return 0;
+}
+
+int cgfb_catalog_level(const struct cgfb_entry *e, const char *knob)
+{
+	for (size_t i = 0; knob && i < e->n_levels; i++)
+		if (strcmp(e->levels[i].knob, knob) == 0)
+			return e->levels[i].level;
+	return e->level;
+}
+
+/* The words "era" may say; anything else is a typo in the data. */
+static bool valid_era(const char *era)
+{
+	return !era || strcmp(era, "unmerged") == 0 || strcmp(era, "old") == 0 ||
+	       strcmp(era, "current") == 0;
+}
+
 bool cgfb_catalog_function(const struct cgfb_entry *e, const char *sym)
 {
 	for (size_t i = 0; sym && i < e->n_functions; i++)
@@ -412,9 +463,19 @@ static int load_entry(struct cgfb_entry *e, json_object *o, size_t idx, char *er
 	e->level = json_object_object_get_ex(o, "level", &lvl) ? json_object_get_int(lvl) : -1;
 	e->warn_block = get_bool(o, "warn_block");
 	e->generic = get_bool(o, "generic");
+	/* Absent means once: what every entry meant before the key. */
+	e->every_trigger = json_object_object_get_ex(o, "once", &lvl) &&
+			   !json_object_get_boolean(lvl);
+	if (!valid_era(e->era))
+		return fail(err, errsz, -EINVAL, "entry %s: 'era' is not unmerged, old or current",
+			    e->id);
+	if (e->attribution && strcmp(e->attribution, "ambiguous") != 0)
+		return fail(err, errsz, -EINVAL, "entry %s: 'attribution' is not ambiguous", e->id);
 	rc = load_needles(e, o, err, errsz);
 	if (rc == 0)
 		rc = load_functions(e, o, err, errsz);
+	if (rc == 0)
+		rc = load_levels(e, o, err, errsz);
 	if (rc < 0)
 		return rc;
 	rc = load_regex(e, o, err, errsz);

@@ -91,14 +91,23 @@ static unsigned wording_hash(const char *text, size_t len)
 	return h;
 }
 
-/* The counter of entry e's message with hash h; for the generic entry a
- * slot of its own while there is room, else the entry's. */
+/* Whether e's occurrences are counted per message: the generic entry's
+ * (each message another one) and those the kernel prints at every trigger
+ * (C4: another process remounting is another use case, where a second
+ * record of a once-per-boot message is the same one, or its second site). */
+static bool per_wording(const struct cgfb_entry *e)
+{
+	return e->generic || e->every_trigger;
+}
+
+/* The counter of entry e's message with hash h; for an entry counted per
+ * wording a slot of its own while there is room, else the entry's. */
 static unsigned *counter(struct cgfb_detector *d, const struct cgfb_entry *e, unsigned h,
 			 bool add)
 {
 	const size_t idx = entry_index(d, e);
 
-	if (!e->generic)
+	if (!per_wording(e))
 		return &d->counts[idx];
 	for (size_t i = 0; i < d->n_msgs; i++)
 		if (d->msgs[i].entry == idx && d->msgs[i].hash == h)
@@ -140,7 +149,7 @@ static unsigned *counter_of_key(struct cgfb_detector *d, const char *key, bool a
 			return NULL;
 	}
 	e = cgfb_catalog_find(d->cat, id);
-	if (!e || (hash && !e->generic))
+	if (!e || (hash && !per_wording(e)))
 		return NULL;
 	if (!hash)
 		return &d->counts[entry_index(d, e)];
@@ -256,7 +265,7 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	det = d->warn.active && d->n_pending < PENDING_MAX ? &d->pending[d->n_pending++] : &tmp;
 	memset(det, 0, sizeof(*det));
 	det->entry = e;
-	h = e->generic ? wording_hash(rec->text, rec->len) : 0;
+	h = per_wording(e) ? wording_hash(rec->text, rec->len) : 0;
 	c = counter(d, e, h, true);
 	det->occurrence = ++*c;
 	key_of(d, e, h, c, det->count_key);
@@ -342,9 +351,11 @@ static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 		if (d->warn.records > CGFB_WARN_MAX_RECORDS)
 			end_block(d);
 	}
+	/* A message of three lines (P1's posting) has two continuations:
+	 * each one consumed keeps the entry for the next line. */
 	if (d->prev && (!rec->line || rec->line == d->prev_line + 1) &&
 	    cgfb_catalog_continues(d->prev, rec->text, rec->len)) {
-		d->prev = NULL;
+		d->prev_line = rec->line;
 		return;
 	}
 	d->prev = NULL;
@@ -386,4 +397,22 @@ void cgfb_detector_finish(struct cgfb_detector *d)
 {
 	flush_fragments(d);
 	end_block(d);
+}
+
+const char *cgfb_detection_contact(const struct cgfb_detection *d)
+{
+	const char *addr = d->entry->generic ? cgfb_fields_get(&d->fields, "address") : NULL;
+
+	if (!addr)
+		return d->entry->contact;
+	if (strstr(addr, "cgroups@vger"))
+		return "cgroups@vger.kernel.org";
+	return "linux-mm@kvack.org";
+}
+
+int cgfb_detection_level(const struct cgfb_detection *d)
+{
+	if (d->level >= 0)
+		return d->level;
+	return cgfb_catalog_level(d->entry, cgfb_fields_get(&d->fields, "knob"));
 }

@@ -50,6 +50,15 @@ struct cgfb_detection {
 	struct cgfb_log_boot boot;       /* the boot it was printed in, as the log shows it */
 };
 
+/* The address a report about d goes to: for the generic entry the one the
+ * kernel's message named (cgroups@vger.kernel.org, or linux-mm@kvack.org
+ * also for its "linux-mm-@" typo), else the entry's contact; NULL for
+ * none. */
+const char *cgfb_detection_contact(const struct cgfb_detection *d);
+/* The printk level of d: its record's, else the level of the call site
+ * that prints it (cgfb_catalog_level by its knob), else -1. */
+int cgfb_detection_level(const struct cgfb_detection *d);
+
 typedef void (*cgfb_detect_fn)(const struct cgfb_detection *d, void *arg);
 
 struct cgfb_detector;

@@ -13,6 +13,7 @@
 #define CGFB_CATALOG_MAX_NEEDLES 4
 #define CGFB_CATALOG_MAX_CAPS    6
 #define CGFB_CATALOG_MAX_FUNCTIONS 4
+#define CGFB_CATALOG_MAX_LEVELS 4
 /* Longest record text tried against the regexes; kernel records are at most
  * about 1 KiB (PRINTK_MESSAGE_MAX), so nothing real is longer. */
 #define CGFB_MATCH_TEXT_MAX 4096
@@ -52,10 +53,27 @@ struct cgfb_entry {
 	char *controller;              /* NULL when not tied to one */
 	char *knob;
 	char *second_site;             /* id for a second identical record in one boot */
+	/* "ambiguous" where call sites printing one text cannot be told apart
+	 * (M4: write or event_control); NULL otherwise. */
+	char *attribution;
+	/* Which kernels print it: "unmerged" (a posted patch only), "old",
+	 * "current"; NULL when the catalog does not say (G1). */
+	char *era;
 	const struct cgfb_question_set *questions;   /* never NULL after loading */
 	int level;                     /* printk level, -1 any */
 	bool warn_block;               /* printed inside a WARN block */
 	bool generic;                  /* tried only when no specific entry matched */
+	/* "once": false: the kernel prints it at every trigger (C4), not once
+	 * per boot; counted per wording like the generic entry's messages, so
+	 * that another process doing the same is another detection. */
+	bool every_trigger;
+	/* "levels": the printk level of a call site that differs from level,
+	 * by the knob it captures (V1's memory_spread_slab is pr_warn_once). */
+	size_t n_levels;
+	struct {
+		char *knob;
+		int level;
+	} levels[CGFB_CATALOG_MAX_LEVELS];
 	bool has_regex;
 	regex_t re;
 	/* A printk with an embedded newline (P2) shows up in text logs as two
@@ -130,6 +148,10 @@ bool cgfb_catalog_word(const struct cgfb_entry *e, const char *w, size_t n);
 /* The bytes a vocabulary word is made of. */
 #define CGFB_CATALOG_WORD_CHARS \
 	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=/-"
+
+/* The printk level e's message is printed at when the knob it names is
+ * knob (may be NULL): a call site's own level from "levels", else e's. */
+int cgfb_catalog_level(const struct cgfb_entry *e, const char *knob);
 
 /* Whether sym is one of the functions e's message is printed from. */
 bool cgfb_catalog_function(const struct cgfb_entry *e, const char *sym);
