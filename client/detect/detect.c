@@ -181,6 +181,11 @@ bool cgfb_detector_in_block(const struct cgfb_detector *d)
 	return d->warn.active;
 }
 
+bool cgfb_detector_wants_next(const struct cgfb_detector *d)
+{
+	return d->warn.active || (d->prev && d->prev->has_continuation);
+}
+
 static void emit_pending(struct cgfb_detector *d)
 {
 	for (size_t i = 0; i < d->n_pending; i++) {
