@@ -24,7 +24,7 @@ static void builtin_loads(void **state)
 	cgfb_catalog_free(cat);
 }
 
-/* The facts of issue 42 part 3, against ../shared/kernel-warnings.md. */
+/* The facts of issue 42 part 3, against docs/kernel-warnings.md. */
 static void facts_checked(void **state)
 {
 	struct cgfb_catalog *cat = test_catalog();
