@@ -75,6 +75,7 @@ static void entry_free(struct cgfb_entry *e)
 	free(e->knob);
 	free(e->second_site);
 	free(e->attribution);
+	free(e->explain);
 	free(e->era);
 	for (size_t i = 0; i < e->n_levels; i++)
 		free(e->levels[i].knob);
@@ -110,6 +111,7 @@ static int load_strings(struct cgfb_entry *e, json_object *o)
 		{ "second_site", offsetof(struct cgfb_entry, second_site) },
 		{ "attribution", offsetof(struct cgfb_entry, attribution) },
 		{ "era", offsetof(struct cgfb_entry, era) },
+		{ "explain", offsetof(struct cgfb_entry, explain) },
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {

@@ -227,6 +227,8 @@ static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_e
 		fputs("\n\n", out);
 	}
 	fprintf(out, "What it means: %s.\n", e->title);
+	if (e->explain)
+		fprintf(out, "What broke: %s\n", e->explain);
 	if (e->trigger)
 		fprintf(out, "It is printed on: %s.\n", e->trigger);
 	if (e->kernels)

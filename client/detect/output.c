@@ -47,6 +47,8 @@ json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *sou
 	json_object_object_add(o, "id", json_object_new_string(d->entry->id));
 	json_object_object_add(o, "title", json_object_new_string(d->entry->title));
 	json_object_object_add(o, "contact", cgfb_json_str_or_null(cgfb_detection_contact(d)));
+	if (d->entry->explain)
+		json_object_object_add(o, "explain", json_object_new_string(d->entry->explain));
 	json_object_object_add(o, "level", json_object_new_int(cgfb_detection_level(d)));
 	json_object_object_add(o, "text", json_object_new_string(text));
 	json_object_object_add(o, "source", json_object_new_string(src));
@@ -92,6 +94,8 @@ static void print_human(FILE *out, const struct cgfb_detection *d, const char *s
 	}
 	if (cgfb_detection_contact(d))
 		fprintf(out, "    contact: %s\n", cgfb_detection_contact(d));
+	if (d->entry->explain)
+		fprintf(out, "    what broke: %s\n", d->entry->explain);
 }
 
 int cgfb_detection_print(FILE *out, const struct cgfb_detection *d, const char *source_name,

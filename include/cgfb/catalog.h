@@ -50,6 +50,9 @@ struct cgfb_entry {
 	/* What the kernel did with the write that printed it, where that is
 	 * not simply done (refused, without effect); NULL otherwise. */
 	char *effect;
+	/* What broke and what to do, in plain words, where the message is the
+	 * sound of something failing (B1-B3: cgroup v1 gone); NULL otherwise. */
+	char *explain;
 	char *controller;              /* NULL when not tied to one */
 	char *knob;
 	char *second_site;             /* id for a second identical record in one boot */

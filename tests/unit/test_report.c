@@ -589,6 +589,29 @@ static void contact_title_and_level(void **state)
 	json_object_put(o);
 }
 
+
+/* The sound of the break (issue 42 part 2): the kernel's refused v1 mount
+ * is a report like any other, valid for the collector, with the break's
+ * own questions. */
+static void break_report(void **state)
+{
+	struct cgfb_detection d = detect("cgroup: Unknown subsys name 'memory'");
+	json_object *o = cgfb_report_detection(schema, d.entry, &d, "kmsg", anon);
+	json_object *f = json_object_object_get(o, "fields");
+
+	assert_string_equal(d.entry->id, "B1");
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "controller")),
+			    "memory");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "message")),
+			    "Unknown subsys name 'memory'");
+	assert_int_equal(cgfb_schema_check_def(schema, "detection", o), 0);
+	assert_string_equal(d.entry->questions->name, "break");
+	assert_string_equal(d.entry->questions->q[0].key, "v1_user");
+	assert_string_equal(d.entry->questions->q[1].key, "went_back");
+	assert_non_null(strstr(d.entry->explain, "cgroup-feedback check"));
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +628,7 @@ int main(void)
 		cmocka_unit_test(size_cap),
 		cmocka_unit_test(uuids),
 		cmocka_unit_test(contact_title_and_level),
+		cmocka_unit_test(break_report),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
