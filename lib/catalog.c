@@ -79,6 +79,8 @@ static void entry_free(struct cgfb_entry *e)
 	free(e->era);
 	for (size_t i = 0; i < e->n_levels; i++)
 		free(e->levels[i].knob);
+	for (size_t i = 0; i < e->n_units; i++)
+		free(e->units[i]);
 	for (size_t i = 0; i < e->n_needles; i++)
 		free(e->needles[i]);
 	for (size_t i = 0; i < e->n_vocab; i++)
@@ -383,6 +385,39 @@ static int load_levels(struct cgfb_entry *e, json_object *o, char *err, size_t e
 	return 0;
 }
 
+/* "userspace": "pid1" | "unit" with "units": [...] (record.h user_trusted). */
+static int load_from(struct cgfb_entry *e, json_object *o, char *err, size_t errsz)
+{
+	json_object *v, *arr;
+	const char *from;
+
+	if (!json_object_object_get_ex(o, "userspace", &v))
+		return 0;
+	from = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+	if (strcmp(from, "pid1") == 0) {
+		e->from = CGFB_FROM_PID1;
+		return 0;
+	}
+	if (strcmp(from, "unit") != 0)
+		return fail(err, errsz, -EINVAL, "entry %s: 'userspace' is not pid1 or unit", e->id);
+	e->from = CGFB_FROM_UNIT;
+	if (!json_object_object_get_ex(o, "units", &arr) ||
+	    !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0 ||
+	    json_object_array_length(arr) > CGFB_CATALOG_MAX_UNITS)
+		return fail(err, errsz, -EINVAL, "entry %s: 'units' must be an array of 1 to %d",
+			    e->id, CGFB_CATALOG_MAX_UNITS);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *u = json_object_array_get_idx(arr, i);
+
+		if (!json_object_is_type(u, json_type_string))
+			return fail(err, errsz, -EINVAL, "entry %s: unit %zu is not a string", e->id, i);
+		e->units[e->n_units] = strdup(json_object_get_string(u));
+		if (!e->units[e->n_units++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int cgfb_catalog_level(const struct cgfb_entry *e, const char *knob)
 {
 	for (size_t i = 0; knob && i < e->n_levels; i++)
@@ -478,6 +513,8 @@ static int load_entry(struct cgfb_entry *e, json_object *o, size_t idx, char *er
 		rc = load_functions(e, o, err, errsz);
 	if (rc == 0)
 		rc = load_levels(e, o, err, errsz);
+	if (rc == 0)
+		rc = load_from(e, o, err, errsz);
 	if (rc < 0)
 		return rc;
 	rc = load_regex(e, o, err, errsz);
@@ -876,9 +913,38 @@ const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, cons
 			/* Not const: try_entry marks what regexec ran on. */
 			struct cgfb_entry *e = &cat->entries[i];
 
-			if (e->generic == (pass == 1) && try_entry(e, buf, len, fields))
+			if (e->from == CGFB_FROM_KERNEL && e->generic == (pass == 1) &&
+			    try_entry(e, buf, len, fields))
 				return e;
 		}
+	return NULL;
+}
+
+static bool may_print(const struct cgfb_entry *e, int pid, const char *unit)
+{
+	if (e->from == CGFB_FROM_PID1)
+		return pid == 1;
+	for (size_t i = 0; e->from == CGFB_FROM_UNIT && unit && i < e->n_units; i++)
+		if (strcmp(e->units[i], unit) == 0)
+			return true;
+	return false;
+}
+
+const struct cgfb_entry *cgfb_catalog_match_user(const struct cgfb_catalog *cat,
+						 const char *text, size_t len, int pid,
+						 const char *unit, struct cgfb_fields *fields)
+{
+	char buf[CGFB_MATCH_TEXT_MAX + 1];
+
+	if (!to_cstr(buf, text, &len))
+		return NULL;
+	for (size_t i = 0; i < cat->n; i++) {
+		struct cgfb_entry *e = &cat->entries[i];
+
+		if (e->from != CGFB_FROM_KERNEL && may_print(e, pid, unit) &&
+		    try_entry(e, buf, len, fields))
+			return e;
+	}
 	return NULL;
 }
 

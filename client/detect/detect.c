@@ -249,25 +249,16 @@ static bool echoed(const struct cgfb_entry *e, const struct cgfb_fields *fields,
 				       strlen(addr));
 }
 
-static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
+/* The detection of entry e in rec: held with its WARN block's, or handed
+ * out now. */
+static void detected(struct cgfb_detector *d, const struct cgfb_record *rec,
+		     const struct cgfb_entry *e, const struct cgfb_fields *fields)
 {
-	struct cgfb_fields fields = { 0 };
-	const struct cgfb_entry *e = cgfb_catalog_match(d->cat, rec->text, rec->len, &fields);
 	struct cgfb_detection *det, tmp;
+	const bool hold = d->warn.active && rec->facility <= 0;
 	unsigned h, *c;
 
-	if (e && echoed(e, &fields, rec))
-		e = NULL;
-	d->prev = e;
-	d->prev_line = rec->line;
-	if (!e)
-		return;
-	/* A block without its end line: a message past the WARN's own text
-	 * is the next record after the block, not part of it. */
-	if (d->warn.active && d->warn.past_text)
-		end_block(d);
-	e = resolve_site(d, e);
-	det = d->warn.active && d->n_pending < PENDING_MAX ? &d->pending[d->n_pending++] : &tmp;
+	det = hold && d->n_pending < PENDING_MAX ? &d->pending[d->n_pending++] : &tmp;
 	memset(det, 0, sizeof(*det));
 	det->entry = e;
 	h = per_wording(e) ? wording_hash(rec->text, rec->len) : 0;
@@ -282,7 +273,7 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	det->line = rec->line;
 	det->boot = d->boot;
 	det->unproven = rec->unproven;
-	det->in_warn_block = d->warn.active;
+	det->in_warn_block = hold;
 	if (det->in_warn_block) {
 		det->block_has_seq = d->block_start.has_seq;
 		det->block_seq = d->block_start.seq;
@@ -292,10 +283,44 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	det->text_len = rec->len < sizeof(det->text) - 1 ? rec->len : sizeof(det->text) - 1;
 	memcpy(det->text, rec->text, det->text_len);
 	det->text[det->text_len] = '\0';
-	det->fields = fields;
+	det->fields = *fields;
 	static_fields(&det->fields, e, rec);
 	if (det == &tmp)
 		d->fn(det, d->arg);
+}
+
+static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
+{
+	struct cgfb_fields fields = { 0 };
+	const struct cgfb_entry *e = cgfb_catalog_match(d->cat, rec->text, rec->len, &fields);
+
+	if (e && echoed(e, &fields, rec))
+		e = NULL;
+	d->prev = e;
+	d->prev_line = rec->line;
+	if (!e)
+		return;
+	/* A block without its end line: a message past the WARN's own text
+	 * is the next record after the block, not part of it. */
+	if (d->warn.active && d->warn.past_text)
+		end_block(d);
+	detected(d, rec, resolve_site(d, e), &fields);
+}
+
+/* A program's record the journal vouches for (systemd as PID 1, the
+ * kubelet's unit): only the catalog's userspace entries, each only from
+ * the writer its rule names. It touches no WARN block and no
+ * continuation: those are the kernel's. */
+static void detect_user(struct cgfb_detector *d, const struct cgfb_record *rec)
+{
+	struct cgfb_fields fields = { 0 };
+	const struct cgfb_entry *e;
+
+	if (!rec->user_trusted || !cgfb_catalog_candidate(d->cat, rec->text, rec->len))
+		return;
+	e = cgfb_catalog_match_user(d->cat, rec->text, rec->len, rec->pid, rec->unit, &fields);
+	if (e)
+		detected(d, rec, e, &fields);
 }
 
 static bool starts_with(const struct cgfb_record *rec, const char *lit)
@@ -380,8 +405,10 @@ static void flush_fragments(struct cgfb_detector *d)
 
 void cgfb_detector_feed(struct cgfb_detector *d, const struct cgfb_record *rec)
 {
-	if (!cgfb_record_from_kernel(rec))
+	if (!cgfb_record_from_kernel(rec)) {
+		detect_user(d, rec);
 		return;
+	}
 	if (rec->fragment) {
 		const size_t room = sizeof(d->frag_buf) - d->frag_len;
 		const size_t n = rec->len < room ? rec->len : room;

@@ -518,6 +518,70 @@ static void level_of_the_call_site(void **state)
 	cgfb_detector_free(d);
 }
 
+
+/* The break's userspace entries (issue 42): each only from the writer its
+ * rule names, and only from a record the journal vouches for; a syslog
+ * file's or /dev/kmsg's line of the same text is nothing. */
+static void userspace_break_only_from_trusted_writers(void **state)
+{
+	static const char systemd[] = "Detected cgroup v1 hierarchy at /sys/fs/cgroup/, which is "
+				      "no longer supported by current version of systemd.\n"
+				      "Please instruct your initrd to mount cgroup v2 (unified) "
+				      "hierarchy,";
+	static const char kubelet[] = "E1205 10:00:00.123456    812 run.go:72] \"command failed\" "
+				      "err=\"failed to validate kubelet configuration, error: "
+				      "kubelet is configured to not run on a host using cgroup v1. "
+				      "cgroup v1 support is unsupported and will be removed in a "
+				      "future release, path: &TypeMeta{}\"";
+	static const struct {
+		const char *text;
+		bool trusted;
+		int pid;
+		const char *unit;
+		const char *want;
+	} cases[] = {
+		{ systemd, true, 1, "init.scope", "B2b" },
+		{ systemd, false, 1, "", NULL },              /* syslog file, kmsg */
+		{ systemd, true, 4242, "evil.service", NULL },  /* not PID 1 */
+		{ kubelet, true, 812, "kubelet.service", "B3" },
+		{ kubelet, true, 913, "k3s.service", "B3" },
+		{ kubelet, true, 1, "init.scope", NULL },     /* not the kubelet's unit */
+		{ kubelet, true, 555, "", NULL },
+		{ kubelet, false, 812, "kubelet.service", NULL },
+		/* The kernel's B1, written by a program: not the kernel's. */
+		{ "cgroup: Unknown subsys name 'memory'", true, 1, "init.scope", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sink s = { 0 };
+		struct cgfb_detector *d;
+		struct cgfb_record r = { .text = cases[i].text, .len = strlen(cases[i].text),
+					 .level = 3, .facility = 3, .user_trusted = cases[i].trusted,
+					 .pid = cases[i].pid };
+
+		snprintf(r.unit, sizeof(r.unit), "%s", cases[i].unit);
+		assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+		cgfb_detector_feed(d, &r);
+		cgfb_detector_finish(d);
+		if (s.n != (cases[i].want ? 1u : 0u))
+			fail_msg("case %zu: %u detections", i, s.n);
+		if (cases[i].want)
+			assert_string_equal(s.d[0].entry->id, cases[i].want);
+		cgfb_detector_free(d);
+	}
+	/* And the kernel's own record never matches a userspace entry. */
+	{
+		struct sink s = { 0 };
+		struct cgfb_detector *d;
+
+		assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+		feed(d, systemd, 0);
+		cgfb_detector_finish(d);
+		assert_int_equal(s.n, 0);
+		cgfb_detector_free(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +602,7 @@ int main(void)
 		cmocka_unit_test(three_line_warn_is_one_detection),
 		cmocka_unit_test(generic_contact_is_the_address_matched),
 		cmocka_unit_test(level_of_the_call_site),
+		cmocka_unit_test(userspace_break_only_from_trusted_writers),
 	};
 
 	return cmocka_run_group_tests_name("detect", tests, setup, teardown);
