@@ -559,15 +559,15 @@ int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
 			printf("%-4s %s\n     kernels: %s%s\n     contact: %s\n", e->id, e->title,
 			       e->kernels ? e->kernels : "-", era_note(e->era),
 			       e->contact ? e->contact : "none");
+			printf("     answer keys:");
+			for (size_t q = 0; q < e->questions->n; q++)
+				printf("%s %s", q ? "," : "", e->questions->q[q].key);
+			putchar('\n');
 			if (!e->generic)
 				printf("     printed: %s%s\n", e->every_trigger ?
 				       "more than once a boot (each wording counted apart)" :
 				       "once per boot and call site", e->attribution ?
 				       "; the call sites cannot be told apart in the log" : "");
-			printf("     answer keys:");
-			for (size_t q = 0; q < e->questions->n; q++)
-				printf("%s %s", q ? "," : "", e->questions->q[q].key);
-			putchar('\n');
 		}
 	}
 	cgfb_catalog_free(cat);

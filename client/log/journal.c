@@ -635,7 +635,10 @@ int cgfb_journal_boot_range(const struct cgfb_journal_src *src, const char *boot
 		rc = read_entry(r, &e);
 		if (rc < 0)
 			break;
-		if (rc == 0 || !e.rec.has_usec || e.rec.usec < from_usec || e.rec.usec > to_usec)
+		/* A gap of the kernel's ring is filled with the kernel's records
+		 * only: programs' lines are scan's (the watcher reads kmsg). */
+		if (rc == 0 || e.rec.user_trusted || !e.rec.has_usec || e.rec.usec < from_usec ||
+		    e.rec.usec > to_usec)
 			continue;
 		e.boot_first = first;
 		rc = fn(&e, arg);

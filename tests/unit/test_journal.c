@@ -559,6 +559,14 @@ static void boot_range(void **state)
 		assert_int_equal(g.r[i].boot_first, ents[5].realtime);
 	}
 
+	/* Boot B from 9 s on: the binary record, not PID 1's line (9.5 s): a
+	 * gap of the ring is filled with the kernel's records only. */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(cgfb_journal_boot_range(&src, BOOT_B, 9000000, UINT64_MAX, collect, &g,
+						 err, sizeof(err)), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.r[0].len, 5);
+
 	/* Boot A, the whole of it: only its own kernel records. */
 	memset(&g, 0, sizeof(g));
 	assert_int_equal(cgfb_journal_boot_range(&src, BOOT_A, 0, UINT64_MAX, collect, &g, err,
