@@ -74,6 +74,13 @@ static void entry_free(struct cgfb_entry *e)
 	free(e->controller);
 	free(e->knob);
 	free(e->second_site);
+	free(e->attribution);
+	free(e->explain);
+	free(e->era);
+	for (size_t i = 0; i < e->n_levels; i++)
+		free(e->levels[i].knob);
+	for (size_t i = 0; i < e->n_units; i++)
+		free(e->units[i]);
 	for (size_t i = 0; i < e->n_needles; i++)
 		free(e->needles[i]);
 	for (size_t i = 0; i < e->n_vocab; i++)
@@ -104,6 +111,9 @@ static int load_strings(struct cgfb_entry *e, json_object *o)
 		{ "controller", offsetof(struct cgfb_entry, controller) },
 		{ "knob", offsetof(struct cgfb_entry, knob) },
 		{ "second_site", offsetof(struct cgfb_entry, second_site) },
+		{ "attribution", offsetof(struct cgfb_entry, attribution) },
+		{ "era", offsetof(struct cgfb_entry, era) },
+		{ "explain", offsetof(struct cgfb_entry, explain) },
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -345,6 +355,84 @@ static int load_functions(struct cgfb_entry *e, json_object *o, char *err, size_
 	return 0;
 }
 
+static bool valid_level(int level)
+{
+	return level >= 0 && level <= 7;
+}
+
+/* "levels": {"<knob>": <level>, ...}, at most CGFB_CATALOG_MAX_LEVELS. */
+static int load_levels(struct cgfb_entry *e, json_object *o, char *err, size_t errsz)
+{
+	json_object *obj;
+
+	if (!json_object_object_get_ex(o, "levels", &obj))
+		return 0;
+	if (!json_object_is_type(obj, json_type_object) ||
+	    json_object_object_length(obj) > CGFB_CATALOG_MAX_LEVELS)
+		return fail(err, errsz, -EINVAL, "entry %s: 'levels' must be an object of at most "
+			    "%d", e->id, CGFB_CATALOG_MAX_LEVELS);
+	json_object_object_foreach(obj, knob, v) {
+		const int level = json_object_is_type(v, json_type_int) ? json_object_get_int(v) : -1;
+
+		if (!valid_level(level))
+			return fail(err, errsz, -EINVAL, "entry %s: level of %s is not 0-7", e->id,
+				    knob);
+		e->levels[e->n_levels].knob = strdup(knob);
+		if (!e->levels[e->n_levels].knob)
+			return -ENOMEM;
+		e->levels[e->n_levels++].level = level;
+	}
+	return 0;
+}
+
+/* "userspace": "pid1" | "unit" with "units": [...] (record.h user_trusted). */
+static int load_from(struct cgfb_entry *e, json_object *o, char *err, size_t errsz)
+{
+	json_object *v, *arr;
+	const char *from;
+
+	if (!json_object_object_get_ex(o, "userspace", &v))
+		return 0;
+	from = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+	if (strcmp(from, "pid1") == 0) {
+		e->from = CGFB_FROM_PID1;
+		return 0;
+	}
+	if (strcmp(from, "unit") != 0)
+		return fail(err, errsz, -EINVAL, "entry %s: 'userspace' is not pid1 or unit", e->id);
+	e->from = CGFB_FROM_UNIT;
+	if (!json_object_object_get_ex(o, "units", &arr) ||
+	    !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0 ||
+	    json_object_array_length(arr) > CGFB_CATALOG_MAX_UNITS)
+		return fail(err, errsz, -EINVAL, "entry %s: 'units' must be an array of 1 to %d",
+			    e->id, CGFB_CATALOG_MAX_UNITS);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *u = json_object_array_get_idx(arr, i);
+
+		if (!json_object_is_type(u, json_type_string))
+			return fail(err, errsz, -EINVAL, "entry %s: unit %zu is not a string", e->id, i);
+		e->units[e->n_units] = strdup(json_object_get_string(u));
+		if (!e->units[e->n_units++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int cgfb_catalog_level(const struct cgfb_entry *e, const char *knob)
+{
+	for (size_t i = 0; knob && i < e->n_levels; i++)
+		if (strcmp(e->levels[i].knob, knob) == 0)
+			return e->levels[i].level;
+	return e->level;
+}
+
+/* The words "era" may say; anything else is a typo in the data. */
+static bool valid_era(const char *era)
+{
+	return !era || strcmp(era, "unmerged") == 0 || strcmp(era, "old") == 0 ||
+	       strcmp(era, "current") == 0;
+}
+
 bool cgfb_catalog_function(const struct cgfb_entry *e, const char *sym)
 {
 	for (size_t i = 0; sym && i < e->n_functions; i++)
@@ -412,9 +500,21 @@ static int load_entry(struct cgfb_entry *e, json_object *o, size_t idx, char *er
 	e->level = json_object_object_get_ex(o, "level", &lvl) ? json_object_get_int(lvl) : -1;
 	e->warn_block = get_bool(o, "warn_block");
 	e->generic = get_bool(o, "generic");
+	/* Absent means once: what every entry meant before the key. */
+	e->every_trigger = json_object_object_get_ex(o, "once", &lvl) &&
+			   !json_object_get_boolean(lvl);
+	if (!valid_era(e->era))
+		return fail(err, errsz, -EINVAL, "entry %s: 'era' is not unmerged, old or current",
+			    e->id);
+	if (e->attribution && strcmp(e->attribution, "ambiguous") != 0)
+		return fail(err, errsz, -EINVAL, "entry %s: 'attribution' is not ambiguous", e->id);
 	rc = load_needles(e, o, err, errsz);
 	if (rc == 0)
 		rc = load_functions(e, o, err, errsz);
+	if (rc == 0)
+		rc = load_levels(e, o, err, errsz);
+	if (rc == 0)
+		rc = load_from(e, o, err, errsz);
 	if (rc < 0)
 		return rc;
 	rc = load_regex(e, o, err, errsz);
@@ -813,9 +913,38 @@ const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, cons
 			/* Not const: try_entry marks what regexec ran on. */
 			struct cgfb_entry *e = &cat->entries[i];
 
-			if (e->generic == (pass == 1) && try_entry(e, buf, len, fields))
+			if (e->from == CGFB_FROM_KERNEL && e->generic == (pass == 1) &&
+			    try_entry(e, buf, len, fields))
 				return e;
 		}
+	return NULL;
+}
+
+static bool may_print(const struct cgfb_entry *e, int pid, const char *unit)
+{
+	if (e->from == CGFB_FROM_PID1)
+		return pid == 1;
+	for (size_t i = 0; e->from == CGFB_FROM_UNIT && unit && i < e->n_units; i++)
+		if (strcmp(e->units[i], unit) == 0)
+			return true;
+	return false;
+}
+
+const struct cgfb_entry *cgfb_catalog_match_user(const struct cgfb_catalog *cat,
+						 const char *text, size_t len, int pid,
+						 const char *unit, struct cgfb_fields *fields)
+{
+	char buf[CGFB_MATCH_TEXT_MAX + 1];
+
+	if (!to_cstr(buf, text, &len))
+		return NULL;
+	for (size_t i = 0; i < cat->n; i++) {
+		struct cgfb_entry *e = &cat->entries[i];
+
+		if (e->from != CGFB_FROM_KERNEL && may_print(e, pid, unit) &&
+		    try_entry(e, buf, len, fields))
+			return e;
+	}
 	return NULL;
 }
 

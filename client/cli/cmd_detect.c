@@ -509,6 +509,18 @@ static json_object *questions_json(const struct cgfb_question_set *qs)
 	return a;
 }
 
+/* What the catalog's "era" means for the administrator reading the list. */
+static const char *era_note(const char *era)
+{
+	if (!era)
+		return "";
+	if (strcmp(era, "unmerged") == 0)
+		return " [no released kernel printed it: a posted patch only]";
+	if (strcmp(era, "old") == 0)
+		return " [only old kernels print it]";
+	return "";
+}
+
 int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
 {
 	static const char usage[] =
@@ -535,14 +547,27 @@ int cgfb_cmd_catalog(const struct cgfb_globals *g, int argc, char **argv)
 			json_object_object_add(j, "level", json_object_new_int(e->level));
 			json_object_object_add(j, "kernels", cgfb_json_str_or_null(e->kernels));
 			json_object_object_add(j, "trigger", cgfb_json_str_or_null(e->trigger));
+			json_object_object_add(j, "era", cgfb_json_str_or_null(e->era));
+			if (!e->generic)
+				json_object_object_add(j, "once",
+						       json_object_new_boolean(!e->every_trigger));
+			json_object_object_add(j, "attribution",
+					       cgfb_json_str_or_null(e->attribution));
 			json_object_object_add(j, "questions", questions_json(e->questions));
 			cgfb_print_json_line(stdout, j);
 		} else {
-			printf("%-4s %s\n     kernels: %s\n     contact: %s\n     answer keys:", e->id,
-			       e->title, e->kernels ? e->kernels : "-", e->contact ? e->contact : "none");
+			printf("%-4s %s\n     kernels: %s%s\n     contact: %s\n", e->id, e->title,
+			       e->kernels ? e->kernels : "-", era_note(e->era),
+			       e->contact ? e->contact : "none");
+			printf("     answer keys:");
 			for (size_t q = 0; q < e->questions->n; q++)
 				printf("%s %s", q ? "," : "", e->questions->q[q].key);
 			putchar('\n');
+			if (!e->generic)
+				printf("     printed: %s%s\n", e->every_trigger ?
+				       "more than once a boot (each wording counted apart)" :
+				       "once per boot and call site", e->attribution ?
+				       "; the call sites cannot be told apart in the log" : "");
 		}
 	}
 	cgfb_catalog_free(cat);

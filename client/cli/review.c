@@ -211,6 +211,7 @@ static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_e
 {
 	json_object *det, *msg, *src;
 	FILE *out = rc->out;
+	const char *contact;
 
 	json_object_object_get_ex(report, "detection", &det);
 	json_object_object_get_ex(det, "message", &msg);
@@ -226,6 +227,8 @@ static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_e
 		fputs("\n\n", out);
 	}
 	fprintf(out, "What it means: %s.\n", e->title);
+	if (e->explain)
+		fprintf(out, "What broke: %s\n", e->explain);
 	if (e->trigger)
 		fprintf(out, "It is printed on: %s.\n", e->trigger);
 	if (e->kernels)
@@ -235,9 +238,13 @@ static void show_detection(const struct cgfb_review_ctx *rc, const struct cgfb_e
 	if (e->effect)
 		fprintf(out, "What the kernel did with the write: %s.\n", e->effect);
 	show_v2_way(out, e);
-	if (e->contact)
+	/* The report's: for G1 the address its message named. */
+	contact = cgfb_json_str(report, "detection.contact");
+	if (!contact)
+		contact = e->contact;
+	if (contact)
 		fprintf(out, "The kernel developers ask you to tell %s if you depend on this.\n",
-			e->contact);
+			contact);
 	fputs("\nWhat this machine's cgroup setup says:\n", out);
 	show_analysis(out, report);
 	fputs("\n", out);

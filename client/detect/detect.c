@@ -91,14 +91,23 @@ static unsigned wording_hash(const char *text, size_t len)
 	return h;
 }
 
-/* The counter of entry e's message with hash h; for the generic entry a
- * slot of its own while there is room, else the entry's. */
+/* Whether e's occurrences are counted per message: the generic entry's
+ * (each message another one) and those the kernel prints at every trigger
+ * (C4: another process remounting is another use case, where a second
+ * record of a once-per-boot message is the same one, or its second site). */
+static bool per_wording(const struct cgfb_entry *e)
+{
+	return e->generic || e->every_trigger;
+}
+
+/* The counter of entry e's message with hash h; for an entry counted per
+ * wording a slot of its own while there is room, else the entry's. */
 static unsigned *counter(struct cgfb_detector *d, const struct cgfb_entry *e, unsigned h,
 			 bool add)
 {
 	const size_t idx = entry_index(d, e);
 
-	if (!e->generic)
+	if (!per_wording(e))
 		return &d->counts[idx];
 	for (size_t i = 0; i < d->n_msgs; i++)
 		if (d->msgs[i].entry == idx && d->msgs[i].hash == h)
@@ -140,7 +149,7 @@ static unsigned *counter_of_key(struct cgfb_detector *d, const char *key, bool a
 			return NULL;
 	}
 	e = cgfb_catalog_find(d->cat, id);
-	if (!e || (hash && !e->generic))
+	if (!e || (hash && !per_wording(e)))
 		return NULL;
 	if (!hash)
 		return &d->counts[entry_index(d, e)];
@@ -170,6 +179,11 @@ bool cgfb_detector_holding(const struct cgfb_detector *d)
 bool cgfb_detector_in_block(const struct cgfb_detector *d)
 {
 	return d->warn.active;
+}
+
+bool cgfb_detector_wants_next(const struct cgfb_detector *d)
+{
+	return d->warn.active || (d->prev && d->prev->has_continuation);
 }
 
 static void emit_pending(struct cgfb_detector *d)
@@ -235,28 +249,19 @@ static bool echoed(const struct cgfb_entry *e, const struct cgfb_fields *fields,
 				       strlen(addr));
 }
 
-static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
+/* The detection of entry e in rec: held with its WARN block's, or handed
+ * out now. */
+static void detected(struct cgfb_detector *d, const struct cgfb_record *rec,
+		     const struct cgfb_entry *e, const struct cgfb_fields *fields)
 {
-	struct cgfb_fields fields = { 0 };
-	const struct cgfb_entry *e = cgfb_catalog_match(d->cat, rec->text, rec->len, &fields);
 	struct cgfb_detection *det, tmp;
+	const bool hold = d->warn.active && rec->facility <= 0;
 	unsigned h, *c;
 
-	if (e && echoed(e, &fields, rec))
-		e = NULL;
-	d->prev = e;
-	d->prev_line = rec->line;
-	if (!e)
-		return;
-	/* A block without its end line: a message past the WARN's own text
-	 * is the next record after the block, not part of it. */
-	if (d->warn.active && d->warn.past_text)
-		end_block(d);
-	e = resolve_site(d, e);
-	det = d->warn.active && d->n_pending < PENDING_MAX ? &d->pending[d->n_pending++] : &tmp;
+	det = hold && d->n_pending < PENDING_MAX ? &d->pending[d->n_pending++] : &tmp;
 	memset(det, 0, sizeof(*det));
 	det->entry = e;
-	h = e->generic ? wording_hash(rec->text, rec->len) : 0;
+	h = per_wording(e) ? wording_hash(rec->text, rec->len) : 0;
 	c = counter(d, e, h, true);
 	det->occurrence = ++*c;
 	key_of(d, e, h, c, det->count_key);
@@ -268,7 +273,7 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	det->line = rec->line;
 	det->boot = d->boot;
 	det->unproven = rec->unproven;
-	det->in_warn_block = d->warn.active;
+	det->in_warn_block = hold;
 	if (det->in_warn_block) {
 		det->block_has_seq = d->block_start.has_seq;
 		det->block_seq = d->block_start.seq;
@@ -278,10 +283,44 @@ static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
 	det->text_len = rec->len < sizeof(det->text) - 1 ? rec->len : sizeof(det->text) - 1;
 	memcpy(det->text, rec->text, det->text_len);
 	det->text[det->text_len] = '\0';
-	det->fields = fields;
+	det->fields = *fields;
 	static_fields(&det->fields, e, rec);
 	if (det == &tmp)
 		d->fn(det, d->arg);
+}
+
+static void detect(struct cgfb_detector *d, const struct cgfb_record *rec)
+{
+	struct cgfb_fields fields = { 0 };
+	const struct cgfb_entry *e = cgfb_catalog_match(d->cat, rec->text, rec->len, &fields);
+
+	if (e && echoed(e, &fields, rec))
+		e = NULL;
+	d->prev = e;
+	d->prev_line = rec->line;
+	if (!e)
+		return;
+	/* A block without its end line: a message past the WARN's own text
+	 * is the next record after the block, not part of it. */
+	if (d->warn.active && d->warn.past_text)
+		end_block(d);
+	detected(d, rec, resolve_site(d, e), &fields);
+}
+
+/* A program's record the journal vouches for (systemd as PID 1, the
+ * kubelet's unit): only the catalog's userspace entries, each only from
+ * the writer its rule names. It touches no WARN block and no
+ * continuation: those are the kernel's. */
+static void detect_user(struct cgfb_detector *d, const struct cgfb_record *rec)
+{
+	struct cgfb_fields fields = { 0 };
+	const struct cgfb_entry *e;
+
+	if (!rec->user_trusted || !cgfb_catalog_candidate(d->cat, rec->text, rec->len))
+		return;
+	e = cgfb_catalog_match_user(d->cat, rec->text, rec->len, rec->pid, rec->unit, &fields);
+	if (e)
+		detected(d, rec, e, &fields);
 }
 
 static bool starts_with(const struct cgfb_record *rec, const char *lit)
@@ -342,9 +381,11 @@ static void feed_one(struct cgfb_detector *d, const struct cgfb_record *rec)
 		if (d->warn.records > CGFB_WARN_MAX_RECORDS)
 			end_block(d);
 	}
+	/* A message of three lines (P1's posting) has two continuations:
+	 * each one consumed keeps the entry for the next line. */
 	if (d->prev && (!rec->line || rec->line == d->prev_line + 1) &&
 	    cgfb_catalog_continues(d->prev, rec->text, rec->len)) {
-		d->prev = NULL;
+		d->prev_line = rec->line;
 		return;
 	}
 	d->prev = NULL;
@@ -364,8 +405,10 @@ static void flush_fragments(struct cgfb_detector *d)
 
 void cgfb_detector_feed(struct cgfb_detector *d, const struct cgfb_record *rec)
 {
-	if (!cgfb_record_from_kernel(rec))
+	if (!cgfb_record_from_kernel(rec)) {
+		detect_user(d, rec);
 		return;
+	}
 	if (rec->fragment) {
 		const size_t room = sizeof(d->frag_buf) - d->frag_len;
 		const size_t n = rec->len < room ? rec->len : room;
@@ -386,4 +429,22 @@ void cgfb_detector_finish(struct cgfb_detector *d)
 {
 	flush_fragments(d);
 	end_block(d);
+}
+
+const char *cgfb_detection_contact(const struct cgfb_detection *d)
+{
+	const char *addr = d->entry->generic ? cgfb_fields_get(&d->fields, "address") : NULL;
+
+	if (!addr)
+		return d->entry->contact;
+	if (strstr(addr, "cgroups@vger"))
+		return "cgroups@vger.kernel.org";
+	return "linux-mm@kvack.org";
+}
+
+int cgfb_detection_level(const struct cgfb_detection *d)
+{
+	if (d->level >= 0)
+		return d->level;
+	return cgfb_catalog_level(d->entry, cgfb_fields_get(&d->fields, "knob"));
 }

@@ -50,6 +50,15 @@ struct cgfb_detection {
 	struct cgfb_log_boot boot;       /* the boot it was printed in, as the log shows it */
 };
 
+/* The address a report about d goes to: for the generic entry the one the
+ * kernel's message named (cgroups@vger.kernel.org, or linux-mm@kvack.org
+ * also for its "linux-mm-@" typo), else the entry's contact; NULL for
+ * none. */
+const char *cgfb_detection_contact(const struct cgfb_detection *d);
+/* The printk level of d: its record's, else the level of the call site
+ * that prints it (cgfb_catalog_level by its knob), else -1. */
+int cgfb_detection_level(const struct cgfb_detection *d);
+
 typedef void (*cgfb_detect_fn)(const struct cgfb_detection *d, void *arg);
 
 struct cgfb_detector;
@@ -65,6 +74,10 @@ void cgfb_detector_feed(struct cgfb_detector *d, const struct cgfb_record *rec);
 void cgfb_detector_finish(struct cgfb_detector *d);
 /* True while a WARN block is open: every record matters then. */
 bool cgfb_detector_in_block(const struct cgfb_detector *d);
+/* True while the next record matters whatever it holds: a WARN block is
+ * open, or the last record matched a message whose next line may be its
+ * continuation (P1's second line names nothing a needle finds). */
+bool cgfb_detector_wants_next(const struct cgfb_detector *d);
 /* True while something fed waits for a record still to come: an open WARN
  * block's detections, or a continued line ('c' record) not yet ended.
  * cgfb_detector_finish hands them out (the detector stays usable). */

@@ -23,10 +23,6 @@ static void cgfb_detection_source(const struct cgfb_detection *d, const char *so
 	snprintf(buf, bufsz, "%s:%lu", name, d->line);
 }
 
-static int level_of(const struct cgfb_detection *d)
-{
-	return d->level >= 0 ? d->level : d->entry->level;
-}
 
 json_object *cgfb_json_str_or_null(const char *s)
 {
@@ -50,8 +46,10 @@ json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *sou
 	cgfb_detection_source(d, source_name, src, sizeof(src));
 	json_object_object_add(o, "id", json_object_new_string(d->entry->id));
 	json_object_object_add(o, "title", json_object_new_string(d->entry->title));
-	json_object_object_add(o, "contact", cgfb_json_str_or_null(d->entry->contact));
-	json_object_object_add(o, "level", json_object_new_int(level_of(d)));
+	json_object_object_add(o, "contact", cgfb_json_str_or_null(cgfb_detection_contact(d)));
+	if (d->entry->explain)
+		json_object_object_add(o, "explain", json_object_new_string(d->entry->explain));
+	json_object_object_add(o, "level", json_object_new_int(cgfb_detection_level(d)));
 	json_object_object_add(o, "text", json_object_new_string(text));
 	json_object_object_add(o, "source", json_object_new_string(src));
 	json_object_object_add(o, "occurrence", json_object_new_int((int)d->occurrence));
@@ -74,7 +72,7 @@ json_object *cgfb_detection_json(const struct cgfb_detection *d, const char *sou
 static void print_human(FILE *out, const struct cgfb_detection *d, const char *src)
 {
 	char text[CGFB_ESC_SIZE(CGFB_DETECTION_TEXT_MAX)];
-	const int lvl = level_of(d);
+	const int lvl = cgfb_detection_level(d);
 
 	cgfb_utf8_escape(text, sizeof(text), d->text, d->text_len);
 	fprintf(out, "%s: %s (%s): %s\n", src, d->entry->id,
@@ -94,8 +92,10 @@ static void print_human(FILE *out, const struct cgfb_detection *d, const char *s
 		}
 		fputc('\n', out);
 	}
-	if (d->entry->contact)
-		fprintf(out, "    contact: %s\n", d->entry->contact);
+	if (cgfb_detection_contact(d))
+		fprintf(out, "    contact: %s\n", cgfb_detection_contact(d));
+	if (d->entry->explain)
+		fprintf(out, "    what broke: %s\n", d->entry->explain);
 }
 
 int cgfb_detection_print(FILE *out, const struct cgfb_detection *d, const char *source_name,

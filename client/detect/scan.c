@@ -152,7 +152,7 @@ static const char *skip_mode(struct scanner *s, const char *p, const char *end, 
 	}
 	/* p is always at the start of a line. */
 	while (p < limit) {
-		if (cgfb_detector_in_block(s->det)) {
+		if (cgfb_detector_wants_next(s->det)) {
 			p = line_mode(s, p, limit, true, true);
 			continue;
 		}

@@ -71,6 +71,12 @@ struct seen {
 	const char *msg;
 	size_t msg_len;
 	bool transport, kernel, other_transport;
+	bool user_transport;        /* journal, stdout or syslog: credentials taken */
+	bool pid, uid, unit;
+	uint64_t pid_v, uid_v;
+	bool pid_ok, uid_ok;
+	const char *unit_v;
+	size_t unit_len;
 	bool level, facility, boot, machine;
 	bool source_mono, source_ok, mono, mono_ok, realtime;
 	uint64_t source_usec, mono_usec;
@@ -100,10 +106,24 @@ static void take_field(struct seen *s, struct cgfb_journal_entry *e, const char 
 		/* Two transports in one entry is no record journald wrote:
 		 * kernel only if every one says so. */
 		s->transport = true;
-		if (vl == 6 && memcmp(v, "kernel", 6) == 0)
+		if (vl == 6 && memcmp(v, "kernel", 6) == 0) {
 			s->kernel = true;
-		else
+		} else {
 			s->other_transport = true;
+			s->user_transport = (vl == 7 && memcmp(v, "journal", 7) == 0) ||
+					    (vl == 6 && memcmp(v, "stdout", 6) == 0) ||
+					    (vl == 6 && memcmp(v, "syslog", 6) == 0);
+		}
+	} else if ((v = value_of(b, n, "_PID", &vl))) {
+		take_number(&s->pid, &s->pid_ok, v, vl, &s->pid_v);
+	} else if ((v = value_of(b, n, "_UID", &vl))) {
+		take_number(&s->uid, &s->uid_ok, v, vl, &s->uid_v);
+	} else if ((v = value_of(b, n, "_SYSTEMD_UNIT", &vl))) {
+		if (!s->unit) {
+			s->unit = true;
+			s->unit_v = v;
+			s->unit_len = vl;
+		}
 	} else if ((v = value_of(b, n, "PRIORITY", &vl))) {
 		if (!s->level) {
 			s->level = true;
@@ -139,6 +159,28 @@ static void take_field(struct seen *s, struct cgfb_journal_entry *e, const char 
 	 * nothing this reader needs. */
 }
 
+/* A userspace entry the catalog may hear (record.h user_trusted): one
+ * transport that takes the writer's credentials, _UID 0, and _PID 1 or a
+ * unit. Its facility stays userspace's (daemon when unsaid), so nothing
+ * takes it for the kernel's. */
+static bool user_trusted(const struct seen *s, struct cgfb_journal_entry *e)
+{
+	if (!s->user_transport || s->kernel || !s->uid_ok || s->uid_v != 0 || !s->pid_ok)
+		return false;
+	if (s->unit && s->unit_len > 0 && s->unit_len < sizeof(e->rec.unit) &&
+	    !memchr(s->unit_v, '\0', s->unit_len)) {
+		memcpy(e->rec.unit, s->unit_v, s->unit_len);
+		e->rec.unit[s->unit_len] = '\0';
+	}
+	if (s->pid_v != 1 && !e->rec.unit[0])
+		return false;
+	e->rec.user_trusted = true;
+	e->rec.pid = s->pid_v <= INT32_MAX ? (int)s->pid_v : 0;
+	if (e->rec.facility <= 0)
+		e->rec.facility = 3;                     /* LOG_DAEMON */
+	return true;
+}
+
 int cgfb_journal_fields(const void *const *data, const size_t *len, size_t n,
 			struct cgfb_journal_entry *e, char *text, size_t textsz)
 {
@@ -154,11 +196,16 @@ int cgfb_journal_fields(const void *const *data, const size_t *len, size_t n,
 		if (data[i])
 			take_field(&s, e, data[i], len[i]);
 
-	if (!s.kernel || s.other_transport || !s.msg)
+	if (!s.msg)
+		return 0;
+	if (!s.kernel && user_trusted(&s, e))
+		goto text;
+	if (!s.kernel || s.other_transport)
 		return 0;
 	/* A kernel record without SYSLOG_FACILITY is the kernel's own. */
 	if (e->rec.facility < 0)
 		e->rec.facility = 0;
+text:
 	/* The kernel's own stamp first: journald reads /dev/kmsg late at boot,
 	 * and its __MONOTONIC_TIMESTAMP is then seconds after the record. */
 	if (s.source_ok) {
@@ -186,7 +233,7 @@ int cgfb_journal_fields(const void *const *data, const size_t *len, size_t n,
  * decompressed into one buffer it reuses). */
 static const char *const wanted[] = {
 	"MESSAGE", "_TRANSPORT", "PRIORITY", "SYSLOG_FACILITY", "_SOURCE_MONOTONIC_TIMESTAMP",
-	"_MACHINE_ID",
+	"_MACHINE_ID", "_PID", "_UID", "_SYSTEMD_UNIT",
 };
 #define MAX_BLOBS  24
 #define SMALL_BLOB 64                            /* any other wanted field: short */
@@ -439,9 +486,42 @@ static void reader_free(struct reader *r)
 	free(r);
 }
 
+/* The units whose root-run records the catalog's userspace entries may
+ * match (B3: the kubelet, also as k3s and RKE2 run it); PID 1's records
+ * (B2, systemd) are read whatever its unit. */
+static const char *const user_units[] = {
+	"_SYSTEMD_UNIT=kubelet.service", "_SYSTEMD_UNIT=k3s.service",
+	"_SYSTEMD_UNIT=k3s-agent.service", "_SYSTEMD_UNIT=rke2-server.service",
+	"_SYSTEMD_UNIT=rke2-agent.service",
+};
+
+/* The kernel's records, or root's from PID 1 or one of user_units:
+ * (kernel) OR (PID 1 AND UID 0) OR (a unit AND UID 0), and whatever the
+ * caller adds later ANDed to all of it. */
+static int add_matches(sd_journal *j)
+{
+	int rc = sd_journal_add_match(j, "_TRANSPORT=kernel", 0);
+
+	if (rc >= 0)
+		rc = sd_journal_add_disjunction(j);
+	if (rc >= 0)
+		rc = sd_journal_add_match(j, "_PID=1", 0);
+	if (rc >= 0)
+		rc = sd_journal_add_match(j, "_UID=0", 0);
+	if (rc >= 0)
+		rc = sd_journal_add_disjunction(j);
+	for (size_t i = 0; rc >= 0 && i < sizeof(user_units) / sizeof(user_units[0]); i++)
+		rc = sd_journal_add_match(j, user_units[i], 0);
+	if (rc >= 0)
+		rc = sd_journal_add_match(j, "_UID=0", 0);
+	if (rc >= 0)
+		rc = sd_journal_add_conjunction(j);
+	return rc;
+}
+
 static int kernel_only(struct reader *r, char *err, size_t errsz)
 {
-	int rc = sd_journal_add_match(r->j, "_TRANSPORT=kernel", 0);
+	int rc = add_matches(r->j);
 
 	if (rc < 0)
 		return fail(err, errsz, rc, r->what, NULL);
@@ -555,7 +635,10 @@ int cgfb_journal_boot_range(const struct cgfb_journal_src *src, const char *boot
 		rc = read_entry(r, &e);
 		if (rc < 0)
 			break;
-		if (rc == 0 || !e.rec.has_usec || e.rec.usec < from_usec || e.rec.usec > to_usec)
+		/* A gap of the kernel's ring is filled with the kernel's records
+		 * only: programs' lines are scan's (the watcher reads kmsg). */
+		if (rc == 0 || e.rec.user_trusted || !e.rec.has_usec || e.rec.usec < from_usec ||
+		    e.rec.usec > to_usec)
 			continue;
 		e.boot_first = first;
 		rc = fn(&e, arg);

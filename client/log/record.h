@@ -27,6 +27,14 @@ struct cgfb_record {
 	 * is the kernel's"). Detected and shown, never reported unless the
 	 * administrator vouches for the file. */
 	bool unproven;
+	/* A userspace record the journal vouches for: journald took _UID (0)
+	 * and _PID or _SYSTEMD_UNIT from the writer's credentials, which no
+	 * writer can choose (log/journal.c). Only such records may match the
+	 * catalog's userspace entries (B2 systemd, B3 kubelet); a syslog file
+	 * or /dev/kmsg line never is one. */
+	bool user_trusted;
+	int pid;               /* _PID of a trusted userspace record, else 0 */
+	char unit[64];         /* its _SYSTEMD_UNIT, "" when none */
 };
 
 /* Records a detection may come from: kernel facility, or a format that

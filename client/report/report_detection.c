@@ -200,7 +200,7 @@ json_object *cgfb_report_detection(const struct cgfb_schema *schema, const struc
 {
 	json_object *o = json_object_new_object();
 	char msg[CGFB_MESSAGE_MAX * 4 + 1], title[201];
-	int level = d && d->level >= 0 ? d->level : e->level;
+	int level = d ? cgfb_detection_level(d) : e->level;
 	unsigned count = d ? d->occurrence : 1;
 
 	if (level < -1 || level > 7)
@@ -217,7 +217,8 @@ json_object *cgfb_report_detection(const struct cgfb_schema *schema, const struc
 	cgfb_utf8_escape(title, sizeof(title), e->title, strlen(e->title));
 	json_object_object_add(o, "catalog_id", json_object_new_string(e->id));
 	json_object_object_add(o, "title", json_object_new_string(title));
-	json_object_object_add(o, "contact", contact_json(e->contact));
+	json_object_object_add(o, "contact", contact_json(d ? cgfb_detection_contact(d) :
+								    e->contact));
 	json_object_object_add(o, "message", json_object_new_string(msg));
 	json_object_object_add(o, "level", json_object_new_int(level));
 	json_object_object_add(o, "count", json_object_new_int((int)count));

@@ -13,6 +13,8 @@
 #define CGFB_CATALOG_MAX_NEEDLES 4
 #define CGFB_CATALOG_MAX_CAPS    6
 #define CGFB_CATALOG_MAX_FUNCTIONS 4
+#define CGFB_CATALOG_MAX_LEVELS 4
+#define CGFB_CATALOG_MAX_UNITS 6
 /* Longest record text tried against the regexes; kernel records are at most
  * about 1 KiB (PRINTK_MESSAGE_MAX), so nothing real is longer. */
 #define CGFB_MATCH_TEXT_MAX 4096
@@ -49,13 +51,40 @@ struct cgfb_entry {
 	/* What the kernel did with the write that printed it, where that is
 	 * not simply done (refused, without effect); NULL otherwise. */
 	char *effect;
+	/* What broke and what to do, in plain words, where the message is the
+	 * sound of something failing (B1-B3: cgroup v1 gone); NULL otherwise. */
+	char *explain;
 	char *controller;              /* NULL when not tied to one */
 	char *knob;
 	char *second_site;             /* id for a second identical record in one boot */
+	/* "ambiguous" where call sites printing one text cannot be told apart
+	 * (M4: write or event_control); NULL otherwise. */
+	char *attribution;
+	/* Which kernels print it: "unmerged" (a posted patch only), "old",
+	 * "current"; NULL when the catalog does not say (G1). */
+	char *era;
 	const struct cgfb_question_set *questions;   /* never NULL after loading */
 	int level;                     /* printk level, -1 any */
 	bool warn_block;               /* printed inside a WARN block */
 	bool generic;                  /* tried only when no specific entry matched */
+	/* "userspace": a program's message, not the kernel's: "pid1" (systemd
+	 * as PID 1) or "unit" (one of units). Matched only against records
+	 * the journal vouches for (cgfb_catalog_match_user), never against a
+	 * kernel record, and the kernel's entries never against these. */
+	enum { CGFB_FROM_KERNEL, CGFB_FROM_PID1, CGFB_FROM_UNIT } from;
+	size_t n_units;
+	char *units[CGFB_CATALOG_MAX_UNITS];
+	/* "once": false: the kernel prints it at every trigger (C4), not once
+	 * per boot; counted per wording like the generic entry's messages, so
+	 * that another process doing the same is another detection. */
+	bool every_trigger;
+	/* "levels": the printk level of a call site that differs from level,
+	 * by the knob it captures (V1's memory_spread_slab is pr_warn_once). */
+	size_t n_levels;
+	struct {
+		char *knob;
+		int level;
+	} levels[CGFB_CATALOG_MAX_LEVELS];
 	bool has_regex;
 	regex_t re;
 	/* A printk with an embedded newline (P2) shows up in text logs as two
@@ -131,6 +160,10 @@ bool cgfb_catalog_word(const struct cgfb_entry *e, const char *w, size_t n);
 #define CGFB_CATALOG_WORD_CHARS \
 	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=/-"
 
+/* The printk level e's message is printed at when the knob it names is
+ * knob (may be NULL): a call site's own level from "levels", else e's. */
+int cgfb_catalog_level(const struct cgfb_entry *e, const char *knob);
+
 /* Whether sym is one of the functions e's message is printed from. */
 bool cgfb_catalog_function(const struct cgfb_entry *e, const char *sym);
 
@@ -153,6 +186,13 @@ bool cgfb_catalog_continues(const struct cgfb_entry *e, const char *text, size_t
  * cgfb_catalog_shrink. Not for two threads at once on one catalog. */
 const struct cgfb_entry *cgfb_catalog_match(const struct cgfb_catalog *cat, const char *text,
 					    size_t len, struct cgfb_fields *fields);
+/* The userspace entry whose regex matches text written by process pid of
+ * unit (unit "" for none), where the entry's rule says that writer may
+ * print it: PID 1 for "pid1", one of its units for "unit". The caller
+ * vouches that pid and unit are the journal's (record.h user_trusted). */
+const struct cgfb_entry *cgfb_catalog_match_user(const struct cgfb_catalog *cat,
+						 const char *text, size_t len, int pid,
+						 const char *unit, struct cgfb_fields *fields);
 /* Give back the memory matching grew: every regex that ran since it was
  * compiled is compiled afresh from its source (the same regex: every later
  * match is the same) and the old one freed. For a long-running process

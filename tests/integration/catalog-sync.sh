@@ -200,4 +200,11 @@ else
 	diff "$T_TMP/expect" "$T_TMP/ids" | sed 's/^/#   /'
 	evidence "$T_TMP/scan.err"
 fi
+# docs/MESSAGES.md is what tools/messages-doc makes of data/catalog.json.
+if python3 tools/messages-doc --check 2> "$T_TMP/messages.err"; then
+	ok "docs/MESSAGES.md is current with data/catalog.json"
+else
+	not_ok "docs/MESSAGES.md is current with data/catalog.json"
+	evidence "$T_TMP/messages.err"
+fi
 finish

@@ -3,7 +3,7 @@
 
   catalog-kmsg.py CATALOG MESSAGES_TSV FIRST_SEQ > records
 
-For each id of CATALOG (data/catalog.json), the first variant of
+For each id of CATALOG (data/catalog.json) but its userspace entries, the first variant of
 MESSAGES_TSV (tests/data/messages.tsv) whose last id it is, as the kernel
 logs it: "PRI,SEQ,USEC,-;text" with kmsg's escapes, the WARN_ONCE messages
 inside a WARN block (cut here, WARNING line, message, end trace). A text
@@ -47,7 +47,10 @@ def variants(path):
 
 def main():
     catalog, tsv, seq = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    want = [e["id"] for e in json.load(open(catalog, encoding="utf-8"))["entries"]]
+    # A program's line (B2a, B2b, B3) is never the kernel's: /dev/kmsg
+    # cannot carry one the catalog hears (only the journal can).
+    want = [e["id"] for e in json.load(open(catalog, encoding="utf-8"))["entries"]
+            if "userspace" not in e]
     chosen, logged = {}, {}
     for ids, level, block, text in variants(tsv):
         if ids[-1] in want and ids[-1] not in chosen:

@@ -24,6 +24,44 @@ static void builtin_loads(void **state)
 	cgfb_catalog_free(cat);
 }
 
+/* The facts of issue 42 part 3, against docs/kernel-warnings.md. */
+static void facts_checked(void **state)
+{
+	struct cgfb_catalog *cat = test_catalog();
+	const struct cgfb_entry *v1 = cgfb_catalog_find(cat, "V1");
+	const struct cgfb_entry *m4 = cgfb_catalog_find(cat, "M4");
+
+	/* sched_relax_domain_level: cpuset_write_s64; memory_spread_slab warns. */
+	assert_true(cgfb_catalog_function(v1, "cpuset_write_s64"));
+	assert_true(cgfb_catalog_function(v1, "cpuset_write_u64"));
+	assert_non_null(strstr(v1->trigger, "sched_relax_domain_level"));
+	assert_int_equal(cgfb_catalog_level(v1, "cpuset.memory_spread_slab"), 4);
+	assert_int_equal(cgfb_catalog_level(v1, "cpuset.mem_hardwall"), 6);
+	assert_int_equal(cgfb_catalog_level(v1, NULL), 6);
+	/* C4 is printed at every remount; the once-per-boot ones are not. */
+	assert_true(cgfb_catalog_find(cat, "C4")->every_trigger);
+	assert_false(cgfb_catalog_find(cat, "M8")->every_trigger);
+	/* M4's two sites: the report's title says so instead of guessing. */
+	assert_string_equal(m4->attribution, "ambiguous");
+	assert_non_null(strstr(m4->title, "write or event_control"));
+	assert_true(cgfb_catalog_function(m4, "memcg_write_event_control"));
+	/* Who printed it: nobody (P1, P2), old kernels only, current ones. */
+	assert_string_equal(cgfb_catalog_find(cat, "P1")->era, "unmerged");
+	assert_string_equal(cgfb_catalog_find(cat, "P2")->era, "unmerged");
+	assert_string_equal(cgfb_catalog_find(cat, "S1")->era, "old");
+	assert_string_equal(cgfb_catalog_find(cat, "M1a")->era, "old");
+	assert_string_equal(cgfb_catalog_find(cat, "M8")->era, "current");
+	assert_string_equal(cgfb_catalog_find(cat, "P1")->contact, "cgroups@vger.kernel.org");
+	/* kernels refreshed */
+	assert_non_null(strstr(cgfb_catalog_find(cat, "M6")->kernels, "2026"));
+	assert_non_null(strstr(cgfb_catalog_find(cat, "M7")->kernels, "EINVAL"));
+	assert_non_null(strstr(cgfb_catalog_find(cat, "V4")->kernels, "cgroup_v1_proc="));
+	for (size_t i = 0; i < cat->n; i++)
+		if (!cat->entries[i].generic && !cat->entries[i].era)
+			fail_msg("%s has no era", cat->entries[i].id);
+	cgfb_catalog_free(cat);
+}
+
 static void match_and_fields(void **state)
 {
 	struct cgfb_catalog *cat = test_catalog();
@@ -256,6 +294,7 @@ int main(void)
 		cmocka_unit_test(questions),
 		cmocka_unit_test(loads_file),
 		cmocka_unit_test(shrinks_to_the_same),
+		cmocka_unit_test(facts_checked),
 	};
 
 	return cmocka_run_group_tests_name("catalog", tests, NULL, NULL);

@@ -400,6 +400,188 @@ static void generic_messages_are_bounded(void **state)
 	cgfb_detector_free(d);
 }
 
+
+/* C4 is a plain pr_warn, printed at every qualifying remount (issue 42):
+ * another process remounting in the same boot is another detection, the
+ * same process again is a repeat of it. A once-per-boot entry (M8) is
+ * not counted so. */
+static void every_trigger_counted_per_wording(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, "cgroup: option changes via remount are deprecated (pid=101 comm=mount)", 0);
+	feed(d, "cgroup: option changes via remount are deprecated (pid=202 comm=lxc-start)", 0);
+	feed(d, "cgroup: option changes via remount are deprecated (pid=303 comm=mount)", 0);
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_string_equal(s.d[i].entry->id, "C4");
+	assert_int_equal(s.d[0].occurrence, 1);
+	assert_int_equal(s.d[1].occurrence, 1);
+	assert_int_equal(s.d[2].occurrence, 2);
+	assert_string_equal(s.d[0].count_key, s.d[2].count_key);
+	assert_string_not_equal(s.d[0].count_key, s.d[1].count_key);
+	assert_int_equal(strncmp(s.d[0].count_key, "C4#", 3), 0);
+	/* A restarted watcher gets its per-wording counts back. */
+	assert_int_equal(cgfb_detector_count(d, s.d[1].count_key), 1);
+	cgfb_detector_free(d);
+}
+
+/* P1's posted WARN_ONCE (Glauber Costa, 2012) printed three lines, the
+ * third naming cgroups@vger.kernel.org: one WARN is one report (P1), not P1
+ * and G1 — as text lines of a 3.4-era block, and as one kmsg record whose
+ * newlines are inside it. */
+static void three_line_warn_is_one_detection(void **state)
+{
+	static const char *const block[] = {
+		"------------[ cut here ]------------",
+		"WARNING: at /usr/src/packages/BUILD/kernel-default-3.4.11/linux-3.4/mm/memcontrol.c:3998 "
+		"mem_cgroup_hierarchy_write+0x7c/0xa0()",
+		"Hardware name: X",
+		"Non-hierarchical memcg is considered for deprecation",
+		"Please consider reorganizing your tree to work with hierarchical accounting",
+		"If you have any reason not to, let us know at cgroups@vger.kernel.org",
+		"Modules linked in: a b",
+		"Pid: 4242, comm: bash Not tainted 3.4.11-2.16-default #1",
+		"Call Trace:",
+		"---[ end trace a6c54db610fd5bb5 ]---",
+		NULL,
+	};
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+	unsigned long line = 1;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	for (const char *const *l = block; *l; l++) {
+		struct cgfb_record r = { .text = *l, .len = strlen(*l), .level = -1,
+					 .facility = 0, .line = line++ };
+
+		cgfb_detector_feed(d, &r);
+	}
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.d[0].entry->id, "P1");
+	assert_string_equal(cgfb_fields_get(&s.d[0].fields, "comm"), "bash");
+	assert_string_equal(cgfb_detection_contact(&s.d[0]), "cgroups@vger.kernel.org");
+	s.n = 0;
+	feed(d, "Non-hierarchical memcg is considered for deprecation\n"
+		"Please consider reorganizing your tree to work with hierarchical accounting\n"
+		"If you have any reason not to, let us know at cgroups@vger.kernel.org\n", 0);
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.d[0].entry->id, "P1");
+	cgfb_detector_free(d);
+}
+
+/* G1's contact is the address its message named, not always linux-mm. */
+static void generic_contact_is_the_address_matched(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	feed(d, "frobnicator: please tell cgroups@vger.kernel.org about this", 0);
+	feed(d, "frobnicator: please tell linux-mm-@kvack.org about that", 0);
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.d[0].entry->id, "G1");
+	assert_string_equal(cgfb_detection_contact(&s.d[0]), "cgroups@vger.kernel.org");
+	assert_string_equal(cgfb_detection_contact(&s.d[1]), "linux-mm@kvack.org");
+	cgfb_detector_free(d);
+}
+
+/* V1's memory_spread_slab call site is pr_warn_once (4), the others
+ * pr_info_once (6): a record without a level takes its call site's. */
+static void level_of_the_call_site(void **state)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+	static const char *const texts[] = {
+		"cpuset.memory_spread_slab is deprecated",
+		"cpuset.sched_relax_domain_level is deprecated",
+	};
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		struct cgfb_record r = { .text = texts[i], .len = strlen(texts[i]), .level = -1 };
+
+		cgfb_detector_feed(d, &r);
+	}
+	cgfb_detector_finish(d);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.d[0].entry->id, "V1");
+	assert_int_equal(cgfb_detection_level(&s.d[0]), 4);
+	assert_string_equal(s.d[1].entry->id, "V1");
+	assert_int_equal(cgfb_detection_level(&s.d[1]), 6);
+	cgfb_detector_free(d);
+}
+
+
+/* The break's userspace entries (issue 42): each only from the writer its
+ * rule names, and only from a record the journal vouches for; a syslog
+ * file's or /dev/kmsg's line of the same text is nothing. */
+static void userspace_break_only_from_trusted_writers(void **state)
+{
+	static const char systemd[] = "Detected cgroup v1 hierarchy at /sys/fs/cgroup/, which is "
+				      "no longer supported by current version of systemd.\n"
+				      "Please instruct your initrd to mount cgroup v2 (unified) "
+				      "hierarchy,";
+	static const char kubelet[] = "E1205 10:00:00.123456    812 run.go:72] \"command failed\" "
+				      "err=\"failed to validate kubelet configuration, error: "
+				      "kubelet is configured to not run on a host using cgroup v1. "
+				      "cgroup v1 support is unsupported and will be removed in a "
+				      "future release, path: &TypeMeta{}\"";
+	static const struct {
+		const char *text;
+		bool trusted;
+		int pid;
+		const char *unit;
+		const char *want;
+	} cases[] = {
+		{ systemd, true, 1, "init.scope", "B2b" },
+		{ systemd, false, 1, "", NULL },              /* syslog file, kmsg */
+		{ systemd, true, 4242, "evil.service", NULL },  /* not PID 1 */
+		{ kubelet, true, 812, "kubelet.service", "B3" },
+		{ kubelet, true, 913, "k3s.service", "B3" },
+		{ kubelet, true, 1, "init.scope", NULL },     /* not the kubelet's unit */
+		{ kubelet, true, 555, "", NULL },
+		{ kubelet, false, 812, "kubelet.service", NULL },
+		/* The kernel's B1, written by a program: not the kernel's. */
+		{ "cgroup: Unknown subsys name 'memory'", true, 1, "init.scope", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sink s = { 0 };
+		struct cgfb_detector *d;
+		struct cgfb_record r = { .text = cases[i].text, .len = strlen(cases[i].text),
+					 .level = 3, .facility = 3, .user_trusted = cases[i].trusted,
+					 .pid = cases[i].pid };
+
+		snprintf(r.unit, sizeof(r.unit), "%s", cases[i].unit);
+		assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+		cgfb_detector_feed(d, &r);
+		cgfb_detector_finish(d);
+		if (s.n != (cases[i].want ? 1u : 0u))
+			fail_msg("case %zu: %u detections", i, s.n);
+		if (cases[i].want)
+			assert_string_equal(s.d[0].entry->id, cases[i].want);
+		cgfb_detector_free(d);
+	}
+	/* And the kernel's own record never matches a userspace entry. */
+	{
+		struct sink s = { 0 };
+		struct cgfb_detector *d;
+
+		assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+		feed(d, systemd, 0);
+		cgfb_detector_finish(d);
+		assert_int_equal(s.n, 0);
+		cgfb_detector_free(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +598,11 @@ int main(void)
 		cmocka_unit_test(echoed_address_is_no_detection),
 		cmocka_unit_test(generic_counts_each_message),
 		cmocka_unit_test(generic_messages_are_bounded),
+		cmocka_unit_test(every_trigger_counted_per_wording),
+		cmocka_unit_test(three_line_warn_is_one_detection),
+		cmocka_unit_test(generic_contact_is_the_address_matched),
+		cmocka_unit_test(level_of_the_call_site),
+		cmocka_unit_test(userspace_break_only_from_trusted_writers),
 	};
 
 	return cmocka_run_group_tests_name("detect", tests, setup, teardown);

@@ -35,6 +35,7 @@ static int run(const struct blobs *b, struct cgfb_journal_entry *e, char *text, 
 
 #define BOOT_A "0123456789abcdef0123456789abcdef"
 #define BOOT_B "fedcba9876543210fedcba9876543210"
+#define SYSTEMD_V1 "Detected cgroup v1 hierarchy at /sys/fs/cgroup/, which is no longer supported by current version of systemd."
 #define DEPRECATED "cgroup: memory.use_hierarchy is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality."
 
 static void kernel_record(void **state)
@@ -102,6 +103,58 @@ static void userspace_refused(void **state)
 		adds(&b, "MESSAGE=" DEPRECATED);
 		adds(&b, order ? "_TRANSPORT=kernel" : "_TRANSPORT=syslog");
 		assert_int_equal(run(&b, &e, text, sizeof(text)), 0);
+	}
+}
+
+
+/* The sound of the break (issue 42): a program's record is handed out
+ * only when journald took its writer's credentials and they are root's
+ * PID 1 or root in a unit; never with the kernel's facility, whatever
+ * SYSLOG_FACILITY the writer chose. */
+
+static void trusted_userspace(void **state)
+{
+	static const struct {
+		const char *transport, *pid, *uid, *unit;
+		int want, want_pid;
+		const char *want_unit;
+	} cases[] = {
+		{ "_TRANSPORT=journal", "_PID=1", "_UID=0", "_SYSTEMD_UNIT=init.scope", 1, 1, "init.scope" },
+		{ "_TRANSPORT=stdout", "_PID=812", "_UID=0", "_SYSTEMD_UNIT=kubelet.service", 1, 812,
+		  "kubelet.service" },
+		{ "_TRANSPORT=syslog", "_PID=1", "_UID=0", NULL, 1, 1, "" },
+		{ "_TRANSPORT=journal", "_PID=1", "_UID=1000", NULL, 0, 0, "" },
+		{ "_TRANSPORT=journal", "_PID=4242", "_UID=0", NULL, 0, 0, "" },
+		{ "_TRANSPORT=journal", NULL, "_UID=0", "_SYSTEMD_UNIT=kubelet.service", 0, 0, "" },
+		{ "_TRANSPORT=audit", "_PID=1", "_UID=0", NULL, 0, 0, "" },
+		{ "_TRANSPORT=driver", "_PID=1", "_UID=0", NULL, 0, 0, "" },
+		{ NULL, "_PID=1", "_UID=0", NULL, 0, 0, "" },
+	};
+	struct cgfb_journal_entry e;
+	char text[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct blobs b = { 0 };
+
+		adds(&b, "SYSLOG_FACILITY=0");
+		adds(&b, "MESSAGE=" SYSTEMD_V1);
+		if (cases[i].transport)
+			adds(&b, cases[i].transport);
+		if (cases[i].pid)
+			adds(&b, cases[i].pid);
+		if (cases[i].uid)
+			adds(&b, cases[i].uid);
+		if (cases[i].unit)
+			adds(&b, cases[i].unit);
+		if (run(&b, &e, text, sizeof(text)) != cases[i].want)
+			fail_msg("case %zu: want %d", i, cases[i].want);
+		if (!cases[i].want)
+			continue;
+		assert_true(e.rec.user_trusted);
+		assert_int_equal(e.rec.pid, cases[i].want_pid);
+		assert_string_equal(e.rec.unit, cases[i].want_unit);
+		assert_false(cgfb_record_from_kernel(&e.rec));
+		assert_memory_equal(e.rec.text, SYSTEMD_V1, e.rec.len);
 	}
 }
 
@@ -320,6 +373,14 @@ static void write_export(FILE *f)
 	static const char bin[] = "MESSAGE\n\x05\0\0\0\0\0\0\0a\0b\nc\n\n";
 
 	fwrite(bin, 1, sizeof(bin) - 1, f);
+	/* After it: systemd as PID 1 refusing v1 (root: read), and the same
+	 * text from PID 1 of another user (never read). */
+	fputs("\n__REALTIME_TIMESTAMP=1700090009500000\n__MONOTONIC_TIMESTAMP=9500000\n"
+	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=journal\nPRIORITY=0\nSYSLOG_FACILITY=3\n"
+	      "_PID=1\n_UID=0\n_SYSTEMD_UNIT=init.scope\nMESSAGE=" SYSTEMD_V1 "\n\n", f);
+	fputs("__REALTIME_TIMESTAMP=1700090009600000\n__MONOTONIC_TIMESTAMP=9600000\n"
+	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=journal\nPRIORITY=0\nSYSLOG_FACILITY=3\n"
+	      "_PID=1\n_UID=1000\nMESSAGE=" SYSTEMD_V1 "\n\n", f);
 }
 
 static int make_journal(void **state)
@@ -404,8 +465,8 @@ static void check_all(const struct got *g, const struct cgfb_journal_stats *st)
 {
 	unsigned k = 0;
 
-	assert_int_equal(g->n, 9);
-	assert_int_equal(st->entries, 9);
+	assert_int_equal(g->n, 10);
+	assert_int_equal(st->entries, 10);
 	assert_int_equal(st->boots, 2);
 	for (size_t i = 0; i < N_ENTS; i++) {
 		const struct ent *x = &ents[i];
@@ -431,6 +492,11 @@ static void check_all(const struct got *g, const struct cgfb_journal_stats *st)
 	assert_int_equal(g->r[8].facility, 0);
 	assert_string_equal(g->r[8].boot, BOOT_B);
 	assert_int_equal(g->r[8].boot_first, ents[5].realtime);
+	/* PID 1's, as root: a userspace record the catalog may hear. */
+	assert_string_equal(g->r[9].text, SYSTEMD_V1);
+	assert_int_equal(g->r[9].facility, 3);
+	assert_int_equal(g->r[9].level, 0);
+	assert_int_equal(g->r[9].usec, 9500000);
 }
 
 static void scan_files(void **state)
@@ -492,6 +558,14 @@ static void boot_range(void **state)
 		assert_string_equal(g.r[i].boot, BOOT_B);
 		assert_int_equal(g.r[i].boot_first, ents[5].realtime);
 	}
+
+	/* Boot B from 9 s on: the binary record, not PID 1's line (9.5 s): a
+	 * gap of the ring is filled with the kernel's records only. */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(cgfb_journal_boot_range(&src, BOOT_B, 9000000, UINT64_MAX, collect, &g,
+						 err, sizeof(err)), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.r[0].len, 5);
 
 	/* Boot A, the whole of it: only its own kernel records. */
 	memset(&g, 0, sizeof(g));
@@ -559,6 +633,7 @@ int main(void)
 	const struct CMUnitTest pure[] = {
 		cmocka_unit_test(kernel_record),
 		cmocka_unit_test(userspace_refused),
+		cmocka_unit_test(trusted_userspace),
 		cmocka_unit_test(missing_priority_and_facility),
 		cmocka_unit_test(binary_message),
 		cmocka_unit_test(long_message_cut),

@@ -562,6 +562,59 @@ static void uuids(void **state)
 	assert_string_not_equal(a, b);
 }
 
+
+/* A report's detection says what the log can tell (issue 42): G1's contact
+ * is the address its message named; M4's title says "write or
+ * event_control" instead of guessing one of its two call sites; a record
+ * without a level (dmesg) gets its call site's (V1 memory_spread_slab: 4). */
+static void contact_title_and_level(void **state)
+{
+	struct cgfb_detection d = detect("acme: tell cgroups@vger.kernel.org about this");
+	json_object *o = cgfb_report_detection(schema, d.entry, &d, "kmsg", anon);
+
+	assert_string_equal(d.entry->id, "G1");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "contact")),
+			    "cgroups@vger.kernel.org");
+	json_object_put(o);
+	d = detect("oom_control is deprecated and will be removed. Please report your usecase "
+		   "to linux-mm-@kvack.org if you depend on this functionality.");
+	o = cgfb_report_detection(schema, d.entry, &d, "kmsg", anon);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "catalog_id")), "M4");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "contact")),
+			    "linux-mm@kvack.org");
+	assert_non_null(strstr(json_object_get_string(json_object_object_get(o, "title")),
+			       "write or event_control"));
+	json_object_put(o);
+	d = detect("cpuset.memory_spread_slab is deprecated");
+	d.level = -1;
+	o = cgfb_report_detection(schema, d.entry, &d, "file", anon);
+	assert_int_equal(json_object_get_int(json_object_object_get(o, "level")), 4);
+	json_object_put(o);
+}
+
+
+/* The sound of the break (issue 42 part 2): the kernel's refused v1 mount
+ * is a report like any other, valid for the collector, with the break's
+ * own questions. */
+static void break_report(void **state)
+{
+	struct cgfb_detection d = detect("cgroup: Unknown subsys name 'memory'");
+	json_object *o = cgfb_report_detection(schema, d.entry, &d, "kmsg", anon);
+	json_object *f = json_object_object_get(o, "fields");
+
+	assert_string_equal(d.entry->id, "B1");
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "controller")),
+			    "memory");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "message")),
+			    "Unknown subsys name 'memory'");
+	assert_int_equal(cgfb_schema_check_def(schema, "detection", o), 0);
+	assert_string_equal(d.entry->questions->name, "break");
+	assert_string_equal(d.entry->questions->q[0].key, "v1_user");
+	assert_string_equal(d.entry->questions->q[1].key, "went_back");
+	assert_non_null(strstr(d.entry->explain, "cgroup-feedback check"));
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +630,8 @@ int main(void)
 		cmocka_unit_test(hostile_profile),
 		cmocka_unit_test(size_cap),
 		cmocka_unit_test(uuids),
+		cmocka_unit_test(contact_title_and_level),
+		cmocka_unit_test(break_report),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
