@@ -13,5 +13,10 @@ int ratelimit_new(struct ratelimit **out, double rate, unsigned burst);
 void ratelimit_free(struct ratelimit *rl);
 /* 0 when client may go ahead (one token taken), else the seconds to wait. */
 unsigned ratelimit_take(struct ratelimit *rl, const char *client);
+/* A request found heavier than one (a report of many elements, a digest):
+ * n more tokens taken from client's bucket, never refused now, but the
+ * bucket may go into debt (down to -burst) that its next requests wait
+ * out. */
+void ratelimit_charge(struct ratelimit *rl, const char *client, unsigned n);
 
 #endif
