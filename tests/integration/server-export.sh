@@ -154,10 +154,14 @@ assert len(b) <= 262144, len(b)
 open(sys.argv[2], "wb").write(b)
 PY
 if [ "$STORE" = pg ]; then
-	sql "$DIR/db.sqlite" "update reports set catalog_id = 'X1', use_case = repeat('😀', 2000),
-		body = decode('$(od -An -v -tx1 "$T_TMP/large.json" | tr -d ' \n')', 'hex')
-		where seq > (select max(seq) - 200 from reports);
-		update reports set use_case = null where catalog_id != 'X1'" > /dev/null
+	# The body through a psql variable: 250 KB is more than one argument
+	# of a command may be (MAX_ARG_STRLEN, 128 KiB).
+	{ printf '\\set body `cat %s`\n' "$T_TMP/large.json"
+	  echo "update reports set catalog_id = 'X1', use_case = repeat('😀', 2000),
+		body = convert_to(:'body', 'UTF8') where seq > (select max(seq) - 200 from reports);
+		update reports set use_case = null where catalog_id != 'X1';"
+	} | "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$(pg_uri "$(pg_dbname "$DIR/db.sqlite")")" \
+		> /dev/null
 else
 	python3 - "$DIR/db.sqlite" "$T_TMP/large.json" <<'PY'
 import sqlite3, sys
