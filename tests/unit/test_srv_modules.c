@@ -135,7 +135,7 @@ static void ingests(void **state)
 	assert_non_null(bad);
 	bad[0] = '[';
 	for (int i = 0; i < 125000; i++)
-		memcpy(bad + 1 + 2 * i, i ? ",0" : "0", i ? 2 : 1);
+		memcpy(bad + (i ? 2 * i : 1), i ? ",0" : "0", i ? 2 : 1);
 	strcpy(bad + 2 * 125000, "]");
 	assert_true(strlen(bad) <= CGFB_REPORT_MAX_BYTES);
 	assert_int_equal(ingest_report(schema, bad, strlen(bad), &m, err, sizeof(err)), -EMSGSIZE);
