@@ -298,3 +298,25 @@ out:
 	json_tokener_free(tok);
 	return rc;
 }
+
+size_t cgfb_json_values(const char *data, size_t len)
+{
+	size_t n = len ? 1 : 0;
+	bool in_string = false;
+
+	for (size_t i = 0; i < len; i++) {
+		const char c = data[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;             /* the escaped byte is no quote */
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '{' || c == '[' || c == ',') {
+			n++;
+		}
+	}
+	return n;
+}

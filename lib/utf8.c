@@ -84,7 +84,11 @@ size_t cgfb_utf8_lead_len(unsigned char c)
  * controls and marks) or that cannot be seen at all (the other format
  * controls, the line and paragraph separators, the tag characters).
  * free_text marks what the report schema's "text" refuses too
- * (cgfb_text_control); the rest is only shown escaped. U+00AD (soft
+ * (cgfb_text_control): C0 but newline and tab, DEL, C1, and every code
+ * point of the Unicode property Bidi_Control (PropList.txt: U+061C,
+ * U+200E-U+200F, U+202A-U+202E, U+2066-U+2069; issue 41: an RLM made
+ * "limit 10<RLM>-<RLM>20 MB" read "limit 1020- MB" in Chromium); the rest
+ * is only shown escaped. U+00AD (soft
  * hyphen) is here though terminals draw it as a hyphen: it then makes
  * "a\u00adb" read as "a-b", another name, and no cgroup name or use case
  * needs one. U+2065 is unassigned but default-ignorable (invisible) like
@@ -96,9 +100,10 @@ static const struct hidden {
 	{ 0x0000, 0x001f, true },     /* C0 (newline and tab: the caller's mode) */
 	{ 0x007f, 0x009f, true },     /* DEL, C1 */
 	{ 0x00ad, 0x00ad, false },    /* soft hyphen */
-	{ 0x061c, 0x061c, false },    /* Arabic letter mark */
+	{ 0x061c, 0x061c, true },     /* Arabic letter mark (Bidi_Control) */
 	{ 0x180e, 0x180e, false },    /* Mongolian vowel separator */
-	{ 0x200b, 0x200f, false },    /* zero width space, non-joiner, joiner, LRM, RLM */
+	{ 0x200b, 0x200d, false },    /* zero width space, non-joiner, joiner */
+	{ 0x200e, 0x200f, true },     /* LRM, RLM (Bidi_Control) */
 	{ 0x2028, 0x2029, false },    /* line and paragraph separators */
 	{ 0x202a, 0x202e, true },     /* bidi embeddings and overrides */
 	{ 0x2060, 0x2065, false },    /* word joiner, invisible operators */

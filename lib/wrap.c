@@ -12,12 +12,15 @@
 static int add_line(struct cgfb_buf *b, const char *indent, const char *s, size_t n)
 {
 	int rc = cgfb_buf_adds(b, indent);
+	const size_t at = b->len;
 
-	for (size_t k = 0; k < n && rc == 0; k++) {
-		const char c = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? ' ' : s[k];
-
-		rc = cgfb_buf_add(b, &c, 1);
-	}
+	/* The line whole, then its controls made spaces in place: a byte at
+	 * a time made the digest's 250 MB of use cases take 20 s. */
+	if (rc == 0)
+		rc = cgfb_buf_add(b, s, n);
+	for (size_t k = at; rc == 0 && k < b->len; k++)
+		if ((unsigned char)b->data[k] < 0x20 || b->data[k] == 0x7f)
+			b->data[k] = ' ';
 	/* Trailing white space is what transports strip: drop it here. */
 	while (rc == 0 && b->len && b->data[b->len - 1] == ' ')
 		b->data[--b->len] = '\0';

@@ -24,4 +24,12 @@ int cgfb_canon_serialize(json_object *obj, size_t max_bytes, struct cgfb_buf *b)
 int cgfb_canon_parse(const char *data, size_t len, int max_depth, json_object **out,
 		     char *err, size_t errsz);
 
+/* An upper bound on the values (objects, arrays, strings, numbers,
+ * literals, at any depth) that the JSON text data holds, counted in one
+ * pass over the bytes without parsing them: 1 + the objects, arrays and
+ * commas outside strings (each value but the first of a container follows
+ * a comma). For text that is not JSON the count means nothing but still
+ * bounds what a parser would build of it. */
+size_t cgfb_json_values(const char *data, size_t len);
+
 #endif

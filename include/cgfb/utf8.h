@@ -49,8 +49,10 @@ int cgfb_utf8_escape_put(FILE *f, const char *s, size_t len, enum cgfb_esc mode)
 
 /* Free text a person gives (use case, answers, a message) may hold newline
  * and tab but no other C0 control, no DEL, no C1 control and no bidi
- * control (U+202A-U+202E, U+2066-U+2069), as the report schema's "text"
- * says (the collector checks the same): a NUL hides what follows wherever
+ * control (Bidi_Control: U+061C, U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069), as the report schema's "text" says (the collector
+ * checks the same pattern; test_schema proves the two refuse the same
+ * code points): a NUL hides what follows wherever
  * the text is a C string, ESC, CR and U+009B (CSI) rewrite a terminal, a
  * bidi override makes text read otherwise than it is. The other code
  * points the escape shows escaped (a zero width joiner, a soft hyphen) are

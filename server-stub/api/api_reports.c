@@ -8,6 +8,7 @@
 #include "ingest/answers.h"
 #include "api/handlers.h"
 #include "cgfb/buf.h"
+#include "cgfb/canon.h"
 #include "ingest/ingest.h"
 #include "api/params.h"
 
@@ -144,11 +145,20 @@ void api_post_report(struct api *a, const struct http_request *rq, struct http_r
 	struct pending *w;
 	char err[512];
 	int rc;
+	const char *body = rq->body.data ? rq->body.data : "";
 
-	rc = ingest_report(a->schema, rq->body.data ? rq->body.data : "", rq->body.len, &m, err,
-			   sizeof(err));
+	/* What a report costs the event loop grows with its values, not only
+	 * its bytes: one with many is charged to its sender's rate as that
+	 * many reports' worth (the precheck took one). */
+	ratelimit_charge(a->rl, rq->client_key,
+			 (unsigned)(cgfb_json_values(body, rq->body.len) / API_VALUES_PER_REPORT));
+	rc = ingest_report(a->schema, body, rq->body.len, &m, err, sizeof(err));
 	if (rc == -E2BIG) {
 		api_error(rp, 413, "too_large", CGFB_REPORT_TOO_LARGE);
+		return;
+	}
+	if (rc == -EMSGSIZE) {
+		api_error(rp, 413, "too_large", CGFB_REPORT_TOO_MANY);
 		return;
 	}
 	if (rc < 0) {

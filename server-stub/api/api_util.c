@@ -132,3 +132,30 @@ bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *
 	}
 	return true;
 }
+
+bool api_heavy_take(struct api *a, const struct http_request *rq, struct http_reply *rp)
+{
+	bool ok;
+
+	/* A flood of digests costs the sender its rate, like a flood of
+	 * anything else, but in proportion to what each one costs (the
+	 * precheck took one request already). */
+	ratelimit_charge(a->rl_read, rq->client_key, API_HEAVY_COST - 1);
+	pthread_mutex_lock(&a->lock);
+	ok = a->heavy < API_HEAVY_MAX;
+	if (ok)
+		a->heavy++;
+	pthread_mutex_unlock(&a->lock);
+	if (!ok) {
+		api_error(rp, 503, "busy", "too many digests and exports at once; retry later");
+		rp->retry_after = API_HEAVY_RETRY_AFTER;
+	}
+	return ok;
+}
+
+void api_heavy_put(struct api *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->heavy--;
+	pthread_mutex_unlock(&a->lock);
+}

@@ -37,6 +37,20 @@
 #define API_GUESS_ALL_BURST 50
 #define API_GUESS_ALL_RATE  1
 #define API_GUESS_LOG_S     10
+/* Heavy requests (the digest, the mbox export) at once: each holds a
+ * reader for its whole download, a summary of the period and its stream's
+ * buffer (api/pager.h); past this bound a heavy request is a 503 with
+ * Retry-After, so that the collector's memory has a bound by design and
+ * two readers of the pool stay for everything else. */
+#define API_HEAVY_MAX 2
+#define API_HEAVY_RETRY_AFTER 5
+/* What a heavy request costs of the sender's read rate, in requests: a
+ * digest or an export is a few seconds of a reader and of a core. */
+#define API_HEAVY_COST 20
+/* A report is charged one report of its sender's write rate per this many
+ * JSON values past the first that many: a normal report (a few thousand)
+ * costs one, one at CGFB_REPORT_VALUES_MAX nine. */
+#define API_VALUES_PER_REPORT 8192
 
 struct api {
 	const struct server_opts *o;
@@ -56,6 +70,7 @@ struct api {
 	pthread_mutex_t lock;
 	unsigned n_readers;
 	struct store *readers[API_READERS];
+	unsigned heavy;                  /* heavy requests running, under lock */
 };
 
 /* A deferred request's state starts with this. */
@@ -68,6 +83,12 @@ void api_json(struct http_reply *rp, unsigned status, json_object *o);   /* take
 /* A read connection (reported as 503 to rp on failure) and its return. */
 struct store *api_reader(struct api *a, struct http_reply *rp);
 void api_reader_put(struct api *a, struct store *s);
+/* A heavy request's slot: false (and a 503 with Retry-After to rp) when
+ * API_HEAVY_MAX run already. Every slot taken is given back once with
+ * api_heavy_put, when the answer is sent or dropped. The request is
+ * charged API_HEAVY_COST of its sender's read rate either way. */
+bool api_heavy_take(struct api *a, const struct http_request *rq, struct http_reply *rp);
+void api_heavy_put(struct api *a);
 /* false (and a 401/403 reply) unless the request carries the admin token. */
 bool api_admin(struct api *a, const struct http_request *rq, struct http_reply *rp);
 /* The request as the admin check sees it (auth.h). */

@@ -5,10 +5,12 @@
  * an install that would break is not a kernel that warned. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "ingest/answers.h"
 #include "api/handlers.h"
+#include "api/pager.h"
 #include "api/params.h"
 #include "cgfb/buf.h"
 #include "cgfb/jsonget.h"
@@ -16,8 +18,6 @@
 #include "store/summary.h"
 
 #define WIDTH 72
-/* Use cases are read a page at a time, each page its own short read. */
-#define USE_CASES_PAGE 64
 
 static const struct {
 	enum store_dim dim;
@@ -66,22 +66,23 @@ static void section(struct cgfb_buf *b, struct cgfb_buf *line, const struct cgfb
 }
 
 struct use_cases {
-	struct cgfb_buf *b;
 	const struct cgfb_catalog *cat;
-	int64_t before;              /* seq of the last one written; 0 at first */
+	char since[32];              /* the filter's, which the pager keeps */
 	struct cgfb_buf line;        /* scratch for one formatted line */
 };
 
-/* A use case under its entry's own questions and the sender's answers. */
-static int use_case(const struct store_row *row, void *ud)
+/* A use case under its entry's own questions and the sender's answers.
+ * Every use case of the period, newest first: the pager's query selects
+ * reports that carry one, behind a seq cursor, so that reports without
+ * one (any number of them) cannot push one out. */
+static int use_case(const struct store_row *row, struct cgfb_buf *b, void *ud)
 {
 	struct use_cases *u = ud;
 	json_object *answers;
 
-	u->before = row->seq;
 	u->line.len = 0;
 	if (cgfb_buf_printf(&u->line, "- %s (report %.8s)", row->catalog_id, row->id) == 0)
-		cgfb_wrap(u->b, "", u->line.data, WIDTH);
+		cgfb_wrap(b, "", u->line.data, WIDTH);
 	answers = answers_of(u->cat, row->catalog_id, row->body, row->body_len);
 	for (size_t i = 0; i < json_object_array_length(answers); i++) {
 		json_object *q = json_object_array_get_idx(answers, i);
@@ -90,31 +91,19 @@ static int use_case(const struct store_row *row, void *ud)
 		u->line.len = 0;
 		if (cgfb_buf_printf(&u->line, "%s: %s", cgfb_json_str(q, "label"),
 				    answer && answer[0] ? answer : "(not answered)") == 0)
-			cgfb_wrap(u->b, "    ", u->line.data, WIDTH);
+			cgfb_wrap(b, "    ", u->line.data, WIDTH);
 	}
 	json_object_put(answers);
-	cgfb_wrap(u->b, "    ", row->use_case[0] ? row->use_case : "(no use case)", WIDTH);
-	cgfb_buf_adds(u->b, "\n");
-	return 0;
+	cgfb_wrap(b, "    ", row->use_case[0] ? row->use_case : "(no use case)", WIDTH);
+	return cgfb_buf_adds(b, "\n");
 }
 
-/* Every use case of the period, newest first: the query selects reports
- * that carry one, a page at a time behind a seq cursor, so that reports
- * without one (any number of them) cannot push one out. */
-static int use_cases(struct store *s, const char *since, struct use_cases *u)
+static void use_cases_free(void *ud)
 {
-	struct store_filter f = { .since = since, .with_use_case = true,
-				  .limit = USE_CASES_PAGE };
-	int64_t was;
-	int rc;
+	struct use_cases *u = ud;
 
-	do {
-		was = u->before;
-		f.before = u->before;
-		store_read_deadline(s, STORE_READ_MS);
-		rc = store_list(s, &f, use_case, u);
-	} while (rc == 0 && u->before != was);
-	return rc;
+	cgfb_buf_free(&u->line);
+	free(u);
 }
 
 static void check_total(struct cgfb_buf *b, json_object *check)
@@ -157,14 +146,36 @@ static void since_days(unsigned days, char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
 }
 
+/* The summary of the period and its sections onto p's buffer: what comes
+ * before the use cases, a few kilobytes whatever the store holds. */
+static int head(struct api *a, struct pager *p, struct use_cases *u, unsigned days)
+{
+	json_object *sum = NULL;
+	int rc;
+
+	/* The digest goes to a public list: the public summary's rules. */
+	rc = summary_build(p->s, u->since, &a->policy, &sum);
+	if (rc < 0)
+		return rc;
+	header(&p->out, sum, days, u->since);
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		section(&p->out, &u->line, a->catalog, cgfb_json_get(sum, "dimensions"),
+			sections[i].dim, sections[i].heading);
+	json_object_put(sum);
+	return cgfb_buf_adds(&p->out, "Use cases, newest first\n\n");
+}
+
+/* Streamed (api/pager.h): the use cases of a period are any number of
+ * reports of up to 256 KB each, answers printed (1,000 of them made a
+ * digest of 265 MB built whole, issue 41). A heavy request
+ * (api_heavy_take). */
 void api_digest(struct api *a, const struct http_request *rq, struct http_reply *rp)
 {
+	struct store_filter f = { .with_use_case = true };
+	struct use_cases *u;
+	struct pager *p;
 	uint64_t days;
-	struct use_cases u = { .b = &rp->body, .cat = a->catalog };
-	json_object *sum = NULL;
 	struct store *s;
-	char since[32];
-	int rc;
 
 	if (!api_admin(a, rq, rp))
 		return;
@@ -173,27 +184,35 @@ void api_digest(struct api *a, const struct http_request *rq, struct http_reply 
 		api_error(rp, 400, "bad_query", "days is 1 to 3660");
 		return;
 	}
-	if (!(s = api_reader(a, rp)))
+	if (!api_heavy_take(a, rq, rp))
 		return;
-	since_days((unsigned)days, since);
-	/* The digest goes to a public list: the public summary's rules. */
-	rc = summary_build(s, since, &a->policy, &sum);
-	if (rc == 0) {
-		header(&rp->body, sum, (unsigned)days, since);
-		for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-			section(&rp->body, &u.line, a->catalog, cgfb_json_get(sum, "dimensions"),
-				sections[i].dim, sections[i].heading);
-		cgfb_buf_adds(&rp->body, "Use cases, newest first\n\n");
-		rc = use_cases(s, since, &u);
-	}
-	api_reader_put(a, s);
-	json_object_put(sum);
-	cgfb_buf_free(&u.line);
-	if (rc < 0) {
-		cgfb_buf_free(&rp->body);
-		api_error(rp, 503, "unavailable", "the database cannot be read right now");
+	if (!(s = api_reader(a, rp))) {
+		api_heavy_put(a);
 		return;
 	}
-	rp->status = 200;
-	rp->content_type = "text/plain; charset=utf-8";
+	u = calloc(1, sizeof(*u));
+	if (!u) {
+		api_reader_put(a, s);
+		api_heavy_put(a);
+		goto unavailable;
+	}
+	u->cat = a->catalog;
+	since_days((unsigned)days, u->since);
+	f.since = u->since;
+	/* On failure it gives s and the slot back. */
+	p = pager_new(a, s, &f, use_case, u, use_cases_free, "digest");
+	if (!p) {
+		use_cases_free(u);
+		goto unavailable;
+	}
+	/* The summary and the first page here, off the event loop: a
+	 * database that cannot be read is still a 503. */
+	if (head(a, p, u, (unsigned)days) < 0 || pager_page(p) < 0) {
+		pager_free(p);
+		goto unavailable;
+	}
+	pager_reply(p, rp, "text/plain; charset=utf-8");
+	return;
+unavailable:
+	api_error(rp, 503, "unavailable", "the database cannot be read right now");
 }

@@ -111,3 +111,20 @@ unsigned ratelimit_peek(struct ratelimit *rl, const char *client)
 {
 	return charge(rl, client, false);
 }
+
+void ratelimit_charge(struct ratelimit *rl, const char *client, unsigned n)
+{
+	const double now = now_s();
+	struct bucket *b;
+
+	if (!rl || rl->rate <= 0 || n == 0)
+		return;
+	pthread_mutex_lock(&rl->lock);
+	b = find(rl, client, now);
+	b->tokens = fmin(rl->burst, b->tokens + (now - b->last) * rl->rate);
+	b->last = now;
+	/* The debt is bounded: a client forgotten and seen again starts
+	 * with a full bucket anyway (the table is fixed in size). */
+	b->tokens = fmax(-rl->burst, b->tokens - n);
+	pthread_mutex_unlock(&rl->lock);
+}

@@ -16,5 +16,10 @@ unsigned ratelimit_take(struct ratelimit *rl, const char *client);
 /* The same answer, no token taken: for what is charged only afterwards
  * when it failed (an admin token guess). */
 unsigned ratelimit_peek(struct ratelimit *rl, const char *client);
+/* A request found heavier than one (a report of many elements, a digest):
+ * n more tokens taken from client's bucket, never refused now, but the
+ * bucket may go into debt (down to -burst) that its next requests wait
+ * out. */
+void ratelimit_charge(struct ratelimit *rl, const char *client, unsigned n);
 
 #endif

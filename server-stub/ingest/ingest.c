@@ -115,6 +115,11 @@ int ingest_report(const struct cgfb_schema *schema, const char *body, size_t len
 		snprintf(err, errsz, "/: larger than %d bytes", CGFB_REPORT_MAX_BYTES);
 		return -E2BIG;
 	}
+	/* Before the parser builds an object of each (issue 41). */
+	if (cgfb_json_values(body, len) > CGFB_REPORT_VALUES_MAX) {
+		snprintf(err, errsz, "/: %s", CGFB_REPORT_TOO_MANY);
+		return -EMSGSIZE;
+	}
 	if (!cgfb_utf8_valid(body, len)) {
 		snprintf(err, errsz, "/: not valid UTF-8");
 		return -EINVAL;

@@ -11,7 +11,9 @@
 #include "store/store.h"
 
 /* 0, or -EINVAL with "<json pointer>: <reason>" in err (a pointer of "/"
- * when the body as a whole is at fault), or -E2BIG. */
+ * when the body as a whole is at fault), -E2BIG (more than
+ * CGFB_REPORT_MAX_BYTES) or -EMSGSIZE (more than CGFB_REPORT_VALUES_MAX
+ * values), each with its reason in err. */
 int ingest_report(const struct cgfb_schema *schema, const char *body, size_t len,
 		  struct report_meta *m, char *err, size_t errsz);
 void ingest_meta_free(struct report_meta *m);

@@ -69,6 +69,23 @@ done < "$T_TMP/hostile/cases.tsv"
 st=$(curl -sS -o "$T_TMP/body" -w '%{http_code}' --max-time 20 -H 'Content-Type: application/json' \
 	-H 'Transfer-Encoding: chunked' --data-binary "@$T_TMP/hostile/too_large.json" "$URL/api/v1/reports")
 expect_eq "chunked body over 256 KiB: 413" "$st" 413
+# A report the schema takes, under 256 KiB, of 122,940 small integers (60
+# flat subtrees of 1,024 children and 1,025 to move; the issue's 125,000
+# were the same with a smaller topology): its bytes are fine, its values
+# cost the event loop 25 times a normal report (issue 41).
+python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+o["analysis"]["flat_subtrees"] = [{"hierarchy": 0, "node": 0, "children": [0] * 1024,
+    "verdict": "affected", "reasons": ["parent_has_tasks"],
+    "reorganisation": {"new_parent": {"use_hierarchy": 1, "limit": "max", "tasks": "0"},
+                       "move_under_new_parent": [0] * 1025}} for _ in range(60)]
+b = json.dumps(o, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+assert len(b) <= 262144, len(b)
+open(sys.argv[2], "wb").write(b)' "$R/40.json" "$T_TMP/many.json"
+check "a report of 122,940 integers is valid against the schema" \
+	"$PWD/$BUILD/tests/tools/validate-report" "$T_TMP/many.json"
+expect_eq "...and refused for its values: 413" "$(post "$T_TMP/many.json")" 413
+check "...saying so ($(json 'j["message"]'))" [ "$(json '"65536 JSON values" in j["message"]')" = True ]
 expect_eq "hostile input stored nothing" "$(rows "$DB")" 40
 
 # --- admin data needs the token ----------------------------------------------------

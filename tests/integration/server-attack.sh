@@ -172,10 +172,13 @@ check "...and are counted, by address, in lines of their own ($counted)" [ "$cou
 # On the flood's database, restarted (its 10,001 reports make each digest
 # slow; posting 10,000 more took 5 s on SQLite and over 30 s on
 # PostgreSQL beside other work). Its log set aside first: the line checked
-# below must be this server's.
+# below must be this server's. The read rate off too: a digest costs 20
+# requests of it (issue 41), so 128 from one address would be 429s, and
+# what is measured is the shutdown (past the 2 heavy requests at once, the
+# rest are 503s at once).
 flooded=$(rows "$DIR/db.sqlite")
 mv "$DIR/log" "$DIR/log.flood"
-start_server flood --rate 0
+start_server flood --rate 0 --read-rate 0
 expect_eq "the flood's $flooded reports still stored after a restart" "$(rows "$DIR/db.sqlite")" "$flooded"
 check "...10,000 or more" [ "$flooded" -ge 10000 ]
 attack shutdown "$PORT" "$SPID" "$ADMIN" 128 15
@@ -184,7 +187,7 @@ expect_eq "...and exits 0" "$?" 0
 check "the log says it stopped" grep -q "stopped; database closed" "$DIR/log"
 
 # --- SIGTERM with connections the server never accepted -----------------------------
-start_server queued --rate 0
+start_server queued --rate 0 --read-rate 0
 attack queued "$PORT" "$SPID" "$ADMIN" 64
 wait "$SPID"
 expect_eq "...and the server exits 0" "$?" 0

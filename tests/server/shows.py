@@ -83,7 +83,8 @@ def main():
 
     for cname, ch in (("csi", "\u009b"), ("nel", "\u0085"), ("c1_first", "\u0080"),
                       ("c1_last", "\u009f"), ("lre", "\u202a"), ("rlo", "\u202e"),
-                      ("lri", "\u2066"), ("pdi", "\u2069")):
+                      ("lri", "\u2066"), ("pdi", "\u2069"), ("alm", "\u061c"),
+                      ("lrm", "\u200e"), ("rlm", "\u200f")):
         bad("text_" + cname, "/use_case/text", use_case("before" + ch + "2Jafter"))
         bad("answer_" + cname, "/use_case/answers/reorganisation",
             use_case("fine", "yes" + ch + "no"))

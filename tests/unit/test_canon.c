@@ -94,6 +94,33 @@ static void parse_only_canonical(void **state)
 			fail_msg("accepted '%s'", cut[i]);
 }
 
+/* The values a text holds, counted without parsing: commas, brackets
+ * and braces inside strings (escaped quotes too) are text. */
+static void counts_values(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+	} cases[] = {
+		{ "", 0 }, { "1", 1 }, { "[1,2,3]", 4 }, { "{\"a\":1,\"b\":[2,3]}", 5 },
+		{ "{\"a\":[1,\"x,[{\"],\"b\":null}", 5 },
+		{ "[\"a\\\",[\",0]", 3 }, { "[\"\\\\\",0]", 3 },
+	};
+	struct cgfb_buf b = { 0 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (cgfb_json_values(cases[i].s, strlen(cases[i].s)) != cases[i].n)
+			fail_msg("case %zu (%s): %zu, want %zu", i, cases[i].s,
+				 cgfb_json_values(cases[i].s, strlen(cases[i].s)), cases[i].n);
+	/* 125,000 small integers in 250 KB (issue 41). */
+	assert_int_equal(cgfb_buf_adds(&b, "[0"), 0);
+	for (int i = 1; i < 125000; i++)
+		assert_int_equal(cgfb_buf_adds(&b, ",0"), 0);
+	assert_int_equal(cgfb_buf_adds(&b, "]"), 0);
+	assert_int_equal(cgfb_json_values(b.data, b.len), 125001);
+	cgfb_buf_free(&b);
+}
+
 static void sha256(void **state)
 {
 	char hex[65];
@@ -108,6 +135,7 @@ int main(void)
 		cmocka_unit_test(serializes),
 		cmocka_unit_test(refuses_doubles_and_size),
 		cmocka_unit_test(parse_only_canonical),
+		cmocka_unit_test(counts_values),
 		cmocka_unit_test(sha256),
 	};
 

@@ -1,8 +1,11 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "cgfb/schema.h"
+#include "cgfb/utf8.h"
 
 static const char SCHEMA[] =
 	"{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"id\",\"n\"],"
@@ -114,6 +117,9 @@ static void free_text_refuses_hidden_controls(void **state)
 		{ "a\xe2\x80\xaf", 0 }, { "a\xe2\x81\xa6", -EINVAL }, { "a\xe2\x81\xa9", -EINVAL },
 		{ "a\xe2\x81\xa5", 0 }, { "a\xe2\x81\xaa", 0 }, { "a\x9b", -EINVAL },
 		{ "a\xff", -EINVAL },
+		/* The bidi marks are Bidi_Control too (issue 41). */
+		{ "a\xd8\x9c", -EINVAL }, { "a\xe2\x80\x8e", -EINVAL }, { "a\xe2\x80\x8f", -EINVAL },
+		{ "a\xd8\x9b", 0 }, { "a\xe2\x80\x8d", 0 }, { "a\xe2\x80\x90", 0 },
 	};
 	struct cgfb_schema *s = NULL;
 	char err[200];
@@ -123,6 +129,50 @@ static void free_text_refuses_hidden_controls(void **state)
 		if (cgfb_schema_check_word(s, "text", cases[i].s) != cases[i].rc)
 			fail_msg("case %zu: got %d, want %d", i,
 				 cgfb_schema_check_word(s, "text", cases[i].s), cases[i].rc);
+	cgfb_schema_free(s);
+}
+
+/* The collector checks free text with the schema's pattern, the client's
+ * review and consent with cgfb_text_control (lib/utf8.c): the two must
+ * refuse exactly the same code points, every one of them, or a use case
+ * the client let through is refused at the collector (or the reverse). */
+static void free_text_pattern_is_text_control(void **state)
+{
+	struct cgfb_schema *s = NULL;
+	char err[200];
+
+	assert_int_equal(cgfb_schema_load_builtin(&s, err, sizeof(err)), 0);
+	for (uint32_t c = 1; c <= 0x10ffff; c++) {
+		char t[8] = "a";
+		size_t n = 1;
+		bool pattern, control;
+
+		if (c >= 0xd800 && c <= 0xdfff)
+			continue;
+		if (c > 0x2100 && c < 0xe0000 && c != 0xfeff && !(c >= 0xfff9 && c <= 0xfffb))
+			continue;	/* nothing either list names: keep the test fast */
+		if (c < 0x80) {
+			t[n++] = (char)c;
+		} else if (c < 0x800) {
+			t[n++] = (char)(0xc0 | c >> 6);
+			t[n++] = (char)(0x80 | (c & 0x3f));
+		} else if (c < 0x10000) {
+			t[n++] = (char)(0xe0 | c >> 12);
+			t[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
+			t[n++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			t[n++] = (char)(0xf0 | c >> 18);
+			t[n++] = (char)(0x80 | ((c >> 12) & 0x3f));
+			t[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
+			t[n++] = (char)(0x80 | (c & 0x3f));
+		}
+		t[n] = '\0';
+		pattern = cgfb_schema_check_word(s, "text", t) != 0;
+		control = cgfb_text_control(t, n) >= 0;
+		if (pattern != control)
+			fail_msg("U+%04X: the schema %s it, cgfb_text_control %s it", c,
+				 pattern ? "refuses" : "takes", control ? "refuses" : "takes");
+	}
 	cgfb_schema_free(s);
 }
 
@@ -215,6 +265,7 @@ int main(void)
 		cmocka_unit_test(refuses_unknown_keywords),
 		cmocka_unit_test(builtin_report_schema_loads),
 		cmocka_unit_test(free_text_refuses_hidden_controls),
+		cmocka_unit_test(free_text_pattern_is_text_control),
 		cmocka_unit_test(times_are_real_calendar_days),
 		cmocka_unit_test(format_is_asserted),
 		cmocka_unit_test(sent_report_needs_consent),

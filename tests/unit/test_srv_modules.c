@@ -72,6 +72,17 @@ static void rate_limits(void **state)
 	assert_true(ratelimit_peek(rl, "127.0.0.3") >= 1);
 	assert_true(ratelimit_peek(rl, "127.0.0.2") >= 1);
 	ratelimit_free(rl);
+	/* A heavy request charged as five: a burst of 3 is spent and owed
+	 * (issue 41); the next request waits out the debt, not one token. */
+	assert_int_equal(ratelimit_new(&rl, 0.5, 3), 0);
+	assert_int_equal(ratelimit_take(rl, "127.0.0.2"), 0);
+	ratelimit_charge(rl, "127.0.0.2", 4);
+	assert_true(ratelimit_take(rl, "127.0.0.2") >= 5);
+	/* The debt is bounded by the burst. */
+	ratelimit_charge(rl, "127.0.0.4", 1000);
+	assert_true(ratelimit_take(rl, "127.0.0.4") <= 8);
+	assert_int_equal(ratelimit_take(rl, "127.0.0.3"), 0);
+	ratelimit_free(rl);
 	/* Rate 0: no limit. */
 	assert_int_equal(ratelimit_new(&rl, 0, 1), 0);
 	for (int i = 0; i < 100; i++)
@@ -126,6 +137,20 @@ static void ingests(void **state)
 	assert_int_equal(ingest_report(schema, good.data, CGFB_REPORT_MAX_BYTES + 1, &m, err,
 				       sizeof(err)), -E2BIG);
 	ingest_meta_free(&m);
+	/* Within the bytes, too many values: refused before it is parsed,
+	 * saying why (issue 41: 125,000 small integers). */
+	bad = malloc(2 * 125000 + 2);
+	assert_non_null(bad);
+	bad[0] = '[';
+	for (int i = 0; i < 125000; i++)
+		memcpy(bad + (i ? 2 * i : 1), i ? ",0" : "0", i ? 2 : 1);
+	strcpy(bad + 2 * 125000, "]");
+	assert_true(strlen(bad) <= CGFB_REPORT_MAX_BYTES);
+	assert_int_equal(ingest_report(schema, bad, strlen(bad), &m, err, sizeof(err)), -EMSGSIZE);
+	assert_non_null(strstr(err, "65536 JSON values"));
+	ingest_meta_free(&m);
+	free(bad);
+	assert_true(cgfb_json_values(good.data, good.len) < CGFB_REPORT_VALUES_MAX / 8);
 	bad = strdup(good.data);
 	memcpy(strstr(bad, "\"schema_version\":1"), "\"schema_version\":2", 18);
 	assert_int_equal(ingest_report(schema, bad, strlen(bad), &m, err, sizeof(err)), -EINVAL);

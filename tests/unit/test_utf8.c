@@ -309,7 +309,7 @@ static void streams_long_text(void **state)
 
 /* What free text may not hold, found wherever it is in the text: C0 but
  * newline and tab, DEL, C1 (U+009B is a terminal's CSI), the bidi
- * controls; their neighbours (U+00A0, U+2029, U+202F, U+2065, U+206A) are
+ * controls and marks (every Bidi_Control); their neighbours (U+00A0, U+2029, U+202F, U+2065, U+206A) are
  * text. */
 static void finds_controls_in_text(void **state)
 {
@@ -323,6 +323,11 @@ static void finds_controls_in_text(void **state)
 		{ "a\xc2\xa0", -1 }, { "a\xe2\x80\xa9", -1 }, { "a\xe2\x80\xaf", -1 },
 		{ "a\xe2\x80\xaa", 1 }, { "abc\xe2\x80\xae", 3 }, { "a\xe2\x81\xa6", 1 },
 		{ "a\xe2\x81\xa9", 1 }, { "a\xe2\x81\xa5", -1 }, { "a\xe2\x81\xaa", -1 },
+		/* Every Bidi_Control, the marks too (issue 41: an RLM made
+		 * "10<RLM>-<RLM>20" read "1020-"), but not their neighbours. */
+		{ "a\xd8\x9c", 1 }, { "ab\xe2\x80\x8e", 2 }, { "a\xe2\x80\x8f", 1 },
+		{ "a\xd8\x9b", -1 }, { "a\xd8\x9d", -1 }, { "a\xe2\x80\x8d", -1 },
+		{ "a\xe2\x80\x90", -1 },
 		/* A sequence cut by the end of the text is no control. */
 		{ "a\xc2", -1 }, { "a\xe2\x80", -1 },
 		/* Nor a stray byte, but a control after one is. */
