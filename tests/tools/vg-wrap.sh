@@ -13,7 +13,7 @@
 set -eu
 BUILD=$1 DIR=$2 LOGDIR=$3
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-NAMES="cgroup-feedback cgroup-feedback-watch cgroup-feedback-report cgroup-feedback-server"
+NAMES="cgroup-feedback cgroup-feedback-send cgroup-feedback-watch cgroup-feedback-report cgroup-feedback-server"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
 --errors-for-leak-kinds=definite --track-fds=no --trace-children=no --vgdb=no \
 --suppressions=$DIR/valgrind.supp --log-file=$LOGDIR/vg.%p.log"
