@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""blocked-maps.py CMD [ARG...]: the shared objects a running CMD maps.
+"""blocked-maps.py CMD [ARG...] [\; CMD [ARG...]]...: the shared objects each
+running CMD maps, after a line "== CMD ARG..." (one Python for all: its
+start-up is most of the time).
 
 CMD runs with its standard input a pipe that stays empty and its standard
 output a pipe that is already full, so that it blocks in its first read of
@@ -37,33 +39,48 @@ def wchan(pid):
         return ""
 
 
-def main():
-    if len(sys.argv) < 2:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
+def maps(argv):
     in_r, in_w = os.pipe()
     out_r, out_w = full_pipe()
-    proc = subprocess.Popen(sys.argv[1:], stdin=in_r, stdout=out_w)
+    proc = subprocess.Popen(argv, stdin=in_r, stdout=out_w)
     os.close(in_r)
     os.close(out_w)
     deadline = time.monotonic() + 30
     while "pipe" not in wchan(proc.pid):
         if proc.poll() is not None or time.monotonic() > deadline:
             print("blocked-maps: %s %s without blocking on a pipe" %
-                  (sys.argv[1], "ended (status %s)" % proc.returncode
+                  (" ".join(argv), "ended (status %s)" % proc.returncode
                    if proc.returncode is not None else "ran 30 s"), file=sys.stderr)
             proc.kill()
+            proc.wait()
             return 2
         time.sleep(0.01)
     with open("/proc/%d/maps" % proc.pid) as f:
         objs = sorted({line.split()[5] for line in f
                        if len(line.split()) >= 6 and ".so" in line.split()[5]})
-    print("\n".join(objs))
+    print("== " + " ".join(argv))
+    print("\n".join(objs), flush=True)
     os.close(in_w)
     while os.read(out_r, 65536):
         pass
+    os.close(out_r)
     proc.wait()
     return 0
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    rc, argv = 0, []
+    for a in sys.argv[1:] + [";"]:
+        if a != ";":
+            argv.append(a)
+            continue
+        if argv:
+            rc = max(rc, maps(argv))
+        argv = []
+    return rc
 
 
 if __name__ == "__main__":
