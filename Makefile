@@ -35,6 +35,11 @@ BZ2_LIBS    := $(shell $(PKG_CONFIG) --libs bzip2 2>/dev/null || echo -lbz2)
 # The watcher holds CAP_SYSLOG and links no network library (no libcurl, so
 # no libssl, nghttp2, LDAP, Kerberos...): docs/ARCHITECTURE.md.
 WATCH_PKGS  := json-c
+# The administrator's command: scan, check, status, catalog... map no libcurl
+# (nor what it pulls in) and no ICU; the commands that read free text or
+# send are cgroup-feedback-send, which it execs (docs/ARCHITECTURE.md).
+CLI_PKGS    := $(filter-out libcurl icu-uc icu-i18n,$(CLIENT_PKGS))
+SEND_PKGS   := $(CLIENT_PKGS)
 # The report writer it starts per detection: snapshot, tokens, schema; and
 # the journal, where it looks up for the watcher what the ring buffer lost.
 REPORT_PKGS := json-c libcrypto libudev libpcre2-8 libsystemd
@@ -63,7 +68,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 LIB_SRC    := $(wildcard lib/*.c)
-MAINS      := client/cli/main.c client/watch/main.c client/reporter/main.c
+MAINS      := client/cli/main.c client/cli/main_send.c client/watch/main.c client/reporter/main.c
 CLIENT_SRC := $(filter-out $(MAINS),$(wildcard client/*/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/catalog_blob.o $(BUILD)/schema_blob.o
 CLIENT_BLOBS := $(BUILD)/allowlist_blob.o $(BUILD)/readiness_blob.o $(BUILD)/kernels_blob.o
@@ -78,7 +83,8 @@ SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/dash_html_blob.o \
 SERVER     := $(BUILD)/cgroup-feedback-server
 WATCHER    := $(BUILD)/cgroup-feedback-watch
 REPORTER   := $(BUILD)/cgroup-feedback-report
-PROGRAMS   := $(BUILD)/cgroup-feedback $(WATCHER) $(REPORTER)
+SENDER     := $(BUILD)/cgroup-feedback-send
+PROGRAMS   := $(BUILD)/cgroup-feedback $(WATCHER) $(REPORTER) $(SENDER)
 
 .PHONY: all deps tests layers check check-quick run demo bench install clean
 all: $(PROGRAMS) $(SERVER) $(BUILD)/layers.ok
@@ -153,12 +159,13 @@ $(BUILD)/%_blob.o: $(BUILD)/%_blob.c
 $(BUILD)/libcgfb.a: $(LIB_OBJ) $(CLIENT_OBJ) $(CLIENT_BLOBS)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/cgroup-feedback: $(BUILD)/client/cli/main.o $(BUILD)/libcgfb.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
-
 # From the same archive with fewer libraries: the linker takes only the
 # objects a program uses, so an object of deliver/ (or, for the watcher, of
 # the snapshot) pulled in by mistake fails these links.
+$(BUILD)/cgroup-feedback: $(BUILD)/client/cli/main.o $(BUILD)/libcgfb.a
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs $(CLI_PKGS)) $(BZ2_LIBS)
+$(SENDER): $(BUILD)/client/cli/main_send.o $(BUILD)/libcgfb.a
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs $(SEND_PKGS)) $(BZ2_LIBS)
 $(WATCHER): $(BUILD)/client/watch/main.o $(BUILD)/libcgfb.a
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs $(WATCH_PKGS))
 $(REPORTER): $(BUILD)/client/reporter/main.o $(BUILD)/libcgfb.a
@@ -278,6 +285,7 @@ install: $(PROGRAMS)
 	install -m 0755 $(BUILD)/cgroup-feedback $(DESTDIR)$(BINDIR)/cgroup-feedback
 	install -m 0755 $(WATCHER) $(DESTDIR)$(LIBEXECDIR)/cgroup-feedback-watch
 	install -m 0755 $(REPORTER) $(DESTDIR)$(LIBEXECDIR)/cgroup-feedback-report
+	install -m 0755 $(SENDER) $(DESTDIR)$(LIBEXECDIR)/cgroup-feedback-send
 	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
 	install -m 0644 docs/report.schema.json $(DESTDIR)$(DATADIR)/report.schema.json
 	install -m 0644 docs/check.schema.json $(DESTDIR)$(DATADIR)/check.schema.json

@@ -202,6 +202,11 @@ BUILD=$BUILD sh bench/watcher.sh || echo "NOTE: bench/watcher.sh failed"
 echo "---"
 BUILD=$BUILD sh bench/snapshot.sh || echo "NOTE: bench/snapshot.sh failed"
 
+# Start-up (issue 43): status against true, scan of an empty file against
+# grep -c x of one.
+echo "---"
+BUILD=$BUILD sh bench/startup.sh || echo "NOTE: bench/startup.sh failed"
+
 # The readiness check (issue 25): the same tree against the snapshot.
 echo "---"
 BUILD=$BUILD sh bench/check.sh || echo "NOTE: bench/check.sh failed"

@@ -17,7 +17,15 @@
 # Then, per program, every object the linker takes into it (from its main
 # object, through references) is in a stage it is allowed: the watcher's
 # closure holds nothing of privacy/, snapshot/, report/, consent/,
-# deliver/ or cli/.
+# deliver/ or cli/. A room may hold more than one program (cli/main.c,
+# cgroup-feedback, and cli/main_send.c, cgroup-feedback-send): each
+# main*.o is checked.
+#
+# And the programs of LEAN take in no object that calls a library they must
+# not map (the symbols each library's .so defines, nm -D): the command that
+# scans, checks and says the status starts without libcurl, ICU or the
+# collector's libraries, whose commands are cgroup-feedback-send's
+# (docs/ARCHITECTURE.md); tests/integration/status.sh reads the maps.
 #
 # Usage: tools/check-symbols.sh BUILD [TOP]   (exit 0 clean, 1 with a line
 # per violation: "user.o -> definer.o (symbol): why"). TOP is the source
@@ -31,6 +39,9 @@ STAGES=$(sed -n 's/^STAGES="\(.*\)"$/\1/p' "$RULE")
 ROOMS=$(sed -n '/^ROOMS="/,/"$/p' "$RULE" | sed 's/^ROOMS="//; s/"$//')
 SERVER_LAYERS=$(sed -n 's/^SERVER_LAYERS="\(.*\)"$/\1/p' "$RULE")
 [ -n "$STAGES" ] && [ -n "$ROOMS" ] || { echo "check-symbols: no STAGES/ROOMS in check-layers.sh"; exit 2; }
+# main object (under client/): the libraries (.so, as the linker names
+# them) none of the objects it takes in may call.
+LEAN="cli/main.o:libcurl.so libicuuc.so libicui18n.so libmicrohttpd.so libpq.so libsqlite3.so"
 
 objs=$(find "$BUILD/lib" "$BUILD/client" "$BUILD/server-stub" -name '*.o' 2>/dev/null | sort)
 # Objects of files that no longer exist (a file moved away) are left in
@@ -43,9 +54,21 @@ for o in $objs; do
 done
 [ -n "$cur" ] || { echo "check-symbols: no objects in $BUILD (build first)"; exit 2; }
 
+# "MAIN LIB SYMBOL" for every symbol a library of LEAN defines.
+LIBSYMS=$(mktemp)
+trap 'rm -f "$LIBSYMS"' EXIT
+echo "$LEAN" | while IFS=: read -r main libs; do
+	for l in $libs; do
+		so=$(${CC:-cc} -print-file-name="$l")
+		[ -e "$so" ] || { echo "check-symbols: $l not found (its -dev package)" >&2; exit 2; }
+		nm -D --defined-only "$so" | awk -v m="$main" -v l="${l%.so}" \
+			'NF == 3 && $2 ~ /^[TDBRVWGiu]$/ { sub(/@.*/, "", $3); print m, l, $3 }'
+	done
+done > "$LIBSYMS"
+
 # shellcheck disable=SC2086
 nm -A $cur 2>/dev/null | awk -v build="$BUILD" -v stages="$STAGES" -v rooms="$ROOMS" \
-	-v slayers="$SERVER_LAYERS" '
+	-v slayers="$SERVER_LAYERS" -v libsyms="$LIBSYMS" '
 function where(o,    p, n) {
 	p = substr(o, length(build) + 2)
 	n = split(p, part, "/")
@@ -64,6 +87,11 @@ BEGIN {
 		room[kv[1]] = 1
 		k = split(kv[2], al, ",")
 		for (j = 1; j <= k; j++) allowed[kv[1], al[j]] = 1
+	}
+	while ((getline line < libsyms) > 0) {
+		split(line, ls, " ")
+		lean[build "/client/" ls[1]] = 1
+		banned[build "/client/" ls[1], ls[3]] = ls[2]
 	}
 }
 {
@@ -130,20 +158,32 @@ END {
 			bad = 1
 		}
 	}
-	# Per program: what the linker takes in from its main object.
-	for (r2 in room) {
-		main = build "/client/" r2 "/main.o"
-		if (!(main in uses)) continue
+	# Per program: what the linker takes in from its main object
+	# (main.o, or main_NAME.o for a room of two programs).
+	for (main in uses) {
+		if (main !~ /\/main[a-z_]*\.o$/) continue
+		r2 = where(main)
+		if (!(r2 in room) || main !~ "^" build "/client/" r2 "/") continue
 		delete seen
 		closure(main)
 		if (ENVIRON["CHECK_SYMBOLS_VERBOSE"] != "")
-			for (o in seen) print "# " r2 ": " o
+			for (o in seen) print "# " main ": " o
 		for (o in seen) {
 			a = where(o)
 			if (a != r2 && a != "lib" && !((r2, a) in allowed)) {
 				printf "%s: the program %s/ takes in %s (%s/)\n", main, r2, o, a
 				bad = 1
 			}
+			if (!(main in lean)) continue
+			k = split(uses[o], us, " ")
+			for (i = 1; i <= k; i++)
+				if (!(us[i] in def) && ((main, us[i]) in banned) &&
+				    !((main, o, banned[main, us[i]]) in said)) {
+					said[main, o, banned[main, us[i]]] = 1
+					printf "%s: takes in %s, which calls %s (%s): that program must not map it\n",
+						main, o, banned[main, us[i]], us[i]
+					bad = 1
+				}
 		}
 	}
 	exit bad

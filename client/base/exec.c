@@ -48,9 +48,21 @@ int cgfb_sibling_path(const char *name, char *out, size_t outsz)
 	return try_path(installed, strlen(installed), name, out, outsz);
 }
 
+/* Hints name path when it is not the installed command line program. */
+static void name_cli(const char *path)
+{
+	char real[PATH_MAX], installed[PATH_MAX];
+
+	/* Compared resolved: /bin may be a link to /usr/bin. */
+	if (realpath(path, real) && realpath(CGFB_BINDIR "/" CGFB_CLI_NAME, installed) &&
+	    strcmp(real, installed) == 0)
+		return;
+	cgfb_hint_use_program(path);
+}
+
 void cgfb_hint_name_cli(bool self)
 {
-	char path[PATH_MAX], real[PATH_MAX], installed[PATH_MAX];
+	char path[PATH_MAX];
 	ssize_t n;
 
 	if (self) {
@@ -61,40 +73,51 @@ void cgfb_hint_name_cli(bool self)
 	} else if (cgfb_sibling_path(CGFB_CLI_NAME, path, sizeof(path)) < 0) {
 		return;
 	}
-	/* Compared resolved: /bin may be a link to /usr/bin. */
-	if (realpath(path, real) && realpath(CGFB_BINDIR "/" CGFB_CLI_NAME, installed) &&
-	    strcmp(real, installed) == 0)
-		return;
-	cgfb_hint_use_program(path);
+	name_cli(path);
 }
 
-int cgfb_exec_watcher(const char *config_path, const char *catalog_path,
-		      const char *state_dir, int argc, char **argv)
+void cgfb_hint_name_cli_as(const char *path)
+{
+	if (path && path[0] == '/')
+		name_cli(path);
+	else
+		cgfb_hint_name_cli(false);
+}
+
+/* Exec the program name (LIBEXECDIR, or beside this one) with the global
+ * options, then pass (and, for a command, --cli with this program's path),
+ * then argv[first..]. Returns only on failure, having said why. */
+static int exec_helper(const char *name, const char *what, const char *config_path,
+		       const char *catalog_path, const char *state_dir, bool pass_cli,
+		       int argc, char **argv, int first)
 {
 	char path[PATH_MAX], self[PATH_MAX];
-	char **args = calloc((size_t)argc + 8, sizeof(*args));
-	int n = 0;
+	char **args = calloc((size_t)argc + 10, sizeof(*args));
+	int n = 0, rc;
 	ssize_t len;
 
 	if (!args) {
-		cgfb_log(LOG_ERR, "watch: out of memory");
+		cgfb_log(LOG_ERR, "%s: out of memory", what);
 		return -ENOMEM;
 	}
-	if (cgfb_sibling_path(CGFB_WATCHER_NAME, path, sizeof(path)) < 0) {
-		cgfb_log(LOG_ERR, "watch: %s is neither beside this program nor in %s; "
-			 "is cgroup-feedback installed completely?", CGFB_WATCHER_NAME,
-			 CGFB_LIBEXECDIR);
+	if (cgfb_sibling_path(name, path, sizeof(path)) < 0) {
+		cgfb_log(LOG_ERR, "%s: %s is neither beside this program nor in %s; "
+			 "is cgroup-feedback installed completely?", what, name, CGFB_LIBEXECDIR);
 		free(args);
 		return -ENOENT;
 	}
-	/* The watcher starts `cgroup-feedback review` for --prompt: this very
-	 * program, not whatever $PATH finds. */
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len > 0) {
+	if (len > 0)
 		self[len] = '\0';
+	/* The watcher starts `cgroup-feedback review` for --prompt: this
+	 * very program, not whatever $PATH finds. */
+	if (len > 0 && !pass_cli)
 		setenv("CGFB_CLI", self, 1);
-	}
 	args[n++] = path;
+	if (pass_cli && len > 0) {
+		args[n++] = "--cli";
+		args[n++] = self;
+	}
 	if (config_path) {
 		args[n++] = "--config";
 		args[n++] = (char *)config_path;
@@ -107,13 +130,28 @@ int cgfb_exec_watcher(const char *config_path, const char *catalog_path,
 		args[n++] = "--state-dir";
 		args[n++] = (char *)state_dir;
 	}
-	for (int i = 1; i < argc; i++)
+	for (int i = first; i < argc; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;
 	execv(path, args);
-	cgfb_log(LOG_ERR, "watch: starting %s: %s", path, strerror(errno));
+	rc = -errno;
+	cgfb_log(LOG_ERR, "%s: starting %s: %s", what, path, strerror(-rc));
 	free(args);
-	return -errno;
+	return rc;
+}
+
+int cgfb_exec_watcher(const char *config_path, const char *catalog_path,
+		      const char *state_dir, int argc, char **argv)
+{
+	return exec_helper(CGFB_WATCHER_NAME, "watch", config_path, catalog_path, state_dir,
+			   false, argc, argv, 1);
+}
+
+int cgfb_exec_sender(const char *config_path, const char *catalog_path,
+		     const char *state_dir, int argc, char **argv)
+{
+	return exec_helper(CGFB_SENDER_NAME, argv[0], config_path, catalog_path, state_dir,
+			   true, argc, argv, 0);
 }
 
 static void close_pair(int p[2])

@@ -1,8 +1,9 @@
-/* The two programs of the client: cgroup-feedback, which an administrator
- * runs (and which links libcurl for delivery), and the long-running
- * watcher, which reads the kernel log with CAP_SYSLOG and links no network
- * library at all, and the report writer it starts for each new detection.
- * Each starts the next by path, never through $PATH. */
+/* The programs of the client: cgroup-feedback, which an administrator runs;
+ * the commands of it that decide about and send reports, a program of
+ * their own that it starts (the only one linking libcurl and ICU); the
+ * long-running watcher, which reads the kernel log with CAP_SYSLOG and
+ * links no network library at all; and the report writer it starts for
+ * each new detection. Each starts the next by path, never through $PATH. */
 #ifndef CGFB_EXEC_H
 #define CGFB_EXEC_H
 
@@ -17,6 +18,10 @@
  * CAP_SYSLOG, so that the reader of the kernel log maps no crypto, udev or
  * schema code either and stays small at rest. */
 #define CGFB_REPORTER_NAME "cgroup-feedback-report"
+/* review, submit, decline, reopen, withdraw, flush and export: the commands
+ * that read free text (ICU, for the secret scan) or send (libcurl), so that
+ * scan, check, status and catalog map neither (docs/ARCHITECTURE.md). */
+#define CGFB_SENDER_NAME   "cgroup-feedback-send"
 
 /* Where the other program is: next to this one (the build tree), or where
  * it is installed (LIBEXECDIR for the watcher, BINDIR for the command).
@@ -37,6 +42,10 @@ int cgfb_run_filter(const char *path, const char *const *argv, const char *in, s
  * program. self: this process is that program; else (the watcher, the
  * report writer) it is the one beside this process (cgfb_sibling_path). */
 void cgfb_hint_name_cli(bool self);
+/* The same for the program at path, which started this one (the sender's
+ * --cli): its hints name the program the administrator ran, as that
+ * program's own would. NULL or a relative path: as cgfb_hint_name_cli(false). */
+void cgfb_hint_name_cli_as(const char *path);
 
 /* `cgroup-feedback watch ...`: exec the watcher with the global options
  * (--config, --catalog, --state-dir; each may be NULL) and the command's
@@ -44,5 +53,11 @@ void cgfb_hint_name_cli(bool self);
  * why. */
 int cgfb_exec_watcher(const char *config_path, const char *catalog_path,
 		      const char *state_dir, int argc, char **argv);
+
+/* `cgroup-feedback review ...` and the other commands of CGFB_SENDER_NAME:
+ * exec it with --cli (this program's path), the global options and argv
+ * from the command's name on. Returns only on failure, having said why. */
+int cgfb_exec_sender(const char *config_path, const char *catalog_path,
+		     const char *state_dir, int argc, char **argv);
 
 #endif

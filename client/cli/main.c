@@ -21,6 +21,15 @@ static int cmd_watch(const struct cgfb_globals *g, int argc, char **argv)
 	return CGFB_EXIT_TROUBLE;
 }
 
+/* So are the commands that read free text or send (main_send.c): this
+ * program maps neither ICU nor libcurl, and a scan, check or status starts
+ * without them (docs/ARCHITECTURE.md, docs/PERFORMANCE.md). */
+static int cmd_send(const struct cgfb_globals *g, int argc, char **argv)
+{
+	cgfb_exec_sender(g->config_path, g->catalog_path, g->state_dir, argc, argv);
+	return CGFB_EXIT_TROUBLE;
+}
+
 static const struct cgfb_command commands[] = {
 	{ "scan", "[--json] [FILE...]  find catalog messages in saved logs or the live log",
 	  cgfb_cmd_scan },
@@ -32,18 +41,18 @@ static const struct cgfb_command commands[] = {
 	{ "check", "[--json] [--target SPEC] [--root DIR]  what here depends on cgroup v1, "
 	  "and where it breaks", cgfb_cmd_check },
 	{ "review", "[ID]  look at a report, answer its questions, decide what happens",
-	  cgfb_cmd_review },
+	  cmd_send },
 	{ "list", "[--json]  the reports and their states", cgfb_cmd_list },
 	{ "show", "ID  exactly the bytes that would be sent", cgfb_cmd_show },
 	{ "status", "[--json]  what is pending, due or failing (exit 1 while sending fails)",
 	  cgfb_cmd_status },
 	{ "submit", "ID --yes [--use-case-file F] [--answer K=V]...  consent and send",
-	  cgfb_cmd_submit },
-	{ "decline", "ID  never send this report", cgfb_cmd_decline },
-	{ "reopen", "ID|MESSAGE  undo a decline or a never: ask about it again", cgfb_cmd_reopen },
-	{ "withdraw", "ID  delete a sent report from the collector", cgfb_cmd_withdraw },
-	{ "flush", "  send the consented reports that are due", cgfb_cmd_flush },
-	{ "export", "ID [--output FILE]  the report as an e-mail for linux-mm", cgfb_cmd_export },
+	  cmd_send },
+	{ "decline", "ID  never send this report", cmd_send },
+	{ "reopen", "ID|MESSAGE  undo a decline or a never: ask about it again", cmd_send },
+	{ "withdraw", "ID  delete a sent report from the collector", cmd_send },
+	{ "flush", "  send the consented reports that are due", cmd_send },
+	{ "export", "ID [--output FILE]  the report as an e-mail for linux-mm", cmd_send },
 	{ "demo", "  a recorded kernel log replayed into a scratch directory; touches nothing here",
 	  cgfb_cmd_demo },
 };

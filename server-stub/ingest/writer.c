@@ -96,6 +96,49 @@ static void run_job(struct writer *w, struct job *j, const char *now)
 		j->result = store_delete(w->store, j->id, j->token, hour);
 }
 
+/* Reports stored together (store_put_batch: one round trip to PostgreSQL
+ * for these instead of one each): at most this many at a time. */
+#define PUT_RUN 128
+
+/* The puts of run[0..n) as one store_put_batch, their results into the
+ * jobs. */
+static void put_run(struct writer *w, struct job **run, struct store_put_item *items, size_t n)
+{
+	if (n == 0)
+		return;
+	store_put_batch(w->store, items, n);
+	for (size_t i = 0; i < n; i++)
+		run[i]->result = items[i].rc;
+}
+
+/* Every job of the batch in order; consecutive puts together. */
+static void run_jobs(struct writer *w, struct job *batch, const char *now)
+{
+	struct store_put_item items[PUT_RUN];
+	struct job *run[PUT_RUN];
+	char hour[32];
+	size_t n = 0;
+
+	writer_hour(hour, now);
+	for (struct job *j = batch; j; j = j->next) {
+		if (j->kind != JOB_PUT) {
+			put_run(w, run, items, n);
+			n = 0;
+			run_job(w, j, now);
+			continue;
+		}
+		items[n] = (struct store_put_item){ .m = j->meta, .body = j->body, .len = j->len,
+						    .received_at = hour, .via = j->via,
+						    .r = &j->receipt };
+		run[n++] = j;
+		if (n == PUT_RUN) {
+			put_run(w, run, items, n);
+			n = 0;
+		}
+	}
+	put_run(w, run, items, n);
+}
+
 /* A batch that lost a deadlock against another collector's batch on the
  * same PostgreSQL (the same ids in another order) is run again this many
  * times before its requests are answered 503. */
@@ -111,8 +154,8 @@ static int run_batch_once(struct writer *w, struct job *batch)
 
 	writer_now(now);
 	rc = store_begin(w->store);
-	for (struct job *j = batch; j && rc == 0; j = j->next)
-		run_job(w, j, now);
+	if (rc == 0)
+		run_jobs(w, batch, now);
 	if (rc == 0)
 		rc = store_commit(w->store);
 	if (rc < 0) {

@@ -179,16 +179,42 @@ static int claim_withdrawn(struct store *s, const struct report_meta *m, const c
 	return rc;
 }
 
-int store_put(struct store *s, const struct report_meta *m, const char *body, size_t len,
-	      const char *received_at, const char *via, struct receipt *r)
+/* What a claim makes of the backend's answer rc to a put. */
+static int claimed(struct store *s, const struct report_meta *m, const char *body, size_t len,
+		   const char *received_at, const char *via, struct receipt *r, int rc)
 {
-	int rc = s->ops->put(s, m, body, len, received_at, via, r);
-
 	if (rc == STORE_CONFLICT && m->claim != CLAIM_NONE)
 		rc = claim_row(s, m, body, len, received_at, via, r);
 	else if (rc == STORE_WITHDRAWN && m->claim == CLAIM_PROVEN)
 		rc = claim_withdrawn(s, m, body, len, received_at, via, r);
 	return rc;
+}
+
+int store_put(struct store *s, const struct report_meta *m, const char *body, size_t len,
+	      const char *received_at, const char *via, struct receipt *r)
+{
+	return claimed(s, m, body, len, received_at, via, r,
+		       s->ops->put(s, m, body, len, received_at, via, r));
+}
+
+int store_put_batch(struct store *s, struct store_put_item *items, size_t n)
+{
+	int rc;
+
+	if (!s->ops->put_batch) {
+		for (size_t i = 0; i < n; i++)
+			items[i].rc = store_put(s, items[i].m, items[i].body, items[i].len,
+						items[i].received_at, items[i].via, items[i].r);
+		return 0;
+	}
+	rc = s->ops->put_batch(s, items, n);
+	for (size_t i = 0; i < n; i++) {
+		struct store_put_item *it = &items[i];
+
+		it->rc = rc < 0 ? rc : claimed(s, it->m, it->body, it->len, it->received_at,
+					       it->via, it->r, it->rc);
+	}
+	return rc < 0 ? rc : 0;
 }
 
 /* 0 when TOKEN hashes to WANT, the stored token's SHA-256 (64 hex

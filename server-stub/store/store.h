@@ -166,6 +166,21 @@ void store_rollback(struct store *s);
  * holds. */
 int store_put(struct store *s, const struct report_meta *m, const char *body, size_t len,
 	      const char *received_at, const char *via, struct receipt *r);
+/* Several store_put in one go, inside a transaction: items[i].rc gets
+ * what store_put would have returned for it, in order. A backend that can
+ * send them together does (PostgreSQL's pipeline: one round trip for the
+ * batch instead of one a report); the others put them one by one. 0, or a
+ * negative errno when the batch as a whole failed (then every rc is it). */
+struct store_put_item {
+	const struct report_meta *m;
+	const char *body;
+	size_t len;
+	const char *received_at;
+	const char *via;
+	struct receipt *r;
+	int rc;
+};
+int store_put_batch(struct store *s, struct store_put_item *items, size_t n);
 /* Delete report id if token's SHA-256 matches the stored one (constant-time
  * compare). Returns 0, -ENOENT, -EACCES (wrong token) or -EPERM (the report
  * carries no deletion token). The id is remembered as withdrawn, with the

@@ -29,6 +29,9 @@ struct store_ops {
 	void (*rollback)(struct store *s);
 	int (*put)(struct store *s, const struct report_meta *m, const char *body, size_t len,
 		   const char *received_at, const char *via, struct receipt *r);
+	/* NULL: put one by one. Else each items[i].rc as put would return
+	 * it (store.c then applies the claims, as for put). */
+	int (*put_batch)(struct store *s, struct store_put_item *items, size_t n);
 	/* The deletion token's stored SHA-256 (64 hex digits) into want,
 	 * and, unless via is NULL, the way the report came ("http", "mail")
 	 * into via: 0, -ENOENT (no such report) or -EPERM (no token stored;

@@ -89,6 +89,19 @@ int pg_begin(struct store *base);
 int pg_commit(struct store *base);
 void pg_rollback(struct store *base);
 /* store_pg_write.c */
+/* P_INSERT's parameters for one report, and its answer: 1 stored, 2
+ * withdrawn before, 0 the id is there already, or -EIO. pg_put_answer
+ * turns that answer into pg_put's (a receipt; for an id already there a
+ * second statement reads its row). */
+#define PG_INSERT_N 17
+void pg_insert_params(const struct report_meta *m, const char *body, size_t len,
+		      const char *received_at, const char *via, const char *vals[PG_INSERT_N],
+		      int lens[PG_INSERT_N], int fmts[PG_INSERT_N]);
+int pg_insert_answer(const PGresult *res);
+int pg_put_answer(struct pg_store *s, const struct report_meta *m, const char *received_at,
+		  int rc, struct receipt *r);
+/* store_pg_pipe.c: store_put_batch in one pipeline (libpq 14+). */
+int pg_put_batch(struct store *base, struct store_put_item *items, size_t n);
 int pg_put(struct store *base, const struct report_meta *m, const char *body, size_t len,
 	   const char *received_at, const char *via, struct receipt *r);
 int pg_token(struct store *base, const char *id, char want[65], char via[STORE_VIA_MAX]);

@@ -61,6 +61,7 @@ const struct store_ops store_pg_ops = {
 	.commit = pg_commit,
 	.rollback = pg_rollback,
 	.put = pg_put,
+	.put_batch = pg_put_batch,
 	.token = pg_token,
 	.del = pg_delete,
 	.remove = pg_remove,

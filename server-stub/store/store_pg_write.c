@@ -25,45 +25,57 @@ static int find(struct pg_store *s, const char *id, struct receipt *r)
 	return rc;
 }
 
+void pg_insert_params(const struct report_meta *m, const char *body, size_t len,
+		      const char *received_at, const char *via, const char *vals[PG_INSERT_N],
+		      int lens[PG_INSERT_N], int fmts[PG_INSERT_N])
+{
+	const char *v[PG_INSERT_N] = { m->id, m->sha256, body, received_at, via,
+				       pg_nonempty(m->token_sha256), m->install, m->catalog_id,
+				       m->kernel_series, m->distribution, m->cgroup_mode,
+				       m->software, m->verdict, m->reorganisation, m->month,
+				       pg_nonempty(m->use_case), m->origin };
+
+	/* Absent fields are stored as '' as in SQLite, but for the two
+	 * that may be NULL. */
+	for (int i = 0; i < PG_INSERT_N; i++) {
+		vals[i] = v[i] || i == 5 || i == 15 ? v[i] : "";
+		lens[i] = 0;
+		fmts[i] = 0;
+	}
+	lens[2] = (int)len;
+	fmts[2] = 1;
+}
+
+int pg_insert_answer(const PGresult *res)
+{
+	if (PQntuples(res) != 1)
+		return -EIO;
+	if (pg_int8_at(res, 0, 0) > 0)
+		return 2;
+	return pg_int8_at(res, 0, 1) > 0;
+}
+
 /* 1 stored, 2 withdrawn before, 0 the id is there already. */
 static int insert(struct pg_store *s, const struct report_meta *m, const char *body, size_t len,
 		  const char *received_at, const char *via)
 {
-	const char *vals[17] = { m->id, m->sha256, body, received_at, via,
-				 pg_nonempty(m->token_sha256), m->install, m->catalog_id,
-				 m->kernel_series, m->distribution, m->cgroup_mode, m->software,
-				 m->verdict, m->reorganisation, m->month, pg_nonempty(m->use_case),
-				 m->origin };
-	int lens[17] = { 0 }, fmts[17] = { 0 };
+	const char *vals[PG_INSERT_N];
+	int lens[PG_INSERT_N], fmts[PG_INSERT_N];
 	PGresult *res;
 	int rc;
 
-	/* Absent fields are stored as '' as in SQLite, but for the two
-	 * that may be NULL. */
-	for (int i = 0; i < 17; i++)
-		if (!vals[i] && i != 5 && i != 15)
-			vals[i] = "";
-	lens[2] = (int)len;
-	fmts[2] = 1;
-	res = pg_run(s, P_INSERT, 17, vals, lens, fmts, "insert", &rc);
+	pg_insert_params(m, body, len, received_at, via, vals, lens, fmts);
+	res = pg_run(s, P_INSERT, PG_INSERT_N, vals, lens, fmts, "insert", &rc);
 	if (!res)
 		return rc;
-	if (PQntuples(res) != 1)
-		rc = -EIO;
-	else if (pg_int8_at(res, 0, 0) > 0)
-		rc = 2;
-	else
-		rc = pg_int8_at(res, 0, 1) > 0;
+	rc = pg_insert_answer(res);
 	PQclear(res);
 	return rc;
 }
 
-int pg_put(struct store *base, const struct report_meta *m, const char *body, size_t len,
-		  const char *received_at, const char *via, struct receipt *r)
+int pg_put_answer(struct pg_store *s, const struct report_meta *m, const char *received_at,
+		  int rc, struct receipt *r)
 {
-	struct pg_store *s = pgs(base);
-	int rc = insert(s, m, body, len, received_at, via);
-
 	if (rc == 2)
 		return STORE_WITHDRAWN;
 	if (rc == 1) {
@@ -82,6 +94,14 @@ int pg_put(struct store *base, const struct report_meta *m, const char *body, si
 	if (rc < 0)
 		return rc;
 	return strcmp(r->sha256, m->sha256) == 0 ? STORE_SAME : STORE_CONFLICT;
+}
+
+int pg_put(struct store *base, const struct report_meta *m, const char *body, size_t len,
+		  const char *received_at, const char *via, struct receipt *r)
+{
+	struct pg_store *s = pgs(base);
+
+	return pg_put_answer(s, m, received_at, insert(s, m, body, len, received_at, via), r);
 }
 
 int pg_token(struct store *base, const char *id, char want[65], char via[STORE_VIA_MAX])

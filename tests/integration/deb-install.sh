@@ -169,6 +169,9 @@ check "dependencies came from the archive (libjson-c5 installed)" \
 say "installed"
 
 check "cgroup-feedback --version" sh -c 'chroot "$1" cgroup-feedback --version | grep -q "^cgroup-feedback [0-9]"' _ "$ROOT"
+check "cgroup-feedback review --help: the packaged cgroup-feedback-send, from /usr/libexec/cgroup-feedback" \
+	sh -c 'chroot "$1" cgroup-feedback review --help | grep -q "^Usage: cgroup-feedback review" &&
+	       [ -x "$1/usr/libexec/cgroup-feedback/cgroup-feedback-send" ]' _ "$ROOT"
 cp "$DATA/logs/opensuse-12.2.dmesg" "$ROOT/tmp/opensuse.dmesg"
 in_root 60 cgroup-feedback scan --json /tmp/opensuse.dmesg >"$T_TMP/scan.out" 2>&1
 check "cgroup-feedback scan finds S1 in a SUSE log" [ $? -eq 0 ]

@@ -83,8 +83,9 @@ check "the packaged binary runs (Debian has the same libraries)" \
 	sh -c '"$1/x/usr/bin/cgroup-feedback" --version | grep -q "^cgroup-feedback $2"' _ "$T_TMP" "$VERSION"
 check "the unit starts the packaged watcher, /usr/libexec/cgroup-feedback/cgroup-feedback-watch" \
 	grep -q '^ExecStart=/usr/libexec/cgroup-feedback/cgroup-feedback-watch ' "$T_TMP/x/usr/lib/systemd/system/cgroup-feedback.service"
-check "the package holds the watcher and the report writer" \
+check "the package holds the watcher, the report writer and the sender" \
 	sh -c '[ -x "$1/usr/libexec/cgroup-feedback/cgroup-feedback-watch" ] &&
-	       [ -x "$1/usr/libexec/cgroup-feedback/cgroup-feedback-report" ]' _ "$T_TMP/x"
+	       [ -x "$1/usr/libexec/cgroup-feedback/cgroup-feedback-report" ] &&
+	       [ -x "$1/usr/libexec/cgroup-feedback/cgroup-feedback-send" ]' _ "$T_TMP/x"
 
 finish

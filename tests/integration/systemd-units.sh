@@ -42,7 +42,7 @@ check "no @VARIABLE@ left in any unit" sh -c '! grep -l "@[A-Z]*@" "$1"/cgroup-f
 V=$T_TMP/verify
 mkdir -p "$V/bin"
 cp "$CGFB" "$V/bin/cgroup-feedback"
-cp "$BUILD/cgroup-feedback-watch" "$BUILD/cgroup-feedback-report" "$V/bin/"
+cp "$BUILD/cgroup-feedback-send" "$BUILD/cgroup-feedback-watch" "$BUILD/cgroup-feedback-report" "$V/bin/"
 # Every program is part of the product: one missing fails the copy and
 # the verify of its unit.
 cp "$BUILD/cgroup-feedback-server" "$V/bin/cgroup-feedback-server"

@@ -115,6 +115,26 @@ for p in cgroup-feedback-watch cgroup-feedback-report; do
 	check "$p links no libcurl or libssl" sh -c '! ldd "$1" | grep -Eq "libcurl|libssl"' _ "$BUILD/$p"
 done
 
+# The command itself carries only what scan, check, status and catalog use:
+# the commands that read free text (ICU) or send (libcurl) are
+# cgroup-feedback-send's, which it execs (docs/ARCHITECTURE.md). Each is
+# caught blocked on a pipe, past what it loads, and its maps read
+# (tests/tools/blocked-maps.py).
+mkdir -m 0700 "$T_TMP/lean"
+C="$PWD/$BUILD/cgroup-feedback --state-dir $T_TMP/lean"
+# shellcheck disable=SC2086 # each command and its arguments
+$PY tests/tools/blocked-maps.py $C status \; $C check \; $C catalog \; $C scan /dev/stdin \
+	> "$T_TMP/lean.maps" 2> "$T_TMP/lean.err" || sed 's/^/# /' "$T_TMP/lean.err"
+for c in status check catalog "scan /dev/stdin"; do
+	awk -v c="$c" '/^== / { on = ($0 ~ (" " c "$")); if (on) seen = 1; next } on
+		END { if (!seen) print "not run" }' "$T_TMP/lean.maps" > "$T_TMP/lean.one"
+	check "cgroup-feedback $c, running, maps no libcurl (nor what it pulls in), ICU, libmicrohttpd, libpq or SQLite" \
+		sh -c 'grep -q "/libc\.so" "$1" && ! grep -E "/lib(curl|icu[a-z0-9]*|microhttpd|pq|sqlite3|ssl|nghttp2|ssh2|ldap|rtmp|psl|gssapi)[.-]" "$1"' \
+		_ "$T_TMP/lean.one"
+done
+check "...and links none of them (ldd)" \
+	sh -c '! ldd "$1" | grep -Eq "libcurl|libicu|libmicrohttpd|libpq|libsqlite3"' _ "$BUILD/cgroup-feedback"
+
 # Without the watcher program next to it or installed: a clear error.
 mkdir -p "$T_TMP/alone"
 cp "$BUILD/cgroup-feedback" "$T_TMP/alone/cgroup-feedback"
@@ -123,4 +143,9 @@ $VG "$T_TMP/alone/cgroup-feedback" --config "$CONF" watch --once --kmsg /dev/nul
 check "no watcher program: exit 2" [ $? -eq 2 ]
 check "...saying which program is missing and where it was looked for" \
 	grep -q 'cgroup-feedback-watch is neither beside this program nor in' "$T_TMP/alone.err"
+# The same for the commands that send.
+$VG "$T_TMP/alone/cgroup-feedback" --config "$CONF" --state-dir "$ST" review 2> "$T_TMP/alone.err"
+check "no cgroup-feedback-send: review exits 2" [ $? -eq 2 ]
+check "...saying which program is missing and where it was looked for" \
+	grep -q '^cgroup-feedback: review: cgroup-feedback-send is neither beside this program nor in' "$T_TMP/alone.err"
 finish

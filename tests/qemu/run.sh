@@ -189,7 +189,7 @@ cp "$detector" "$root/usr/bin/cgroup-feedback"
 # The watcher and the report writer beside it, where `cgroup-feedback watch`
 # looks first.
 progs="$detector"
-for p in cgroup-feedback-watch cgroup-feedback-report; do
+for p in cgroup-feedback-send cgroup-feedback-watch cgroup-feedback-report; do
 	[ -x "${detector%/*}/$p" ] || die "${detector%/*}/$p not found (run make)"
 	cp "${detector%/*}/$p" "$root/usr/bin/$p"
 	progs="$progs ${detector%/*}/$p"
