@@ -60,6 +60,15 @@ PGresult *pg_call_params(struct pg_store *s, const char *what, const char *sql, 
 PGresult *pg_call_prepared(struct pg_store *s, const char *what, const char *name, int n,
 			   const char *const *vals, const int *lens, const int *fmts, int *rc);
 PGresult *pg_call_prepare(struct pg_store *s, const char *name, const char *sql, int *rc);
+/* A pipeline's calls under the same deadline (store_pg_pipe.c): its end,
+ * set when the pipeline starts; the queued commands written out within
+ * it; each next result read within it (NULL as PQgetResult gives it
+ * between the queries' results). Past the end, or abandoned at shutdown:
+ * the connection closed and logged, *rc < 0, s->conn NULL. */
+int64_t pg_call_end(const struct pg_store *s);
+int pg_flush_within(struct pg_store *s, const char *what, int64_t end);
+PGresult *pg_next_result(struct pg_store *s, const char *what, int64_t end, int *rc);
+int pg_ready(const struct pg_store *s);
 
 /* Log what failed (the reason goes to the log only) and return it as a
  * negative errno; inside a transaction the first one is kept for COMMIT. */

@@ -230,7 +230,60 @@ static int ready(const struct pg_store *s)
 {
 	if (abandoned(s))
 		return -ESHUTDOWN;
-	return PQstatus(s->conn) == CONNECTION_OK ? 0 : -ENOTCONN;
+	return s->conn && PQstatus(s->conn) == CONNECTION_OK ? 0 : -ENOTCONN;
+}
+
+int pg_ready(const struct pg_store *s)
+{
+	return ready(s);
+}
+
+int64_t pg_call_end(const struct pg_store *s)
+{
+	const unsigned ms = call_ms(s);
+
+	return ms ? now_ms() + ms : INT64_MAX;
+}
+
+int pg_flush_within(struct pg_store *s, const char *what, int64_t end)
+{
+	int f, rc = 0;
+
+	while ((f = PQflush(s->conn)) == 1) {
+		rc = wait_socket(s, s->conn, POLLIN | POLLOUT, end);
+		if (rc < 0)
+			goto gone;
+		if (!PQconsumeInput(s->conn))
+			break;
+	}
+	if (f == 0)
+		return 0;
+	rc = -EIO;
+gone:
+	log_gone(s, what, rc, call_ms(s));
+	pg_drop(s);
+	return rc;
+}
+
+PGresult *pg_next_result(struct pg_store *s, const char *what, int64_t end, int *rc)
+{
+	*rc = 0;
+	while (PQisBusy(s->conn)) {
+		*rc = wait_socket(s, s->conn, POLLIN, end);
+		if (*rc < 0)
+			goto gone;
+		/* A broken connection is no longer busy: PQgetResult gives
+		 * its error. */
+		if (!PQconsumeInput(s->conn) && PQstatus(s->conn) == CONNECTION_OK) {
+			*rc = -EIO;
+			goto gone;
+		}
+	}
+	return PQgetResult(s->conn);
+gone:
+	log_gone(s, what, *rc, call_ms(s));
+	pg_drop(s);
+	return NULL;
 }
 
 PGresult *pg_call_sql(struct pg_store *s, const char *what, const char *sql, int *rc)

@@ -37,17 +37,25 @@ static size_t send_all(struct pg_store *s, struct store_put_item *items, size_t 
 	return i;
 }
 
-/* Each sent query's result (then the NULL that ends it), then the sync's.
- * The answers into items[].rc; the first failure into *rc. true once the
- * sync was read: the pipeline is empty. */
-static bool read_all(struct pg_store *s, struct store_put_item *items, size_t sent, int *rc)
+/* Each sent query's result (then the NULL that ends it), then the sync's,
+ * each within end (a frozen server costs the deadline, not the writer:
+ * the connection is then closed, *rc < 0). The answers into items[].rc;
+ * the first failure into *rc. true once the sync was read: the pipeline
+ * is empty. */
+static bool read_all(struct pg_store *s, struct store_put_item *items, size_t sent,
+		     int64_t end, int *rc)
 {
 	size_t i = 0;
 	int nulls = 0;
 
 	for (;;) {
-		PGresult *res = PQgetResult(s->conn);
+		int wrc;
+		PGresult *res = pg_next_result(s, "insert (pipeline)", end, &wrc);
 
+		if (wrc < 0) {
+			*rc = wrc;
+			return false;
+		}
 		if (!res) {
 			/* Two in a row: nothing more will come (a broken
 			 * connection, or no sync was queued). */
@@ -84,22 +92,37 @@ int pg_put_batch(struct store *base, struct store_put_item *items, size_t n)
 	size_t sent;
 	int rc = 0;
 
+	int64_t end;
+
 	if (n == 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		items[i].rc = -EIO;
+	rc = pg_ready(s);
+	if (rc < 0)
+		return rc;
+	/* One deadline for the whole pipeline: one round trip's worth of
+	 * statements, as one statement has (store_pg_conn.c). */
+	end = pg_call_end(s);
 	if (PQenterPipelineMode(s->conn) != 1)
 		return pg_db_error(s, "insert (pipeline mode)", NULL);
 	sent = send_all(s, items, n, &rc);
-	if (!read_all(s, items, sent, &rc) && rc == 0)
+	if (rc == 0)
+		rc = pg_flush_within(s, "insert (pipeline)", end);
+	if (!s->conn)
+		return rc;                /* closed past the deadline: logged */
+	if (!read_all(s, items, sent, end, &rc) && rc == 0)
 		rc = pg_db_error(s, "insert (pipeline results)", NULL);
+	if (!s->conn)
+		return rc;
 	if (PQexitPipelineMode(s->conn) != 1) {
 		/* Results still queued: this session cannot run a statement
-		 * again; a new one (the transaction is the server's to roll
-		 * back). */
+		 * again; the next transaction connects anew (PQreset would
+		 * wait without a deadline; the transaction is the server's to
+		 * roll back). */
 		if (rc == 0)
 			rc = pg_db_error(s, "insert (leaving pipeline mode)", NULL);
-		PQreset(s->conn);
+		pg_drop(s);
 	}
 	if (rc < 0)
 		return rc;
