@@ -323,4 +323,27 @@ check "... the text output says not proven" grep -q "not proven the kernel's" "$
 check "... with --trust-file: exit 0, one report" sh -c '[ $1 -eq 0 ] && [ $(ls "$2"/reports/*.json | wc -l) -eq 1 ]' \
 	_ $? "$RF"
 
+# The sound of the break (issue 42, part 2): the kernel refusing a v1
+# mount, in a dmesg log, becomes a pending report like any other, and its
+# e-mail carries the break's own questions, answered.
+printf '[    0.000000] Linux version 6.12.48+deb13-amd64 (debian-kernel@lists.debian.org)\n[   12.345678] cgroup: Unknown subsys name '"'"'memory'"'"'\n' \
+	> "$T_TMP/break.log"
+RB=$T_TMP/bstate
+"$CGFB" --config "$T_TMP/rconf" scan --report --state-dir "$RB" --cgroup-root "$FX/root" \
+	--mountinfo "$FX/mountinfo" "$T_TMP/break.log" > /dev/null 2>&1
+bid=$(basename "$(ls "$RB"/reports/*.json 2>/dev/null | head -n 1)" .json)
+printf 'A 2019 appliance image mounts the v1 memory hierarchy from fstab.\n' > "$T_TMP/buc"
+"$CGFB" --config "$T_TMP/rconf" export --yes --state-dir "$RB" --email --use-case-file "$T_TMP/buc" \
+	--answer went_back='yes, 6.1 kept' -o "$T_TMP/break.eml" "$bid" > /dev/null 2>&1
+check "a break (B1) in a dmesg log: a report, exported with its own questions answered" \
+	python3 - "$RB/reports/$bid.json" "$T_TMP/break.eml" <<'EOP'
+import email, email.policy, json, sys
+r = json.load(open(sys.argv[1]))
+assert r["detection"]["catalog_id"] == "B1" and r["detection"]["fields"]["controller"] == "memory", r["detection"]
+msg = email.message_from_bytes(open(sys.argv[2], "rb").read(), policy=email.policy.default)
+body = msg.get_body(("plain",)).get_content()
+assert "went_back: yes, 6.1 kept" in body, body
+assert "A 2019 appliance image mounts the v1 memory hierarchy" in body, body
+EOP
+
 finish
