@@ -131,6 +131,12 @@ round() {
 		set -- "$CGFB" --config "$CONF" watch --once --kmsg "$KMSG" --state-dir "$ST" \
 			--boot-id-file "$T_TMP/boot" --cgroup-root "$T_TMP/fx/root" \
 			--mountinfo "$T_TMP/fx/mountinfo" ;;
+	submit|flush|export|review)
+		# cgroup-feedback runs these as cgroup-feedback-send, the
+		# program that writes (docs/ARCHITECTURE.md): its steps are killed.
+		PROG=cgroup-feedback-send ;;
+	esac
+	case $kind in
 	submit)
 		set -- "$CGFB" --config "$CONF" submit --state-dir "$ST" --yes \
 			--use-case-file "$T_TMP/uc" "$(pending_one)" ;;
@@ -146,7 +152,7 @@ round() {
 	esac
 	if [ "$kind" = review ]; then
 		# The shim belongs in the client, not in python.
-		KILLSHIM_AT=$at KILLSHIM_PROG=cgroup-feedback LD_PRELOAD=$SHIM \
+		KILLSHIM_AT=$at KILLSHIM_PROG=$PROG LD_PRELOAD=$SHIM \
 			KILLSHIM_LOG=${SHIMLOG:-} timeout 60 "$@" < "$T_TMP/review.script" \
 			> /dev/null 2>&1
 	elif [ "$at" = random ]; then
