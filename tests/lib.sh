@@ -48,6 +48,9 @@ CGFB=${CGFB:-$PWD/$BUILD/cgroup-feedback}
 # valgrind (each such run says which); it costs seconds of valgrind's
 # start-up per process and finds nothing new. Natively it is $CGFB.
 CGFB_NATIVE=$PWD/$BUILD/cgroup-feedback
+# SERVER_NATIVE: the same for the collector (its `import` and other
+# one-shot commands; tests/server/lib.sh's SERVER is the one under valgrind).
+SERVER_NATIVE=$PWD/$BUILD/cgroup-feedback-server
 # CGFB_VG_NATIVE="PROGRAM..." in a command's environment: under valgrind,
 # the programs it names (cgroup-feedback-report, cgroup-feedback-watch...)
 # run as the build's own when another program starts them, the others stay

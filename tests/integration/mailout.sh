@@ -187,8 +187,12 @@ check "SMTP: EHLO names a constant, not this machine" grep -qx 'EHLO cgroup-feed
 # conversation nor any header of the mail may name it.
 if [ "$(id -u)" -eq 0 ] && unshare -u true 2>/dev/null; then
 	id=$(new_report M8 m7)
+	# Natively under valgrind (CGFB_NATIVE, tests/lib.sh): the SMTP send
+	# with STARTTLS just above took this path under valgrind (its EHLO
+	# names the constant whatever the host name); what is checked here is
+	# what reaches the wire, which needs no second memcheck run.
 	unshare -u sh -c 'hostname acmedb01-planted.corp.example && "$@"' _ \
-		"$CGFB" --config "$CONF" export --yes --state-dir "$ST" --send "$id" > /dev/null 2>"$T_TMP/err"
+		"$CGFB_NATIVE" --config "$CONF" export --yes --state-dir "$ST" --send "$id" > /dev/null 2>"$T_TMP/err"
 	check "SMTP from a host named acmedb01-planted: exit 0" [ $? -eq 0 ]
 	check "SMTP: the planted host name is in no command and no header" \
 		sh -c '! grep -rqi "acmedb01" "$1"/msg-2.env "$1"/msg-2.eml' _ "$T_TMP/smtp"

@@ -10,11 +10,19 @@
 
 R=$T_TMP/reports
 gen "$R" 12 15 7
+# The collector that makes the fixtures is the build's own program under
+# valgrind (SERVER_NATIVE, tests/lib.sh): this script's subject is the
+# import, which runs under valgrind below; the start, the posts, the
+# mbox export and the stop are server-api.sh's server a's path, under
+# valgrind in valgrind/server-api and valgrind/pg/server-api.
+SERVER_VG=$SERVER
+SERVER=$SERVER_NATIVE
 start_server src --rate 0 || { not_ok "server starts"; finish; exit 1; }
 for n in $(seq 0 11); do post "$R/$n.json" > /dev/null; done
 expect_eq "export of 12 reports: 200" "$(admin /api/v1/export.mbox)" 200
 mv "$T_TMP/body" "$T_TMP/all.mbox"
 stop_server
+SERVER=$SERVER_VG
 
 S=$T_TMP/shapes
 python3 - "$T_TMP/all.mbox" "$S" <<'PY'

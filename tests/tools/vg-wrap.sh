@@ -51,6 +51,14 @@ for n in $NAMES; do
 	# valgrind): for those the copy runs natively and the sender it
 	# starts, the wrapper beside the copy, under valgrind, one valgrind
 	# start-up (seconds) a command instead of two.
+	# `cgroup-feedback watch` is the same dispatch to cgroup-feedback-watch
+	# (client/cli/main.c's cmd_watch: the global options, then
+	# exec_helper): the first `watch` of a script (the first to make
+	# LOGDIR/cli-watch.once) runs the copy under valgrind, and that one
+	# pass takes exec_helper's watcher branch (CGFB_CLI) and the sender's
+	# shared code; every later one runs the copy natively and the watcher
+	# it execs under valgrind, as for the sender's commands: one start-up a
+	# watch instead of two (14 of watch.sh's runs, 2026-12-06).
 	sender=
 	[ "$n" = cgroup-feedback ] && sender='skip=
 for a; do
@@ -59,6 +67,7 @@ for a; do
 	--config|--catalog|--state-dir) skip=1 ;;
 	-*) ;;
 	review|submit|decline|reopen|withdraw|flush|export) exec "'"$DIR/$n/$n"'" "$@" ;;
+	watch) mkdir "'"$LOGDIR/cli-watch.once"'" 2>/dev/null || exec "'"$DIR/$n/$n"'" "$@"; break ;;
 	*) break ;;
 	esac
 done'
