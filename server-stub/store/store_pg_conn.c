@@ -173,71 +173,6 @@ static unsigned call_ms(const struct pg_store *s)
 	return s->migrating ? 0 : s->timeout_ms + deadline_ms;
 }
 
-/* The output buffer written out (the manual: after a command on a
- * nonblocking connection, PQflush until 0, consuming input whenever the
- * socket is readable), then every result read, the last one kept (as
- * PQexec keeps it; the first error if there was one). */
-static PGresult *collect(struct pg_store *s, const char *what, int *rc)
-{
-	const unsigned ms = call_ms(s);
-	const int64_t end = ms ? now_ms() + ms : INT64_MAX;
-	PGresult *keep = NULL, *r;
-	int f;
-
-	*rc = 0;
-	while ((f = PQflush(s->conn)) == 1) {
-		*rc = wait_socket(s, s->conn, POLLIN | POLLOUT, end);
-		if (*rc < 0)
-			goto gone;
-		if (!PQconsumeInput(s->conn))
-			break;
-	}
-	for (;;) {
-		while (!PQisBusy(s->conn)) {
-			r = PQgetResult(s->conn);
-			if (!r)
-				return keep;
-			if (keep && PQresultStatus(keep) == PGRES_FATAL_ERROR) {
-				PQclear(r);
-			} else {
-				PQclear(keep);
-				keep = r;
-			}
-			/* Nothing follows a connection that broke. */
-			if (PQstatus(s->conn) != CONNECTION_OK)
-				return keep;
-		}
-		*rc = wait_socket(s, s->conn, POLLIN, end);
-		if (*rc < 0)
-			goto gone;
-		/* A connection that broke is no longer busy (PQisBusy), and
-		 * PQgetResult gives its error at once. */
-		if (!PQconsumeInput(s->conn) && PQstatus(s->conn) == CONNECTION_OK) {
-			*rc = -EIO;
-			goto gone;
-		}
-	}
-gone:
-	log_gone(s, what, *rc, ms);
-	PQclear(keep);
-	pg_drop(s);
-	return NULL;
-}
-
-/* Not sent when the session is closed or abandoned: -ENOTCONN (the next
- * begin reconnects), -ESHUTDOWN. */
-static int ready(const struct pg_store *s)
-{
-	if (abandoned(s))
-		return -ESHUTDOWN;
-	return s->conn && PQstatus(s->conn) == CONNECTION_OK ? 0 : -ENOTCONN;
-}
-
-int pg_ready(const struct pg_store *s)
-{
-	return ready(s);
-}
-
 int64_t pg_call_end(const struct pg_store *s)
 {
 	const unsigned ms = call_ms(s);
@@ -245,20 +180,22 @@ int64_t pg_call_end(const struct pg_store *s)
 	return ms ? now_ms() + ms : INT64_MAX;
 }
 
+/* The manual: after a command on a nonblocking connection, PQflush until
+ * 0, consuming input whenever the socket is readable. A flush that fails
+ * is left for the results to say (PQgetResult gives the error, as PQexec
+ * would); only a wait past end drops the connection. */
 int pg_flush_within(struct pg_store *s, const char *what, int64_t end)
 {
-	int f, rc = 0;
+	int rc = 0;
 
-	while ((f = PQflush(s->conn)) == 1) {
+	while (PQflush(s->conn) == 1) {
 		rc = wait_socket(s, s->conn, POLLIN | POLLOUT, end);
 		if (rc < 0)
 			goto gone;
 		if (!PQconsumeInput(s->conn))
 			break;
 	}
-	if (f == 0)
-		return 0;
-	rc = -EIO;
+	return 0;
 gone:
 	log_gone(s, what, rc, call_ms(s));
 	pg_drop(s);
@@ -272,8 +209,8 @@ PGresult *pg_next_result(struct pg_store *s, const char *what, int64_t end, int 
 		*rc = wait_socket(s, s->conn, POLLIN, end);
 		if (*rc < 0)
 			goto gone;
-		/* A broken connection is no longer busy: PQgetResult gives
-		 * its error. */
+		/* A connection that broke is no longer busy: PQgetResult
+		 * gives its error at once. */
 		if (!PQconsumeInput(s->conn) && PQstatus(s->conn) == CONNECTION_OK) {
 			*rc = -EIO;
 			goto gone;
@@ -286,9 +223,49 @@ gone:
 	return NULL;
 }
 
+/* The command written out, then every result read, the last one kept (as
+ * PQexec keeps it; the first error if there was one), all within the
+ * call's deadline. */
+static PGresult *collect(struct pg_store *s, const char *what, int *rc)
+{
+	const int64_t end = pg_call_end(s);
+	PGresult *keep = NULL, *r;
+
+	*rc = pg_flush_within(s, what, end);
+	if (*rc < 0)
+		return NULL;
+	for (;;) {
+		r = pg_next_result(s, what, end, rc);
+		if (*rc < 0) {
+			PQclear(keep);
+			return NULL;
+		}
+		if (!r)
+			return keep;
+		if (keep && PQresultStatus(keep) == PGRES_FATAL_ERROR) {
+			PQclear(r);
+		} else {
+			PQclear(keep);
+			keep = r;
+		}
+		/* Nothing follows a connection that broke. */
+		if (PQstatus(s->conn) != CONNECTION_OK)
+			return keep;
+	}
+}
+
+/* Not sent when the session is closed or abandoned: -ENOTCONN (the next
+ * begin reconnects), -ESHUTDOWN. */
+int pg_ready(const struct pg_store *s)
+{
+	if (abandoned(s))
+		return -ESHUTDOWN;
+	return s->conn && PQstatus(s->conn) == CONNECTION_OK ? 0 : -ENOTCONN;
+}
+
 PGresult *pg_call_sql(struct pg_store *s, const char *what, const char *sql, int *rc)
 {
-	*rc = ready(s);
+	*rc = pg_ready(s);
 	if (*rc < 0)
 		return NULL;
 	if (!PQsendQuery(s->conn, sql))
@@ -299,7 +276,7 @@ PGresult *pg_call_sql(struct pg_store *s, const char *what, const char *sql, int
 PGresult *pg_call_params(struct pg_store *s, const char *what, const char *sql, int n,
 			 const char *const *vals, int *rc)
 {
-	*rc = ready(s);
+	*rc = pg_ready(s);
 	if (*rc < 0)
 		return NULL;
 	if (!PQsendQueryParams(s->conn, sql, n, NULL, vals, NULL, NULL, 0))
@@ -310,7 +287,7 @@ PGresult *pg_call_params(struct pg_store *s, const char *what, const char *sql, 
 PGresult *pg_call_prepared(struct pg_store *s, const char *what, const char *name, int n,
 			   const char *const *vals, const int *lens, const int *fmts, int *rc)
 {
-	*rc = ready(s);
+	*rc = pg_ready(s);
 	if (*rc < 0)
 		return NULL;
 	if (!PQsendQueryPrepared(s->conn, name, n, vals, lens, fmts, 1))
@@ -320,7 +297,7 @@ PGresult *pg_call_prepared(struct pg_store *s, const char *what, const char *nam
 
 PGresult *pg_call_prepare(struct pg_store *s, const char *name, const char *sql, int *rc)
 {
-	*rc = ready(s);
+	*rc = pg_ready(s);
 	if (*rc < 0)
 		return NULL;
 	if (!PQsendPrepare(s->conn, name, sql, 0, NULL))
