@@ -5,7 +5,9 @@
  * says how many), then the text to search. Property: the search finds the
  * same leftmost occurrence as memmem over every literal, on the text as
  * it is and on the text repeated until it is long enough for the search's
- * interleaved lanes (from 2 KiB on), and from every start offset up to 64. */
+ * interleaved lanes (from 2 KiB on), and from every start offset up to 64;
+ * where the vector search (Teddy) is on, it counts the newlines and NULs
+ * before what it found exactly, and the scalar search finds the same. */
 #include <errno.h>
 
 #include "cgfb/mscan.h"
@@ -34,6 +36,19 @@ static void check(size_t n, const char *const *lit, const char *p, const char *e
 
 	PROPERTY(got == want, "found at %td, memmem at %td (text of %td bytes)",
 		 got ? got - p : -1, want ? want - p : -1, end - p);
+	PROPERTY(cgfb_mscan_find_scalar(&ms, p, end, NULL) == want, "the scalar search differs");
+	if (ms.teddy.on) {
+		struct cgfb_mscan_tally t = { 0, 0 };
+		size_t nl = 0, nul = 0;
+
+		PROPERTY(cgfb_mscan_find_tally(&ms, p, end, NULL, &t) == want, "the tally differs");
+		for (const char *q = p; q < (want ? want : end); q++) {
+			nl += *q == '\n';
+			nul += *q == '\0';
+		}
+		PROPERTY(t.newlines == nl && t.nuls == nul, "counted %zu newlines %zu NULs, not %zu %zu",
+			 t.newlines, t.nuls, nl, nul);
+	}
 	if (got) {
 		PROPERTY(which < n, "literal %zu of %zu", which, n);
 		PROPERTY((size_t)(end - got) >= strlen(lit[which]) &&

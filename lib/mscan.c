@@ -63,6 +63,7 @@ int cgfb_mscan_init(struct cgfb_mscan *ms, const char *const *lits, size_t n)
 		ms->next[i] = ms->bucket[last];
 		ms->bucket[last] = (uint8_t)(i + 1);
 	}
+	cgfb_teddy_init(&ms->teddy, ms->lit, ms->len, n);
 	return 0;
 }
 
@@ -124,8 +125,8 @@ static inline bool lane_step(const struct cgfb_mscan *ms, const char **w, const 
 	return true;
 }
 
-const char *cgfb_mscan_find(const struct cgfb_mscan *ms, const char *p, const char *end,
-			    size_t *which)
+const char *cgfb_mscan_find_scalar(const struct cgfb_mscan *ms, const char *p, const char *end,
+				   size_t *which)
 {
 	const size_t m = ms->m;
 	const char *w0;
@@ -161,4 +162,12 @@ const char *cgfb_mscan_find(const struct cgfb_mscan *ms, const char *p, const ch
 		w0 += LANES * lane;
 	}
 	return one_lane(ms, w0, end, end, which);
+}
+
+const char *cgfb_mscan_find(const struct cgfb_mscan *ms, const char *p, const char *end,
+			    size_t *which)
+{
+	if (ms->teddy.on)
+		return cgfb_mscan_find_tally(ms, p, end, which, NULL);
+	return cgfb_mscan_find_scalar(ms, p, end, which);
 }

@@ -3,8 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "log/input.h"
+#include "log/mapwin.h"
 #include "log/journal_export.h"
 #include "detect/newlines.h"
 #include "detect/paste.h"
@@ -16,6 +19,10 @@
  * records are < 1 KiB). */
 #define CHUNK     (1u << 20)
 #define CHUNK_MAX (16u << 20)
+/* A regular file is read through a window of this size (no copy: the
+ * scan reads the page cache itself); mapped pages are part of the RSS, so
+ * it is bounded like the buffer. */
+#define WINDOW    (4u << 20)
 
 struct scanner {
 	const struct cgfb_catalog *cat;
@@ -72,6 +79,21 @@ static int scanner_init(struct scanner *s, const struct cgfb_catalog *cat, struc
 	return cgfb_detector_new(cat, relay_detection, r, &s->det);
 }
 
+/* The NULs among bytes the scanner has consumed (each byte is consumed
+ * once, whichever mode passed over it). memchr keeps a log without any
+ * as fast as before; a run is counted where it is. */
+static void count_nuls(struct cgfb_scan_stats *st, const char *p, const char *end)
+{
+	while ((p = memchr(p, '\0', (size_t)(end - p)))) {
+		const char *r = p;
+
+		while (r < end && *r == '\0')
+			r++;
+		st->nul_bytes += (size_t)(r - p);
+		p = r;
+	}
+}
+
 static void one_record(struct scanner *s, int rc, struct cgfb_record *rec, unsigned long lineno)
 {
 	if (rc < 0) {
@@ -121,6 +143,7 @@ static const char *line_mode(struct scanner *s, const char *p, const char *end, 
 			break;
 		one_record(s, rc, &rec, s->st->lines + 1);
 		s->st->lines += lines;
+		count_nuls(s->st, p, next);
 		p = next;
 		if (just_one)
 			break;
@@ -137,6 +160,39 @@ static const char *line_mode(struct scanner *s, const char *p, const char *end, 
  * may be megabytes away, would read them from memory a second time. */
 #define SKIP_CHUNK (256u << 10)
 
+/* The same where the search counts as it goes (Teddy, lib/mscan_teddy.c):
+ * the bytes between needles are read once, and no chunking is needed to
+ * keep them in the cache for a second pass. limit is at the end of a line,
+ * and no needle holds a newline, so a needle found ends before it. */
+static const char *skip_tallied(struct scanner *s, const char *p, const char *limit, bool eof)
+{
+	while (p < limit) {
+		struct cgfb_mscan_tally t = { 0, 0 };
+
+		if (cgfb_detector_wants_next(s->det)) {
+			p = line_mode(s, p, limit, true, true);
+			continue;
+		}
+		const char *hit = cgfb_mscan_find_tally(&s->anchors, p, limit, NULL, &t);
+
+		s->st->lines += t.newlines;
+		s->st->nul_bytes += t.nuls;
+		if (!hit) {
+			if (eof && limit[-1] != '\n')
+				s->st->lines++;
+			return limit;
+		}
+		const char *ls = memrchr(p, '\n', (size_t)(hit - p));
+
+		ls = ls ? ls + 1 : p;
+		/* The line is parsed, and its NULs counted, from its start. */
+		for (const char *q = ls; q < hit; q++)
+			s->st->nul_bytes -= *q == '\0';
+		p = line_mode(s, ls, limit, true, true);
+	}
+	return p;
+}
+
 static const char *skip_mode(struct scanner *s, const char *p, const char *end, bool eof)
 {
 	const char *limit = end;
@@ -150,6 +206,8 @@ static const char *skip_mode(struct scanner *s, const char *p, const char *end, 
 
 		limit = last ? last + 1 : p;
 	}
+	if (s->anchors.teddy.on)
+		return skip_tallied(s, p, limit, eof);
 	/* p is always at the start of a line. */
 	while (p < limit) {
 		if (cgfb_detector_wants_next(s->det)) {
@@ -171,6 +229,7 @@ static const char *skip_mode(struct scanner *s, const char *p, const char *end, 
 
 		if (!hit || hit >= chunk_end) {
 			s->st->lines += cgfb_count_newlines(p, chunk_end);
+			count_nuls(s->st, p, chunk_end);
 			if (chunk_end < limit) {
 				p = chunk_end;
 				continue;
@@ -183,26 +242,10 @@ static const char *skip_mode(struct scanner *s, const char *p, const char *end, 
 
 		ls = ls ? ls + 1 : p;
 		s->st->lines += cgfb_count_newlines(p, ls);
+		count_nuls(s->st, p, ls);
 		p = line_mode(s, ls, limit, true, true);
 	}
 	return p;
-}
-
-/* New bytes read: how many are NULs. memchr keeps a log without any as
- * fast as before; a run is counted where it is. */
-static void count_nuls(struct cgfb_scan_stats *st, const char *p, size_t len)
-{
-	const char *end = p + len;
-
-	st->bytes += len;
-	while ((p = memchr(p, '\0', (size_t)(end - p)))) {
-		const char *r = p;
-
-		while (r < end && *r == '\0')
-			r++;
-		st->nul_bytes += (size_t)(r - p);
-		p = r;
-	}
 }
 
 /* The whole input read: a file mostly of NULs (a power cut that left
@@ -241,8 +284,10 @@ static size_t scanner_feed(struct scanner *s, const char *buf, size_t len, bool 
 							 journal_record, s);
 		if (n < 0) {
 			s->st->truncated = true;
+			count_nuls(s->st, buf, end);
 			return len;
 		}
+		count_nuls(s->st, buf, buf + n);
 		return (size_t)n;
 	}
 	case CGFB_FMT_KMSG:
@@ -288,7 +333,7 @@ static int body_buffer(struct scanner *s, void *ctx)
 {
 	const struct membuf *m = ctx;
 
-	count_nuls(s->st, m->buf, m->len);
+	s->st->bytes += m->len;
 	scanner_feed(s, m->buf, m->len, true);
 	judge_nuls(s->st);
 	return 0;
@@ -307,6 +352,7 @@ static size_t split_long_line(struct scanner *s, const char *buf, size_t len)
 {
 	s->st->long_lines++;
 	s->st->lines++;
+	count_nuls(s->st, buf, buf + len);
 	one_line(s, buf, len, s->st->lines);
 	/* The rest of the line must not count as a new line. */
 	s->st->lines--;
@@ -355,7 +401,7 @@ static int body_stream(struct scanner *s, void *ctx)
 			scanner_feed(s, buf, have, true);
 			break;
 		}
-		count_nuls(s->st, buf + have, (size_t)r);
+		s->st->bytes += (size_t)r;
 		have += (size_t)r;
 		have = uncolor(s, buf, have);
 		size_t used = scanner_feed(s, buf, have, eof);
@@ -385,20 +431,133 @@ static int body_stream(struct scanner *s, void *ctx)
 	return rc;
 }
 
+/* A regular file, uncompressed: its bytes where the page cache holds
+ * them, a window at a time. Each window starts at the first byte not
+ * consumed (whole lines are); the first is CHUNK bytes, as the first read
+ * of the stream is, so that the format is told from the same bytes. */
+struct mapped {
+	int fd;
+	off_t pos;              /* first byte not consumed */
+	off_t size;
+	bool colored;           /* found in the first window: read it as a stream */
+};
+
+/* The file's size now: a log written while it is scanned is read on. */
+static off_t size_now(int fd, off_t known)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_size > known ? st.st_size : known;
+}
+
+static int body_mapped(struct scanner *s, void *ctx)
+{
+	struct mapped *m = ctx;
+	size_t win = CHUNK;
+	int rc = 0;
+
+	while (m->pos < m->size) {
+		struct cgfb_mapwin w;
+		const size_t left = (size_t)(m->size - m->pos);
+		const size_t len = left < win ? left : win;
+		bool eof = false;
+		size_t used;
+
+		rc = cgfb_mapwin_map(&w, m->fd, m->pos, len);
+		if (rc < 0) {
+			snprintf(s->st->error, sizeof(s->st->error), "%s", strerror(-rc));
+			break;
+		}
+		if (!s->fmt_known && memmem(w.base, len, "\x1b[", 2) &&
+		    cgfb_logfmt_detect(w.base, len) != CGFB_FMT_JOURNAL_EXPORT) {
+			/* Colours are stripped in a buffer of our own. */
+			m->colored = true;
+			cgfb_mapwin_unmap(&w);
+			return 0;
+		}
+		if (len == left) {
+			m->size = size_now(m->fd, m->size);
+			eof = m->pos + (off_t)len >= m->size;
+		}
+		used = scanner_feed(s, w.base, len, eof);
+		if (used == 0 && !eof && !s->st->journal_file) {
+			/* Not one whole line: a wider window, up to the
+			 * stream's largest buffer, then the line is split. */
+			if (len < win || len < CHUNK_MAX) {
+				/* len < win: the file grew since; map it again. */
+				if (len == win)
+					win = win * 2 < CHUNK_MAX ? win * 2 : CHUNK_MAX;
+				cgfb_mapwin_unmap(&w);
+				continue;
+			}
+			used = s->st->fmt == CGFB_FMT_JOURNAL_EXPORT ? len
+								  : split_long_line(s, w.base, len);
+		}
+		s->st->bytes += used;
+		if (cgfb_mapwin_shrunk(&w)) {
+			rc = -ESTALE;
+			snprintf(s->st->error, sizeof(s->st->error),
+				 "the file shrank while it was read (truncated by log rotation?); "
+				 "scanned up to byte %lld", (long long)m->pos);
+			cgfb_mapwin_unmap(&w);
+			break;
+		}
+		cgfb_mapwin_unmap(&w);
+		if (s->st->journal_file) {
+			rc = -EMEDIUMTYPE;
+			break;
+		}
+		m->pos += (off_t)used;
+		if (eof)
+			break;
+		if (win < WINDOW)
+			win = WINDOW;
+	}
+	judge_nuls(s->st);
+	return rc;
+}
+
+/* fd is a regular file whose bytes from its offset on are not
+ * compressed: mapped then, and *m says where. */
+static bool can_map(int fd, struct mapped *m)
+{
+	unsigned char head[8];
+	struct stat st;
+	ssize_t n;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = fd;
+	m->pos = lseek(fd, 0, SEEK_CUR);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || m->pos < 0 || st.st_size <= m->pos)
+		return false;
+	m->size = st.st_size;
+	n = pread(fd, head, sizeof(head), m->pos);
+	return n > 0 && cgfb_compression_sniff(head, (size_t)n) == CGFB_COMP_NONE;
+}
+
 int cgfb_scan_fd(int fd, const struct cgfb_catalog *cat, cgfb_detect_fn fn, void *arg,
 		 struct cgfb_scan_stats *st)
 {
 	struct cgfb_input *in;
+	struct mapped m;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
+	/* Read once, front to back: the page cache need not keep it. */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (can_map(fd, &m)) {
+		rc = scan_with(cat, fn, arg, st, body_mapped, &m);
+		if (!m.colored)
+			return rc;
+		/* Nothing was consumed: the stream starts where the file's
+		 * offset still is. */
+		memset(st, 0, sizeof(*st));
+	}
 	rc = cgfb_input_open(fd, &in);
 	if (rc < 0) {
 		snprintf(st->error, sizeof(st->error), "%s", strerror(-rc));
 		return rc;
 	}
-	/* Read once, front to back: the page cache need not keep it. */
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	rc = scan_with(cat, fn, arg, st, body_stream, in);
 	cgfb_input_close(in);
 	return rc;

@@ -79,12 +79,171 @@ static void agrees_with_memmem(void **state)
 	}
 }
 
+/* The ways the search can go on this CPU: 64-byte steps, 32-byte steps,
+ * and Wu-Manber; each is forced in turn on the same set. */
+enum way { WIDE, NARROW, SCALAR };
+
+static bool force(struct cgfb_mscan *ms, enum way w)
+{
+	if (w == SCALAR) {
+		ms->teddy.on = false;
+		return true;
+	}
+	if (!ms->teddy.on)
+		return false;
+	if (w == WIDE)
+		return ms->teddy.wide;
+	ms->teddy.wide = false;
+	return true;
+}
+
+/* Teddy's fingerprints are placed on rare bytes and share buckets, so a
+ * string may be found by a fingerprint that lies after an earlier one's:
+ * the leftmost start must still win, and what the search passed over
+ * must be counted exactly (newlines and NULs up to the string found).
+ * Haystacks of log-like bytes over 16 kinds of byte, with the strings
+ * planted, near-misses (a string with one byte changed) and NULs; all
+ * three ways against memmem. */
+static void teddy_agrees_and_counts(void **state)
+{
+	static const char *const lits[] = {
+		"WARNING: ", "[ cut here ]", "Linux version ", " is deprecated", "@kvack.org",
+		"use_hierarchy", "Unknown subsys name '", "memcg", "cgroup: a",
+	};
+	const size_t n = sizeof(lits) / sizeof(lits[0]);
+	static struct cgfb_mscan ms;
+	static char hay[3000];
+	unsigned seed = 4242;
+	unsigned tried[3] = { 0, 0, 0 };
+
+	for (int round = 0; round < 1500; round++) {
+		const size_t len = (size_t)(rand_r(&seed) % sizeof(hay));
+		const enum way w = (enum way)(round % 3);
+
+		assert_int_equal(cgfb_mscan_init(&ms, lits, n), 0);
+		if (!force(&ms, w))
+			continue;
+		tried[w]++;
+		for (size_t i = 0; i < len; i++)
+			hay[i] = "aemcg: Wx[\n\0 usd'"[rand_r(&seed) % 17];
+		for (int k = rand_r(&seed) % 4; k > 0; k--) {
+			const char *l = lits[(size_t)rand_r(&seed) % n];
+			const size_t ll = strlen(l);
+
+			if (ll < len) {
+				const size_t at = (size_t)rand_r(&seed) % (len - ll);
+
+				memcpy(hay + at, l, ll);
+				if (rand_r(&seed) % 2)
+					hay[at + (size_t)rand_r(&seed) % ll] ^= 1;
+			}
+		}
+		for (const char *p = hay; p <= hay + len;) {
+			const char *want = naive(lits, n, p, hay + len);
+			const char *stop = want ? want : hay + len;
+			struct cgfb_mscan_tally t = { 7, 3 }, ref = { 7, 3 };
+			const char *got;
+
+			for (const char *q = p; q < stop; q++) {
+				ref.newlines += *q == '\n';
+				ref.nuls += *q == '\0';
+			}
+			got = w == SCALAR ? cgfb_mscan_find(&ms, p, hay + len, NULL)
+					  : cgfb_mscan_find_tally(&ms, p, hay + len, NULL, &t);
+			if (want != got)
+				fail_msg("way %d round %d offset %td: want %td got %td", w, round,
+					 p - hay, want ? want - hay : -1, got ? got - hay : -1);
+			if (w != SCALAR && (t.newlines != ref.newlines || t.nuls != ref.nuls))
+				fail_msg("way %d round %d offset %td: counted %zu newlines %zu NULs, "
+					 "there are %zu and %zu", w, round, p - hay, t.newlines, t.nuls,
+					 ref.newlines, ref.nuls);
+			if (!want)
+				break;
+			p = want + 1;
+		}
+	}
+	/* Every way this CPU has was tried (Wu-Manber is everywhere). */
+	assert_true(tried[SCALAR] > 0);
+	print_message("ways tried: wide %u, narrow %u, scalar %u\n", tried[WIDE], tried[NARROW],
+		      tried[SCALAR]);
+}
+
+/* A string's fingerprint may lie far into it: here the first found (by
+ * its fingerprint at 2) is not the leftmost, whose fingerprint is at 8;
+ * and the newlines before the string found are counted, not those the
+ * search looked at beyond it. */
+static void teddy_looks_past_the_first_found(void **state)
+{
+	static const char *const lits[] = { "abcdefghXYZW", "cdef" };
+	static struct cgfb_mscan ms;
+	const char text[] = "\nabcdefghXYZW\n\n";
+	const char *end = text + sizeof(text) - 1;
+
+	for (enum way w = WIDE; w <= SCALAR; w++) {
+		struct cgfb_mscan_tally t = { 0, 0 };
+		size_t which = 9;
+
+		assert_int_equal(cgfb_mscan_init(&ms, lits, 2), 0);
+		if (!force(&ms, w))
+			continue;
+		if (w != SCALAR)
+			assert_int_equal(ms.teddy.off[0], 8);
+		assert_ptr_equal(cgfb_mscan_find(&ms, text, end, &which), text + 1);
+		assert_int_equal(which, 0);
+		if (w == SCALAR)
+			continue;
+		assert_ptr_equal(cgfb_mscan_find_tally(&ms, text, end, NULL, &t), text + 1);
+		assert_int_equal(t.newlines, 1);
+	}
+}
+
+/* The 64-byte steps stop 67 bytes before the end and the 32-byte steps go
+ * on from there: a string that starts before that point, with its
+ * fingerprint after it, is still found (the fuzzer's first find). */
+static void teddy_string_across_the_change_of_step(void **state)
+{
+	static const char *const lits[] = { "abcdefghXYZW", "@kvack.org" };
+	static struct cgfb_mscan ms;
+	char text[175];
+
+	memset(text, '.', sizeof(text));
+	memcpy(text + 125, lits[0], strlen(lits[0]));
+	for (enum way w = WIDE; w <= SCALAR; w++) {
+		assert_int_equal(cgfb_mscan_init(&ms, lits, 2), 0);
+		if (!force(&ms, w))
+			continue;
+		assert_ptr_equal(cgfb_mscan_find(&ms, text, text + sizeof(text), NULL), text + 125);
+	}
+}
+
+/* A string with no run of four ASCII bytes cannot be fingerprinted, nor
+ * can one shorter than four: the set is searched the scalar way, and
+ * found all the same. */
+static void teddy_stays_off_for_what_it_cannot_hold(void **state)
+{
+	static const char *const short_one[] = { "WARNING: ", "abc" };
+	static const char *const utf8[] = { "WARNING: ", "\xc3\xa9t\xc3\xa9" };
+	static struct cgfb_mscan ms;
+	const char text[] = "x \xc3\xa9t\xc3\xa9 abc";
+
+	assert_int_equal(cgfb_mscan_init(&ms, short_one, 2), 0);
+	assert_false(ms.teddy.on);
+	assert_ptr_equal(cgfb_mscan_find(&ms, text, text + sizeof(text) - 1, NULL), strstr(text, "abc"));
+	assert_int_equal(cgfb_mscan_init(&ms, utf8, 2), 0);
+	assert_false(ms.teddy.on);
+	assert_ptr_equal(cgfb_mscan_find(&ms, text, text + sizeof(text) - 1, NULL), text + 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(finds_leftmost),
 		cmocka_unit_test(rejects_bad_sets),
 		cmocka_unit_test(agrees_with_memmem),
+		cmocka_unit_test(teddy_agrees_and_counts),
+		cmocka_unit_test(teddy_looks_past_the_first_found),
+		cmocka_unit_test(teddy_string_across_the_change_of_step),
+		cmocka_unit_test(teddy_stays_off_for_what_it_cannot_hold),
 	};
 
 	return cmocka_run_group_tests_name("mscan", tests, NULL, NULL);
