@@ -183,7 +183,7 @@ bool cgfb_detector_in_block(const struct cgfb_detector *d)
 
 bool cgfb_detector_wants_next(const struct cgfb_detector *d)
 {
-	return d->warn.active || (d->prev && d->prev->has_continuation);
+	return d->warn.active || d->frag_len > 0 || (d->prev && d->prev->has_continuation);
 }
 
 static void emit_pending(struct cgfb_detector *d)

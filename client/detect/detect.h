@@ -75,8 +75,9 @@ void cgfb_detector_finish(struct cgfb_detector *d);
 /* True while a WARN block is open: every record matters then. */
 bool cgfb_detector_in_block(const struct cgfb_detector *d);
 /* True while the next record matters whatever it holds: a WARN block is
- * open, or the last record matched a message whose next line may be its
- * continuation (P1's second line names nothing a needle finds). */
+ * open, pieces of a continued kmsg line are held, or the last record
+ * matched a message whose next line may be its continuation (P1's second
+ * line names nothing a needle finds). */
 bool cgfb_detector_wants_next(const struct cgfb_detector *d);
 /* True while something fed waits for a record still to come: an open WARN
  * block's detections, or a continued line ('c' record) not yet ended.

@@ -160,6 +160,58 @@ static const char *line_mode(struct scanner *s, const char *p, const char *end, 
  * may be megabytes away, would read them from memory a second time. */
 #define SKIP_CHUNK (256u << 10)
 
+/* The flag of a kmsg record's header line ("4,12,3456,c;text"): '-', 'c'
+ * (a line the next records continue), '+' (a continuation); ' ' for a
+ * property line (" KEY=value", part of the record above); 0 for anything
+ * else. */
+static char kmsg_flag(const char *line, const char *end)
+{
+	unsigned commas = 0;
+
+	if (line < end && *line == ' ')
+		return ' ';
+	for (const char *q = line; q < end && *q != '\n' && *q != ';'; q++)
+		if (*q == ',' && ++commas == 3)
+			return q + 1 < end ? q[1] : 0;
+	return 0;
+}
+
+/* The start of the line before the one at ls (> p). */
+static const char *prev_line(const char *p, const char *ls)
+{
+	const char *nl = memrchr(p, '\n', (size_t)(ls - 1 - p));
+
+	return nl ? nl + 1 : p;
+}
+
+/* Where the kmsg record that holds the line at ls begins, never before p:
+ * a property line belongs to the record above it, and a continuation
+ * ('+', kernels before 4.9 printed a line built by pr_cont() in pieces)
+ * to the piece flagged 'c' that began it: the detector joins the pieces,
+ * and a catalog message's needle, the literal text of one printk() call,
+ * lies within one piece but its pattern may need them all. */
+static const char *kmsg_record_start(const char *p, const char *ls, const char *end)
+{
+	const char *q = ls;
+
+	while (q > p && kmsg_flag(q, end) == ' ')
+		q = prev_line(p, q);
+	while (q > p && kmsg_flag(q, end) == '+') {
+		const char *r = prev_line(p, q);
+
+		while (r > p && kmsg_flag(r, end) == ' ')
+			r = prev_line(p, r);
+		const char f = kmsg_flag(r, end);
+
+		if (f != '+' && f != 'c')
+			break;
+		q = r;
+		if (f == 'c')
+			break;
+	}
+	return q;
+}
+
 /* The same where the search counts as it goes (Teddy, lib/mscan_teddy.c):
  * the bytes between needles are read once, and no chunking is needed to
  * keep them in the cache for a second pass. limit is at the end of a line,
@@ -185,9 +237,14 @@ static const char *skip_tallied(struct scanner *s, const char *p, const char *li
 		const char *ls = memrchr(p, '\n', (size_t)(hit - p));
 
 		ls = ls ? ls + 1 : p;
-		/* The line is parsed, and its NULs counted, from its start. */
-		for (const char *q = ls; q < hit; q++)
+		if (s->st->fmt == CGFB_FMT_KMSG)
+			ls = kmsg_record_start(p, ls, limit);
+		/* The record is parsed, and its lines and NULs counted, from
+		 * its start. */
+		for (const char *q = ls; q < hit; q++) {
+			s->st->lines -= *q == '\n';
 			s->st->nul_bytes -= *q == '\0';
+		}
 		p = line_mode(s, ls, limit, true, true);
 	}
 	return p;
@@ -205,6 +262,10 @@ static const char *skip_mode(struct scanner *s, const char *p, const char *end, 
 		const char *last = memrchr(p, '\n', (size_t)(end - p));
 
 		limit = last ? last + 1 : p;
+		/* A kmsg record is read whole, with its properties and
+		 * pieces: the last one may go on in the next buffer. */
+		if (s->st->fmt == CGFB_FMT_KMSG && limit > p)
+			limit = kmsg_record_start(p, prev_line(p, limit), end);
 	}
 	if (s->anchors.teddy.on)
 		return skip_tallied(s, p, limit, eof);
@@ -291,6 +352,10 @@ static size_t scanner_feed(struct scanner *s, const char *buf, size_t len, bool 
 		return (size_t)n;
 	}
 	case CGFB_FMT_KMSG:
+		/* Jumping from needle to needle where the search counts the
+		 * lines it passes; otherwise record by record. */
+		if (s->anchors.teddy.on)
+			break;
 		return (size_t)(line_mode(s, buf, end, eof, false) - buf);
 	case CGFB_FMT_DMESG:
 	case CGFB_FMT_SYSLOG:

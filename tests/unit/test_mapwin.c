@@ -22,6 +22,7 @@
 struct seen {
 	unsigned long n;
 	unsigned long lines[16];
+	char ids[16][8];
 	int truncate_fd;        /* >= 0: cut the file short at the first detection */
 };
 
@@ -29,8 +30,10 @@ static void take(const struct cgfb_detection *d, void *arg)
 {
 	struct seen *s = arg;
 
-	if (s->n < 16)
+	if (s->n < 16) {
 		s->lines[s->n] = d->line;
+		snprintf(s->ids[s->n], sizeof(s->ids[0]), "%s", d->entry->id);
+	}
 	s->n++;
 	if (s->truncate_fd >= 0) {
 		assert_int_equal(ftruncate(s->truncate_fd, 4096), 0);
@@ -203,12 +206,89 @@ static void a_coloured_file_is_read_as_a_stream(void **state)
 	cgfb_catalog_free(cat);
 }
 
+/* A kmsg log is read from needle to needle too. A message a 3.x kernel
+ * printed in pieces ('c' then '+' records, with property lines between)
+ * whose needle lies in the last piece is still found whole: the scan
+ * goes back to the piece that began it, here also when the pieces lie on
+ * both sides of the first window's end (1 MiB); pieces after the needle's
+ * are read too. A needle in a property line is no message. */
+static void kmsg_pieces_are_joined(void **state)
+{
+	struct cgfb_catalog *cat = test_catalog();
+	struct cgfb_scan_stats st_map, st_pipe, st_mem;
+	struct seen map = { .truncate_fd = -1 }, pip = { .truncate_fd = -1 },
+		    mem = { .truncate_fd = -1 };
+	char *log = malloc(3 * MIB);
+	size_t n = 0;
+	unsigned long seq = 0, line = 1, want[3];
+	int k = 0;
+	pid_t child;
+	int status;
+
+	assert_non_null(log);
+	while (n < 2 * MIB) {
+		if (k == 2 && n > MIB + MIB / 2) {
+			/* The last piece has no needle: read all the same. */
+			want[k++] = line;
+			n += (size_t)sprintf(log + n, "4,%lu,%lu,c;Non-hierarchical mode is deprecated. "
+					     "Please report your usecase to linux-mm@kvack.org\n", seq, seq);
+			n += (size_t)sprintf(log + n, "4,%lu,%lu,+; if you depend on this "
+					     "functionality.\n", seq + 1, seq + 1);
+			seq += 2;
+			line += 2;
+			continue;
+		}
+		if ((k == 0 && n > MIB / 2) || (k == 1 && n + 150 > MIB)) {
+			want[k++] = line;
+			/* No needle in the first piece. */
+			n += (size_t)sprintf(log + n, "4,%lu,%lu,c;Non-hierarchical mode\n"
+					     " SUBSYSTEM=memory\n", seq, seq);
+			n += (size_t)sprintf(log + n, "4,%lu,%lu,+; is deprecated. Please report your "
+					     "usecase to linux-mm@kvack.org if you depend on this "
+					     "functionality.\n", seq + 1, seq + 1);
+			seq += 2;
+			line += 3;
+			continue;
+		}
+		n += (size_t)sprintf(log + n, "6,%lu,%lu,-;eth0: link is up at %lu Mbps\n"
+				     " DEVICE=+net:eth0 NOTE=mail@kvack.org\n", seq, seq * 7, seq);
+		seq++;
+		line += 2;
+	}
+	const int fd = file_of(log, n);
+
+	assert_int_equal(cgfb_scan_fd(fd, cat, take, &map, &st_map), 0);
+	close(fd);
+	const int rd = pipe_of(log, n, &child);
+
+	assert_int_equal(cgfb_scan_fd(rd, cat, take, &pip, &st_pipe), 0);
+	close(rd);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(cgfb_scan_buffer(log, n, cat, take, &mem, &st_mem), 0);
+	assert_int_equal(st_map.fmt, CGFB_FMT_KMSG);
+	assert_int_equal(st_map.detections, 3);
+	assert_int_equal(map.lines[0], want[0]);
+	assert_int_equal(map.lines[1], want[1]);
+	assert_int_equal(map.lines[2], want[2]);
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(map.ids[i], "M8");
+	assert_int_equal(st_map.lines, line - 1);
+	same_stats(&st_map, &st_pipe);
+	same_stats(&st_map, &st_mem);
+	assert_memory_equal(map.lines, pip.lines, sizeof(map.lines));
+	assert_memory_equal(map.lines, mem.lines, sizeof(map.lines));
+	assert_memory_equal(map.ids, mem.ids, sizeof(map.ids));
+	free(log);
+	cgfb_catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mapped_reads_as_the_stream_does),
 		cmocka_unit_test(a_file_that_shrinks_is_an_error),
 		cmocka_unit_test(a_coloured_file_is_read_as_a_stream),
+		cmocka_unit_test(kmsg_pieces_are_joined),
 	};
 
 	return cmocka_run_group_tests_name("mapwin", tests, NULL, NULL);
