@@ -65,9 +65,58 @@ static int rarest_offset(const char *lit, size_t len)
 	return best;
 }
 
-static int cmp_fp(const char *a, const char *b)
+/* How often a byte of that rarity turns up, roughly, as a fraction. */
+static double frequency(unsigned char c)
 {
-	return memcmp(a, b, CGFB_TEDDY_M);
+	static const double by_rarity[] = { 0.12, 0.05, 0.02, 0.01, 0.003, 0.0005 };
+
+	return c < 0x80 ? by_rarity[rarity(c)] : 0.0;
+}
+
+/* The fraction of positions a bucket would let through by mistake,
+ * roughly: at each fingerprint position, the bytes whose low and high
+ * nibbles it allows (every pair, not only its strings' bytes). */
+static double letting_through(const struct cgfb_teddy *t, unsigned b, const unsigned char *fp)
+{
+	double p = 1.0;
+
+	for (size_t j = 0; j < CGFB_TEDDY_M; j++) {
+		const uint8_t bit = (uint8_t)(1u << b);
+		double pj = 0.0;
+
+		for (unsigned c = 0; c < 0x80; c++) {
+			const bool lo = (t->lo[j][c & 15] & bit) || (fp && (fp[j] & 15) == (c & 15));
+			const bool hi = (t->hi[j][c >> 4] & bit) || (fp && (fp[j] >> 4) == (c >> 4));
+
+			if (lo && hi)
+				pj += frequency((unsigned char)c);
+		}
+		p *= pj;
+	}
+	return p;
+}
+
+/* String i, fingerprint fp, into the bucket it makes least worse. */
+static void place(struct cgfb_teddy *t, const unsigned char *fp, size_t i)
+{
+	unsigned best = 0;
+	double best_cost = 0.0;
+
+	for (unsigned b = 0; b < CGFB_TEDDY_BUCKETS; b++) {
+		const double was = t->first[b] ? letting_through(t, b, NULL) : 0.0;
+		const double cost = letting_through(t, b, fp) - was;
+
+		if (b == 0 || cost < best_cost) {
+			best = b;
+			best_cost = cost;
+		}
+	}
+	for (size_t j = 0; j < CGFB_TEDDY_M; j++) {
+		t->lo[j][fp[j] & 15] |= (uint8_t)(1u << best);
+		t->hi[j][fp[j] >> 4] |= (uint8_t)(1u << best);
+	}
+	t->next[i] = t->first[best];
+	t->first[best] = (uint8_t)(i + 1);
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -94,8 +143,6 @@ static bool cpu_has_avx512bw(void)
 
 void cgfb_teddy_init(struct cgfb_teddy *t, const char *const *lits, const size_t *lens, size_t n)
 {
-	size_t order[CGFB_MSCAN_MAX];
-
 	memset(t, 0, sizeof(*t));
 	if (!cpu_has_avx2() || n == 0 || n > CGFB_MSCAN_MAX)
 		return;
@@ -107,32 +154,9 @@ void cgfb_teddy_init(struct cgfb_teddy *t, const char *const *lits, const size_t
 		t->off[i] = (uint8_t)off;
 		if (t->off[i] > t->kmax)
 			t->kmax = t->off[i];
-		order[i] = i;
 	}
-	/* Strings with like fingerprints share a bucket: its nibble sets,
-	 * and so the bytes it lets through by mistake, stay small. An
-	 * insertion sort: there are at most 64. */
-	for (size_t i = 1; i < n; i++) {
-		const size_t x = order[i];
-		size_t j = i;
-
-		for (; j > 0 && cmp_fp(lits[order[j - 1]] + t->off[order[j - 1]],
-				       lits[x] + t->off[x]) > 0; j--)
-			order[j] = order[j - 1];
-		order[j] = x;
-	}
-	for (size_t r = 0; r < n; r++) {
-		const size_t i = order[r];
-		const unsigned b = (unsigned)(r * CGFB_TEDDY_BUCKETS / n);
-		const unsigned char *fp = (const unsigned char *)lits[i] + t->off[i];
-
-		for (size_t j = 0; j < CGFB_TEDDY_M; j++) {
-			t->lo[j][fp[j] & 15] |= (uint8_t)(1u << b);
-			t->hi[j][fp[j] >> 4] |= (uint8_t)(1u << b);
-		}
-		t->next[i] = t->first[b];
-		t->first[b] = (uint8_t)(i + 1);
-	}
+	for (size_t i = 0; i < n; i++)
+		place(t, (const unsigned char *)lits[i] + t->off[i], i);
 	t->on = true;
 	t->wide = cpu_has_avx512bw();
 }
