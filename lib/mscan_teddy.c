@@ -65,18 +65,22 @@ static int rarest_offset(const char *lit, size_t len)
 	return best;
 }
 
-/* How often a byte of that rarity turns up, roughly, as a fraction. */
-static double frequency(unsigned char c)
+/* How often each ASCII byte turns up, roughly, as a fraction, by its
+ * rarity (a table: the placement below asks for it 4,096 times a
+ * string). */
+static void count_frequencies(double freq[0x80])
 {
 	static const double by_rarity[] = { 0.12, 0.05, 0.02, 0.01, 0.003, 0.0005 };
 
-	return c < 0x80 ? by_rarity[rarity(c)] : 0.0;
+	for (unsigned c = 0; c < 0x80; c++)
+		freq[c] = by_rarity[rarity((unsigned char)c)];
 }
 
 /* The fraction of positions a bucket would let through by mistake,
  * roughly: at each fingerprint position, the bytes whose low and high
  * nibbles it allows (every pair, not only its strings' bytes). */
-static double letting_through(const struct cgfb_teddy *t, unsigned b, const unsigned char *fp)
+static double letting_through(const struct cgfb_teddy *t, const double *freq, unsigned b,
+			      const unsigned char *fp)
 {
 	double p = 1.0;
 
@@ -89,7 +93,7 @@ static double letting_through(const struct cgfb_teddy *t, unsigned b, const unsi
 			const bool hi = (t->hi[j][c >> 4] & bit) || (fp && (fp[j] >> 4) == (c >> 4));
 
 			if (lo && hi)
-				pj += frequency((unsigned char)c);
+				pj += freq[c];
 		}
 		p *= pj;
 	}
@@ -97,14 +101,14 @@ static double letting_through(const struct cgfb_teddy *t, unsigned b, const unsi
 }
 
 /* String i, fingerprint fp, into the bucket it makes least worse. */
-static void place(struct cgfb_teddy *t, const unsigned char *fp, size_t i)
+static void place(struct cgfb_teddy *t, const double *freq, const unsigned char *fp, size_t i)
 {
 	unsigned best = 0;
 	double best_cost = 0.0;
 
 	for (unsigned b = 0; b < CGFB_TEDDY_BUCKETS; b++) {
-		const double was = t->first[b] ? letting_through(t, b, NULL) : 0.0;
-		const double cost = letting_through(t, b, fp) - was;
+		const double was = t->first[b] ? letting_through(t, freq, b, NULL) : 0.0;
+		const double cost = letting_through(t, freq, b, fp) - was;
 
 		if (b == 0 || cost < best_cost) {
 			best = b;
@@ -143,9 +147,12 @@ static bool cpu_has_avx512bw(void)
 
 void cgfb_teddy_init(struct cgfb_teddy *t, const char *const *lits, const size_t *lens, size_t n)
 {
+	double freq[0x80];
+
 	memset(t, 0, sizeof(*t));
 	if (!cpu_has_avx2() || n == 0 || n > CGFB_MSCAN_MAX)
 		return;
+	count_frequencies(freq);
 	for (size_t i = 0; i < n; i++) {
 		const int off = lens[i] <= 255 ? rarest_offset(lits[i], lens[i]) : -1;
 
@@ -156,7 +163,7 @@ void cgfb_teddy_init(struct cgfb_teddy *t, const char *const *lits, const size_t
 			t->kmax = t->off[i];
 	}
 	for (size_t i = 0; i < n; i++)
-		place(t, (const unsigned char *)lits[i] + t->off[i], i);
+		place(t, freq, (const unsigned char *)lits[i] + t->off[i], i);
 	t->on = true;
 	t->wide = cpu_has_avx512bw();
 }
