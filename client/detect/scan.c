@@ -562,8 +562,7 @@ static int body_mapped(struct scanner *s, void *ctx)
 		if (cgfb_mapwin_shrunk(&w)) {
 			rc = -ESTALE;
 			snprintf(s->st->error, sizeof(s->st->error),
-				 "the file shrank while it was read (truncated by log rotation?); "
-				 "scanned up to byte %lld", (long long)m->pos);
+				 "the file shrank while it was read (truncated by log rotation?)");
 			cgfb_mapwin_unmap(&w);
 			break;
 		}
