@@ -24,9 +24,11 @@
 struct cgfb_teddy {
 	bool on;
 	bool wide;                                /* 64 bytes a step (AVX-512BW) */
+	bool exact;                               /* ... looked up by 7 bits (AVX-512 VBMI) */
 	size_t kmax;                              /* largest offset */
 	uint8_t lo[CGFB_TEDDY_M][16];
 	uint8_t hi[CGFB_TEDDY_M][16];
+	uint8_t byte[CGFB_TEDDY_M][128];          /* the same by whole ASCII byte */
 	uint8_t off[CGFB_MSCAN_MAX];              /* where a string's fingerprint starts */
 	uint8_t first[CGFB_TEDDY_BUCKETS];        /* string index + 1, 0 = none */
 	uint8_t next[CGFB_MSCAN_MAX];             /* chain within a bucket, index + 1 */

@@ -79,9 +79,10 @@ static void agrees_with_memmem(void **state)
 	}
 }
 
-/* The ways the search can go on this CPU: 64-byte steps, 32-byte steps,
- * and Wu-Manber; each is forced in turn on the same set. */
-enum way { WIDE, NARROW, SCALAR };
+/* The ways the search can go on this CPU: 64-byte steps by whole byte
+ * (VBMI) or by nibble, 32-byte steps, and Wu-Manber; each is forced in
+ * turn on the same set. */
+enum way { EXACT, WIDE, NARROW, SCALAR, WAYS };
 
 static bool force(struct cgfb_mscan *ms, enum way w)
 {
@@ -91,6 +92,9 @@ static bool force(struct cgfb_mscan *ms, enum way w)
 	}
 	if (!ms->teddy.on)
 		return false;
+	if (w == EXACT)
+		return ms->teddy.wide && ms->teddy.exact;
+	ms->teddy.exact = false;
 	if (w == WIDE)
 		return ms->teddy.wide;
 	ms->teddy.wide = false;
@@ -114,11 +118,11 @@ static void teddy_agrees_and_counts(void **state)
 	static struct cgfb_mscan ms;
 	static char hay[3000];
 	unsigned seed = 4242;
-	unsigned tried[3] = { 0, 0, 0 };
+	unsigned tried[WAYS] = { 0, 0, 0, 0 };
 
-	for (int round = 0; round < 1500; round++) {
+	for (int round = 0; round < 2000; round++) {
 		const size_t len = (size_t)(rand_r(&seed) % sizeof(hay));
-		const enum way w = (enum way)(round % 3);
+		const enum way w = (enum way)(round % WAYS);
 
 		assert_int_equal(cgfb_mscan_init(&ms, lits, n), 0);
 		if (!force(&ms, w))
@@ -164,8 +168,8 @@ static void teddy_agrees_and_counts(void **state)
 	}
 	/* Every way this CPU has was tried (Wu-Manber is everywhere). */
 	assert_true(tried[SCALAR] > 0);
-	print_message("ways tried: wide %u, narrow %u, scalar %u\n", tried[WIDE], tried[NARROW],
-		      tried[SCALAR]);
+	print_message("ways tried: exact %u, wide %u, narrow %u, scalar %u\n", tried[EXACT],
+		      tried[WIDE], tried[NARROW], tried[SCALAR]);
 }
 
 /* A string's fingerprint may lie far into it: here the first found (by
@@ -179,7 +183,7 @@ static void teddy_looks_past_the_first_found(void **state)
 	const char text[] = "\nabcdefghXYZW\n\n";
 	const char *end = text + sizeof(text) - 1;
 
-	for (enum way w = WIDE; w <= SCALAR; w++) {
+	for (enum way w = EXACT; w <= SCALAR; w++) {
 		struct cgfb_mscan_tally t = { 0, 0 };
 		size_t which = 9;
 
@@ -208,7 +212,7 @@ static void teddy_string_across_the_change_of_step(void **state)
 
 	memset(text, '.', sizeof(text));
 	memcpy(text + 125, lits[0], strlen(lits[0]));
-	for (enum way w = WIDE; w <= SCALAR; w++) {
+	for (enum way w = EXACT; w <= SCALAR; w++) {
 		assert_int_equal(cgfb_mscan_init(&ms, lits, 2), 0);
 		if (!force(&ms, w))
 			continue;
