@@ -36,6 +36,7 @@ static int run(const struct blobs *b, struct cgfb_journal_entry *e, char *text, 
 #define BOOT_A "0123456789abcdef0123456789abcdef"
 #define BOOT_B "fedcba9876543210fedcba9876543210"
 #define SYSTEMD_V1 "Detected cgroup v1 hierarchy at /sys/fs/cgroup/, which is no longer supported by current version of systemd."
+#define KUBELET_V1 "kubelet is configured to not run on a host using cgroup v1"
 #define DEPRECATED "cgroup: memory.use_hierarchy is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality."
 
 static void kernel_record(void **state)
@@ -65,7 +66,13 @@ static void kernel_record(void **state)
 	assert_int_equal(e.rec.line, 0);
 	assert_string_equal(e.boot_id, BOOT_A);
 	assert_int_equal(e.realtime, 1700000000123456ull);
-	assert_int_equal(e.seqnum, 0);
+	assert_null(e.reader);
+	{
+		uint64_t seqnum = 7;
+
+		assert_int_equal(cgfb_journal_seqnum(&e, &seqnum), -ENODATA);
+		assert_int_equal(seqnum, 7);
+	}
 }
 
 static void userspace_refused(void **state)
@@ -381,6 +388,20 @@ static void write_export(FILE *f)
 	fputs("__REALTIME_TIMESTAMP=1700090009600000\n__MONOTONIC_TIMESTAMP=9600000\n"
 	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=journal\nPRIORITY=0\nSYSLOG_FACILITY=3\n"
 	      "_PID=1\n_UID=1000\nMESSAGE=" SYSTEMD_V1 "\n\n", f);
+	/* The scan selects these itself (no sd-journal match): root's lines
+	 * in a unit are read only from the kubelet's units. A service run
+	 * as root (whose record would pass as trusted: a unit, UID 0) and a
+	 * user's kubelet are never handed over; the root kubelet is, its
+	 * unit copied out of the field. */
+	fputs("__REALTIME_TIMESTAMP=1700090009700000\n__MONOTONIC_TIMESTAMP=9700000\n"
+	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=stdout\nPRIORITY=3\n_PID=8\n_UID=0\n"
+	      "_SYSTEMD_UNIT=nginx.service\nMESSAGE=" KUBELET_V1 "\n\n", f);
+	fputs("__REALTIME_TIMESTAMP=1700090009800000\n__MONOTONIC_TIMESTAMP=9800000\n"
+	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=stdout\nPRIORITY=3\n_PID=813\n_UID=1000\n"
+	      "_SYSTEMD_UNIT=kubelet.service\nMESSAGE=" KUBELET_V1 "\n\n", f);
+	fputs("__REALTIME_TIMESTAMP=1700090009900000\n__MONOTONIC_TIMESTAMP=9900000\n"
+	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=stdout\nPRIORITY=3\n_PID=814\n_UID=0\n"
+	      "_SYSTEMD_UNIT=kubelet.service\nMESSAGE=" KUBELET_V1 "\n\n", f);
 }
 
 static int make_journal(void **state)
@@ -434,12 +455,14 @@ struct got {
 		char boot[33];
 		uint64_t realtime, seqnum, boot_first, usec;
 		int level, facility;
+		char unit[64];
 	} r[16];
 };
 
 static int collect(const struct cgfb_journal_entry *e, void *arg)
 {
 	struct got *g = arg;
+	uint64_t again = 0;
 
 	if (g->n < 16) {
 		memcpy(g->r[g->n].text, e->rec.text, e->rec.len < 159 ? e->rec.len : 159);
@@ -447,7 +470,11 @@ static int collect(const struct cgfb_journal_entry *e, void *arg)
 		g->r[g->n].len = e->rec.len;
 		memcpy(g->r[g->n].boot, e->boot_id, sizeof(e->boot_id));
 		g->r[g->n].realtime = e->realtime;
-		g->r[g->n].seqnum = e->seqnum;
+		/* looked up once, the same when asked again */
+		assert_int_equal(cgfb_journal_seqnum(e, &g->r[g->n].seqnum), 0);
+		assert_int_equal(cgfb_journal_seqnum(e, &again), 0);
+		assert_int_equal(again, g->r[g->n].seqnum);
+		memcpy(g->r[g->n].unit, e->rec.unit, sizeof(g->r[g->n].unit));
 		g->r[g->n].boot_first = e->boot_first;
 		g->r[g->n].usec = e->rec.usec;
 		g->r[g->n].level = e->rec.level;
@@ -465,8 +492,8 @@ static void check_all(const struct got *g, const struct cgfb_journal_stats *st)
 {
 	unsigned k = 0;
 
-	assert_int_equal(g->n, 10);
-	assert_int_equal(st->entries, 10);
+	assert_int_equal(g->n, 11);
+	assert_int_equal(st->entries, 11);
 	assert_int_equal(st->boots, 2);
 	for (size_t i = 0; i < N_ENTS; i++) {
 		const struct ent *x = &ents[i];
@@ -497,6 +524,12 @@ static void check_all(const struct got *g, const struct cgfb_journal_stats *st)
 	assert_int_equal(g->r[9].facility, 3);
 	assert_int_equal(g->r[9].level, 0);
 	assert_int_equal(g->r[9].usec, 9500000);
+	assert_string_equal(g->r[9].unit, "init.scope");
+	/* root's kubelet, not root's nginx nor a user's kubelet */
+	assert_string_equal(g->r[10].text, KUBELET_V1);
+	assert_string_equal(g->r[10].unit, "kubelet.service");
+	assert_int_equal(g->r[10].usec, 9900000);
+	assert_true(g->r[10].seqnum > g->r[9].seqnum + 2);
 }
 
 static void scan_files(void **state)
