@@ -11,14 +11,17 @@
  * position in the stream (systemd-journal-remote numbers a new file's
  * entries from 1 in the order it reads them).
  *
- * A kernel record gets the fields journald gives it (systemd 252
- * src/journal/journald-kmsg.c, dev_kmsg_record(): _KERNEL_<KEY> for each
- * " KEY=value" line after it, _SOURCE_MONOTONIC_TIMESTAMP, _TRANSPORT=kernel,
- * PRIORITY, SYSLOG_FACILITY, SYSLOG_IDENTIFIER=kernel, or for a record
- * userspace wrote to /dev/kmsg the identifier and SYSLOG_PID parsed off the
- * text, and MESSAGE unescaped; then server_dispatch_message()'s _BOOT_ID,
- * _MACHINE_ID, _HOSTNAME), journald's own __MONOTONIC_TIMESTAMP (late at
- * boot: journald starts about 2 s in) and __REALTIME_TIMESTAMP.
+ * A kernel record gets the fields journald gives it (Debian 12's systemd
+ * 252.39, src/journal/journald-kmsg.c, dev_kmsg_record() from line 99:
+ * _KERNEL_<KEY> for each " KEY=value" line after it (203), then
+ * _SOURCE_MONOTONIC_TIMESTAMP (256), _TRANSPORT=kernel (259), PRIORITY
+ * (261), SYSLOG_FACILITY (264), SYSLOG_IDENTIFIER=kernel (268) or, for a
+ * record userspace wrote to /dev/kmsg, the identifier and SYSLOG_PID parsed
+ * off the text (290), and MESSAGE unescaped (296); then
+ * src/journal/journald-server.c, dispatch_message_real(), adds _BOOT_ID,
+ * _MACHINE_ID and _HOSTNAME (1033-1040)), journald's own
+ * __MONOTONIC_TIMESTAMP (late at boot: journald starts about 2 s in) and
+ * __REALTIME_TIMESTAMP.
  *
  * Each genlog boot ("N,0,..." record) is a boot of the journal. Between
  * the kernel's records, one userspace entry in three: services' lines on

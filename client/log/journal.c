@@ -407,9 +407,12 @@ static void take_header(struct cgfb_journal_reader *r, struct seen *s,
 	e->realtime = realtime;
 }
 
-/* The entry's sequence number. sd_journal_get_seqnum is systemd 254;
- * Debian 12 has 252, whose cursor carries it as "i=" in hex
- * ("s=<seqnum id>;i=<seqnum>;b=<boot>;m=...;t=...;x=..."). */
+/* The entry's sequence number. sd_journal_get_seqnum is systemd 254's
+ * (src/libsystemd/libsystemd.sym:817 in 254.26); Debian 12 has 252, whose
+ * cursor carries it as "i=" in hex, asprintf'd at every call
+ * (src/libsystemd/sd-journal/sd-journal.c:933-934 in 252.39:
+ * "s=<seqnum id>;i=<seqnum>;b=<boot>;m=...;t=...;x=..."): asked for only
+ * where it is needed (cgfb_journal_seqnum). */
 static int entry_seqnum(sd_journal *j, uint64_t *seqnum)
 {
 	char *cursor = NULL, *i, *end;
