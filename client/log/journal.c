@@ -432,6 +432,15 @@ static int entry_seqnum(sd_journal *j, uint64_t *seqnum)
 	return rc;
 }
 
+/* The errors sd_journal_enumerate_available_data steps over (systemd
+ * 252.39, src/libsystemd/sd-journal/journal-internal.h:134-139); a bad
+ * data object sd_journal_enumerate_data steps over itself (sd-journal.c:
+ * 2349-2352). */
+static bool unavailable_field(int rc)
+{
+	return rc == -ENOBUFS || rc == -E2BIG || rc == -EPROTONOSUPPORT;
+}
+
 /* The current entry: 1 and e filled for a kernel record (or a trusted
  * userspace one), 0 for another, or -errno. Each field is taken as
  * sd_journal_enumerate_data hands it over, nothing turned into text and
@@ -444,21 +453,37 @@ static int read_entry(struct cgfb_journal_reader *r, struct cgfb_journal_entry *
 	uint64_t mono, realtime;
 	const void *d;
 	size_t l;
-	int rc;
+	int rc, unreadable = 0;
 
 	fields_begin(&s, e);
 	header_first(&s);
 	sd_journal_restart_data(r->j);
-	while ((rc = sd_journal_enumerate_data(r->j, &d, &l)) > 0) {
-		const enum field f = take_field(&s, e, d, l);
+	for (;;) {
+		enum field f;
 
+		/* After a field that cannot be read (too big, or compressed in
+		 * a way this libsystemd cannot undo: 252.39's
+		 * JOURNAL_ERRNO_IS_UNAVAILABLE_FIELD), the others still say
+		 * whether the entry is one to read: sd-journal's matches never
+		 * handed over another, so only one to read fails for it. */
+		rc = unreadable ? sd_journal_enumerate_available_data(r->j, &d, &l) :
+				  sd_journal_enumerate_data(r->j, &d, &l);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			if (unreadable || !unavailable_field(rc))
+				return rc;
+			unreadable = rc;
+			continue;
+		}
+		f = take_field(&s, e, d, l);
 		note_match(&m, f, d, l);
 		keep(r, &s, f, d);
 	}
-	if (rc < 0)
-		return rc;
 	if (!is_matched(&m))
 		return 0;
+	if (unreadable)
+		return unreadable;
 	rc = sd_journal_get_monotonic_usec(r->j, &mono, &boot);
 	if (rc < 0)
 		return rc;
