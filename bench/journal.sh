@@ -112,14 +112,12 @@ ids=$(awk '{ print $1 }' "$DIR/expected" | sort | uniq -c |
 	awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }')
 echo "journal: detections OK: $(wc -l < "$DIR/expected") ($ids); $(tail -n 1 "$DIR/scan.err" | sed 's/^[^:]*: //')"
 
-# time NAME CMD: one run of the shell command CMD; its seconds added to
-# NAME's list and its best kept.
+# time_one CMD: seconds of one run of the shell command CMD, into t.
 time_one() {
 	t0=$(now)
-	sh -c "$2" > /dev/null 2>&1 || die "$1: $2 failed"
+	sh -c "$1" > /dev/null 2>&1 || die "$1 failed"
 	t1=$(now)
 	t=$(elapsed "$t0" "$t1")
-	eval "all_$1=\"\${all_$1:-} $t\"; best_$1=\$(best $t \"\${best_$1:-}\")"
 }
 
 cat "$@" > /dev/null
@@ -128,17 +126,25 @@ SCAN="\"$BIN\" scan $SARGS"
 PIPE="journalctl $JARGS -o cat | LC_ALL=C grep -c -F -f \"$PATTERNS\""
 CAT="journalctl $JARGS -o cat"
 peak=$(/usr/bin/time -f %M sh -c "$SCAN > /dev/null 2>&1" 2>&1)
+all_scan="" all_before="" all_pipe="" all_cat=""
+best_scan="" best_before="" best_pipe="" best_cat=""
 i=0
 while [ "$i" -lt "$RUNS" ]; do
-	time_one scan "$SCAN"
-	[ -z "$BEFORE" ] || time_one before "\"$BEFORE\" scan $SARGS"
-	time_one pipe "$PIPE"
-	time_one cat "$CAT"
+	time_one "$SCAN"
+	all_scan="$all_scan $t" best_scan=$(best "$t" "$best_scan")
+	if [ -n "$BEFORE" ]; then
+		time_one "\"$BEFORE\" scan $SARGS"
+		all_before="$all_before $t" best_before=$(best "$t" "$best_before")
+	fi
+	time_one "$PIPE"
+	all_pipe="$all_pipe $t" best_pipe=$(best "$t" "$best_pipe")
+	time_one "$CAT"
+	all_cat="$all_cat $t" best_cat=$(best "$t" "$best_cat")
 	i=$((i + 1))
 done
 echo "journal: load $(cut -d' ' -f1-3 /proc/loadavg); runs (s): scan${all_scan}${BEFORE:+; before${all_before}}; journalctl|grep${all_pipe}; journalctl${all_cat}"
 awk -v n="$N" -v f="$files" -v mib="$((bytes / 1048576))" -v s="$best_scan" \
-    -v b="${best_before:-}" -v p="$best_pipe" -v c="$best_cat" -v rss="$peak" 'BEGIN {
+    -v b="$best_before" -v p="$best_pipe" -v c="$best_cat" -v rss="$peak" 'BEGIN {
 	if (s <= 0) s = 0.001
 	printf "journal: %d entries, %d files, %d MiB: scan %.3f s (peak RSS %d MiB)", n, f, mib, s, rss / 1024
 	if (b != "") printf ", before %.3f s", b
