@@ -1,7 +1,7 @@
 /* genlog: write a big, realistic kernel log for the benchmark, and the list
  * of catalog detections a correct detector must report for it.
  *
- *   genlog dmesg|kmsg MIB LOG EXPECTED
+ *   genlog dmesg|kmsg MIB LOG EXPECTED [BOOT_LINES]
  *
  * LOG gets about MIB MiB of `[ 1234.567890] text` lines (dmesg) or
  * `6,seq,usec,-;text` records (kmsg). EXPECTED gets one "ID LINE" per
@@ -17,7 +17,11 @@
  * catalog messages sprinkled in every ~100k lines. Which messages a boot may
  * print depends on its kernel, and each is printed at most once per boot, as
  * pr_warn_once / WARN_ONCE do; the M4 text may appear twice (M4, then M5,
- * its second call site). */
+ * its second call site).
+ *
+ * BOOT_LINES (bench/journal.sh: a journal of a few boots in 200,000
+ * entries) makes the boots about that long (0.5x to 1.5x) and spaces the
+ * catalog messages to match; without it the output is what it always was. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -920,14 +924,19 @@ int main(int argc, char **argv)
 	struct gen g = { .rng = 0x6367666230303031ull };
 	static char obuf[1 << 20];
 	unsigned boot_no = 0;
+	unsigned long boot_lines = 0;
 	FILE *ex;
 
-	if (argc != 5 || (strcmp(argv[1], "dmesg") && strcmp(argv[1], "kmsg"))) {
-		fprintf(stderr, "usage: genlog dmesg|kmsg MIB LOG EXPECTED\n");
+	if ((argc != 5 && argc != 6) || (strcmp(argv[1], "dmesg") && strcmp(argv[1], "kmsg"))) {
+		fprintf(stderr, "usage: genlog dmesg|kmsg MIB LOG EXPECTED [BOOT_LINES]\n");
 		return 2;
 	}
 	g.fmt = strcmp(argv[1], "kmsg") == 0 ? FMT_KMSG : FMT_DMESG;
 	g.target = strtoull(argv[2], NULL, 10) << 20;
+	if (argc == 6 && (boot_lines = strtoul(argv[5], NULL, 10)) < 16) {
+		fprintf(stderr, "genlog: BOOT_LINES: at least 16\n");
+		return 2;
+	}
 	g.out = fopen(argv[3], "w");
 	ex = fopen(argv[4], "w");
 	g.expect = calloc(MAX_EXPECT, sizeof(*g.expect));
@@ -938,7 +947,9 @@ int main(int argc, char **argv)
 	setvbuf(g.out, obuf, _IOFBF, sizeof(obuf));
 	while (g.bytes < g.target) {
 		/* Boots of 200k to 600k lines; every kernel in turn. */
-		const unsigned long boot_end = g.line + 200000 + rnd(&g, 400000);
+		const unsigned long boot_end = boot_lines ?
+			g.line + boot_lines / 2 + rnd(&g, (unsigned)boot_lines) :
+			g.line + 200000 + rnd(&g, 400000);
 		enum ev pending[EV_MAX];
 		unsigned n = 0;
 		unsigned long next_ev;
@@ -954,12 +965,15 @@ int main(int argc, char **argv)
 			pending[i - 1] = pending[j];
 			pending[j] = t;
 		}
-		next_ev = g.line + 1000 + rnd(&g, 30000);
+		next_ev = boot_lines ? g.line + boot_lines / 64 + rnd(&g, (unsigned)boot_lines / 8) :
+			g.line + 1000 + rnd(&g, 30000);
 		while (g.line < boot_end && g.bytes < g.target) {
 			if (g.line >= next_ev) {
 				if (n)
 					event(&g, pending[--n]);
-				next_ev = g.line + 50000 + rnd(&g, 100000);
+				next_ev = boot_lines ?
+					g.line + boot_lines / 16 + rnd(&g, (unsigned)boot_lines / 8) :
+					g.line + 50000 + rnd(&g, 100000);
 			}
 			ordinary(&g);
 		}

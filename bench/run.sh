@@ -243,3 +243,8 @@ BUILD=$BUILD sh bench/compressed.sh || echo "NOTE: bench/compressed.sh failed"
 # The spool (issue 29): one detection with 10 and with 100,000 reports.
 echo "---"
 BUILD=$BUILD sh bench/spool.sh || echo "NOTE: bench/spool.sh failed"
+
+# The systemd journal (issue 43): scan --journal-file against journalctl
+# -o cat | grep -c -F and journalctl -o cat alone.
+echo "---"
+BUILD=$BUILD sh bench/journal.sh || echo "NOTE: bench/journal.sh failed"

@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		PROPERTY(e.rec.level >= -1 && e.rec.level <= 7, "level %d", e.rec.level);
 		PROPERTY(e.rec.facility >= 0 && e.rec.facility <= 23, "facility %d",
 			 e.rec.facility);
-		PROPERTY(!e.rec.has_seq && e.rec.line == 0 && e.seqnum == 0 && e.boot_first == 0,
+		PROPERTY(!e.rec.has_seq && e.rec.line == 0 && !e.reader && e.boot_first == 0,
 			 "a field only the reader fills");
 
 		/* A smaller buffer keeps less of the text, and nothing else. */

@@ -292,7 +292,7 @@ struct journal_scan {
 	struct scan_out *so;
 	struct cgfb_detector *det;
 	char this_machine[33];        /* this machine's id; "" unknown */
-	char machine[33];             /* the record's machine (_MACHINE_ID); "" unknown */
+	char machine[sizeof(((struct cgfb_journal_entry *)0)->machine_id)]; /* _MACHINE_ID; "" unknown */
 	char boot[33];
 	uint64_t boot_first;
 	bool boot_said;
@@ -381,8 +381,18 @@ static int journal_entry(const struct cgfb_journal_entry *e, void *arg)
 		if (rc < 0)
 			return rc;
 	}
-	snprintf(js->machine, sizeof(js->machine), "%s", e->machine_id);
-	rec.line = (unsigned long)e->seqnum;
+	/* both 33 bytes, e's NUL-terminated: no formatting per record */
+	memcpy(js->machine, e->machine_id, sizeof(js->machine));
+	/* The sequence number names a detection and tells a continuation
+	 * from a later line; the detector reads it for few records. */
+	if (cgfb_detector_needs_line(js->det, &rec)) {
+		uint64_t seqnum;
+
+		rc = cgfb_journal_seqnum(e, &seqnum);
+		if (rc < 0)
+			return rc;
+		rec.line = (unsigned long)seqnum;
+	}
 	cgfb_detector_feed(js->det, &rec);
 	return 0;
 }
@@ -400,11 +410,14 @@ static int scan_journal(const struct cgfb_catalog *cat, const struct opts *o, st
 {
 	struct journal_scan js = { .cat = cat, .so = so };
 	struct cgfb_journal_stats st = { 0 };
-	char err[512];
+	char err[512] = "";
 	int rc;
 
 	cgfb_journal_this_machine(js.this_machine);
 	rc = cgfb_journal_scan(&o->src, journal_entry, &js, &st, err, sizeof(err));
+	/* journal_entry's own failure: the reader said nothing */
+	if (rc < 0 && !err[0])
+		snprintf(err, sizeof(err), "%s: %s", journal_name(&o->src), strerror(-rc));
 	if (js.det)
 		cgfb_detector_finish(js.det);
 	cgfb_detector_free(js.det);

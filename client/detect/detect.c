@@ -186,6 +186,14 @@ bool cgfb_detector_wants_next(const struct cgfb_detector *d)
 	return d->warn.active || d->frag_len > 0 || (d->prev && d->prev->has_continuation);
 }
 
+/* rec->line is read by detected() and detect(), which only a candidate
+ * reaches (both paths of cgfb_detector_feed test it first), and by the
+ * continuation test, which only wants_next makes true. */
+bool cgfb_detector_needs_line(const struct cgfb_detector *d, const struct cgfb_record *rec)
+{
+	return cgfb_detector_wants_next(d) || cgfb_catalog_candidate(d->cat, rec->text, rec->len);
+}
+
 static void emit_pending(struct cgfb_detector *d)
 {
 	for (size_t i = 0; i < d->n_pending; i++) {

@@ -79,6 +79,11 @@ bool cgfb_detector_in_block(const struct cgfb_detector *d);
  * matched a message whose next line may be its continuation (P1's second
  * line names nothing a needle finds). */
 bool cgfb_detector_wants_next(const struct cgfb_detector *d);
+/* False when feeding rec cannot read rec->line: it is no catalog
+ * candidate and the next record does not matter (cgfb_detector_wants_next).
+ * A reader whose line number costs (the journal's sequence number) asks
+ * this first and leaves line 0 when false. */
+bool cgfb_detector_needs_line(const struct cgfb_detector *d, const struct cgfb_record *rec);
 /* True while something fed waits for a record still to come: an open WARN
  * block's detections, or a continued line ('c' record) not yet ended.
  * cgfb_detector_finish hands them out (the detector stays usable). */

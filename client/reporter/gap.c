@@ -55,6 +55,8 @@ static int print_record(const struct cgfb_journal_entry *e, void *arg)
 {
 	struct gap *g = arg;
 	const struct cgfb_record *r = &e->rec;
+	uint64_t seqnum;
+	int rc;
 
 	/* The window is open at both ends: its edges are records the watcher
 	 * read itself. */
@@ -62,8 +64,11 @@ static int print_record(const struct cgfb_journal_entry *e, void *arg)
 		return 0;
 	/* The journal's sequence number stands where the ring's would: the
 	 * watcher names the record by it (journal:BOOT:SEQNUM, as scan does). */
+	rc = cgfb_journal_seqnum(e, &seqnum);
+	if (rc < 0)
+		return rc;
 	printf("%d,%" PRIu64 ",%" PRIu64 ",-;", (r->facility > 0 ? r->facility : 0) * 8 +
-	       (r->level >= 0 ? r->level : 4), e->seqnum, r->usec);
+	       (r->level >= 0 ? r->level : 4), seqnum, r->usec);
 	for (size_t i = 0; i < r->len; i++) {
 		const unsigned char c = (unsigned char)r->text[i];
 
@@ -81,7 +86,7 @@ int cgfb_journal_gap(const char *spec, const char *journal_dir)
 {
 	const struct cgfb_journal_src src = { .dir = journal_dir };
 	struct gap g = { 0 };
-	char boot[33], err[512];
+	char boot[33], err[512] = "";
 	int rc;
 
 	if (parse_spec(spec, boot, &g) < 0) {
@@ -89,6 +94,9 @@ int cgfb_journal_gap(const char *spec, const char *journal_dir)
 		return -EINVAL;
 	}
 	rc = cgfb_journal_boot_range(&src, boot, g.from, g.to, print_record, &g, err, sizeof(err));
+	/* print_record's own failure: the reader said nothing */
+	if (rc < 0 && !err[0])
+		snprintf(err, sizeof(err), "%s", strerror(-rc));
 	if (rc < 0) {
 		cgfb_log(LOG_WARNING, "kernel records lost from the ring buffer cannot be looked up "
 			 "in the journal: %s", err);

@@ -475,6 +475,70 @@ static void three_line_warn_is_one_detection(void **state)
 	cgfb_detector_free(d);
 }
 
+/* The journal's sequence numbers as a line, fed as scan --journal feeds
+ * them: only where cgfb_detector_needs_line says so (else 0). Returns
+ * the detections as "ID:LINE ..." into out. */
+static void feed_numbered(const char *const *text, const unsigned long *seq, size_t n,
+			  bool lazy, char *out, size_t outsz)
+{
+	struct sink s = { 0 };
+	struct cgfb_detector *d;
+	size_t used = 0;
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct cgfb_record r = { .text = text[i], .len = strlen(text[i]), .level = 4,
+					 .facility = 0 };
+
+		if (!lazy || cgfb_detector_needs_line(d, &r))
+			r.line = seq[i];
+		cgfb_detector_feed(d, &r);
+	}
+	cgfb_detector_finish(d);
+	out[0] = '\0';
+	for (unsigned i = 0; i < s.n && i < MAXD; i++)
+		used += (size_t)snprintf(out + used, outsz - used, "%s:%lu ", s.d[i].entry->id,
+					 s.d[i].line);
+	cgfb_detector_free(d);
+}
+
+/* A line number read only where the detector needs one gives what every
+ * line numbered gives: a continuation is told from a later record (a gap
+ * in the numbers) in the lines after a match, which no needle finds. */
+static void line_only_where_needed(void **state)
+{
+	static const char *const text[] = {
+		"e1000e: eth0 NIC Link is Up",
+		"Non-hierarchical memcg is considered for deprecation",
+		"Please consider reorganizing your tree to work with hierarchical accounting",
+		"If you have any reason not to, let us know at cgroups@vger.kernel.org",
+		"usb 1-1: new high-speed USB device",
+		"Non-hierarchical memcg is considered for deprecation",
+		"Please consider reorganizing your tree to work with hierarchical accounting",
+		"If you have any reason not to, let us know at cgroups@vger.kernel.org",
+		M8,
+		"e1000e: eth0 NIC Link is Down",
+	};
+	/* the second P1's lines are not consecutive: another writer's
+	 * entries came between them */
+	static const unsigned long seq[] = { 3, 4, 5, 6, 7, 20, 22, 23, 30, 31 };
+	char all[256], lazy[256];
+	struct cgfb_record plain = { .text = text[0], .len = strlen(text[0]), .facility = 0 };
+	struct cgfb_detector *d;
+	struct sink s = { 0 };
+
+	feed_numbered(text, seq, 10, false, all, sizeof(all));
+	feed_numbered(text, seq, 10, true, lazy, sizeof(lazy));
+	assert_string_equal(lazy, all);
+	/* the first P1 is one detection; the gap is seen in the second, whose
+	 * third line is then a message of its own (G1) */
+	assert_string_equal(all, "P1:4 P1:20 G1:23 M8:30 ");
+
+	assert_int_equal(cgfb_detector_new(cat, collect, &s, &d), 0);
+	assert_false(cgfb_detector_needs_line(d, &plain));
+	cgfb_detector_free(d);
+}
+
 /* G1's contact is the address its message named, not always linux-mm. */
 static void generic_contact_is_the_address_matched(void **state)
 {
@@ -600,6 +664,7 @@ int main(void)
 		cmocka_unit_test(generic_messages_are_bounded),
 		cmocka_unit_test(every_trigger_counted_per_wording),
 		cmocka_unit_test(three_line_warn_is_one_detection),
+		cmocka_unit_test(line_only_where_needed),
 		cmocka_unit_test(generic_contact_is_the_address_matched),
 		cmocka_unit_test(level_of_the_call_site),
 		cmocka_unit_test(userspace_break_only_from_trusted_writers),

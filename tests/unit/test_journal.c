@@ -36,6 +36,7 @@ static int run(const struct blobs *b, struct cgfb_journal_entry *e, char *text, 
 #define BOOT_A "0123456789abcdef0123456789abcdef"
 #define BOOT_B "fedcba9876543210fedcba9876543210"
 #define SYSTEMD_V1 "Detected cgroup v1 hierarchy at /sys/fs/cgroup/, which is no longer supported by current version of systemd."
+#define KUBELET_V1 "kubelet is configured to not run on a host using cgroup v1"
 #define DEPRECATED "cgroup: memory.use_hierarchy is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality."
 
 static void kernel_record(void **state)
@@ -65,7 +66,13 @@ static void kernel_record(void **state)
 	assert_int_equal(e.rec.line, 0);
 	assert_string_equal(e.boot_id, BOOT_A);
 	assert_int_equal(e.realtime, 1700000000123456ull);
-	assert_int_equal(e.seqnum, 0);
+	assert_null(e.reader);
+	{
+		uint64_t seqnum = 7;
+
+		assert_int_equal(cgfb_journal_seqnum(&e, &seqnum), -ENODATA);
+		assert_int_equal(seqnum, 7);
+	}
 }
 
 static void userspace_refused(void **state)
@@ -381,6 +388,20 @@ static void write_export(FILE *f)
 	fputs("__REALTIME_TIMESTAMP=1700090009600000\n__MONOTONIC_TIMESTAMP=9600000\n"
 	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=journal\nPRIORITY=0\nSYSLOG_FACILITY=3\n"
 	      "_PID=1\n_UID=1000\nMESSAGE=" SYSTEMD_V1 "\n\n", f);
+	/* The scan selects these itself (no sd-journal match): root's lines
+	 * in a unit are read only from the kubelet's units. A service run
+	 * as root (whose record would pass as trusted: a unit, UID 0) and a
+	 * user's kubelet are never handed over; the root kubelet is, its
+	 * unit copied out of the field. */
+	fputs("__REALTIME_TIMESTAMP=1700090009700000\n__MONOTONIC_TIMESTAMP=9700000\n"
+	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=stdout\nPRIORITY=3\n_PID=8\n_UID=0\n"
+	      "_SYSTEMD_UNIT=nginx.service\nMESSAGE=" KUBELET_V1 "\n\n", f);
+	fputs("__REALTIME_TIMESTAMP=1700090009800000\n__MONOTONIC_TIMESTAMP=9800000\n"
+	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=stdout\nPRIORITY=3\n_PID=813\n_UID=1000\n"
+	      "_SYSTEMD_UNIT=kubelet.service\nMESSAGE=" KUBELET_V1 "\n\n", f);
+	fputs("__REALTIME_TIMESTAMP=1700090009900000\n__MONOTONIC_TIMESTAMP=9900000\n"
+	      "_BOOT_ID=" BOOT_B "\n_TRANSPORT=stdout\nPRIORITY=3\n_PID=814\n_UID=0\n"
+	      "_SYSTEMD_UNIT=kubelet.service\nMESSAGE=" KUBELET_V1 "\n\n", f);
 }
 
 static int make_journal(void **state)
@@ -434,12 +455,14 @@ struct got {
 		char boot[33];
 		uint64_t realtime, seqnum, boot_first, usec;
 		int level, facility;
+		char unit[64];
 	} r[16];
 };
 
 static int collect(const struct cgfb_journal_entry *e, void *arg)
 {
 	struct got *g = arg;
+	uint64_t again = 0;
 
 	if (g->n < 16) {
 		memcpy(g->r[g->n].text, e->rec.text, e->rec.len < 159 ? e->rec.len : 159);
@@ -447,7 +470,11 @@ static int collect(const struct cgfb_journal_entry *e, void *arg)
 		g->r[g->n].len = e->rec.len;
 		memcpy(g->r[g->n].boot, e->boot_id, sizeof(e->boot_id));
 		g->r[g->n].realtime = e->realtime;
-		g->r[g->n].seqnum = e->seqnum;
+		/* looked up once, the same when asked again */
+		assert_int_equal(cgfb_journal_seqnum(e, &g->r[g->n].seqnum), 0);
+		assert_int_equal(cgfb_journal_seqnum(e, &again), 0);
+		assert_int_equal(again, g->r[g->n].seqnum);
+		memcpy(g->r[g->n].unit, e->rec.unit, sizeof(g->r[g->n].unit));
 		g->r[g->n].boot_first = e->boot_first;
 		g->r[g->n].usec = e->rec.usec;
 		g->r[g->n].level = e->rec.level;
@@ -465,8 +492,8 @@ static void check_all(const struct got *g, const struct cgfb_journal_stats *st)
 {
 	unsigned k = 0;
 
-	assert_int_equal(g->n, 10);
-	assert_int_equal(st->entries, 10);
+	assert_int_equal(g->n, 11);
+	assert_int_equal(st->entries, 11);
 	assert_int_equal(st->boots, 2);
 	for (size_t i = 0; i < N_ENTS; i++) {
 		const struct ent *x = &ents[i];
@@ -497,6 +524,12 @@ static void check_all(const struct got *g, const struct cgfb_journal_stats *st)
 	assert_int_equal(g->r[9].facility, 3);
 	assert_int_equal(g->r[9].level, 0);
 	assert_int_equal(g->r[9].usec, 9500000);
+	assert_string_equal(g->r[9].unit, "init.scope");
+	/* root's kubelet, not root's nginx nor a user's kubelet */
+	assert_string_equal(g->r[10].text, KUBELET_V1);
+	assert_string_equal(g->r[10].unit, "kubelet.service");
+	assert_int_equal(g->r[10].usec, 9900000);
+	assert_true(g->r[10].seqnum > g->r[9].seqnum + 2);
 }
 
 static void scan_files(void **state)
@@ -586,6 +619,108 @@ static void boot_range(void **state)
 	assert_non_null(strstr(err, "not-a-boot-id"));
 }
 
+/* A whole file, malloc'd, its size in *n. */
+static char *read_whole(const char *path, long *n)
+{
+	FILE *f = fopen(path, "r");
+	char *b;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	*n = ftell(f);
+	assert_true(*n > 0);
+	rewind(f);
+	b = malloc((size_t)*n);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)*n, f), (size_t)*n);
+	fclose(f);
+	return b;
+}
+
+/* The offset of the data object whose payload is the only occurrence of
+ * payload in the file's bytes: the object header (type 1, DATA; its size
+ * the header's bytes plus the payload's) at an 8-aligned offset before. */
+static long data_object(const unsigned char *b, size_t n, const char *payload)
+{
+	const size_t pl = strlen(payload);
+	const unsigned char *at = memmem(b, n, payload, pl);
+	size_t pos;
+
+	assert_non_null(at);
+	assert_null(memmem(at + 1, n - (size_t)(at - b) - 1, payload, pl));
+	pos = (size_t)(at - b);
+	for (size_t o = pos & ~(size_t)7; o >= 8 && pos - o < 256; o -= 8) {
+		uint64_t size = 0;
+
+		for (int i = 7; i >= 0; i--)
+			size = size << 8 | b[o + 8 + (size_t)i];
+		if (b[o] == 1 && size == pos - o + pl)
+			return (long)o;
+	}
+	fail_msg("no data object holds \"%s\"", payload);
+	return -1;
+}
+
+/* A field sd-journal cannot read (its object says two compressions at
+ * once: -EPROTONOSUPPORT) in an entry the scan does not read (a user's
+ * line) is no error, as with sd-journal's matches, which never handed
+ * such an entry over; in a kernel record it is, as it was. */
+static void unreadable_field(void **state)
+{
+	static const char *const payloads[] = { "MESSAGE=unreadable user line",
+						"MESSAGE=unreadable kernel line" };
+	char path[160], cmd[512];
+	const char *files[] = { path };
+	const struct cgfb_journal_src src = { .files = files, .n_files = 1 };
+	struct got g = { 0 };
+	char err[512] = "";
+	unsigned char *b;
+	FILE *f;
+	long n;
+
+	snprintf(cmd, sizeof(cmd), "%s/u.export", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs("__REALTIME_TIMESTAMP=1700000000000000\n__MONOTONIC_TIMESTAMP=50000\n"
+	      "_BOOT_ID=" BOOT_A "\n_TRANSPORT=kernel\nPRIORITY=5\n"
+	      "MESSAGE=Linux version 6.1.0-13-amd64\n\n"
+	      "__REALTIME_TIMESTAMP=1700000000100000\n__MONOTONIC_TIMESTAMP=150000\n"
+	      "_BOOT_ID=" BOOT_A "\n_TRANSPORT=stdout\nPRIORITY=6\n_PID=4242\n_UID=1000\n"
+	      "_SYSTEMD_UNIT=user@1000.service\nMESSAGE=unreadable user line\n\n"
+	      "__REALTIME_TIMESTAMP=1700000000200000\n__MONOTONIC_TIMESTAMP=250000\n"
+	      "_BOOT_ID=" BOOT_A "\n_TRANSPORT=kernel\nPRIORITY=4\nMESSAGE=" DEPRECATED "\n\n"
+	      "__REALTIME_TIMESTAMP=1700000000300000\n__MONOTONIC_TIMESTAMP=350000\n"
+	      "_BOOT_ID=" BOOT_A "\n_TRANSPORT=kernel\nPRIORITY=4\n"
+	      "MESSAGE=unreadable kernel line\n\n", f);
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/u.journal", dir);
+	snprintf(cmd, sizeof(cmd), JOURNAL_REMOTE " --output=%s %s/u.export >/dev/null 2>&1", path,
+		 dir);
+	assert_int_equal(system(cmd), 0);
+
+	/* Only the user's line unreadable: every kernel record read. */
+	b = (unsigned char *)read_whole(path, &n);
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, data_object(b, (size_t)n, payloads[0]) + 1, SEEK_SET), 0);
+	assert_int_equal(fputc(3, f), 3);                /* XZ | LZ4 */
+	assert_int_equal(fflush(f), 0);
+	assert_int_equal(cgfb_journal_scan(&src, collect, &g, NULL, err, sizeof(err)), 0);
+	assert_int_equal(g.n, 3);
+	assert_string_equal(g.r[2].text, "unreadable kernel line");
+
+	/* The kernel's record unreadable too: the scan fails, naming the file. */
+	assert_int_equal(fseek(f, data_object(b, (size_t)n, payloads[1]) + 1, SEEK_SET), 0);
+	assert_int_equal(fputc(3, f), 3);
+	assert_int_equal(fclose(f), 0);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(cgfb_journal_scan(&src, collect, &g, NULL, err, sizeof(err)),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(g.n, 2);
+	assert_non_null(strstr(err, path));
+	free(b);
+}
+
 static void errors_name_the_path(void **state)
 {
 	char bad[160], empty[160], missing[160], err[512];
@@ -646,6 +781,7 @@ int main(void)
 		cmocka_unit_test(callback_stops),
 		cmocka_unit_test(boot_range),
 		cmocka_unit_test(errors_name_the_path),
+		cmocka_unit_test(unreadable_field),
 	};
 	int failed = cmocka_run_group_tests_name("journal_fields", pure, NULL, NULL);
 
