@@ -9,6 +9,10 @@
 # do: tests/server/pg.sh) through one collector, and split between two
 # collectors sharing the database (issue 17; target >= 3000 reports/s with
 # p99 < 100 ms, two instances faster than one); a table side by side.
+# Each run also gives the CPU time spent per report (issue 43): the
+# collectors' (user + system, from /proc/PID/stat), PostgreSQL's (every
+# process of the cluster started here) and wrk's (its rusage), read just
+# before and just after the load.
 set -eu
 BUILD=${BUILD:-build}
 SERVER=${SERVER:-$PWD/$BUILD/cgroup-feedback-server}
@@ -20,6 +24,7 @@ PID="" PIDS=""
 T_TMP=$DIR
 scaled() { echo "$1"; }
 . tests/server/pg.sh
+TCK=$(getconf CLK_TCK)
 trap 'for p in $PID $PIDS; do kill -9 "$p" 2>/dev/null || true; done; pg_stop; rm -rf "$DIR"' EXIT
 
 command -v wrk >/dev/null || { echo "bench/server.sh: wrk is missing (make deps)" >&2; exit 2; }
@@ -68,6 +73,42 @@ open(out, "w").write("".join("%.3f\n" % x for x in lat))
 PY
 }
 
+# proc_ticks PID...: the CPU time the processes have used so far, user +
+# system of all their threads, in clock ticks (proc(5): fields 14 and 15
+# of /proc/PID/stat; the command name, field 2, may hold spaces and
+# parentheses, so the fields are counted after its last ")").
+proc_ticks() {
+	for _p; do cat "/proc/$_p/stat"; done | awk '{ sub(/^.*\) /, ""); t += $12 + $13 } END { print t + 0 }'
+}
+
+# pg_ticks: the CPU time of the PostgreSQL cluster started here, in clock
+# ticks: the postmaster's own, that of its children still running (every
+# server process is one: backends, WAL writer, checkpointer, autovacuum)
+# and that of its children that exited and were reaped (its cutime and
+# cstime, fields 16 and 17), so a backend that ends during the load is
+# still counted. A child reaped between the reads of its line and the
+# postmaster's is counted twice (or not at all): none ends during a run
+# but autovacuum's workers, a few ticks at most.
+pg_ticks() {
+	_pm=$(head -n 1 "$PG_ROOT/data/postmaster.pid")
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v pm="$_pm" '{
+		pid = $1; sub(/^.*\) /, "")
+		if (pid == pm) t += $12 + $13 + $14 + $15
+		else if ($2 == pm) t += $12 + $13
+	} END { print t + 0 }'
+}
+
+# us_per TICKS N: TICKS clock ticks per report of N, in microseconds.
+us_per() { awk -v t="$1" -v hz="$TCK" -v n="$2" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }'; }
+
+# wrk_us N FILE...: the CPU time of the wrk runs whose "user system"
+# seconds (/usr/bin/time -f '%U %S') are in FILE..., per report of N, in
+# microseconds.
+wrk_us() {
+	_n=$1; shift
+	cat "$@" | awk -v n="$_n" '{ t += $1 + $2 } END { printf "%.1f", (n > 0 ? t * 1e6 / n : 0) }'
+}
+
 # pct FILE P: the P-th percentile of the numbers in FILE.
 pct() {
 	sort -n "$1" | awk -v p="$2" '{ v[NR] = $1 } END { i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print v[i] }'
@@ -86,10 +127,13 @@ run() {
 	probe "$(cat "$DIR/port")" 3 "$DIR/$name.idle"
 	probe "$(cat "$DIR/port")" "$SECS" "$DIR/$name.busy" &
 	PROBE=$!
-	BENCH_TEMPLATES=$DIR/templates.txt timeout $((SECS + 60)) wrk -t"$THREADS" -c"$CONNS" \
-		-d"${SECS}s" --timeout 10s -s bench/server.lua "http://127.0.0.1:$(cat "$DIR/port")/" \
-		> "$DIR/$name.wrk"
+	t0=$(proc_ticks "$PID")
+	BENCH_TEMPLATES=$DIR/templates.txt timeout $((SECS + 60)) /usr/bin/time -f '%U %S' \
+		-o "$DIR/$name.wrkcpu" wrk -t"$THREADS" -c"$CONNS" -d"${SECS}s" --timeout 10s \
+		-s bench/server.lua "http://127.0.0.1:$(cat "$DIR/port")/" > "$DIR/$name.wrk"
+	# The probe ends with the load; by then the last batch is committed.
 	wait "$PROBE" || true
+	echo $(($(proc_ticks "$PID") - t0)) > "$DIR/$name.cpu"
 	kill -TERM "$PID"
 	wait "$PID" || true
 	PID=""
@@ -119,6 +163,13 @@ awk -v r="$rate" -v p="$p99" -v c="$crate" -v rows="$rows" -v sent="$sent" 'BEGI
 	if (rows != sent) { print "FAIL: rows != 201s"; exit 1 }
 	if (r < 5000 || p >= 50) print "NOTE: below the target (5000 reports/s, p99 < 50 ms)"
 }'
+# CPU per report: per durable report (the server's 201s) with SQLite; per
+# report answered 201 without storage for the ceiling.
+cpu_sq=$(us_per "$(cat "$DIR/durable.cpu")" "$sent")
+ccreated=$(val "$ceiling" created)
+echo "CPU per report, SQLite: collector $cpu_sq µs, wrk $(wrk_us "$sent" "$DIR/durable.wrkcpu") µs;" \
+	"without storage: collector $(us_per "$(cat "$DIR/ceiling.cpu")" "$ccreated") µs," \
+	"wrk $(wrk_us "$ccreated" "$DIR/ceiling.wrkcpu") µs"
 # The summary is served from memory: a write load should not slow it much.
 idle99=$(pct "$DIR/durable.idle" 99) busy50=$(pct "$DIR/durable.busy" 50) busy99=$(pct "$DIR/durable.busy" 99)
 awk -v i="$idle99" -v b50="$busy50" -v b99="$busy99" -v n="$(wc -l < "$DIR/durable.busy")" 'BEGIN {
@@ -137,11 +188,29 @@ start_pg() {
 	while [ ! -s "$DIR/$1.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -s "$DIR/$1.port" ]
 }
-# wrk_at NAME PORT CONNS THREADS TID_BASE: one wrk run; its RESULT line.
+# wrk_at NAME PORT CONNS THREADS TID_BASE: one wrk run; its RESULT line;
+# its CPU seconds in $DIR/NAME.wrkcpu.
 wrk_at() {
-	BENCH_TEMPLATES=$DIR/templates.txt BENCH_TID_BASE=$5 timeout $((SECS + 60)) wrk -t"$4" \
-		-c"$3" -d"${SECS}s" --timeout 10s -s bench/server.lua "http://127.0.0.1:$2/" > "$DIR/$1.wrk"
+	BENCH_TEMPLATES=$DIR/templates.txt BENCH_TID_BASE=$5 timeout $((SECS + 60)) \
+		/usr/bin/time -f '%U %S' -o "$DIR/$1.wrkcpu" wrk -t"$4" -c"$3" -d"${SECS}s" \
+		--timeout 10s -s bench/server.lua "http://127.0.0.1:$2/" > "$DIR/$1.wrk"
 	grep '^RESULT' "$DIR/$1.wrk"
+}
+# cpu_mark NAME: the collectors' ($PIDS) and the cluster's CPU ticks so
+# far, into $DIR/NAME.
+cpu_mark() {
+	# shellcheck disable=SC2086 # the list of pids, split on purpose
+	echo "$(proc_ticks $PIDS) $(pg_ticks)" > "$DIR/$1"
+}
+# cpu_line LABEL NAME N WRKCPU...: the CPU per report of N between the
+# marks NAME.0 and NAME.1, of the collectors, PostgreSQL and wrk; sets
+# cpu_c and cpu_p to the first two.
+cpu_line() {
+	_l=$1 _m=$2 _n=$3; shift 3
+	read -r _c0 _p0 < "$DIR/$_m.0"
+	read -r _c1 _p1 < "$DIR/$_m.1"
+	cpu_c=$(us_per $((_c1 - _c0)) "$_n") cpu_p=$(us_per $((_p1 - _p0)) "$_n")
+	echo "CPU per durable report, $_l: collector $cpu_c µs, PostgreSQL $cpu_p µs, wrk $(wrk_us "$_n" "$@") µs"
 }
 stop_all() {
 	for p in $PIDS; do kill -TERM "$p" 2>/dev/null; done
@@ -153,16 +222,24 @@ if ! pg_available || ! pg_start > "$DIR/pg.start" 2>&1; then
 	echo "NOTE: no PostgreSQL for the benchmark: $(cat "$DIR/pg.start" 2>/dev/null)"
 else
 	pg_createdb bench1 && pg_createdb bench2
-	start_pg one bench1 && pg1=$(wrk_at one "$(cat "$DIR/one.port")" "$CONNS" "$THREADS" 0)
+	start_pg one bench1
+	cpu_mark one.0
+	pg1=$(wrk_at one "$(cat "$DIR/one.port")" "$CONNS" "$THREADS" 0)
+	# The commits of the requests still in flight when wrk stopped.
+	sleep 0.2
+	cpu_mark one.1
 	stop_all
 	rows1=$(pg_sql bench1 "select count(*) from reports")
 	# Two collectors, half the connections each, one wrk thread each.
 	start_pg two_a bench2 && start_pg two_b bench2
+	cpu_mark two.0
 	wrk_at two_a "$(cat "$DIR/two_a.port")" $((CONNS / 2)) 1 0 > "$DIR/two_a.res" &
 	wa=$!
 	wrk_at two_b "$(cat "$DIR/two_b.port")" $((CONNS / 2)) 1 1000 > "$DIR/two_b.res"
 	wait "$wa" || true
 	pg2a=$(cat "$DIR/two_a.res") pg2b=$(cat "$DIR/two_b.res")
+	sleep 0.2
+	cpu_mark two.1
 	stop_all
 	rows2=$(pg_sql bench2 "select count(*) from reports")
 	sent1=$(grep -c 'POST /api/v1/reports 201 ' "$DIR/one.log" || true)
@@ -172,16 +249,22 @@ else
 	echo "$pg2b" | sed 's/^RESULT/postgresql-2b/'
 	echo "PostgreSQL rows: one instance $rows1 (201s by the server: $sent1); two instances $rows2 (201s: $sent2)"
 	[ "$rows1" = "$sent1" ] && [ "$rows2" = "$sent2" ] || { echo "FAIL: PostgreSQL rows != 201s"; exit 1; }
+	cpu_line "PostgreSQL, one instance" one "$sent1" "$DIR/one.wrkcpu"
+	cpu_c1=$cpu_c cpu_p1=$cpu_p
+	cpu_line "PostgreSQL, two instances" two "$sent2" "$DIR/two_a.wrkcpu" "$DIR/two_b.wrkcpu"
+	cpu_c2=$cpu_c cpu_p2=$cpu_p
 fi
 echo
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-28s %14s %10s\n' "store" "durable rep/s" "p99 ms"
-printf '%-28s %14.0f %10.1f\n' "SQLite, one instance" "$rate" "$p99"
+echo "CPU per durable report in µs (user + system), the collectors' and PostgreSQL's"
+printf '%-28s %14s %10s %14s %14s\n' "store" "durable rep/s" "p99 ms" "collector µs" "PostgreSQL µs"
+printf '%-28s %14.0f %10.1f %14.1f %14s\n' "SQLite, one instance" "$rate" "$p99" "$cpu_sq" "-"
 if [ -n "$pg1" ]; then
-	printf '%-28s %14.0f %10.1f\n' "PostgreSQL, one instance" "$(val "$pg1" rate)" "$(val "$pg1" p99_ms)"
+	printf '%-28s %14.0f %10.1f %14.1f %14.1f\n' "PostgreSQL, one instance" "$(val "$pg1" rate)" \
+		"$(val "$pg1" p99_ms)" "$cpu_c1" "$cpu_p1"
 	r2=$(awk -v a="$(val "$pg2a" rate)" -v b="$(val "$pg2b" rate)" 'BEGIN { print a + b }')
 	p2=$(awk -v a="$(val "$pg2a" p99_ms)" -v b="$(val "$pg2b" p99_ms)" 'BEGIN { print (a > b ? a : b) }')
-	printf '%-28s %14.0f %10.1f\n' "PostgreSQL, two instances" "$r2" "$p2"
+	printf '%-28s %14.0f %10.1f %14.1f %14.1f\n' "PostgreSQL, two instances" "$r2" "$p2" "$cpu_c2" "$cpu_p2"
 	awk -v r1="$(val "$pg1" rate)" -v p1="$(val "$pg1" p99_ms)" -v r2="$r2" -v p2="$p2" 'BEGIN {
 		if (r1 < 3000 || p1 >= 100) print "NOTE: PostgreSQL, one instance: below the target (3000 reports/s, p99 < 100 ms)"
 		if (r2 <= r1) print "NOTE: two instances are not faster than one"
