@@ -122,7 +122,8 @@ cpu_mark() {
 # marks MARK.0 and MARK.1: the collectors', PostgreSQL's (when it ran)
 # and wrk's, and the share of the machine's CPUs the rest took meanwhile
 # (other work on a shared machine; the probe and this script count there
-# too, a few %). Sets cpu_c and cpu_p to the first two (in µs), cpu_o to
+# too, a few %; the process times and /proc/stat are counted apart, so a
+# quiet machine reads 0-3 %, never below 0). Sets cpu_c and cpu_p to the first two (in µs), cpu_o to
 # the last (in %).
 cpu_line() {
 	_l=$1 _m=$2 _n=$3; shift 3
@@ -131,7 +132,7 @@ cpu_line() {
 	cpu_c=$(us_per $((_c1 - _c0)) "$_n") cpu_p=$(us_per $((_p1 - _p0)) "$_n")
 	_w=$(cat "$@" | awk -v hz="$TCK" '{ t += $1 + $2 } END { printf "%d", t * hz }')
 	cpu_o=$(awk -v o=$((_b1 - _b0 - (_c1 - _c0) - (_p1 - _p0) - _w)) -v u=$((_u1 - _u0)) \
-		-v n="$(grep -c '^cpu[0-9]' /proc/stat)" 'BEGIN { printf "%.0f", (u > 0 ? 100 * o / u / n : 0) }')
+		-v n="$(grep -c '^cpu[0-9]' /proc/stat)" 'BEGIN { o = (u > 0 ? 100 * o / u / n : 0); printf "%.0f", (o > 0 ? o : 0) }')
 	if [ "$_p1" = 0 ]; then _pg=""; else _pg=" PostgreSQL $cpu_p µs,"; fi
 	echo "CPU per report, $_l: collector $cpu_c µs,$_pg wrk $(wrk_us "$_n" "$@") µs;" \
 		"the machine's other work meanwhile $cpu_o % of its CPUs"
