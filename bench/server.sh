@@ -30,6 +30,7 @@ TCK=$(getconf CLK_TCK)
 trap 'for p in $PID $PIDS; do kill -9 "$p" 2>/dev/null || true; done; pg_stop; rm -rf "$DIR"' EXIT
 
 command -v wrk >/dev/null || { echo "bench/server.sh: wrk is missing (make deps)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench/server.sh: /usr/bin/time is missing (make deps)" >&2; exit 2; }
 [ -x "$SERVER" ] || { echo "bench/server.sh: build $SERVER first" >&2; exit 2; }
 
 # 64 different valid reports as templates, checked with python3-jsonschema.
