@@ -5,7 +5,7 @@ set -eu
 PKGS="build-essential pkg-config libjson-c-dev libicu-dev libssl-dev libcurl4-openssl-dev libpcre2-dev
 libudev-dev libsystemd-dev libyaml-dev systemd-journal-remote zlib1g-dev liblzma-dev libzstd-dev libbz2-dev liblz4-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev libpq-dev postgresql-15 libcmocka-dev clang libclang-rt-dev
 python3 python3-jsonschema python3-prometheus-client qemu-system-x86 cpio e2fsprogs valgrind util-linux strace
-curl openssl gzip xz-utils zstd bzip2 lz4 wrk haproxy chromium chromium-driver python3-selenium fonts-dejavu-core
+curl openssl gzip xz-utils zstd bzip2 lz4 wrk time haproxy chromium chromium-driver python3-selenium fonts-dejavu-core
 systemd debhelper dpkg-dev fakeroot lintian debootstrap rpm mandoc groff-base
 man-db bash-completion quilt git patch"
 
