@@ -88,15 +88,23 @@ static double letting_through(const struct cgfb_teddy *t, const double *freq, un
 
 	for (size_t j = 0; j < CGFB_TEDDY_M; j++) {
 		const uint8_t bit = (uint8_t)(1u << b);
+		unsigned los = 0, his = 0;
 		double pj = 0.0;
 
-		for (unsigned c = 0; c < 0x80; c++) {
-			const bool lo = (t->lo[j][c & 15] & bit) || (fp && (fp[j] & 15) == (c & 15));
-			const bool hi = (t->hi[j][c >> 4] & bit) || (fp && (fp[j] >> 4) == (c >> 4));
-
-			if (lo && hi)
-				pj += freq[c];
+		/* The nibbles it allows, then the bytes made of them (a few:
+		 * not all 128). */
+		for (unsigned x = 0; x < 16; x++) {
+			los |= (unsigned)((t->lo[j][x] & bit) != 0) << x;
+			his |= (unsigned)((t->hi[j][x] & bit) != 0) << x;
 		}
+		if (fp) {
+			los |= 1u << (fp[j] & 15);
+			his |= 1u << (fp[j] >> 4);
+		}
+		for (unsigned h = 0; h < 8; h++)
+			for (unsigned l = 0; (his >> h & 1) && l < 16; l++)
+				if (los >> l & 1)
+					pj += freq[h << 4 | l];
 		p *= pj;
 	}
 	return p;
