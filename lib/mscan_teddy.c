@@ -237,6 +237,20 @@ static unsigned buckets_at(const struct cgfb_teddy *t, const char *s)
 	return b;
 }
 
+/* The candidates of a step: mask has a bit for each position where a
+ * bucket stands, bytes says which. */
+static void check_step(const struct cgfb_mscan *ms, const char *p, const char *end,
+		       const char *s, const uint8_t *bytes, uint64_t mask, struct found *f)
+{
+	for (; mask; mask &= mask - 1) {
+		const unsigned at = (unsigned)__builtin_ctzll(mask);
+
+		if (s + at >= f->limit)
+			break;
+		check(ms, p, end, s + at, bytes[at], f);
+	}
+}
+
 static void tally_bytes(struct cgfb_mscan_tally *t, const char *p, const char *end)
 {
 	for (; p < end; p++) {
@@ -314,13 +328,7 @@ static const char *vector_part(const struct cgfb_mscan *ms, const char *p, const
 			uint8_t bytes[32];
 
 			_mm256_storeu_si256((__m256i *)bytes, r);
-			for (; m; m &= m - 1) {
-				const unsigned at = (unsigned)__builtin_ctz(m);
-
-				if (s + at >= f->limit)
-					break;
-				check(ms, p, end, s + at, bytes[at], f);
-			}
+			check_step(ms, p, end, s, bytes, m, f);
 		}
 		s += 32;
 	}
@@ -333,6 +341,33 @@ static const char *vector_part(const struct cgfb_mscan *ms, const char *p, const
 			    _mm256_extract_epi64(b, 2) + _mm256_extract_epi64(b, 3));
 	return s;
 }
+
+/* The 64-position step of both AVX-512 ways, around TEDDY_BYTE(v, j): the
+ * buckets that allow each byte of v at fingerprint position j. */
+#define TEDDY_LOOP_64()                                                                    \
+	while (s < f->limit && end - s >= 64 + CGFB_TEDDY_M - 1) {                         \
+		const __m512i v0 = _mm512_loadu_si512((const void *)s);                    \
+		const __m512i v1 = _mm512_loadu_si512((const void *)(s + 1));              \
+		const __m512i v2 = _mm512_loadu_si512((const void *)(s + 2));              \
+		const __m512i v3 = _mm512_loadu_si512((const void *)(s + 3));              \
+                                                                                           \
+		_mm_prefetch(s + PREFETCH, _MM_HINT_T0);                                    \
+		_mm_prefetch(s + PREFETCH + 64, _MM_HINT_T0);                               \
+		const __m512i r = _mm512_and_si512(                                         \
+			_mm512_and_si512(TEDDY_BYTE(v0, 0), TEDDY_BYTE(v1, 1)),             \
+			_mm512_and_si512(TEDDY_BYTE(v2, 2), TEDDY_BYTE(v3, 3)));            \
+		const uint64_t m = _mm512_test_epi8_mask(r, r);                             \
+                                                                                           \
+		newlines += (uint64_t)__builtin_popcountll(_mm512_cmpeq_epi8_mask(v0, nl)); \
+		nuls += (uint64_t)__builtin_popcountll(_mm512_testn_epi8_mask(v0, v0));     \
+		if (__builtin_expect(m != 0, 0)) {                                          \
+			uint8_t bytes[64];                                                  \
+                                                                                           \
+			_mm512_storeu_si512((void *)bytes, r);                              \
+			check_step(ms, p, end, s, bytes, m, f);                             \
+		}                                                                           \
+		s += 64;                                                                    \
+	}
 
 /* The same, 64 positions per step, where the CPU has AVX-512BW: a
  * compare gives a mask of 64 bits, so counting is POPCNT. */
@@ -355,34 +390,7 @@ static const char *vector_part_512(const struct cgfb_mscan *ms, const char *p, c
 #define TEDDY_BYTE(v, j)                                                                  \
 	_mm512_and_si512(_mm512_shuffle_epi8(lo[j], v),                                   \
 			 _mm512_shuffle_epi8(hi[j], _mm512_and_si512(_mm512_srli_epi16(v, 4), low)))
-	while (s < f->limit && end - s >= 64 + CGFB_TEDDY_M - 1) {
-		const __m512i v0 = _mm512_loadu_si512((const void *)s);
-		const __m512i v1 = _mm512_loadu_si512((const void *)(s + 1));
-		const __m512i v2 = _mm512_loadu_si512((const void *)(s + 2));
-		const __m512i v3 = _mm512_loadu_si512((const void *)(s + 3));
-
-		_mm_prefetch(s + PREFETCH, _MM_HINT_T0);
-		_mm_prefetch(s + PREFETCH + 64, _MM_HINT_T0);
-		const __m512i r = _mm512_and_si512(_mm512_and_si512(TEDDY_BYTE(v0, 0), TEDDY_BYTE(v1, 1)),
-						   _mm512_and_si512(TEDDY_BYTE(v2, 2), TEDDY_BYTE(v3, 3)));
-		uint64_t m = _mm512_test_epi8_mask(r, r);
-
-		newlines += (uint64_t)__builtin_popcountll(_mm512_cmpeq_epi8_mask(v0, nl));
-		nuls += (uint64_t)__builtin_popcountll(_mm512_testn_epi8_mask(v0, v0));
-		if (__builtin_expect(m != 0, 0)) {
-			uint8_t bytes[64];
-
-			_mm512_storeu_si512((void *)bytes, r);
-			for (; m; m &= m - 1) {
-				const unsigned at = (unsigned)__builtin_ctzll(m);
-
-				if (s + at >= f->limit)
-					break;
-				check(ms, p, end, s + at, bytes[at], f);
-			}
-		}
-		s += 64;
-	}
+	TEDDY_LOOP_64();
 #undef TEDDY_BYTE
 	t->newlines += newlines;
 	t->nuls += nuls;
@@ -409,42 +417,17 @@ static const char *vector_part_vbmi(const struct cgfb_mscan *ms, const char *p, 
 		b[j] = _mm512_loadu_si512((const void *)(td->byte[j] + 64));
 	}
 #define TEDDY_BYTE(v, j) _mm512_permutex2var_epi8(a[j], v, b[j])
-	while (s < f->limit && end - s >= 64 + CGFB_TEDDY_M - 1) {
-		const __m512i v0 = _mm512_loadu_si512((const void *)s);
-		const __m512i v1 = _mm512_loadu_si512((const void *)(s + 1));
-		const __m512i v2 = _mm512_loadu_si512((const void *)(s + 2));
-		const __m512i v3 = _mm512_loadu_si512((const void *)(s + 3));
-
-		_mm_prefetch(s + PREFETCH, _MM_HINT_T0);
-		_mm_prefetch(s + PREFETCH + 64, _MM_HINT_T0);
-		const __m512i r = _mm512_and_si512(_mm512_and_si512(TEDDY_BYTE(v0, 0), TEDDY_BYTE(v1, 1)),
-						   _mm512_and_si512(TEDDY_BYTE(v2, 2), TEDDY_BYTE(v3, 3)));
-		uint64_t m = _mm512_test_epi8_mask(r, r);
-
-		newlines += (uint64_t)__builtin_popcountll(_mm512_cmpeq_epi8_mask(v0, nl));
-		nuls += (uint64_t)__builtin_popcountll(_mm512_testn_epi8_mask(v0, v0));
-		if (__builtin_expect(m != 0, 0)) {
-			uint8_t bytes[64];
-
-			_mm512_storeu_si512((void *)bytes, r);
-			for (; m; m &= m - 1) {
-				const unsigned at = (unsigned)__builtin_ctzll(m);
-
-				if (s + at >= f->limit)
-					break;
-				check(ms, p, end, s + at, bytes[at], f);
-			}
-		}
-		s += 64;
-	}
+	TEDDY_LOOP_64();
 #undef TEDDY_BYTE
 	t->newlines += newlines;
 	t->nuls += nuls;
 	return s;
 }
 #else
-static const char *vector_part_512(const struct cgfb_mscan *ms, const char *p, const char *s,
-				   const char *end, struct found *f, struct cgfb_mscan_tally *t)
+/* Elsewhere no step is vector: the byte-by-byte tail does it all (and
+ * cgfb_teddy_init turns Teddy on only with AVX2 anyway). */
+static const char *no_vector(const struct cgfb_mscan *ms, const char *p, const char *s,
+			     const char *end, struct found *f, struct cgfb_mscan_tally *t)
 {
 	(void)ms;
 	(void)p;
@@ -453,28 +436,9 @@ static const char *vector_part_512(const struct cgfb_mscan *ms, const char *p, c
 	(void)t;
 	return s;
 }
-
-static const char *vector_part_vbmi(const struct cgfb_mscan *ms, const char *p, const char *s,
-				    const char *end, struct found *f, struct cgfb_mscan_tally *t)
-{
-	(void)ms;
-	(void)p;
-	(void)end;
-	(void)f;
-	(void)t;
-	return s;
-}
-
-static const char *vector_part(const struct cgfb_mscan *ms, const char *p, const char *s,
-			       const char *end, struct found *f, struct cgfb_mscan_tally *t)
-{
-	(void)ms;
-	(void)p;
-	(void)end;
-	(void)f;
-	(void)t;
-	return s;
-}
+#define vector_part_512  no_vector
+#define vector_part_vbmi no_vector
+#define vector_part      no_vector
 #endif
 
 const char *cgfb_mscan_find_tally(const struct cgfb_mscan *ms, const char *p, const char *end,
