@@ -237,20 +237,6 @@ static unsigned buckets_at(const struct cgfb_teddy *t, const char *s)
 	return b;
 }
 
-/* The candidates of a step: mask has a bit for each position where a
- * bucket stands, bytes says which. */
-static void check_step(const struct cgfb_mscan *ms, const char *p, const char *end,
-		       const char *s, const uint8_t *bytes, uint64_t mask, struct found *f)
-{
-	for (; mask; mask &= mask - 1) {
-		const unsigned at = (unsigned)__builtin_ctzll(mask);
-
-		if (s + at >= f->limit)
-			break;
-		check(ms, p, end, s + at, bytes[at], f);
-	}
-}
-
 static void tally_bytes(struct cgfb_mscan_tally *t, const char *p, const char *end)
 {
 	for (; p < end; p++) {
@@ -268,6 +254,20 @@ static void untally_bytes(struct cgfb_mscan_tally *t, const char *p, const char 
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+/* The candidates of a step: mask has a bit for each position where a
+ * bucket stands, bytes says which. */
+static void check_step(const struct cgfb_mscan *ms, const char *p, const char *end,
+		       const char *s, const uint8_t *bytes, uint64_t mask, struct found *f)
+{
+	for (; mask; mask &= mask - 1) {
+		const unsigned at = (unsigned)__builtin_ctzll(mask);
+
+		if (s + at >= f->limit)
+			break;
+		check(ms, p, end, s + at, bytes[at], f);
+	}
+}
+
 /* How far ahead to ask for memory: the loop is too long for the CPU's own
  * window of reordering to reach the next lines of a text that comes from
  * memory (measured on a 512 MiB log: 2.0 GB/s without, 5.8 GB/s with). */
