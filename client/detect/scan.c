@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include "log/input.h"
+#include "log/mapahead.h"
 #include "log/mapwin.h"
 #include "log/journal_export.h"
+#include "log/kmsg_record.h"
 #include "detect/newlines.h"
 #include "detect/paste.h"
 #include "detect/scan.h"
@@ -30,6 +32,7 @@ struct scanner {
 	struct cgfb_scan_stats *st;
 	bool fmt_known;
 	bool colored;              /* escape sequences are stripped first */
+	bool kmsg_pieces;          /* kmsg with continued lines: read record by record */
 	/* Catalog needles plus the WARN block marker: the only places where
 	 * a text-format log needs to be parsed. */
 	struct cgfb_mscan anchors;
@@ -160,20 +163,25 @@ static const char *line_mode(struct scanner *s, const char *p, const char *end, 
  * may be megabytes away, would read them from memory a second time. */
 #define SKIP_CHUNK (256u << 10)
 
-/* The flag of a kmsg record's header line ("4,12,3456,c;text"): '-', 'c'
- * (a line the next records continue), '+' (a continuation); ' ' for a
- * property line (" KEY=value", part of the record above); 0 for anything
- * else. */
-static char kmsg_flag(const char *line, const char *end)
+/* What a kmsg-format line is to the detector, as the parser reads it:
+ * ' ' a property line (" KEY=value", part of the record above), 0 a line
+ * it refuses (malformed: never fed, so it ends nothing), '-' a whole
+ * record, 'c' the first piece of a continued line, '+' any later piece
+ * (the parser takes every flag but '-' and 'c' for one). */
+static char kmsg_kind(const char *line, const char *end)
 {
-	unsigned commas = 0;
+	const char *nl = memchr(line, '\n', (size_t)(end - line));
+	struct cgfb_record rec;
+	char buf[1];
 
 	if (line < end && *line == ' ')
 		return ' ';
-	for (const char *q = line; q < end && *q != '\n' && *q != ';'; q++)
-		if (*q == ',' && ++commas == 3)
-			return q + 1 < end ? q[1] : 0;
-	return 0;
+	/* A buffer of one byte: the header alone is parsed. */
+	if (cgfb_kmsg_parse(line, (size_t)((nl ? nl : end) - line), buf, sizeof(buf), &rec) < 0)
+		return 0;
+	if (!rec.fragment)
+		return '-';
+	return rec.frag_start ? 'c' : '+';
 }
 
 /* The start of the line before the one at ls (> p). */
@@ -186,30 +194,50 @@ static const char *prev_line(const char *p, const char *ls)
 
 /* Where the kmsg record that holds the line at ls begins, never before p:
  * a property line belongs to the record above it, and a continuation
- * ('+', kernels before 4.9 printed a line built by pr_cont() in pieces)
- * to the piece flagged 'c' that began it: the detector joins the pieces,
- * and a catalog message's needle, the literal text of one printk() call,
- * lies within one piece but its pattern may need them all. */
+ * piece ('+': kernels before 4.9 printed a line built by pr_cont() in
+ * pieces) to the piece flagged 'c' that began it, across other pieces,
+ * property lines and lines the parser refuses (which line by line reading
+ * would not feed either): the detector joins the pieces, and a catalog
+ * message's needle, the literal text of one printk() call, lies within
+ * one piece but its pattern may need them all. */
 static const char *kmsg_record_start(const char *p, const char *ls, const char *end)
 {
 	const char *q = ls;
+	char k;
 
-	while (q > p && kmsg_flag(q, end) == ' ')
+	while (q > p && kmsg_kind(q, end) == ' ')
 		q = prev_line(p, q);
-	while (q > p && kmsg_flag(q, end) == '+') {
-		const char *r = prev_line(p, q);
-
-		while (r > p && kmsg_flag(r, end) == ' ')
-			r = prev_line(p, r);
-		const char f = kmsg_flag(r, end);
-
-		if (f != '+' && f != 'c')
+	k = kmsg_kind(q, end);
+	if (k == '-' || k == 'c')
+		return q;
+	/* A later piece, or a line the parser refuses inside a run of
+	 * pieces: from the run's first piece on. */
+	for (const char *r = q; r > p;) {
+		r = prev_line(p, r);
+		k = kmsg_kind(r, end);
+		if (k == '-')
 			break;
-		q = r;
-		if (f == 'c')
+		if (k == '+' || k == 'c')
+			q = r;
+		if (k == 'c')
 			break;
 	}
 	return q;
+}
+
+/* A kmsg log whose first buffer holds a later piece of a continued line
+ * (kernels before 4.9) is read record by record: the detector joins the
+ * pieces, and one that holds no needle may still complete one. */
+static bool kmsg_has_pieces(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (kmsg_kind(p, end) == '+')
+			return true;
+		p = nl ? nl + 1 : end;
+	}
+	return false;
 }
 
 /* The same where the search counts as it goes (Teddy, lib/mscan_teddy.c):
@@ -336,6 +364,7 @@ static size_t scanner_feed(struct scanner *s, const char *buf, size_t len, bool 
 		s->st->binary = s->st->fmt != CGFB_FMT_JOURNAL_EXPORT &&
 				cgfb_logfmt_binary(buf, len);
 		s->st->journal_file = cgfb_logfmt_journal_file(buf, len);
+		s->kmsg_pieces = s->st->fmt == CGFB_FMT_KMSG && kmsg_has_pieces(buf, buf + len);
 		if (s->st->journal_file)
 			return len;
 	}
@@ -354,7 +383,7 @@ static size_t scanner_feed(struct scanner *s, const char *buf, size_t len, bool 
 	case CGFB_FMT_KMSG:
 		/* Jumping from needle to needle where the search counts the
 		 * lines it passes; otherwise record by record. */
-		if (s->anchors.teddy.on)
+		if (s->anchors.teddy.on && !s->kmsg_pieces)
 			break;
 		return (size_t)(line_mode(s, buf, end, eof, false) - buf);
 	case CGFB_FMT_DMESG:
@@ -515,20 +544,48 @@ static off_t size_now(int fd, off_t known)
 	return fstat(fd, &st) == 0 && st.st_size > known ? st.st_size : known;
 }
 
+/* The next window is prepared this far before the end of the one read:
+ * it starts at the first record not wholly in it, which is shorter. */
+#define SLACK (64u << 10)
+
+/* The window [pos, pos + len): the one prepared, or one mapped now. */
+static int window_at(struct mapped *m, struct cgfb_mapahead *ahead, size_t len,
+		     struct cgfb_mapwin *w)
+{
+	if (ahead && cgfb_mapahead_take(ahead, m->pos, len, w))
+		return 0;
+	return cgfb_mapwin_map(w, m->fd, m->pos, len);
+}
+
+static void window_done(struct cgfb_mapahead *ahead, struct cgfb_mapwin *w)
+{
+	if (ahead)
+		cgfb_mapahead_release(ahead, w);
+	else
+		cgfb_mapwin_unmap(w);
+}
+
 static int body_mapped(struct scanner *s, void *ctx)
 {
 	struct mapped *m = ctx;
+	struct cgfb_mapahead *ahead = NULL;
 	size_t win = CHUNK;
 	int rc = 0;
 
+	cgfb_mapwin_guard();
+	/* More than a few windows: a thread maps each while the one before
+	 * is read (without one, each is mapped when needed). */
+	if (m->size - m->pos > 2 * (off_t)WINDOW && cgfb_mapahead_new(m->fd, &ahead) < 0)
+		ahead = NULL;
 	while (m->pos < m->size) {
 		struct cgfb_mapwin w;
 		const size_t left = (size_t)(m->size - m->pos);
 		const size_t len = left < win ? left : win;
+		const size_t next_win = win < WINDOW ? WINDOW : win;
 		bool eof = false;
 		size_t used;
 
-		rc = cgfb_mapwin_map(&w, m->fd, m->pos, len);
+		rc = window_at(m, ahead, len, &w);
 		if (rc < 0) {
 			snprintf(s->st->error, sizeof(s->st->error), "%s", strerror(-rc));
 			break;
@@ -537,12 +594,18 @@ static int body_mapped(struct scanner *s, void *ctx)
 		    cgfb_logfmt_detect(w.base, len) != CGFB_FMT_JOURNAL_EXPORT) {
 			/* Colours are stripped in a buffer of our own. */
 			m->colored = true;
-			cgfb_mapwin_unmap(&w);
-			return 0;
+			window_done(ahead, &w);
+			break;
 		}
 		if (len == left) {
 			m->size = size_now(m->fd, m->size);
 			eof = m->pos + (off_t)len >= m->size;
+		} else if (ahead && len == win && len > SLACK) {
+			const off_t next = m->pos + (off_t)(len - SLACK);
+			const size_t after = (size_t)(m->size - next);
+
+			cgfb_mapahead_prepare(ahead, next, after < next_win + SLACK ? after
+										 : next_win + SLACK);
 		}
 		used = scanner_feed(s, w.base, len, eof);
 		if (used == 0 && !eof && !s->st->journal_file) {
@@ -552,7 +615,7 @@ static int body_mapped(struct scanner *s, void *ctx)
 				/* len < win: the file grew since; map it again. */
 				if (len == win)
 					win = win * 2 < CHUNK_MAX ? win * 2 : CHUNK_MAX;
-				cgfb_mapwin_unmap(&w);
+				window_done(ahead, &w);
 				continue;
 			}
 			used = s->st->fmt == CGFB_FMT_JOURNAL_EXPORT ? len
@@ -563,10 +626,10 @@ static int body_mapped(struct scanner *s, void *ctx)
 			rc = -ESTALE;
 			snprintf(s->st->error, sizeof(s->st->error),
 				 "the file shrank while it was read (truncated by log rotation?)");
-			cgfb_mapwin_unmap(&w);
+			window_done(ahead, &w);
 			break;
 		}
-		cgfb_mapwin_unmap(&w);
+		window_done(ahead, &w);
 		if (s->st->journal_file) {
 			rc = -EMEDIUMTYPE;
 			break;
@@ -574,10 +637,12 @@ static int body_mapped(struct scanner *s, void *ctx)
 		m->pos += (off_t)used;
 		if (eof)
 			break;
-		if (win < WINDOW)
-			win = WINDOW;
+		win = next_win;
 	}
-	judge_nuls(s->st);
+	cgfb_mapahead_free(ahead);
+	cgfb_mapwin_unguard();
+	if (!m->colored)
+		judge_nuls(s->st);
 	return rc;
 }
 
