@@ -573,9 +573,9 @@ static int body_mapped(struct scanner *s, void *ctx)
 	int rc = 0;
 
 	cgfb_mapwin_guard();
-	/* More than a few windows: a thread maps each while the one before
-	 * is read (without one, each is mapped when needed). */
-	if (m->size - m->pos > 2 * (off_t)WINDOW && cgfb_mapahead_new(m->fd, &ahead) < 0)
+	/* More than the first window and one more: a thread maps each while
+	 * the one before is read (without one, each is mapped when needed). */
+	if (m->size - m->pos > (off_t)(CHUNK + WINDOW) && cgfb_mapahead_new(m->fd, &ahead) < 0)
 		ahead = NULL;
 	while (m->pos < m->size) {
 		struct cgfb_mapwin w;
