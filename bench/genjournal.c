@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "splitmix.h"
+
 #define MID "5f0c3e9a1b2d4c6e8f7a9b0c1d2e3f40"
 #define HOST "node17.bench.example"
 
@@ -60,11 +62,7 @@ struct gen {
 
 static uint64_t next64(struct gen *g)
 {
-	uint64_t z = (g->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return splitmix64(&g->rng);
 }
 
 static unsigned rnd(struct gen *g, unsigned n)

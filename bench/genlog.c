@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "splitmix.h"
+
 #define MAX_EXPECT 100000
 
 enum fmt { FMT_DMESG, FMT_KMSG };
@@ -52,14 +54,9 @@ struct gen {
 	char text[4096];
 };
 
-/* splitmix64: tiny, fast, and the same everywhere. */
 static uint64_t next64(struct gen *g)
 {
-	uint64_t z = (g->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return splitmix64(&g->rng);
 }
 
 static unsigned rnd(struct gen *g, unsigned n)

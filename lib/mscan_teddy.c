@@ -275,6 +275,19 @@ static void check_step(const struct cgfb_mscan *ms, const char *p, const char *e
 /* Additions to a byte-wide count before it could wrap. */
 #define ROUNDS 255
 
+/* Byte-wide counts of newlines and NULs, summed into t. */
+__attribute__((target("avx2")))
+static inline void add_counts(struct cgfb_mscan_tally *t, __m256i n_nl, __m256i n_nul)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i a = _mm256_sad_epu8(n_nl, zero), b = _mm256_sad_epu8(n_nul, zero);
+
+	t->newlines += (size_t)(_mm256_extract_epi64(a, 0) + _mm256_extract_epi64(a, 1) +
+				_mm256_extract_epi64(a, 2) + _mm256_extract_epi64(a, 3));
+	t->nuls += (size_t)(_mm256_extract_epi64(b, 0) + _mm256_extract_epi64(b, 1) +
+			    _mm256_extract_epi64(b, 2) + _mm256_extract_epi64(b, 3));
+}
+
 /* Whole 32-byte steps from s while a fingerprint may still start there;
  * returns where it stopped, having counted the bytes before it. The
  * strings are ASCII (cgfb_teddy_init sees to it), so a byte with its top
@@ -315,12 +328,7 @@ static const char *vector_part(const struct cgfb_mscan *ms, const char *p, const
 		if (++rounds == ROUNDS || __builtin_expect(m != 0, 0)) {
 			/* Byte-wide counts summed before they wrap, and before
 			 * a candidate's check may end the loop. */
-			const __m256i a = _mm256_sad_epu8(n_nl, zero), b = _mm256_sad_epu8(n_nul, zero);
-
-			t->newlines += (size_t)(_mm256_extract_epi64(a, 0) + _mm256_extract_epi64(a, 1) +
-						_mm256_extract_epi64(a, 2) + _mm256_extract_epi64(a, 3));
-			t->nuls += (size_t)(_mm256_extract_epi64(b, 0) + _mm256_extract_epi64(b, 1) +
-					    _mm256_extract_epi64(b, 2) + _mm256_extract_epi64(b, 3));
+			add_counts(t, n_nl, n_nul);
 			n_nl = n_nul = zero;
 			rounds = 0;
 		}
@@ -333,12 +341,7 @@ static const char *vector_part(const struct cgfb_mscan *ms, const char *p, const
 		s += 32;
 	}
 #undef TEDDY_BYTE
-	const __m256i a = _mm256_sad_epu8(n_nl, zero), b = _mm256_sad_epu8(n_nul, zero);
-
-	t->newlines += (size_t)(_mm256_extract_epi64(a, 0) + _mm256_extract_epi64(a, 1) +
-				_mm256_extract_epi64(a, 2) + _mm256_extract_epi64(a, 3));
-	t->nuls += (size_t)(_mm256_extract_epi64(b, 0) + _mm256_extract_epi64(b, 1) +
-			    _mm256_extract_epi64(b, 2) + _mm256_extract_epi64(b, 3));
+	add_counts(t, n_nl, n_nul);
 	return s;
 }
 

@@ -283,9 +283,6 @@ static const char *skip_mode(struct scanner *s, const char *p, const char *end, 
 	const char *limit = end;
 	size_t longest = 0;
 
-	for (size_t i = 0; i < s->anchors.n; i++)
-		if (s->anchors.len[i] > longest)
-			longest = s->anchors.len[i];
 	if (!eof) {
 		const char *last = memrchr(p, '\n', (size_t)(end - p));
 
@@ -297,6 +294,9 @@ static const char *skip_mode(struct scanner *s, const char *p, const char *end, 
 	}
 	if (s->anchors.teddy.on)
 		return skip_tallied(s, p, limit, eof);
+	for (size_t i = 0; i < s->anchors.n; i++)
+		if (s->anchors.len[i] > longest)
+			longest = s->anchors.len[i];
 	/* p is always at the start of a line. */
 	while (p < limit) {
 		if (cgfb_detector_wants_next(s->det)) {
