@@ -194,7 +194,7 @@ static const char *prev_line(const char *p, const char *ls)
 
 /* Where the kmsg record that holds the line at ls begins, never before p:
  * a property line belongs to the record above it, and a continuation
- * piece ('+': kernels before 4.9 printed a line built by pr_cont() in
+ * piece ('+': older kernels printed a line built by pr_cont() in
  * pieces) to the piece flagged 'c' that began it, across other pieces,
  * property lines and lines the parser refuses (which line by line reading
  * would not feed either): the detector joins the pieces, and a catalog
@@ -226,7 +226,7 @@ static const char *kmsg_record_start(const char *p, const char *ls, const char *
 }
 
 /* A kmsg log whose first buffer holds a later piece of a continued line
- * (kernels before 4.9) is read record by record: the detector joins the
+ * (older kernels; linux 6.12 prints only 'c' and '-', printk.c:680) is read record by record: the detector joins the
  * pieces, and one that holds no needle may still complete one. */
 static bool kmsg_has_pieces(const char *p, const char *end)
 {
