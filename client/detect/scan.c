@@ -226,8 +226,9 @@ static const char *kmsg_record_start(const char *p, const char *ls, const char *
 }
 
 /* A kmsg log whose first buffer holds a later piece of a continued line
- * (older kernels; linux 6.12 prints only 'c' and '-', printk.c:680) is read record by record: the detector joins the
- * pieces, and one that holds no needle may still complete one. */
+ * (older kernels; linux 6.12 prints only 'c' and '-', printk.c:680) is
+ * read record by record: the detector joins the pieces, and one that
+ * holds no needle may still complete one. */
 static bool kmsg_has_pieces(const char *p, const char *end)
 {
 	while (p < end) {
