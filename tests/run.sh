@@ -262,13 +262,16 @@ while IFS='	' read -r name tier _; do
 		failures="$failures $name"
 		# Each failed test with the evidence printed under it.
 		awk -v j="$name" '/^not ok / { print "  " j ": " $0; c = 0; on = 1; next }
-			on && /^#/ && c < 25 { print "      " $0; c++; next } { on = 0 }' "$log"
+			on && /^#/ && c < 25 { print "      " $0; c++; next } { on = 0 }' "$log" |
+			tee -a "$LOGDIR/failed"
 	fi
 	# 77 is the automake convention for "skipped": the test said why in TAP.
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ "$f" -eq 0 ]; then
 		failed=$((failed + 1)) failures="$failures $name(exit=$rc)"
-		echo "  $name: exited with status $rc without a failing test; last lines:"
-		tail -n 15 "$log" | sed 's/^/    /'
+		{
+			echo "  $name: exited with status $rc without a failing test; last lines:"
+			tail -n 15 "$log" | sed 's/^/    /'
+		} | tee -a "$LOGDIR/failed"
 	fi
 	printf '%-44s %4d passed, %d failed, %d skipped (%d s)\n' "$name" "$p" "$f" "$s" "$secs"
 	printf '%s\t%s\t%s\n' "$name" "$secs" "$tier" >>"$LOGDIR/times"
@@ -290,6 +293,11 @@ if [ -d "$(dirname "$TIMES")" ]; then
 fi
 
 echo "logs: $LOGDIR"
+# Again where a reader of the run's last lines looks (CI shows its tail).
+if [ -s "$LOGDIR/failed" ]; then
+	echo "== what failed (each with the lines under it; the whole log in $LOGDIR):"
+	head -n 80 "$LOGDIR/failed"
+fi
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

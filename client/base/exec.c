@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,15 @@ static void close_pair(int p[2])
 			close(p[i]);
 }
 
+void cgfb_die_with_parent(pid_t parent)
+{
+	/* Set in the child after fork(): the parent may have died before it,
+	 * and then the signal will never come; a parent that is not ours
+	 * any more says so. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(127);
+}
+
 /* The child's output until it closes it (or out is full). */
 static int read_output(int fd, pid_t pid, char *out, size_t outsz, bool (*stop)(pid_t))
 {
@@ -184,16 +194,18 @@ int cgfb_run_filter(const char *path, const char *const *argv, const char *in, s
 		    char *out, size_t outsz, int *status, bool (*stop)(pid_t pid))
 {
 	int ip[2] = { -1, -1 }, op[2] = { -1, -1 }, rc = 0;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (pipe2(ip, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
 		rc = -errno;
 		goto out;
 	}
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
 		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		cgfb_die_with_parent(parent);
 		if (dup2(ip[0], STDIN_FILENO) < 0 || dup2(op[1], STDOUT_FILENO) < 0)
 			_exit(127);
 		execv(path, (char *const *)argv);

@@ -28,9 +28,19 @@
  * 0 and the path in out, or -ENOENT. */
 int cgfb_sibling_path(const char *name, char *out, size_t outsz);
 
+/* In a child just forked by parent (its getpid() before the fork): the
+ * child is killed when its parent dies. The watcher's children work for it
+ * alone: a report writer left running by a killed watcher would write
+ * beside the next watcher's writer, and the spool and its repeat index are
+ * written by one writer at a time (report/repindex.h); what it was doing
+ * is done again by the next watcher, as after any kill. _exit(127) when
+ * the parent is already gone. */
+void cgfb_die_with_parent(pid_t parent);
+
 /* Run path with argv, in on its standard input and its standard output
  * (up to outsz - 1 bytes, NUL-terminated) into out; without ambient
- * capabilities (the watcher's CAP_SYSLOG stays with the reader). stop,
+ * capabilities (the watcher's CAP_SYSLOG stays with the reader), killed
+ * if this process dies (cgfb_die_with_parent). stop,
  * when not NULL, is asked whenever a wait is interrupted by a signal: true
  * leaves the child to end on its own (asked to by stop) and returns
  * -EINTR. 0 and the wait status in *status, or a negative errno. */

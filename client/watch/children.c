@@ -39,7 +39,10 @@ static bool stop_now(pid_t pid)
 }
 
 /* The review of a new report, in the terminal the watcher runs in. A child
- * process of its own: whatever it sends, the watcher opened no socket. */
+ * process of its own: whatever it sends, the watcher opened no socket.
+ * Unlike the report writer it outlives a killed watcher: the questions are
+ * the administrator's, and review writes no report, only its consent,
+ * each step whole, as when run by hand beside a watcher. */
 void cgfb_child_review(const struct cgfb_watch_opts *o, const char *id)
 {
 	const char *argv[12], *cli = getenv("CGFB_CLI");
@@ -177,17 +180,19 @@ static int run_reporter(const struct cgfb_watch_opts *o, const char *reporter, c
 {
 	const char *argv[24];
 	int n, status = 0;
-	pid_t pid;
+	pid_t pid, parent;
 
 	n = reporter_argv(o, reporter, NULL, argv);
 	argv[n++] = mode;
 	argv[n] = NULL;
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
 		const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		cgfb_die_with_parent(parent);
 		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
 			_exit(127);
 		execv(reporter, (char *const *)argv);
@@ -232,7 +237,7 @@ int cgfb_child_journal_gap(const struct cgfb_watch_opts *o, const char *reporter
 	int out[2], n = 0, status = 0, count = 0;
 	ssize_t len;
 	FILE *f;
-	pid_t pid;
+	pid_t pid, parent;
 
 	snprintf(spec, sizeof(spec), "%s:%" PRIu64 ":%" PRIu64, boot, from_usec, to_usec);
 	argv[n++] = reporter;
@@ -246,9 +251,11 @@ int cgfb_child_journal_gap(const struct cgfb_watch_opts *o, const char *reporter
 	if (pipe2(out, O_CLOEXEC) < 0)
 		return -errno;
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
 		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		cgfb_die_with_parent(parent);
 		if (dup2(out[1], STDOUT_FILENO) < 0)
 			_exit(127);
 		execv(reporter, (char *const *)argv);

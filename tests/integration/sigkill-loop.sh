@@ -256,6 +256,44 @@ check "list removes the stale temporaries of killed writes" \
 	[ "$(find "$ST/reports" -maxdepth 1 -name '.*.tmp.*' | wc -l)" -eq 1 ]
 check "and says so" [ "$(grep -c 'left by an interrupted write' "$T_TMP/err")" -eq "$left" ]
 
+# The watcher killed while its report writer is mid-step (held there by
+# the shim): the writer dies with it, rather than writing beside the next
+# watcher's writer (one writer at a time, report/repindex.h); the next
+# watcher writes the report, once.
+O=$T_TMP/orphan
+mkdir -p "$O/state/reports"
+printf '4,1,1000,-;option changes via remount are deprecated (pid=7 comm=orphan)\n' > "$O/kmsg"
+echo 0b0e0000-1111-4222-8333-0000000000ff > "$O/boot"
+set -- "$CGFB" --config "$CONF" watch --once --kmsg "$O/kmsg" --state-dir "$O/state" \
+	--boot-id-file "$O/boot" --cgroup-root "$T_TMP/fx/root" --mountinfo "$T_TMP/fx/mountinfo"
+KILLSHIM_AT=1 KILLSHIM_PROG=cgroup-feedback-report KILLSHIM_ARG=--report-id \
+	KILLSHIM_HOLD=$O/writer LD_PRELOAD=$SHIM \
+	"$@" > /dev/null 2>&1 &
+wpid=$!
+i=0
+while [ ! -s "$O/writer" ] && [ $i -lt 300 ] && kill -0 $wpid 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 $wpid 2>/dev/null
+wait $wpid 2>/dev/null
+orphan=$(cat "$O/writer" 2>/dev/null)
+# Dead: gone, or a zombie until whoever adopted it reaps it.
+alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //; s/ .*//' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+i=0
+while [ -n "$orphan" ] && alive "$orphan" && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "the watcher's report writer was caught mid-step (pid ${orphan:-none})" [ -n "$orphan" ]
+dead=no
+[ -n "$orphan" ] && ! alive "$orphan" && dead=yes
+check "... and died with its killed watcher" [ $dead = yes ]
+[ -z "$orphan" ] || kill -9 "$orphan" 2>/dev/null
+"$@" > /dev/null 2>&1
+check "the next watcher wrote its report, once" \
+	[ "$(ls "$O/state/reports" | grep -c '\.json$')" -eq 1 ]
+
 # Kills of the report writer, not of the watcher: the held record is read
 # again and the log replays exactly what happened. M4's text printed twice
 # is M4 then M5 (two call sites), whatever writer dies: never an invented

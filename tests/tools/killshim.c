@@ -9,6 +9,9 @@
  *                      how many steps a command has)
  *   KILLSHIM_PROG=NAME count only in the program NAME (the watcher starts
  *                      cgroup-feedback-report, which inherits the shim)
+ *   KILLSHIM_ARG=ARG   count only in processes one of whose arguments is
+ *                      ARG (the report writer's --report-id, not its
+ *                      --check or --refresh-banner runs)
  *   KILLSHIM_ONCE=FILE kill only the first process that gets there: it
  *                      creates FILE (O_EXCL) before the signal; the others
  *                      find it and live (one writer killed, then retried)
@@ -17,6 +20,12 @@
  *   KILLSHIM_OOM=1     instead of the kill, take memory until the kernel's
  *                      OOM killer ends the process (run it in a memory
  *                      cgroup with a limit: this is how MemoryMax kills)
+ *   KILLSHIM_HOLD=FILE instead of the kill, write the process id to FILE
+ *                      and sleep a minute before the call: a process
+ *                      caught mid-step, for the test to act meanwhile (not
+ *                      stopped: the kernel sends SIGHUP to a stopped
+ *                      process whose process group its parent's death
+ *                      orphans, which would hide what the test looks for)
  *
  * Only calls through the dynamic symbol table are seen: glibc's own stdio
  * writes are not, which is fine, they are not how the spool is written. */
@@ -30,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static unsigned long counted;
@@ -69,6 +79,46 @@ static void take_memory(void)
 	raise(SIGKILL);
 }
 
+/* Whether this process's command line has arg (or arg is not set). */
+static int has_arg(const char *arg)
+{
+	static char cmd[8192];
+	long n;
+	int fd;
+
+	if (!arg || !*arg)
+		return 1;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = syscall(SYS_read, fd, cmd, sizeof(cmd) - 1);
+	syscall(SYS_close, fd);
+	for (long i = 0; i < n; i += (long)strlen(cmd + i) + 1)
+		if (strcmp(cmd + i, arg) == 0)
+			return 1;
+	return 0;
+}
+
+/* KILLSHIM_HOLD: the pid in a file written whole (a temporary renamed),
+ * then a minute's sleep. */
+static void hold_here(const char *file)
+{
+	struct timespec minute = { .tv_sec = 60 };
+	char tmp[4096], line[32];
+	const int n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		syscall(SYS_write, fd, line, (size_t)n);
+		syscall(SYS_close, fd);
+		syscall(SYS_renameat, AT_FDCWD, tmp, AT_FDCWD, file);
+	}
+	while (nanosleep(&minute, &minute) < 0 && errno == EINTR)
+		;
+}
+
 /* KILLSHIM_ONCE: true for the one process that creates the file. */
 static int first_to_die(void)
 {
@@ -96,7 +146,8 @@ static int step(const char *what)
 	if (mine < 0) {
 		const char *prog = getenv("KILLSHIM_PROG");
 
-		mine = !prog || strcmp(prog, program_invocation_short_name) == 0;
+		mine = (!prog || strcmp(prog, program_invocation_short_name) == 0) &&
+		       has_arg(getenv("KILLSHIM_ARG"));
 	}
 	if (!mine)
 		return 0;
@@ -124,6 +175,10 @@ static int step(const char *what)
 		return fail_errno();
 	if (getenv("KILLSHIM_OOM"))
 		take_memory();
+	if (getenv("KILLSHIM_HOLD")) {
+		hold_here(getenv("KILLSHIM_HOLD"));
+		return 0;
+	}
 	raise(SIGKILL);
 	return 0;
 }
