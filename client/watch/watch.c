@@ -19,6 +19,7 @@
 #include "base/bootid.h"
 #include "watch/children.h"
 #include "watch/hold.h"
+#include "watch/lock.h"
 #include "watch/privilege.h"
 #include "watch/state.h"
 #include "watch/watch.h"
@@ -46,6 +47,7 @@ struct watcher {
 	const struct cgfb_watch_opts *o;
 	struct cgfb_state st;
 	struct cgfb_statedir sd;     /* opened once; watch.state through it */
+	int lock_fd;                 /* this watcher's flock on it (lock.h); -1 */
 	struct cgfb_klog k;
 	struct cgfb_detector *det;
 	char reporter[PATH_MAX];     /* "": reports are not written */
@@ -299,6 +301,17 @@ static int setup(struct watcher *w)
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "state directory %s: %s", o->state_dir, err);
 		return rc;
+	}
+	w->lock_fd = cgfb_watch_lock(&w->sd, err, sizeof(err));
+	if (w->lock_fd == -EBUSY) {
+		cgfb_log(LOG_ERR, "%s; two would both answer every warning, so this one stops "
+			 "(the installed service is stopped with systemctl stop cgroup-feedback; a "
+			 "trial beside it takes a --state-dir of its own)", err);
+		return -EBUSY;
+	}
+	if (w->lock_fd < 0) {
+		cgfb_log(LOG_ERR, "%s", err);
+		return w->lock_fd;
 	}
 	rc = cgfb_read_boot_id(o->boot_id_path ? o->boot_id_path : CGFB_BOOT_ID_PATH, boot,
 			       sizeof(boot));
@@ -690,6 +703,7 @@ int cgfb_watch(const struct cgfb_watch_opts *o)
 	}
 	w->o = o;
 	w->sd.fd = -1;
+	w->lock_fd = -1;
 	set_idle(w);
 	install_signals(&w->stop);
 	cgfb_children_stop_on(&stop_requested);
@@ -703,6 +717,8 @@ int cgfb_watch(const struct cgfb_watch_opts *o)
 	}
 	cgfb_detector_free(w->det);
 	cgfb_klog_close(&w->k);
+	if (w->lock_fd >= 0)
+		close(w->lock_fd);
 	cgfb_statedir_close(&w->sd);
 	rc = rc < 0 ? 2 : w->rc;
 	free(w);

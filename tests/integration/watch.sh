@@ -169,6 +169,31 @@ check "missing kernel log: names it" grep -q '/nonexistent/kmsg' "$T_TMP/err"
 	>/dev/null 2>"$T_TMP/err"
 check "unusable state dir: exit 2" [ $? -eq 2 ]
 check "unusable state dir: names it" grep -q '/proc/nope' "$T_TMP/err"
+# One watcher for each state directory (watch/lock.h): the service and a
+# watcher started by hand on its directory would both answer every
+# warning. A second is refused with the first's pid, and writes nothing;
+# the first's kill -9 leaves no lock behind.
+printf '{"boot_id":"%s","next":1,"reported":{}}' "$(cat "$BOOT")" > "$STATE/watch.state"
+mkfifo "$T_TMP/live"
+exec 4<>"$T_TMP/live"
+"$CGFB_NATIVE" watch --kmsg "$T_TMP/live" --state-dir "$STATE" --boot-id-file "$BOOT" \
+	>/dev/null 2>"$T_TMP/first.err" &
+first=$!
+i=0
+until grep -q 'state in' "$T_TMP/first.err" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
+cp "$STATE/watch.state" "$T_TMP/state.before"
+"$CGFB" watch --once --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+	>/dev/null 2>"$T_TMP/err"
+rc=$?
+check "a second watcher on one state directory: exit 2" [ $rc -eq 2 ]
+check "... it names the first by its pid ($first)" grep -q "another watcher (pid $first)" "$T_TMP/err"
+check "... and read and wrote nothing (watch.state as it was)" cmp -s "$STATE/watch.state" "$T_TMP/state.before"
+kill -9 $first
+wait $first 2>/dev/null
+exec 4>&-
+"$CGFB" watch --once --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
+	>/dev/null 2>"$T_TMP/err"
+check "after the first's kill -9 a watcher starts (no stale lock)" [ $? -eq 0 ]
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ -r /dev/kmsg ]; then
 	# dmesg_restrict=1 makes /dev/kmsg need CAP_SYSLOG; the message says so.
 	old=$(cat /proc/sys/kernel/dmesg_restrict)

@@ -1,0 +1,68 @@
+/* One watcher for each state directory (lock.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "watch/lock.h"
+
+/* The process holding a flock on st's file, from /proc/locks (a line
+ * "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF", the device in hex, as
+ * lslocks reads it); 0 when it does not say (the unit's ProcSubset=pid
+ * hides the file, or the lock went meanwhile). */
+static long holder(const struct stat *st)
+{
+	char line[256], kind[16];
+	unsigned maj, min;
+	uintmax_t ino;
+	long pid, found = 0;
+	FILE *f = fopen("/proc/locks", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%ju", kind, &pid, &maj, &min, &ino) == 5 &&
+		    strcmp(kind, "FLOCK") == 0 && ino == (uintmax_t)st->st_ino &&
+		    maj == major(st->st_dev) && min == minor(st->st_dev))
+			found = pid;
+	fclose(f);
+	return found;
+}
+
+int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz)
+{
+	struct stat st;
+	long pid;
+	int fd, rc;
+
+	/* A descriptor of its own: the lock belongs to this open file,
+	 * not to the one every openat goes through. */
+	fd = openat(sd->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errsz, "%s: %s", sd->path, strerror(-rc));
+		return rc;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+	if (rc != -EBUSY) {
+		snprintf(err, errsz, "locking %s: %s", sd->path, strerror(-rc));
+		goto out;
+	}
+	pid = fstat(fd, &st) == 0 ? holder(&st) : 0;
+	if (pid > 0)
+		snprintf(err, errsz, "another watcher (pid %ld) already follows the kernel log with "
+			 "its state in %s", pid, sd->path);
+	else
+		snprintf(err, errsz, "another watcher already follows the kernel log with its state "
+			 "in %s", sd->path);
+out:
+	close(fd);
+	return rc;
+}

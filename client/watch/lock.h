@@ -1,0 +1,24 @@
+/* One watcher for each state directory. Two watchers on one directory
+ * (the service, and root following the guide's `watch --state-dir
+ * /var/lib/cgroup-feedback` in a terminal) would each answer every
+ * warning: two report writers at once on one spool, two positions in one
+ * watch.state, two prompts. The watcher holds an exclusive flock(2) on
+ * the state directory itself (a descriptor of its own, O_CLOEXEC, so the
+ * children it starts hold nothing) for as long as it runs; the kernel
+ * lets go of it however the watcher ends, kill -9 included, so a
+ * restarted watcher never finds a stale lock. A directory needs no lock
+ * file: nothing to own, to leave behind or to be written by the wrong
+ * user. */
+#ifndef CGFB_WATCH_LOCK_H
+#define CGFB_WATCH_LOCK_H
+
+#include <stddef.h>
+
+#include "base/statedir.h"
+
+/* Lock sd for this watcher: the lock's descriptor (>= 0, to be closed at
+ * the end), or -EBUSY with who holds it in err (its pid, where
+ * /proc/locks says), or another negative errno with the reason in err. */
+int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz);
+
+#endif
