@@ -8,7 +8,7 @@
  * covers, a fingerprint of their ids (the sum of a hash of each), and the
  * identity and modification time of reports/ when the writer last left
  * it, when the writer last expired the spool, and whether "pending" (the
- * pending reports the login banner shows, report/spool.h) is current. Only the report writer writes it, one at a time under the watcher.
+ * pending reports the login banner shows, report/spool.h) is current. Only the report writer writes it, one at a time (its lock on reports/, reporter/main.c).
  *
  * It is a cache, never the truth: an id it names whose report is gone is
  * passed over and forgotten; every report it names is read and its key

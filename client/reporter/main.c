@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -546,6 +547,31 @@ static int check_config(const struct opts *o, const struct cgfb_config *conf)
 	return rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK;
 }
 
+/* One report writer at a time on a spool, whoever started it: the watcher
+ * (one a state directory, watch/lock.h), scan --report and check --report
+ * run by hand meanwhile, a writer run by hand. Two at once would each find
+ * no report of a message and make one each, and each rewrite the repeat
+ * index's stamp. An exclusive flock(2) on reports/, through a spool of its
+ * own (the lock belongs to that open file), waited for: a writer takes
+ * well under a second, and one killed lets go at once. */
+static int lock_writers(const struct opts *o, struct cgfb_spool *lk)
+{
+	int rc = cgfb_spool_open(lk, &o->sd);
+
+	if (rc < 0) {
+		cgfb_log(LOG_ERR, "%s/%s: %s", o->state_dir, CGFB_REPORTS_DIR, strerror(-rc));
+		return rc;
+	}
+	while ((rc = flock(lk->fd, LOCK_EX)) < 0 && errno == EINTR)
+		;
+	if (rc < 0) {
+		rc = -errno;
+		cgfb_log(LOG_ERR, "locking %s/%s for this report: %s", o->state_dir,
+			 CGFB_REPORTS_DIR, strerror(-rc));
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cgfb_catalog *cat = NULL;
@@ -553,6 +579,7 @@ int main(int argc, char **argv)
 	struct cgfb_detection d;
 	struct cgfb_config conf;
 	char source[16], err[256], bound[CGFB_UUID_LEN + 1];
+	struct cgfb_spool lock = { .fd = -1 };
 	struct opts o;
 	int rc;
 
@@ -603,12 +630,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	choose_facts(&o, &d);
-	rc = bind_reserved(&o, bound);
+	rc = lock_writers(&o, &lock);
+	if (rc == 0)
+		rc = bind_reserved(&o, bound);
 	if (rc == 0)
 		rc = write_report(&o, &conf, cat, &d, source);
 out:
 	cgfb_buf_free(&in);
 	cgfb_catalog_free(cat);
+	cgfb_spool_close(&lock);
 	cgfb_statedir_close(&o.sd);
 	if (rc < 0)
 		return transient(rc) ? CGFB_EXIT_TEMPFAIL : CGFB_EXIT_TROUBLE;

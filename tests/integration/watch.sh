@@ -194,6 +194,31 @@ exec 4>&-
 "$CGFB" watch --once --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
 	>/dev/null 2>"$T_TMP/err"
 check "after the first's kill -9 a watcher starts (no stale lock)" [ $? -eq 0 ]
+# And one report writer at a time on a spool (reporter/main.c): while
+# another holds reports/ (flock(1) stands in for scan --report's writer),
+# the watcher's writer waits, and writes once it is let go.
+WS=$T_TMP/ws
+mkdir -p "$WS/reports"
+mkfifo "$T_TMP/release"
+flock "$WS/reports" sh -c ': > "$1"; read x < "$2"' _ "$T_TMP/held" "$T_TMP/release" &
+holder=$!
+i=0
+until [ -e "$T_TMP/held" ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
+"$CGFB_NATIVE" watch --once --kmsg "$KMSG" --state-dir "$WS" --boot-id-file "$BOOT" \
+	>/dev/null 2>"$T_TMP/ws.err" &
+w=$!
+sleep 0.5
+during=$(ls "$WS/reports" | grep -c '\.json$')
+kill -0 $w 2>/dev/null && waiting=yes || waiting=no
+echo > "$T_TMP/release"
+wait $holder
+wait $w
+rc=$?
+check "a report writer waits while another holds the spool (reports: $during, watcher waiting: $waiting)" \
+	[ "$during.$waiting" = 0.yes ]
+n=$(ls "$WS/reports" | grep -c "\.json$")
+check "... and writes once it is let go (exit $rc, $n reports)" \
+	[ "$rc.$n" = 0.3 ]
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ -r /dev/kmsg ]; then
 	# dmesg_restrict=1 makes /dev/kmsg need CAP_SYSLOG; the message says so.
 	old=$(cat /proc/sys/kernel/dmesg_restrict)
