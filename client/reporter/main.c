@@ -564,12 +564,14 @@ static int lock_writers(const struct opts *o, struct cgfb_spool *lk)
 	}
 	while ((rc = flock(lk->fd, LOCK_EX)) < 0 && errno == EINTR)
 		;
-	if (rc < 0) {
-		rc = -errno;
-		cgfb_log(LOG_ERR, "locking %s/%s for this report: %s", o->state_dir,
-			 CGFB_REPORTS_DIR, strerror(-rc));
-	}
-	return rc;
+	/* A file system that cannot lock a directory (NFS: byte-range locks
+	 * want a file open for writing, flock(2) NOTES) leaves the writer as
+	 * it was before the lock, unguarded, rather than without reports. */
+	if (rc < 0)
+		cgfb_log(LOG_WARNING, "%s/%s not locked for this report (%s): a writer started "
+			 "meanwhile could write beside this one", o->state_dir, CGFB_REPORTS_DIR,
+			 strerror(errno));
+	return 0;
 }
 
 int main(int argc, char **argv)

@@ -18,7 +18,8 @@
 
 /* Lock sd for this watcher: the lock's descriptor (>= 0, to be closed at
  * the end), or -EBUSY with who holds it in err (its pid, where
- * /proc/locks says), or another negative errno with the reason in err. */
+ * /proc/locks says), or another negative errno with the reason in err
+ * (the file system cannot lock a directory: the caller decides). */
 int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz);
 
 #endif

@@ -309,10 +309,12 @@ static int setup(struct watcher *w)
 			 "trial beside it takes a --state-dir of its own)", err);
 		return -EBUSY;
 	}
-	if (w->lock_fd < 0) {
-		cgfb_log(LOG_ERR, "%s", err);
-		return w->lock_fd;
-	}
+	/* A file system without flock on directories (NFS emulates it with
+	 * byte-range locks, which want a file open for writing: flock(2),
+	 * NOTES) keeps the watcher as it was before the lock: it runs,
+	 * unguarded. */
+	if (w->lock_fd < 0)
+		cgfb_log(LOG_WARNING, "%s: a second watcher on it would not be refused", err);
 	rc = cgfb_read_boot_id(o->boot_id_path ? o->boot_id_path : CGFB_BOOT_ID_PATH, boot,
 			       sizeof(boot));
 	if (rc < 0) {
