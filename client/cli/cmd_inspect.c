@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "base/hint.h"
+#include "base/watchlock.h"
 #include "cgfb/log.h"
 #include "cgfb/utf8.h"
 #include "cli/commands.h"
@@ -221,6 +222,38 @@ static bool moved_away(const struct report_cmd *c, const struct cgfb_spool_entry
 	       strcmp(e->endpoint, c->config.endpoint) != 0;
 }
 
+/* Whether anything answers for this spool: the watcher holding its state
+ * directory (base/watchlock.h); the first thing to know after installing. */
+static void watcher_text(const struct report_cmd *c)
+{
+	char hint[CGFB_HINT_MAX];
+	long pid;
+	const int rc = cgfb_watch_holder(&c->sd, &pid);
+
+	if (rc > 0 && pid > 0)
+		printf("watcher: running (pid %ld)\n", pid);
+	else if (rc > 0)
+		printf("watcher: running\n");
+	else if (rc == 0)
+		printf("watcher: not running: nothing reads the kernel log for this state directory "
+		       "(%s)\n", strcmp(c->state_dir, CGFB_DEFAULT_STATE_DIR) == 0 ?
+		       "systemctl start cgroup-feedback" :
+		       cgfb_hint(hint, sizeof(hint), c->state_dir, "watch"));
+	else
+		printf("watcher: cannot tell (/proc/locks: %s)\n", strerror(-rc));
+}
+
+static json_object *watcher_json(const struct report_cmd *c)
+{
+	json_object *o = json_object_new_object();
+	long pid;
+	const int rc = cgfb_watch_holder(&c->sd, &pid);
+
+	json_object_object_add(o, "running", rc < 0 ? NULL : json_object_new_boolean(rc > 0));
+	json_object_object_add(o, "pid", rc > 0 && pid > 0 ? json_object_new_int64(pid) : NULL);
+	return o;
+}
+
 static void status_text(const struct report_cmd *c, const struct cgfb_spool_entry *v, size_t n,
 			const struct status_sum *s, const char *silenced)
 {
@@ -232,6 +265,7 @@ static void status_text(const struct report_cmd *c, const struct cgfb_spool_entr
 	if (cgfb_buf_adds(&where, "where a yes goes: ") == 0 &&
 	    cgfb_destination_say(&where, &c->config, NULL) == 0)
 		cgfb_wrap(&wrapped, "", where.data, 76);
+	watcher_text(c);
 	printf("endpoint: %s\nconsent: %s\n%sreports: %zu (pending %u, consented %u, sent %u, "
 	       "declined %u, withdrawn %u)\ndue for sending now: %u\nfailing to send: %u\n",
 	       c->config.endpoint[0] ? c->config.endpoint : "none (no collector is configured)",
@@ -370,6 +404,7 @@ static int status_json(const struct report_cmd *c, const struct cgfb_spool_entry
 	json_object_object_add(o, "schema", json_object_new_string("cgroup-feedback/status"));
 	json_object_object_add(o, "schema_version", json_object_new_int(1));
 	json_object_object_add(o, "state_dir", json_object_new_string(c->state_dir));
+	json_object_object_add(o, "watcher", watcher_json(c));
 	json_object_object_add(o, "endpoint", json_object_new_string(c->config.endpoint));
 	json_object_object_add(o, "consent",
 			       json_object_new_string(consent_modes[c->config.consent]));

@@ -548,7 +548,7 @@ static int check_config(const struct opts *o, const struct cgfb_config *conf)
 }
 
 /* One report writer at a time on a spool, whoever started it: the watcher
- * (one a state directory, watch/lock.h), scan --report and check --report
+ * (one a state directory, base/watchlock.h), scan --report and check --report
  * run by hand meanwhile, a writer run by hand. Two at once would each find
  * no report of a message and make one each, and each rewrite the repeat
  * index's stamp. An exclusive flock(2) on reports/, through a spool of its

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/statedir.h"
+#include "base/watchlock.h"
 #include "cgfb/log.h"
 #include "detect/detect.h"
 #include "log/klog.h"
@@ -19,7 +20,6 @@
 #include "base/bootid.h"
 #include "watch/children.h"
 #include "watch/hold.h"
-#include "watch/lock.h"
 #include "watch/privilege.h"
 #include "watch/state.h"
 #include "watch/watch.h"
@@ -47,7 +47,7 @@ struct watcher {
 	const struct cgfb_watch_opts *o;
 	struct cgfb_state st;
 	struct cgfb_statedir sd;     /* opened once; watch.state through it */
-	int lock_fd;                 /* this watcher's flock on it (lock.h); -1 */
+	int lock_fd;                 /* its flock on it (base/watchlock.h); -1 */
 	struct cgfb_klog k;
 	struct cgfb_detector *det;
 	char reporter[PATH_MAX];     /* "": reports are not written */

@@ -46,6 +46,8 @@ except ImportError:
     print("python3-jsonschema missing: the schema is not checked")
 assert doc["schema"] == "cgroup-feedback/status" and doc["schema_version"] == 1, doc
 assert doc["state_dir"] == st and doc["endpoint"] == url and doc["consent"] == "ask", doc
+# No watcher follows this spool's log (watch.sh sees one that does).
+assert doc["watcher"] == {"running": False, "pid": None}, doc["watcher"]
 # Where a yes goes: the configured collector, and the sentence the text
 # form prints (what_then checks the other channel).
 d = doc["destination"]
@@ -54,6 +56,8 @@ assert d == {"channel": "collector", "endpoint": url, "mail_to": None, "mail_by"
                      "(endpoint in the configuration)." % url}, d
 text = " ".join(open(sys.argv[1].replace("/json.", "/text.")).read().split())
 assert "where a yes goes: " + d["says"] in text, text[:600]
+assert text.startswith("watcher: not running: nothing reads the kernel log for this state "
+                       "directory ("), text[:200]
 spool = {}
 for f in sorted(os.listdir(st + "/reports")):
     if f.endswith(".json"):

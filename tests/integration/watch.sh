@@ -169,7 +169,7 @@ check "missing kernel log: names it" grep -q '/nonexistent/kmsg' "$T_TMP/err"
 	>/dev/null 2>"$T_TMP/err"
 check "unusable state dir: exit 2" [ $? -eq 2 ]
 check "unusable state dir: names it" grep -q '/proc/nope' "$T_TMP/err"
-# One watcher for each state directory (watch/lock.h): the service and a
+# One watcher for each state directory (base/watchlock.h): the service and a
 # watcher started by hand on its directory would both answer every
 # warning. A second is refused with the first's pid, and writes nothing;
 # the first's kill -9 leaves no lock behind.
@@ -182,6 +182,13 @@ first=$!
 i=0
 until grep -q 'state in' "$T_TMP/first.err" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
 cp "$STATE/watch.state" "$T_TMP/state.before"
+"$CGFB" status --state-dir "$STATE" > "$T_TMP/status" 2>&1
+"$CGFB" status --json --state-dir "$STATE" > "$T_TMP/status.json" 2>&1
+check "status says the watcher runs, and its pid" grep -qx "watcher: running (pid $first)" "$T_TMP/status"
+check "... and so does status --json" python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["watcher"] == {"running": True, "pid": int(sys.argv[2])}' \
+	"$T_TMP/status.json" "$first"
 "$CGFB" watch --once --kmsg "$KMSG" --state-dir "$STATE" --boot-id-file "$BOOT" \
 	>/dev/null 2>"$T_TMP/err"
 rc=$?

@@ -1,4 +1,4 @@
-/* One watcher for each state directory (lock.h). */
+/* One watcher for each state directory (watchlock.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -9,29 +9,45 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "watch/lock.h"
+#include "base/watchlock.h"
 
-/* The process holding a flock on st's file, from /proc/locks (a line
- * "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF", the device in hex, as
- * lslocks reads it); 0 when it does not say (the unit's ProcSubset=pid
- * hides the file, or the lock went meanwhile). */
-static long holder(const struct stat *st)
+/* Whether an exclusive flock is held on st's file, from /proc/locks (a
+ * line "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF", the device in
+ * hex, as lslocks reads it; a waiter's line has "->" first): 1 and its
+ * holder in *pid, 0 none, -errno unreadable (the unit's ProcSubset=pid
+ * hides it). */
+static int holder(const struct stat *st, long *pid)
 {
-	char line[256], kind[16];
+	char line[256], kind[16], mode[16];
 	unsigned maj, min;
 	uintmax_t ino;
-	long pid, found = 0;
+	long p;
+	int found = 0;
 	FILE *f = fopen("/proc/locks", "re");
 
 	if (!f)
-		return 0;
+		return -errno;
 	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%ju", kind, &pid, &maj, &min, &ino) == 5 &&
-		    strcmp(kind, "FLOCK") == 0 && ino == (uintmax_t)st->st_ino &&
-		    maj == major(st->st_dev) && min == minor(st->st_dev))
-			found = pid;
+		if (sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%ju", kind, mode, &p, &maj, &min,
+			   &ino) == 6 &&
+		    strcmp(kind, "FLOCK") == 0 && strcmp(mode, "WRITE") == 0 &&
+		    ino == (uintmax_t)st->st_ino &&
+		    maj == major(st->st_dev) && min == minor(st->st_dev)) {
+			*pid = p > 0 ? p : 0;
+			found = 1;
+		}
 	fclose(f);
 	return found;
+}
+
+int cgfb_watch_holder(const struct cgfb_statedir *sd, long *pid)
+{
+	struct stat st;
+
+	*pid = 0;
+	if (fstat(sd->fd, &st) < 0)
+		return -errno;
+	return holder(&st, pid);
 }
 
 int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz)
@@ -55,7 +71,8 @@ int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz)
 		snprintf(err, errsz, "locking %s: %s", sd->path, strerror(-rc));
 		goto out;
 	}
-	pid = fstat(fd, &st) == 0 ? holder(&st) : 0;
+	if (fstat(fd, &st) < 0 || holder(&st, &pid) <= 0)
+		pid = 0;
 	if (pid > 0)
 		snprintf(err, errsz, "another watcher (pid %ld) already follows the kernel log with "
 			 "its state in %s", pid, sd->path);

@@ -9,8 +9,8 @@
  * restarted watcher never finds a stale lock. A directory needs no lock
  * file: nothing to own, to leave behind or to be written by the wrong
  * user. */
-#ifndef CGFB_WATCH_LOCK_H
-#define CGFB_WATCH_LOCK_H
+#ifndef CGFB_WATCHLOCK_H
+#define CGFB_WATCHLOCK_H
 
 #include <stddef.h>
 
@@ -21,5 +21,12 @@
  * /proc/locks says), or another negative errno with the reason in err
  * (the file system cannot lock a directory: the caller decides). */
 int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz);
+
+/* Whether a watcher follows the log for sd, as status says, read off
+ * /proc/locks without taking the lock (a status that took it, however
+ * briefly, could make a watcher starting that moment refuse to run):
+ * 1 with its pid in *pid (0 where /proc/locks shows none, another pid
+ * namespace's), 0 none, or -errno when it cannot tell. */
+int cgfb_watch_holder(const struct cgfb_statedir *sd, long *pid);
 
 #endif
