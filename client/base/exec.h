@@ -29,21 +29,21 @@
 int cgfb_sibling_path(const char *name, char *out, size_t outsz);
 
 /* In a child just forked by parent (its getpid() before the fork): the
- * child is killed when its parent dies. The watcher's children work for it
- * alone: a report writer left running by a killed watcher would write
- * beside the next watcher's writer, and the spool and its repeat index are
- * written by one writer at a time (report/repindex.h); what it was doing
- * is done again by the next watcher, as after any kill. _exit(127) when
- * the parent is already gone. */
+ * child is killed when its parent dies. A report writer works for the
+ * watcher (or scan, check) that started it alone: left running by a
+ * killed watcher it would work for nobody, beside the next watcher's
+ * writer; what it was doing is done again by the next watcher, as after
+ * any kill. _exit(127) when the parent is already gone. */
 void cgfb_die_with_parent(pid_t parent);
 
 /* Run path with argv, in on its standard input and its standard output
  * (up to outsz - 1 bytes, NUL-terminated) into out; without ambient
  * capabilities (the watcher's CAP_SYSLOG stays with the reader), killed
- * if this process dies (cgfb_die_with_parent). stop,
- * when not NULL, is asked whenever a wait is interrupted by a signal: true
- * leaves the child to end on its own (asked to by stop) and returns
- * -EINTR. 0 and the wait status in *status, or a negative errno. */
+ * if this process dies (cgfb_die_with_parent). stop, when not NULL, is
+ * asked whenever a wait is interrupted by a signal: true stops waiting for
+ * the child (stop asked it to end; it is killed when this process ends)
+ * and returns -EINTR. 0 and the wait status in *status, or a negative
+ * errno. */
 int cgfb_run_filter(const char *path, const char *const *argv, const char *in, size_t inlen,
 		    char *out, size_t outsz, int *status, bool (*stop)(pid_t pid));
 /* Make the hints (base/hint.h) name the command line program as it runs:

@@ -122,7 +122,17 @@ sc_first_report() {
 		sh -c 'grep -qx "endpoint: none (no collector is configured)" "$1" &&
 		       tr "\n" " " <"$1" | tr -s " " | grep -q "where a yes goes: No collector is configured (endpoint), so a yes writes the report as an e-mail" &&
 		       ! grep -q "127.0.0.1" "$1"' _ "$OUT/status-packaged.txt"
-	show <"$OUT/status-packaged.txt" 6
+	check "status (root's) names the service's watcher by its MainPID" \
+		grep -qx "watcher: running (pid $(watcher_pid))" "$OUT/status-packaged.txt"
+	show <"$OUT/status-packaged.txt" 7
+	# Root follows the guide's watch --state-dir /var/lib/cgroup-feedback
+	# while the service runs: refused, naming the service's watcher.
+	timeout 30 cgroup-feedback watch --once --state-dir /var/lib/cgroup-feedback \
+		>/dev/null 2>"$OUT/watch-beside.txt"
+	check "root's watcher beside the service's is refused (exit 2), naming it" \
+		sh -c '[ $1 -eq 2 ] && grep -q "another watcher (pid $2)" "$3"' _ $? "$(watcher_pid)" \
+		"$OUT/watch-beside.txt"
+	check "... and the service's watcher still runs" watcher_active
 }
 
 # The administrator logs in (agetty --autologin on ttyS2): the host checks
