@@ -86,6 +86,15 @@ else
 	MOTD=$STATE/login-banner.motd
 fi
 [ -e "$MOTD" ] && motd_was_there=yes || motd_was_there=no
+# One watcher a state directory (it holds a flock on it while it runs):
+# a second make run on a trial that runs would start a second collector
+# and rewrite the first's client.conf before its watcher is refused. A
+# shared lock taken for a moment, so nothing is started or written.
+if [ -d "$STATE" ] && ! flock -n -s "$STATE" true 2>/dev/null; then
+	echo "run-local: a watcher already follows the kernel log for $STATE (another make run?); nothing was started." >&2
+	echo "run-local: stop that one, or give this one a trial of its own: CGFB_TRIAL_DIR=DIR make run" >&2
+	exit 1
+fi
 # The collector first, and only once it listens the rest: a port that is
 # taken is said here, not found out by the first report.
 PORTFILE=$SERVER_DIR/port

@@ -237,6 +237,20 @@ else
 fi
 check "...and it used make run's configuration (its collector's endpoint)" \
 	grep -qx "endpoint: http://127.0.0.1:$PORT/api/v1/reports" "$T_TMP/hint"
+check "... and status says the trial's watcher runs (pid ${wpid:-none})" \
+	grep -qx "watcher: running (pid $wpid)" "$T_TMP/hint"
+# A second make run on the same trial while this one runs: refused before
+# it starts a collector or rewrites this one's client.conf.
+cp "$SV/client.conf" "$T_TMP/conf.before"
+CGFB_TRIAL_DIR=$TRIAL CGFB_LISTEN=127.0.0.1:0 BUILD=$BIN timeout 30 sh tools/run-local.sh \
+	> "$T_TMP/second.out" 2>&1
+rc=$?
+check "a second make run on a running trial: exit 1, naming its state directory" \
+	sh -c '[ $1 -eq 1 ] && grep -q "a watcher already follows the kernel log for $2" "$3"' \
+	_ $rc "$ST" "$T_TMP/second.out"
+check "... having started and written nothing (client.conf as it was)" \
+	sh -c 'cmp -s "$1" "$2" && ! grep -q "collector on" "$3"' _ "$SV/client.conf" \
+	"$T_TMP/conf.before" "$T_TMP/second.out"
 stop
 gone=no
 for _ in $(seq "$(scaled 50)"); do
