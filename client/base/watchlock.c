@@ -40,14 +40,19 @@ static int holder(const struct stat *st, long *pid)
 	return found;
 }
 
-int cgfb_watch_holder(const struct cgfb_statedir *sd, long *pid)
+int cgfb_flock_holder(int fd, long *pid)
 {
 	struct stat st;
 
 	*pid = 0;
-	if (fstat(sd->fd, &st) < 0)
+	if (fstat(fd, &st) < 0)
 		return -errno;
 	return holder(&st, pid);
+}
+
+int cgfb_watch_holder(const struct cgfb_statedir *sd, long *pid)
+{
+	return cgfb_flock_holder(sd->fd, pid);
 }
 
 int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz)

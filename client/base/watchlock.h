@@ -29,4 +29,8 @@ int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz);
  * namespace's), 0 none, or -errno when it cannot tell. */
 int cgfb_watch_holder(const struct cgfb_statedir *sd, long *pid);
 
+/* The same for any open file: whether an exclusive flock is held on fd's
+ * file, and by whom (the report writers' lock on reports/). */
+int cgfb_flock_holder(int fd, long *pid);
+
 #endif

@@ -18,6 +18,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/utsname.h>
@@ -42,6 +43,7 @@
 #include "base/cmdline.h"
 #include "base/exec.h"
 #include "base/hint.h"
+#include "base/watchlock.h"
 #include "config/config.h"
 
 #define HANDOFF_MAX (16u << 10)
@@ -547,30 +549,77 @@ static int check_config(const struct opts *o, const struct cgfb_config *conf)
 	return rc < 0 ? CGFB_EXIT_TROUBLE : CGFB_EXIT_OK;
 }
 
+/* How long a writer waits for another to finish: one takes well under a
+ * second; longer means one hung (a cgroup file that never answers) or a
+ * lock held by someone who may open a state directory an administrator
+ * left readable (docs/SECURITY.md). Then no report for now: the watcher
+ * holds the detection and tries again later, scan says so. */
+#define WRITER_WAIT_MS 30000
+/* For the test suite only (docs/TESTING.md): 100 to 60000. */
+#define TEST_WRITER_WAIT_ENV "CGFB_TEST_WRITER_WAIT_MS"
+#define WRITER_POLL_MS 10
+
+static long writer_wait_ms(void)
+{
+	const char *v = getenv(TEST_WRITER_WAIT_ENV);
+	char *end;
+	long ms;
+
+	if (!v)
+		return WRITER_WAIT_MS;
+	errno = 0;
+	ms = strtol(v, &end, 10);
+	if (errno || end == v || *end || ms < 100 || ms > 60000) {
+		cgfb_log(LOG_WARNING, "%s=%s ignored: not 100 to 60000 (ms)", TEST_WRITER_WAIT_ENV, v);
+		return WRITER_WAIT_MS;
+	}
+	return ms;
+}
+
 /* One report writer at a time on a spool, whoever started it: the watcher
- * (one a state directory, base/watchlock.h), scan --report and check --report
- * run by hand meanwhile, a writer run by hand. Two at once would each find
- * no report of a message and make one each, and each rewrite the repeat
- * index's stamp. An exclusive flock(2) on reports/, through a spool of its
- * own (the lock belongs to that open file), waited for: a writer takes
- * well under a second, and one killed lets go at once. */
+ * (one a state directory, base/watchlock.h), scan --report and check
+ * --report run by hand meanwhile, a writer run by hand. Two at once would
+ * each find no report of a message and make one each, and each rewrite
+ * the repeat index's stamp. An exclusive flock(2) on reports/, through a
+ * spool of its own (the lock belongs to that open file), waited for up to
+ * WRITER_WAIT_MS: 0, or -EAGAIN (transient: written later). */
 static int lock_writers(const struct opts *o, struct cgfb_spool *lk)
 {
+	const struct timespec poll = { .tv_nsec = WRITER_POLL_MS * 1000000L };
+	const long wait_ms = writer_wait_ms();
+	long waited = 0, pid = 0;
+	char who[64];
 	int rc = cgfb_spool_open(lk, &o->sd);
 
 	if (rc < 0) {
 		cgfb_log(LOG_ERR, "%s/%s: %s", o->state_dir, CGFB_REPORTS_DIR, strerror(-rc));
 		return rc;
 	}
-	while ((rc = flock(lk->fd, LOCK_EX)) < 0 && errno == EINTR)
-		;
-	/* A file system that cannot lock a directory (NFS: byte-range locks
-	 * want a file open for writing, flock(2) NOTES) leaves the writer as
-	 * it was before the lock, unguarded, rather than without reports. */
-	if (rc < 0)
-		cgfb_log(LOG_WARNING, "%s/%s not locked for this report (%s): a writer started "
-			 "meanwhile could write beside this one", o->state_dir, CGFB_REPORTS_DIR,
-			 strerror(errno));
+	while (flock(lk->fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		/* A file system that cannot lock a directory (NFS: byte-range
+		 * locks want a file open for writing, flock(2) NOTES) leaves
+		 * the writer as it was before the lock, unguarded, rather
+		 * than without reports. */
+		if (errno != EWOULDBLOCK) {
+			cgfb_log(LOG_WARNING, "%s/%s not locked for this report (%s): a writer "
+				 "started meanwhile could write beside this one", o->state_dir,
+				 CGFB_REPORTS_DIR, strerror(errno));
+			return 0;
+		}
+		if (waited >= wait_ms) {
+			if (cgfb_flock_holder(lk->fd, &pid) <= 0 || pid <= 0)
+				snprintf(who, sizeof(who), "another report writer");
+			else
+				snprintf(who, sizeof(who), "another report writer (pid %ld)", pid);
+			cgfb_log(LOG_ERR, "%s/%s has been locked by %s for %ld ms: this report is "
+				 "not written for now", o->state_dir, CGFB_REPORTS_DIR, who, waited);
+			return -EAGAIN;
+		}
+		nanosleep(&poll, NULL);
+		waited += WRITER_POLL_MS;
+	}
 	return 0;
 }
 

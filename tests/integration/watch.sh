@@ -226,6 +226,32 @@ check "a report writer waits while another holds the spool (reports: $during, wa
 n=$(ls "$WS/reports" | grep -c "\.json$")
 check "... and writes once it is let go (exit $rc, $n reports)" \
 	[ "$rc.$n" = 0.3 ]
+# A writer that never lets go (hung, or a lock taken through a state
+# directory left readable): after the wait (30 s; 0.3 s here) no report for
+# now, the watcher holds the detection and tries again; nothing is lost.
+WS=$T_TMP/ws2
+mkdir -p "$WS/reports"
+rm -f "$T_TMP/held"
+flock "$WS/reports" sh -c ': > "$1"; read x < "$2"' _ "$T_TMP/held" "$T_TMP/release" &
+holder=$!
+i=0
+until [ -e "$T_TMP/held" ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
+CGFB_TEST_WRITER_WAIT_MS=300 timeout 30 "$CGFB_NATIVE" watch --once --kmsg "$KMSG" --state-dir "$WS" \
+	--boot-id-file "$BOOT" >/dev/null 2>"$T_TMP/ws.err"
+rc=$?
+n=$(ls "$WS/reports" | grep -c "\.json$")
+check "a spool locked past the wait: no report for now (exit $rc, $n reports), the watcher tries again" \
+	sh -c '[ "$1.$2" = 2.0 ] && grep -q "tries again" "$3"' _ $rc $n "$T_TMP/ws.err"
+check "... saying the spool is locked, by whom" \
+	grep -q "reports has been locked by another report writer (pid $holder) for" "$T_TMP/ws.err"
+echo > "$T_TMP/release"
+wait $holder
+"$CGFB_NATIVE" watch --once --kmsg "$KMSG" --state-dir "$WS" --boot-id-file "$BOOT" \
+	>/dev/null 2>"$T_TMP/ws.err"
+rc=$?
+n=$(ls "$WS/reports" | grep -c "\.json$")
+check "... and once it is let go the next run writes every report (exit $rc, $n reports)" \
+	[ "$rc.$n" = 0.3 ]
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ -r /dev/kmsg ]; then
 	# dmesg_restrict=1 makes /dev/kmsg need CAP_SYSLOG; the message says so.
 	old=$(cat /proc/sys/kernel/dmesg_restrict)
