@@ -7,9 +7,12 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/watchlock.h"
+
+#define GRACE_MS 1000
 
 /* Whether an exclusive flock is held on st's file, from /proc/locks (a
  * line "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF", the device in
@@ -69,7 +72,15 @@ int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz)
 		snprintf(err, errsz, "%s: %s", sd->path, strerror(-rc));
 		return rc;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+	/* A moment's grace: the watcher before this one may still be on its
+	 * way out (a child between fork and exec holds a copy of its lock
+	 * until the exec closes it, or the parent-death signal ends it). */
+	for (int ms = 0; (rc = flock(fd, LOCK_EX | LOCK_NB)) < 0 && ms < GRACE_MS; ms += 10) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000L }, NULL);
+	}
+	if (rc == 0)
 		return fd;
 	rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
 	if (rc != -EBUSY) {
