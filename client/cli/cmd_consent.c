@@ -327,7 +327,9 @@ int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
 
 	SETUP("state-dir", usage);
 	id = report_cmd_one_id(&c, argc, argv, usage);
-	if (!id || report_cmd_load_entry(&c, id, &e, NULL) < 0)
+	/* As withdraw: a send in flight finishes first, and is then seen. */
+	if (!id || cgfb_spool_lock_send(&c.spool) < 0 ||
+	    report_cmd_load_entry(&c, id, &e, NULL) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	if (e.state == CGFB_R_SENT) {
 		cgfb_log(LOG_ERR, "report %s was sent already: withdraw it instead", id);
@@ -335,7 +337,7 @@ int cgfb_cmd_decline(const struct cgfb_globals *g, int argc, char **argv)
 	}
 	e.state = CGFB_R_DECLINED;
 	rc = cgfb_spool_save_state(&c.spool, &e);
-	if (rc < 0)
+	if (rc < 0 && rc != -ESTALE)
 		cgfb_log(LOG_ERR, "report %s: recording the decline in %s: %s", id, c.spool.dir,
 			 strerror(-rc));
 	cgfb_notify_refresh_motd(&c.config, &c.sd);
@@ -367,8 +369,9 @@ static int undecline(struct report_cmd *c, struct cgfb_spool_entry *e, bool *und
 	e->state = CGFB_R_PENDING;
 	rc = cgfb_spool_save_state(&c->spool, e);
 	if (rc < 0) {
-		cgfb_log(LOG_ERR, "report %s: recording it as pending in %s: %s", e->id,
-			 c->spool.dir, strerror(-rc));
+		if (rc != -ESTALE)
+			cgfb_log(LOG_ERR, "report %s: recording it as pending in %s: %s", e->id,
+				 c->spool.dir, strerror(-rc));
 		return rc;
 	}
 	printf("Report %s is pending again: %s\n", e->id,

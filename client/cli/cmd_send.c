@@ -35,6 +35,8 @@ static int send_now(struct report_cmd *c, struct cgfb_spool_entry *e)
 	if (rc == 0)
 		printf("%s: sent; the collector stored it as %s (SHA-256 %s)\n", e->id, rid,
 		       e->receipt_sha256);
+	else if (rc == -ESTALE)
+		;       /* changed by another command meanwhile: said, not sent */
 	else if (e->state == CGFB_R_CONSENTED && e->next_attempt < 0)
 		cgfb_log(LOG_ERR, "%s: sending failed: %s; after fixing the configuration, %s "
 			 "sends it", e->id, e->last_error,
@@ -190,7 +192,12 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 
 	SETUP("state-dir endpoint output", usage);
 	id = report_cmd_one_id(&c, argc, argv, usage);
-	if (!id || report_cmd_load_entry(&c, id, &e, NULL) < 0)
+	/* The senders' lock from the first look on (closing the spool lets
+	 * go of it): a flush sending this report meanwhile finishes first,
+	 * and then the report is found sent and deleted from the collector,
+	 * never recorded as withdrawn while the send records it sent. */
+	if (!id || cgfb_spool_lock_send(&c.spool) < 0 ||
+	    report_cmd_load_entry(&c, id, &e, NULL) < 0)
 		return report_cmd_finish(&c, CGFB_EXIT_TROUBLE);
 	if (e.state == CGFB_R_SENT) {
 		rc = cgfb_submit_delete(&c.config, e.endpoint, e.id, e.deletion_token, &res);
@@ -211,8 +218,9 @@ int cgfb_cmd_withdraw(const struct cgfb_globals *g, int argc, char **argv)
 	e.next_attempt = 0;
 	saved = cgfb_spool_save_state(&c.spool, &e);
 	if (saved < 0) {
-		cgfb_log(LOG_ERR, "report %s: recording the withdrawal in %s: %s", id, c.spool.dir,
-			 strerror(-saved));
+		if (saved != -ESTALE)
+			cgfb_log(LOG_ERR, "report %s: recording the withdrawal in %s: %s", id,
+				 c.spool.dir, strerror(-saved));
 		rc = saved;
 	}
 	cgfb_notify_refresh_motd(&c.config, &c.sd);

@@ -756,6 +756,12 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 			cgfb_hint(hint, sizeof(hint), rc->sd->path, "withdraw %s", e->id));
 		return CGFB_REVIEW_SENT;
 	}
+	if (r == -ESTALE) {
+		/* Withdrawn or declined by another command meanwhile: said. */
+		fprintf(rc->out, "Not sent: another command changed the report meanwhile; see %s.\n",
+			cgfb_hint(hint, sizeof(hint), rc->sd->path, "status"));
+		return CGFB_REVIEW_SEND_FAILED;
+	}
 	cgfb_utf8_escape(said, sizeof(said), e->last_error, strlen(e->last_error));
 	if (e->next_attempt > 0)
 		fprintf(rc->out, "Sending failed: %s\nIt will be tried again by %s.\n", said,

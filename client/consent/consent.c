@@ -281,9 +281,17 @@ int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,
 		cgfb_log(LOG_ERR, "%s", err);
 		return rc;
 	}
-	rc = cgfb_spool_save_report(sp, e->id, bytes->data, bytes->len);
+	/* Under the senders' lock, and only over the state this consent was
+	 * given on: a withdrawal or decline made meanwhile keeps the report
+	 * as it was, bytes and all. */
+	rc = cgfb_spool_lock_send(sp);
 	if (rc < 0)
 		return rc;
+	rc = cgfb_spool_unchanged(sp, e);
+	if (rc == 0)
+		rc = cgfb_spool_save_report(sp, e->id, bytes->data, bytes->len);
+	if (rc < 0)
+		goto out;
 	e->state = CGFB_R_CONSENTED;
 	e->attempts = 0;
 	e->next_attempt = 0;
@@ -291,7 +299,10 @@ int cgfb_consent_record(struct cgfb_spool *sp, struct cgfb_spool_entry *e,
 	snprintf(e->endpoint, sizeof(e->endpoint), "%s", endpoint);
 	snprintf(e->deletion_token, sizeof(e->deletion_token), "%s", token);
 	cgfb_sha256_hex(bytes->data, bytes->len, e->sha256);
-	return cgfb_spool_save_state(sp, e);
+	rc = cgfb_spool_save_state(sp, e);
+out:
+	cgfb_spool_unlock_send(sp);
+	return rc;
 }
 
 int cgfb_consent_schema(const struct cgfb_buf *report, char out[65])

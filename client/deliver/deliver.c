@@ -37,9 +37,22 @@ int cgfb_deliver(const struct cgfb_config *c, struct cgfb_spool *sp, struct cgfb
 	char sha[65];
 	int rc, src;
 
-	rc = cgfb_spool_load(sp, e->id, &now, &bytes);
+	/* Held from the last look at the report to the record of what the
+	 * collector said: a withdrawal or decline made meanwhile waits for
+	 * this send and then finds the report sent, or comes first and the
+	 * report is not sent at all. */
+	rc = cgfb_spool_lock_send(sp);
 	if (rc < 0)
 		return rc;
+	rc = cgfb_spool_load(sp, e->id, &now, &bytes);
+	if (rc < 0)
+		goto out;
+	if (now.state_ino != e->state_ino || now.state_mtime_ns != e->state_mtime_ns) {
+		cgfb_log(LOG_NOTICE, "report %s was changed by another command since this one "
+			 "looked (it is %s now): not sent", e->id, cgfb_rstate_name(now.state));
+		rc = -ESTALE;
+		goto out;
+	}
 	cgfb_sha256_hex(bytes.data, bytes.len, sha);
 	/* Only what was agreed to leaves: same bytes, same place. */
 	if (strcmp(sha, e->sha256) != 0) {
@@ -71,9 +84,11 @@ save:
 		cgfb_log(LOG_ERR, "report %s: the collector has it, but recording that failed: %s; "
 			 "the next flush gets its receipt again", e->id, strerror(-src));
 		rc = src;
-	} else if (src < 0) {
+	} else if (src < 0 && src != -ESTALE) {
 		cgfb_log(LOG_ERR, "report %s: saving its state: %s", e->id, strerror(-src));
 	}
+out:
+	cgfb_spool_unlock_send(sp);
 	cgfb_buf_free(&bytes);
 	return rc;
 }

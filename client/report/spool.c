@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +58,8 @@ static int open_reports(const struct cgfb_statedir *sd)
 static void name_dir(struct cgfb_spool *sp, const struct cgfb_statedir *sd)
 {
 	snprintf(sp->dir, sizeof(sp->dir), "%s/" CGFB_REPORTS_DIR, sd->path);
+	sp->send_depth = 0;
+	sp->send_fd = -1;
 }
 
 int cgfb_spool_open(struct cgfb_spool *sp, const struct cgfb_statedir *sd)
@@ -93,6 +96,11 @@ int cgfb_spool_open_existing(struct cgfb_spool *sp, const struct cgfb_statedir *
 
 void cgfb_spool_close(struct cgfb_spool *sp)
 {
+	/* Its senders' lock goes with it. */
+	if (sp->send_depth > 0 && sp->send_fd >= 0)
+		close(sp->send_fd);
+	sp->send_depth = 0;
+	sp->send_fd = -1;
 	if (sp->fd >= 0)
 		close(sp->fd);
 	sp->fd = -1;
@@ -280,6 +288,93 @@ out:
 	return rc;
 }
 
+/* The .state of id as it is now: its inode and modification time, 0 and
+ * 0 when there is none. A save replaces it by rename, so either changes. */
+static void state_identity(const struct cgfb_spool *sp, const char *id,
+			   unsigned long long *ino, long long *mtime_ns)
+{
+	char name[64];
+	struct stat sb;
+
+	*ino = 0;
+	*mtime_ns = 0;
+	snprintf(name, sizeof(name), "%s" CGFB_STATE_SUFFIX, id);
+	if (sp->fd >= 0 && fstatat(sp->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		*ino = (unsigned long long)sb.st_ino;
+		*mtime_ns = (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+	}
+}
+
+#define SEND_LOCK ".send-lock"
+
+/* reports/.send-lock, made by whoever comes first and given to the
+ * directory's owner (root's commands and the flush timer's service user
+ * share it); a dot file, which the spool's listing passes over. */
+static int open_send_lock(const struct cgfb_spool *sp)
+{
+	int fd = openat(sp->fd, SEND_LOCK, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		fd = cgfb_create_at(sp->fd, SEND_LOCK, 0600);
+		if (fd >= 0)
+			close(fd);
+		if (fd >= 0 || fd == -EEXIST)
+			fd = openat(sp->fd, SEND_LOCK, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		else
+			errno = -fd;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+int cgfb_spool_lock_send(struct cgfb_spool *sp)
+{
+	const struct timespec poll = { .tv_nsec = 20 * 1000000L };
+	long waited_ms = 0;
+	int fd;
+
+	if (sp->send_depth > 0 || sp->fd < 0) {
+		/* Taken already; or no reports/, so no state to change. */
+		sp->send_depth++;
+		return 0;
+	}
+	fd = open_send_lock(sp);
+	if (fd < 0) {
+		cgfb_log(LOG_ERR, "%s/%s: %s", sp->dir, SEND_LOCK, strerror(-fd));
+		return fd;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
+			/* No flock here (NFS, flock(2) NOTES): as before the lock. */
+			cgfb_log(LOG_WARNING, "%s/%s not locked (%s): a command changing a report "
+				 "meanwhile could go unseen", sp->dir, SEND_LOCK, strerror(errno));
+			break;
+		}
+		if (waited_ms >= CGFB_SEND_WAIT_S * 1000L) {
+			cgfb_log(LOG_ERR, "another command has been changing reports in %s for %d s "
+				 "(sending, or a withdrawal); nothing was done: try again", sp->dir,
+				 CGFB_SEND_WAIT_S);
+			close(fd);
+			return -EAGAIN;
+		}
+		nanosleep(&poll, NULL);
+		waited_ms += 20;
+	}
+	sp->send_fd = fd;
+	sp->send_depth = 1;
+	return 0;
+}
+
+void cgfb_spool_unlock_send(struct cgfb_spool *sp)
+{
+	if (sp->send_depth <= 0 || --sp->send_depth > 0)
+		return;
+	if (sp->send_fd >= 0)
+		close(sp->send_fd);
+	sp->send_fd = -1;
+}
+
 int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_entry *e,
 		    struct cgfb_buf *bytes)
 {
@@ -302,6 +397,9 @@ int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_ent
 	if (fstatat(sp->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
 		e->created = (long long)sb.st_mtime;
 	snprintf(name, sizeof(name), "%s" CGFB_STATE_SUFFIX, id);
+	/* Before the read: a save between the two makes a later save of
+	 * this entry refuse (safe), never overwrite what it did not see. */
+	state_identity(sp, id, &e->state_ino, &e->state_mtime_ns);
 	rc = read_file(sp, name, STATE_MAX, &st);
 	if (rc == -ENOENT) {
 		rc = state_from_report(&report, e);
@@ -326,6 +424,23 @@ out:
 	cgfb_buf_free(&report);
 	cgfb_buf_free(&st);
 	return rc;
+}
+
+int cgfb_spool_unchanged(struct cgfb_spool *sp, const struct cgfb_spool_entry *e)
+{
+	struct cgfb_spool_entry now;
+	unsigned long long ino;
+	long long mtime_ns;
+
+	state_identity(sp, e->id, &ino, &mtime_ns);
+	if (ino == e->state_ino && mtime_ns == e->state_mtime_ns)
+		return 0;
+	if (cgfb_spool_load(sp, e->id, &now, NULL) < 0)
+		now.state = e->state;
+	cgfb_log(LOG_ERR, "report %s was changed by another command meanwhile (it is %s now); "
+		 "nothing was recorded over it: look at it again", e->id,
+		 cgfb_rstate_name(now.state));
+	return -ESTALE;
 }
 
 int cgfb_spool_save_state(struct cgfb_spool *sp, struct cgfb_spool_entry *e)
@@ -355,7 +470,16 @@ int cgfb_spool_save_state(struct cgfb_spool *sp, struct cgfb_spool_entry *e)
 	}
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	snprintf(name, sizeof(name), "%s" CGFB_STATE_SUFFIX, e->id);
-	rc = write_file(sp, name, s, strlen(s));
+	rc = cgfb_spool_lock_send(sp);
+	if (rc < 0)
+		goto out;
+	rc = cgfb_spool_unchanged(sp, e);
+	if (rc == 0)
+		rc = write_file(sp, name, s, strlen(s));
+	if (rc == 0)
+		state_identity(sp, e->id, &e->state_ino, &e->state_mtime_ns);
+	cgfb_spool_unlock_send(sp);
+out:
 	json_object_put(o);
 	return rc;
 }

@@ -67,11 +67,18 @@ struct cgfb_spool_entry {
 	char receipt_sha256[65];
 	char receipt_time[40];
 	struct cgfb_seen seen;
+	/* The .state file as it was loaded (0 and 0: there was none), in
+	 * memory only: cgfb_spool_save_state records nothing over a state
+	 * another command saved meanwhile. */
+	unsigned long long state_ino;
+	long long state_mtime_ns;
 };
 
 struct cgfb_spool {
 	int fd;                     /* reports/, or -1 while it does not exist */
 	char dir[PATH_MAX + 16];    /* <state-dir>/reports, for messages only */
+	int send_depth;             /* cgfb_spool_lock_send taken, not yet let go */
+	int send_fd;                /* its lock's descriptor while send_depth > 0 */
 };
 
 const char *cgfb_rstate_name(enum cgfb_rstate s);
@@ -123,7 +130,25 @@ int cgfb_spool_each_id(struct cgfb_spool *sp, int (*fn)(const char *id, void *ct
  * bytes is not NULL, its exact bytes. -ENOENT for an unknown id. */
 int cgfb_spool_load(struct cgfb_spool *sp, const char *id, struct cgfb_spool_entry *e,
 		    struct cgfb_buf *bytes);
+/* The state of e, written whole; under the senders' lock, and only over
+ * the .state e was loaded with: -ESTALE (said, with what it is now) when
+ * another command saved one meanwhile, and nothing is written. */
 int cgfb_spool_save_state(struct cgfb_spool *sp, struct cgfb_spool_entry *e);
+/* 0 when e's .state is as e was loaded; else -ESTALE, said once with what
+ * the report is now (for a caller that writes more than the state under
+ * the senders' lock). */
+int cgfb_spool_unchanged(struct cgfb_spool *sp, const struct cgfb_spool_entry *e);
+
+/* The senders' lock: every change of a report's state (consent, a
+ * delivery with its network round trip, a withdrawal, a decline) is made
+ * under it, so that a withdrawal made while flush sends waits for the
+ * send and then finds the report sent, and a send never records itself
+ * over a withdrawal. An exclusive flock on reports/.send-lock, waited for
+ * up to CGFB_SEND_WAIT_S; taken again by its holder, it only counts. 0,
+ * or -EAGAIN (said) when another command held it all that time. */
+#define CGFB_SEND_WAIT_S 120
+int cgfb_spool_lock_send(struct cgfb_spool *sp);
+void cgfb_spool_unlock_send(struct cgfb_spool *sp);
 int cgfb_spool_save_report(struct cgfb_spool *sp, const char *id, const char *bytes, size_t len);
 
 /* <id>.draft, what the administrator said about a report (consent/draft.h

@@ -17,6 +17,7 @@ Each request takes the next MODE of the script (the last one repeats):
   redirect    307 to http://mover:Pl4ntedLocPw@127.0.0.1:9/elsewhere?token=Pl4ntedTok
   conflict    409
   hang        sleep longer than any client timeout, then close
+  slowok      as ok, after 2 s (a send in flight, for what happens meanwhile)
   api         the collector's contract for retries (docs/API.md): 201 for a
               new report id, 200 with the first receipt for the same bytes
               again, 409 for other bytes; each answer is appended to
@@ -97,7 +98,9 @@ def main():
             # As the collector: reports are taken at one path only.
             if self.command == "POST" and self.path != "/api/v1/reports":
                 self._send(404, b'{"error":"not_found","message":"no such resource"}')
-            elif mode == "ok":
+            elif mode in ("ok", "slowok"):
+                if mode == "slowok":
+                    time.sleep(2)
                 code = 201 if self.command == "POST" else 204
                 self._send(code, json.dumps(receipt).encode() if code == 201 else b"")
             elif mode == "fail500":

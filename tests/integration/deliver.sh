@@ -22,6 +22,7 @@ cfb() { "$CGFB" --config "$CONF" "$@"; }
 cfb_native() { "$CGFB_NATIVE" --config "$CONF" "$@"; }
 new_report() { $PY tests/client/pending_report.py "$ST" "${1:-M8}" "${2:-$$}"; }
 state_of() { sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' "$ST/reports/$1.state" 2>/dev/null | head -1; }
+state_of_in() { sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' "$1/reports/$2.state" 2>/dev/null | head -1; }
 field() { $PY -c "import json,sys; print(json.load(open('$ST/reports/$1.state'))['$2'])"; }
 
 # double SCRIPT [tls]: a fresh double in its own directory $D.
@@ -437,4 +438,30 @@ check "another schema: flush sends nothing and asks for a new review" \
 	_ "$S2/reports/$id.state" "$T_TMP/err"
 paste_hint "s/.*review it again: \([^ ]*cgroup-feedback .*\) review \($id\)\$/\1 show \2/p" "$T_TMP/err" \
 	"another schema: the hint"
+
+# withdraw while flush sends the same report (the senders' lock,
+# report/spool.h): the send finishes first, then the withdrawal finds the
+# report sent and deletes it from the collector, never "never sent" while
+# the send records it sent.
+S3=$T_TMP/state3
+mkdir -p "$S3"
+double fail500
+id=$($PY tests/client/pending_report.py "$S3" M8 10)
+cfb_native submit --state-dir "$S3" --endpoint "$URL" --yes "$id" > /dev/null 2>&1
+$PY -c "
+import json; p = '$S3/reports/$id.state'; s = json.load(open(p)); s['next_attempt'] = 0
+json.dump(s, open(p, 'w'))"
+echo slowok > "$D/mode"
+before=$(requests)
+cfb_native flush --state-dir "$S3" > "$T_TMP/flush.out" 2>&1 &
+fl=$!
+i=0
+until [ "$(requests)" -gt "$before" ] || [ $i -ge 300 ]; do sleep 0.05; i=$((i + 1)); done
+cfb withdraw --state-dir "$S3" "$id" > "$T_TMP/wd.out" 2> "$T_TMP/wd.err"
+wrc=$?
+wait $fl
+check "withdraw during flush's send: it waits, then deletes the sent report (exit $wrc: $(head -c 120 "$T_TMP/wd.out"))" \
+	sh -c '[ $1 -eq 0 ] && grep -q "deleted from" "$2" && grep -q "^DELETE " "$3"' _ $wrc \
+	"$T_TMP/wd.out" "$D/requests.log"
+check "... and the spool says withdrawn, not sent" [ "$(state_of_in "$S3" "$id")" = withdrawn ]
 finish
