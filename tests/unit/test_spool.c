@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,6 +113,52 @@ static void spool_states(void **state)
 	assert_int_equal(access(path, F_OK), 0);
 	free(v);
 	cgfb_buf_free(&bytes);
+}
+
+/* Two commands load the same report: the first to save wins; the second
+ * records nothing over it (-ESTALE), and saves again once it has looked
+ * afresh. The senders' lock is taken again by its holder, held against
+ * another open file until the last unlock, and goes with the spool. */
+static void state_once(void **state)
+{
+	struct cgfb_spool sp;
+	struct cgfb_spool_entry a, b;
+	char id[CGFB_REPORT_ID_LEN + 1], path[PATH_MAX];
+	int other;
+
+	make_report("M8", id);
+	assert_int_equal(cgfb_spool_open(&sp, &sd), 0);
+	assert_int_equal(cgfb_spool_load(&sp, id, &a, NULL), 0);
+	assert_int_equal(cgfb_spool_load(&sp, id, &b, NULL), 0);
+	a.state = CGFB_R_WITHDRAWN;
+	assert_int_equal(cgfb_spool_save_state(&sp, &a), 0);
+	b.state = CGFB_R_SENT;
+	assert_int_equal(cgfb_spool_save_state(&sp, &b), -ESTALE);
+	assert_int_equal(cgfb_spool_load(&sp, id, &b, NULL), 0);
+	assert_int_equal(b.state, CGFB_R_WITHDRAWN);
+	/* The one that saved follows its own save. */
+	a.state = CGFB_R_DECLINED;
+	assert_int_equal(cgfb_spool_save_state(&sp, &a), 0);
+	b.state = CGFB_R_PENDING;
+	assert_int_equal(cgfb_spool_save_state(&sp, &b), -ESTALE);
+	assert_int_equal(cgfb_spool_load(&sp, id, &b, NULL), 0);
+	assert_int_equal(b.state, CGFB_R_DECLINED);
+
+	assert_int_equal(cgfb_spool_lock_send(&sp), 0);
+	assert_int_equal(cgfb_spool_lock_send(&sp), 0);
+	cgfb_path_join(path, sizeof(path), sp.dir, ".send-lock", NULL);
+	other = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(other >= 0);
+	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), -1);
+	cgfb_spool_unlock_send(&sp);
+	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), -1);
+	cgfb_spool_unlock_send(&sp);
+	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), 0);
+	flock(other, LOCK_UN);
+	assert_int_equal(cgfb_spool_lock_send(&sp), 0);
+	cgfb_spool_close(&sp);
+	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), 0);
+	close(other);
 }
 
 static void consent_bytes(void **state)
@@ -587,6 +634,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(spool_states),
+		cmocka_unit_test(state_once),
 		cmocka_unit_test(consent_bytes),
 		cmocka_unit_test(one_way),
 		cmocka_unit_test(tokens_per_endpoint),
