@@ -269,7 +269,7 @@ static int consent_with(struct report_cmd *c, struct cgfb_spool_entry *e,
 		rc = c->confirm(c, e, &bytes);
 	if (rc == 0) {
 		rc = cgfb_consent_record(&c->spool, e, &bytes, endpoint, token);
-		if (rc < 0)
+		if (rc < 0 && rc != -ESTALE)    /* changed meanwhile: said */
 			cgfb_log(LOG_ERR, "report %s: recording the consent in %s: %s; nothing was "
 				 "sent", e->id, c->spool.dir, strerror(-rc));
 	}

@@ -736,7 +736,9 @@ static int do_send(const struct cgfb_review_ctx *rc, struct cgfb_spool_entry *e,
 	char said[CGFB_ESC_SIZE(sizeof(e->last_error))];
 
 	if (r < 0) {
-		fprintf(rc->out, "Saving your consent failed: %s. Nothing was sent.\n", strerror(-r));
+		/* -ESTALE: another command changed the report meanwhile (said). */
+		fprintf(rc->out, "Saving your consent failed: %s. Nothing was sent.\n",
+			r == -ESTALE ? "another command changed the report meanwhile" : strerror(-r));
 		return r;
 	}
 	snprintf(interrupt_say[SAY_SENDING], sizeof(interrupt_say[SAY_SENDING]),
@@ -870,6 +872,12 @@ static int written(const struct cgfb_review_ctx *rc, int wrote, const char *path
 			"recorded.\n", path, strerror(-wrote));
 		return wrote;
 	}
+	if (recorded == -ESTALE) {
+		fprintf(rc->out, "Wrote %s. But another command changed the report meanwhile "
+			"(above): your consent was not recorded. Look at the report again before "
+			"you send the e-mail.\n", path);
+		return recorded;
+	}
 	if (recorded < 0) {
 		fprintf(rc->out, "Wrote %s, complete. But recording your consent in %s failed: %s; "
 			"the report still shows as pending here.\nThe e-mail can be sent as it is, "
@@ -898,8 +906,8 @@ static int mailed_out(const struct cgfb_review_ctx *rc, const struct cgfb_config
 	r = cgfb_consent_record(rc->spool, e, bytes, endpoint, token);
 	if (r < 0) {
 		fprintf(rc->out, "Handed to %s for %s. But recording your consent in %s failed: %s; "
-			"the report still shows as pending here.\n", way, to, rc->spool->dir,
-			strerror(-r));
+			"the report still shows as it was here.\n", way, to, rc->spool->dir,
+			r == -ESTALE ? "another command changed the report meanwhile" : strerror(-r));
 		return r;
 	}
 	fprintf(rc->out, "Handed to %s for %s.\n", way, to);
