@@ -202,7 +202,8 @@ echo "# two digests ($st) and two exports ($xs) at once over 200 reports of 250 
 check "...which grew the server's peak RSS by at most $BOUND MB (+$grew MB)" [ "$grew" -le "$BOUND" ]
 n200=$(echo "$st $xs" | tr ' ' '\n' | grep -c '^200$')
 n503=$(echo "$st $xs" | tr ' ' '\n' | grep -c '^503$')
-check "...each answered 200 or 503, at least one 200 ($st$xs)" [ $((n200 + n503)) -eq 4 ] && [ "$n200" -ge 1 ]
+check "...each answered 200 or 503, at least one 200 ($st$xs)" \
+	sh -c '[ "$1" -eq 4 ] && [ "$2" -ge 1 ]' _ $((n200 + n503)) "$n200"
 check "...each 503 says when to retry" sh -c 'for f; do
 	grep -q "^HTTP/[0-9.]* 503" "$f" || continue; grep -qi "^Retry-After: 5" "$f" || exit 1; done' _ \
 	"$T_TMP/dh1" "$T_TMP/dh2" "$T_TMP/xh1" "$T_TMP/xh2"

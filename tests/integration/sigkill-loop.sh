@@ -243,8 +243,8 @@ check "no warning was reported twice by a restarted watcher" [ $DUPS -eq 0 ]
 check "no warning was lost by a killed watcher" [ $LOST -eq 0 ]
 cfb list --state-dir "$ST" > "$T_TMP/list" 2>"$T_TMP/err"
 check "list works afterwards" [ $? -eq 0 ]
-check "nothing was quarantined" [ ! -d "$ST/reports/quarantine" ] || \
-	[ -z "$(ls "$ST/reports/quarantine")" ]
+check "nothing was quarantined" \
+	sh -c '[ ! -d "$1" ] || [ -z "$(ls "$1")" ]' _ "$ST/reports/quarantine"
 # The temporaries of interrupted writes: list removes them once they are
 # older than any write takes (aged here, not waited for).
 left=$(find "$ST/reports" -maxdepth 1 -name '.*.tmp.*' | wc -l)
