@@ -13,6 +13,7 @@
 #include "base/watchlock.h"
 
 #define GRACE_MS 1000
+#define FLOCK_POLL_MS 10
 
 /* Whether an exclusive flock is held on st's file, from /proc/locks (a
  * line "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF", the device in
@@ -41,6 +42,21 @@ static int holder(const struct stat *st, long *pid)
 		}
 	fclose(f);
 	return found;
+}
+
+int cgfb_flock_wait(int fd, long wait_ms)
+{
+	const struct timespec poll = { .tv_nsec = FLOCK_POLL_MS * 1000000L };
+
+	for (long waited = 0;; waited += FLOCK_POLL_MS) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (waited >= wait_ms)
+			return -EWOULDBLOCK;
+		nanosleep(&poll, NULL);
+	}
 }
 
 int cgfb_flock_holder(int fd, long *pid)
@@ -75,14 +91,11 @@ int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz)
 	/* A moment's grace: the watcher before this one may still be on its
 	 * way out (a child between fork and exec holds a copy of its lock
 	 * until the exec closes it, or the parent-death signal ends it). */
-	for (int ms = 0; (rc = flock(fd, LOCK_EX | LOCK_NB)) < 0 && ms < GRACE_MS; ms += 10) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			break;
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000L }, NULL);
-	}
+	rc = cgfb_flock_wait(fd, GRACE_MS);
 	if (rc == 0)
 		return fd;
-	rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+	if (rc == -EWOULDBLOCK)
+		rc = -EBUSY;
 	if (rc != -EBUSY) {
 		snprintf(err, errsz, "locking %s: %s", sd->path, strerror(-rc));
 		goto out;

@@ -29,6 +29,12 @@ int cgfb_watch_lock(const struct cgfb_statedir *sd, char *err, size_t errsz);
  * namespace's), 0 none, or -errno when it cannot tell. */
 int cgfb_watch_holder(const struct cgfb_statedir *sd, long *pid);
 
+/* An exclusive flock(2) on fd, tried every 10 ms for up to wait_ms (a
+ * bounded wait: flock itself waits forever or not at all): 0 taken,
+ * -EWOULDBLOCK still held by another, or -errno (a file system that
+ * cannot lock it, such as NFS for a directory: flock(2) NOTES). */
+int cgfb_flock_wait(int fd, long wait_ms);
+
 /* The same for any open file: whether an exclusive flock is held on fd's
  * file, and by whom (the report writers' lock on reports/). */
 int cgfb_flock_holder(int fd, long *pid);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 
 #include "base/statedir.h"
 #include "base/path.h"
+#include "base/watchlock.h"
 #include "cgfb/atomic.h"
 #include "cgfb/log.h"
 #include "cgfb/readfile.h"
@@ -328,9 +328,7 @@ static int open_send_lock(const struct cgfb_spool *sp)
 
 int cgfb_spool_lock_send(struct cgfb_spool *sp)
 {
-	const struct timespec poll = { .tv_nsec = 20 * 1000000L };
-	long waited_ms = 0;
-	int fd;
+	int fd, rc;
 
 	if (sp->send_depth > 0 || sp->fd < 0) {
 		/* Taken already; or no reports/, so no state to change. */
@@ -342,25 +340,18 @@ int cgfb_spool_lock_send(struct cgfb_spool *sp)
 		cgfb_log(LOG_ERR, "%s/%s: %s", sp->dir, SEND_LOCK, strerror(-fd));
 		return fd;
 	}
-	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK) {
-			/* No flock here (NFS, flock(2) NOTES): as before the lock. */
-			cgfb_log(LOG_WARNING, "%s/%s not locked (%s): a command changing a report "
-				 "meanwhile could go unseen", sp->dir, SEND_LOCK, strerror(errno));
-			break;
-		}
-		if (waited_ms >= CGFB_SEND_WAIT_S * 1000L) {
-			cgfb_log(LOG_ERR, "another command has been changing reports in %s for %d s "
-				 "(sending, or a withdrawal); nothing was done: try again", sp->dir,
-				 CGFB_SEND_WAIT_S);
-			close(fd);
-			return -EAGAIN;
-		}
-		nanosleep(&poll, NULL);
-		waited_ms += 20;
+	rc = cgfb_flock_wait(fd, CGFB_SEND_WAIT_S * 1000L);
+	if (rc == -EWOULDBLOCK) {
+		cgfb_log(LOG_ERR, "another command has been changing reports in %s for %d s "
+			 "(sending, or a withdrawal); nothing was done: try again", sp->dir,
+			 CGFB_SEND_WAIT_S);
+		close(fd);
+		return -EAGAIN;
 	}
+	/* No flock here (NFS, flock(2) NOTES): as before the lock. */
+	if (rc < 0)
+		cgfb_log(LOG_WARNING, "%s/%s not locked (%s): a command changing a report "
+			 "meanwhile could go unseen", sp->dir, SEND_LOCK, strerror(-rc));
 	sp->send_fd = fd;
 	sp->send_depth = 1;
 	return 0;

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -557,7 +556,6 @@ static int check_config(const struct opts *o, const struct cgfb_config *conf)
 #define WRITER_WAIT_MS 30000
 /* For the test suite only (docs/TESTING.md): 100 to 60000. */
 #define TEST_WRITER_WAIT_ENV "CGFB_TEST_WRITER_WAIT_MS"
-#define WRITER_POLL_MS 10
 
 static long writer_wait_ms(void)
 {
@@ -585,9 +583,8 @@ static long writer_wait_ms(void)
  * WRITER_WAIT_MS: 0, or -EAGAIN (transient: written later). */
 static int lock_writers(const struct opts *o, struct cgfb_spool *lk)
 {
-	const struct timespec poll = { .tv_nsec = WRITER_POLL_MS * 1000000L };
 	const long wait_ms = writer_wait_ms();
-	long waited = 0, pid = 0;
+	long pid = 0;
 	char who[64];
 	int rc = cgfb_spool_open(lk, &o->sd);
 
@@ -595,32 +592,23 @@ static int lock_writers(const struct opts *o, struct cgfb_spool *lk)
 		cgfb_log(LOG_ERR, "%s/%s: %s", o->state_dir, CGFB_REPORTS_DIR, strerror(-rc));
 		return rc;
 	}
-	while (flock(lk->fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EINTR)
-			continue;
-		/* A file system that cannot lock a directory (NFS: byte-range
-		 * locks want a file open for writing, flock(2) NOTES) leaves
-		 * the writer as it was before the lock, unguarded, rather
-		 * than without reports. */
-		if (errno != EWOULDBLOCK) {
-			cgfb_log(LOG_WARNING, "%s/%s not locked for this report (%s): a writer "
-				 "started meanwhile could write beside this one", o->state_dir,
-				 CGFB_REPORTS_DIR, strerror(errno));
-			return 0;
-		}
-		if (waited >= wait_ms) {
-			if (cgfb_flock_holder(lk->fd, &pid) <= 0 || pid <= 0)
-				snprintf(who, sizeof(who), "another report writer");
-			else
-				snprintf(who, sizeof(who), "another report writer (pid %ld)", pid);
-			cgfb_log(LOG_ERR, "%s/%s has been locked by %s for %ld ms: this report is "
-				 "not written for now", o->state_dir, CGFB_REPORTS_DIR, who, waited);
-			return -EAGAIN;
-		}
-		nanosleep(&poll, NULL);
-		waited += WRITER_POLL_MS;
-	}
-	return 0;
+	rc = cgfb_flock_wait(lk->fd, wait_ms);
+	/* A file system that cannot lock a directory (NFS: byte-range locks
+	 * want a file open for writing, flock(2) NOTES) leaves the writer as
+	 * it was before the lock, unguarded, rather than without reports. */
+	if (rc < 0 && rc != -EWOULDBLOCK)
+		cgfb_log(LOG_WARNING, "%s/%s not locked for this report (%s): a writer started "
+			 "meanwhile could write beside this one", o->state_dir, CGFB_REPORTS_DIR,
+			 strerror(-rc));
+	if (rc != -EWOULDBLOCK)
+		return 0;
+	if (cgfb_flock_holder(lk->fd, &pid) <= 0 || pid <= 0)
+		snprintf(who, sizeof(who), "another report writer");
+	else
+		snprintf(who, sizeof(who), "another report writer (pid %ld)", pid);
+	cgfb_log(LOG_ERR, "%s/%s has been locked by %s for %ld ms: this report is not written "
+		 "for now", o->state_dir, CGFB_REPORTS_DIR, who, wait_ms);
+	return -EAGAIN;
 }
 
 int main(int argc, char **argv)
